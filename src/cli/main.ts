@@ -1,0 +1,38 @@
+import { Command, CommanderError } from "commander";
+import { ExitCode, SegopsError } from "../core/errors.js";
+import { commands } from "./commands/index.js";
+
+/** Builds the `segops` program; exported so tests can drive the CLI in-process. */
+export function buildProgram(): Command {
+  const program = new Command("segops")
+    .description("Segment Ops for Apache Druid: idempotent, handoff-gated batch ingestion and backfills")
+    .version("0.1.0")
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of commands) register(program);
+  return program;
+}
+
+/** Maps an error escaping a command to the architecture's exit codes. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  if (error instanceof SegopsError) {
+    if (error.code === "Usage" || error.code === "InvalidSpec" || error.code === "Template")
+      return ExitCode.Usage;
+    if (error.code === "Unreachable" || error.code === "Ledger") return ExitCode.Unreachable;
+  }
+  return ExitCode.SomeFailed;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : ExitCode.Ok;
+  } catch (error) {
+    if (!(error instanceof CommanderError)) {
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`segops: ${message}\n`);
+    }
+    return exitCodeFor(error);
+  }
+}

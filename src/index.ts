@@ -1,0 +1,2 @@
+export * from "./core/clock.js";
+export * from "./core/errors.js";
