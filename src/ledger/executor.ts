@@ -1,0 +1,19 @@
+import type { DbRow } from "./sql/rows.js";
+import type { Statement } from "./sql/statement.js";
+import type { Dialect } from "./store.js";
+
+/** Runs one statement and returns its rows. */
+export type Query = (statement: Statement) => Promise<DbRow[]>;
+
+/**
+ * What a backend provides to the shared store logic: single statements, transactions, and a way to
+ * recognise a unique-index violation (the exclusion index refusing a second running task of a key).
+ */
+export interface Executor {
+  readonly dialect: Dialect;
+  query: Query;
+  /** Runs `fn` in one write transaction (SQLite `BEGIN IMMEDIATE`, Postgres `BEGIN`); rolls back on error. */
+  tx<T>(fn: (query: Query) => Promise<T>): Promise<T>;
+  isUniqueViolation(error: unknown): boolean;
+  close(): Promise<void>;
+}

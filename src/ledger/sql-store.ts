@@ -1,0 +1,401 @@
+import type { Clock } from "../core/clock.js";
+import { LedgerError, ledgerFailure } from "./errors.js";
+import type { Executor, Query } from "./executor.js";
+import { appendEvents, type NewEvent } from "./sql/append-events.js";
+import { cancelJob, cancelJobTasks } from "./sql/cancel-job.js";
+import { cancelTask } from "./sql/cancel-task.js";
+import { readHeldProgress, writeProgress } from "./sql/checkpoint.js";
+import { listDue, markClaimed, pickDistinctKeys, selectClaimable } from "./sql/claim.js";
+import { countTasks } from "./sql/count-tasks.js";
+import { dropDead } from "./sql/drop-dead.js";
+import { getJob } from "./sql/get-job.js";
+import { getTask } from "./sql/get-task.js";
+import { insertJob } from "./sql/insert-job.js";
+import { insertTasks, TASK_CHUNK } from "./sql/insert-tasks.js";
+import { listDead } from "./sql/list-dead.js";
+import { listEvents } from "./sql/list-events.js";
+import { listJobs } from "./sql/list-jobs.js";
+import { listTasks } from "./sql/list-tasks.js";
+import { renewLease } from "./sql/renew-lease.js";
+import { retryDead } from "./sql/retry-dead.js";
+import { type DbRow, toEvent, toJob, toTask } from "./sql/rows.js";
+import { setJobState } from "./sql/set-job-state.js";
+import { transition } from "./sql/transition.js";
+import type {
+  ClaimOptions,
+  CreateJobResult,
+  Dialect,
+  ListDueOptions,
+  ListEventsOptions,
+  ListJobsOptions,
+  Store,
+} from "./store.js";
+import {
+  type EventRow,
+  type JobRow,
+  type JobState,
+  type JsonObject,
+  type NewJob,
+  type NewTask,
+  type StateCounts,
+  TASK_STATES,
+  type TaskRef,
+  type TaskRow,
+  type Transition,
+} from "./types.js";
+
+const DEFAULT_ACTOR = "segops";
+/** A concurrent claimer took the same exclusion key between our snapshot and our update: try again. */
+const CLAIM_ATTEMPTS = 5;
+
+/**
+ * The `Store` over either backend: composes the one-statement builders of `sql/` into atomic operations
+ * and appends an event for every committed transition. Both backends share this code, so they behave
+ * identically by construction; only the executor and a few statement variants differ.
+ */
+export class SqlStore implements Store {
+  readonly dialect: Dialect;
+
+  constructor(
+    readonly executor: Executor,
+    readonly clock: Clock,
+  ) {
+    this.dialect = executor.dialect;
+  }
+
+  async #guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw error instanceof LedgerError ? error : ledgerFailure(operation, error);
+    }
+  }
+
+  async #events(q: Query, events: readonly NewEvent[], now: number): Promise<void> {
+    for (let i = 0; i < events.length; i += TASK_CHUNK) {
+      await q(appendEvents(this.dialect, events.slice(i, i + TASK_CHUNK), now));
+    }
+  }
+
+  createJob(job: NewJob, tasks: readonly NewTask[], actor = DEFAULT_ACTOR): Promise<CreateJobResult> {
+    return this.#guard("createJob", () =>
+      this.executor.tx(async (q) => {
+        const now = this.clock.now();
+        const inserted = (await q(insertJob(this.dialect, job, now)))[0];
+        if (!inserted) {
+          const existing = (await q(getJob(this.dialect, job.id)))[0];
+          if (!existing)
+            throw new LedgerError(`job ${job.id} vanished while being created`, { jobId: job.id });
+          return { job: toJob(existing), created: false };
+        }
+        for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
+          await q(insertTasks(this.dialect, job.id, tasks.slice(i, i + TASK_CHUNK), now));
+        }
+        await this.#events(
+          q,
+          [
+            { jobId: job.id, taskId: null, fromState: null, toState: "open", reason: "job created", actor },
+            ...tasks.map((t) => ({
+              jobId: job.id,
+              taskId: t.id,
+              fromState: null,
+              toState: "new",
+              reason: "task created",
+              actor,
+            })),
+          ],
+          now,
+        );
+        return { job: toJob(inserted), created: true };
+      }),
+    );
+  }
+
+  getJob(id: string): Promise<JobRow | null> {
+    return this.#guard("getJob", async () => {
+      const row = (await this.executor.query(getJob(this.dialect, id)))[0];
+      return row ? toJob(row) : null;
+    });
+  }
+
+  listJobs(options: ListJobsOptions = {}): Promise<JobRow[]> {
+    return this.#guard("listJobs", async () =>
+      (await this.executor.query(listJobs(this.dialect, options))).map(toJob),
+    );
+  }
+
+  setJobState(id: string, state: JobState, reason: string, actor = DEFAULT_ACTOR): Promise<JobRow | null> {
+    return this.#guard("setJobState", () =>
+      this.executor.tx(async (q) => {
+        const now = this.clock.now();
+        const before = (await q(getJob(this.dialect, id)))[0];
+        const row = (await q(setJobState(this.dialect, id, state, now)))[0];
+        if (!before || !row) return null;
+        await this.#events(
+          q,
+          [{ jobId: id, taskId: null, fromState: String(before.state), toState: state, reason, actor }],
+          now,
+        );
+        return toJob(row);
+      }),
+    );
+  }
+
+  getTask(id: string): Promise<TaskRow | null> {
+    return this.#guard("getTask", async () => {
+      const row = (await this.executor.query(getTask(this.dialect, id)))[0];
+      return row ? toTask(row) : null;
+    });
+  }
+
+  listTasks(jobId: string): Promise<TaskRow[]> {
+    return this.#guard("listTasks", async () =>
+      (await this.executor.query(listTasks(this.dialect, jobId))).map(toTask),
+    );
+  }
+
+  countTasks(jobId: string): Promise<StateCounts> {
+    return this.#guard("countTasks", async () => {
+      const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as StateCounts;
+      for (const row of await this.executor.query(countTasks(this.dialect, jobId))) {
+        counts[row.state as keyof StateCounts] = Number(row.n);
+      }
+      return counts;
+    });
+  }
+
+  listEvents(options: ListEventsOptions): Promise<EventRow[]> {
+    return this.#guard("listEvents", async () =>
+      (await this.executor.query(listEvents(this.dialect, options))).map(toEvent),
+    );
+  }
+
+  cancelTask(id: string, reason: string, actor = DEFAULT_ACTOR): Promise<TaskRow | null> {
+    return this.#guard("cancelTask", () =>
+      this.executor.tx(async (q) => {
+        const now = this.clock.now();
+        const row = (await q(cancelTask(this.dialect, id, reason, now)))[0];
+        if (!row) return null;
+        const task = toTask(row);
+        await this.#events(q, [cancelEvent(task, reason, actor)], now);
+        return task;
+      }),
+    );
+  }
+
+  cancelJob(id: string, reason: string, actor = DEFAULT_ACTOR): Promise<number> {
+    return this.#guard("cancelJob", () =>
+      this.executor.tx(async (q) => {
+        const now = this.clock.now();
+        const job = (await q(cancelJob(this.dialect, id, now)))[0];
+        if (!job) return 0;
+        const tasks = (await q(cancelJobTasks(this.dialect, id, reason, now))).map(toTask);
+        const jobState = String(job.state);
+        await this.#events(
+          q,
+          [
+            {
+              jobId: id,
+              taskId: null,
+              fromState: jobState,
+              toState: jobState,
+              reason: `cancel requested: ${reason}`,
+              actor,
+            },
+            ...tasks.map((t) => cancelEvent(t, reason, actor)),
+          ],
+          now,
+        );
+        return tasks.length;
+      }),
+    );
+  }
+
+  listDead(jobId?: string): Promise<TaskRow[]> {
+    return this.#guard("listDead", async () =>
+      (await this.executor.query(listDead(this.dialect, jobId))).map(toTask),
+    );
+  }
+
+  retryDead(id: string, actor = DEFAULT_ACTOR): Promise<TaskRow | null> {
+    return this.#guard("retryDead", () =>
+      this.#simpleTransition(
+        retryDead(this.dialect, id, this.clock.now()),
+        "dead",
+        "retried from dead letter",
+        actor,
+      ),
+    );
+  }
+
+  dropDead(id: string, actor = DEFAULT_ACTOR): Promise<TaskRow | null> {
+    return this.#guard("dropDead", () =>
+      this.#simpleTransition(
+        dropDead(this.dialect, id, this.clock.now()),
+        "dead",
+        "dropped from dead letter",
+        actor,
+      ),
+    );
+  }
+
+  #simpleTransition(
+    statement: Parameters<Query>[0],
+    from: string,
+    reason: string,
+    actor: string,
+  ): Promise<TaskRow | null> {
+    return this.executor.tx(async (q) => {
+      const row = (await q(statement))[0];
+      if (!row) return null;
+      const task = toTask(row);
+      await this.#events(
+        q,
+        [{ jobId: task.jobId, taskId: task.id, fromState: from, toState: task.state, reason, actor }],
+        this.clock.now(),
+      );
+      return task;
+    });
+  }
+
+  listDue(options: ListDueOptions): Promise<TaskRow[]> {
+    return this.#guard("listDue", async () =>
+      (await this.executor.query(listDue(this.dialect, options, this.clock.now()))).map(toTask),
+    );
+  }
+
+  claim(options: ClaimOptions): Promise<TaskRow[]> {
+    if (options.limit < 1 || (options.ids && options.ids.length === 0)) return Promise.resolve([]);
+    return this.#guard("claim", async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.#claimOnce(options);
+        } catch (error) {
+          // Another host committed a running task with one of our keys after our snapshot: the unique
+          // index refused the whole statement (nothing was claimed), and a fresh snapshot will skip it.
+          if (!this.executor.isUniqueViolation(error) || attempt >= CLAIM_ATTEMPTS) throw error;
+        }
+      }
+    });
+  }
+
+  #claimOnce(o: ClaimOptions): Promise<TaskRow[]> {
+    return this.executor.tx(async (q) => {
+      const now = this.clock.now();
+      const candidates = (await q(selectClaimable(this.dialect, o, now))).map((r: DbRow) => ({
+        id: String(r.id),
+        jobId: String(r.job_id),
+        state: String(r.state),
+        leaseOwner: r.lease_owner === null ? null : String(r.lease_owner),
+        exclusionKey: r.exclusion_key === null ? null : String(r.exclusion_key),
+      }));
+      const picked = pickDistinctKeys(candidates);
+      if (picked.length === 0) return [];
+      const byId = new Map(picked.map((c) => [c.id, c]));
+      const rows = (await q(markClaimed(this.dialect, [...byId.keys()], o, now))).map(toTask);
+      await this.#events(
+        q,
+        rows.map((t) => {
+          const before = byId.get(t.id);
+          return {
+            jobId: t.jobId,
+            taskId: t.id,
+            fromState: before?.state ?? null,
+            toState: "running",
+            reason:
+              before?.state === "running"
+                ? `claimed after the lease of ${before.leaseOwner ?? "?"} expired`
+                : t.canceled
+                  ? "claimed to finish a canceled task"
+                  : "claimed",
+            actor: o.owner,
+          };
+        }),
+        now,
+      );
+      const order = new Map(picked.map((c, i) => [c.id, i]));
+      return rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    });
+  }
+
+  renewLease(ref: TaskRef, leaseMs: number): Promise<TaskRow | null> {
+    return this.#guard("renewLease", async () => {
+      const row = (await this.executor.query(renewLease(this.dialect, ref, this.clock.now() + leaseMs)))[0];
+      return row ? toTask(row) : null;
+    });
+  }
+
+  transition(ref: TaskRef, change: Transition): Promise<TaskRow | null> {
+    return this.#guard("transition", () =>
+      this.executor.tx(async (q) => {
+        const now = this.clock.now();
+        const row = (await q(transition(this.dialect, ref, change, now)))[0];
+        if (!row) return null;
+        const task = toTask(row);
+        if (!(change.to === "progress" && change.quiet)) {
+          await this.#events(
+            q,
+            [
+              {
+                jobId: task.jobId,
+                taskId: task.id,
+                fromState: "running",
+                toState: task.state,
+                reason: change.reason,
+                actor: ref.owner,
+                ...(change.data ? { data: change.data } : {}),
+              },
+            ],
+            now,
+          );
+        }
+        return task;
+      }),
+    );
+  }
+
+  checkpoint(ref: TaskRef, progress: JsonObject): Promise<TaskRow | null> {
+    return this.#guard("checkpoint", () =>
+      this.executor.tx(async (q) => {
+        const now = this.clock.now();
+        const held = (await q(readHeldProgress(this.dialect, ref)))[0];
+        if (!held) return null;
+        const merged = { ...(JSON.parse(String(held.progress)) as JsonObject), ...progress };
+        const row = (await q(writeProgress(this.dialect, ref, JSON.stringify(merged), now)))[0];
+        if (!row) return null;
+        const task = toTask(row);
+        await this.#events(
+          q,
+          [
+            {
+              jobId: task.jobId,
+              taskId: task.id,
+              fromState: "running",
+              toState: "running",
+              reason: "checkpoint",
+              actor: ref.owner,
+              data: progress,
+            },
+          ],
+          now,
+        );
+        return task;
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.#guard("close", () => this.executor.close());
+  }
+}
+
+function cancelEvent(task: TaskRow, reason: string, actor: string): NewEvent {
+  return {
+    jobId: task.jobId,
+    taskId: task.id,
+    fromState: task.state,
+    toState: task.state,
+    reason: `cancel requested: ${reason}`,
+    actor,
+  };
+}

@@ -1,0 +1,19 @@
+import type { Dialect } from "../store.js";
+import { NON_TERMINAL, Params, type Statement } from "./statement.js";
+
+/** Flags the job itself as canceled (its tasks are flagged by `cancelJobTasks`). */
+export function cancelJob(d: Dialect, id: string, now: number): Statement {
+  const p = new Params(d);
+  return p.statement(
+    `UPDATE jobs SET canceled = TRUE, updated_at = ${p.add(now)} WHERE id = ${p.add(id)} RETURNING *`,
+  );
+}
+
+/** Flags every non-terminal, not yet canceled task of a job (version untouched, as in `cancelTask`). */
+export function cancelJobTasks(d: Dialect, jobId: string, reason: string, now: number): Statement {
+  const p = new Params(d);
+  return p.statement(
+    `UPDATE tasks SET canceled = TRUE, reason = ${p.add(reason)}, updated_at = ${p.add(now)}
+     WHERE job_id = ${p.add(jobId)} AND state IN ${NON_TERMINAL} AND NOT canceled RETURNING *`,
+  );
+}

@@ -1,0 +1,67 @@
+import type { ClaimOptions, Dialect, ListDueOptions } from "../store.js";
+import { CLAIMABLE, Params, type Statement } from "./statement.js";
+
+/**
+ * The claim predicate: due (or canceled, so the driver can finish it promptly), new/suspended or running
+ * with an expired lease (lease expiry lives here: no sweeper), and no other running task holds its key.
+ * The `NOT EXISTS` only avoids wasted work; the unique index `tasks_running_key` is what makes
+ * exclusion race-safe across hosts.
+ */
+function claimable(p: Params, kind: string, now: number): string {
+  const t = p.add(now);
+  return `c.kind = ${p.add(kind)}
+    AND (c.run_at <= ${t} OR c.canceled)
+    AND (c.state IN ${CLAIMABLE} OR (c.state = 'running' AND c.lease_expires_at <= ${t}))
+    AND (c.exclusion_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM tasks r WHERE r.exclusion_key = c.exclusion_key AND r.state = 'running' AND r.id <> c.id))`;
+}
+
+/** Due tasks, read only (for `isEligible` pre-filtering); canceled ones first. */
+export function listDue(d: Dialect, o: ListDueOptions, now: number): Statement {
+  const p = new Params(d);
+  return p.statement(
+    `SELECT * FROM tasks c WHERE ${claimable(p, o.kind, now)} ORDER BY c.canceled DESC, c.run_at, c.id LIMIT ${p.add(o.limit)}`,
+  );
+}
+
+/**
+ * Step 1 of a claim (inside its transaction): lock the candidates. Postgres skips rows other claimers
+ * hold (`FOR UPDATE SKIP LOCKED`); SQLite needs no row lock because `BEGIN IMMEDIATE` serialises writers.
+ */
+export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): Statement {
+  const p = new Params(d);
+  const ids = o.ids ? `AND ${p.inList("c.id", o.ids)}` : "";
+  return p.statement(
+    `SELECT c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key FROM tasks c
+     WHERE ${claimable(p, o.kind, now)} ${ids}
+     ORDER BY c.canceled DESC, c.run_at, c.id LIMIT ${p.add(o.limit)}
+     ${d === "postgres" ? "FOR UPDATE SKIP LOCKED" : ""}`,
+  );
+}
+
+/** Step 2: take the picked candidates: running, leased to `owner`, version bumped. */
+export function markClaimed(d: Dialect, ids: readonly string[], o: ClaimOptions, now: number): Statement {
+  const p = new Params(d);
+  const t = p.add(now);
+  return p.statement(
+    `UPDATE tasks SET state = 'running', lease_owner = ${p.add(o.owner)}, lease_expires_at = ${p.add(now + o.leaseMs)},
+       version = version + 1, updated_at = ${t}
+     WHERE ${p.inList("id", ids)} RETURNING *`,
+  );
+}
+
+export interface Candidate {
+  readonly id: string;
+  readonly exclusionKey: string | null;
+}
+
+/** Keeps the first candidate per exclusion key (candidates come in claim order). Pure. */
+export function pickDistinctKeys<T extends Candidate>(candidates: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return candidates.filter((c) => {
+    if (c.exclusionKey === null) return true;
+    if (seen.has(c.exclusionKey)) return false;
+    seen.add(c.exclusionKey);
+    return true;
+  });
+}

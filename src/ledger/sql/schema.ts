@@ -1,0 +1,81 @@
+import type { Dialect } from "../store.js";
+
+/**
+ * Versioned migrations, applied in order inside one lock (Postgres advisory lock, SQLite
+ * BEGIN IMMEDIATE). Append new versions; never edit a released one.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  statements(dialect: Dialect): string[];
+}
+
+const bigint = (d: Dialect) => (d === "postgres" ? "BIGINT" : "INTEGER");
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "jobs, tasks, events",
+    statements: (d) => [
+      `CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        options TEXT NOT NULL,
+        state TEXT NOT NULL,
+        canceled BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at ${bigint(d)} NOT NULL,
+        updated_at ${bigint(d)} NOT NULL
+      )`,
+      `CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES jobs(id),
+        kind TEXT NOT NULL,
+        exclusion_key TEXT,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('new', 'running', 'suspended', 'done', 'failed', 'dead')),
+        attempt INTEGER NOT NULL DEFAULT 1,
+        retry INTEGER NOT NULL DEFAULT 0,
+        max_retry INTEGER,
+        progress TEXT NOT NULL DEFAULT '{}',
+        lease_owner TEXT,
+        lease_expires_at ${bigint(d)},
+        run_at ${bigint(d)} NOT NULL,
+        canceled BOOLEAN NOT NULL DEFAULT FALSE,
+        reason TEXT,
+        last_error TEXT,
+        version INTEGER NOT NULL DEFAULT 0,
+        created_at ${bigint(d)} NOT NULL,
+        updated_at ${bigint(d)} NOT NULL
+      )`,
+      "CREATE INDEX tasks_due ON tasks (kind, run_at) WHERE state IN ('new', 'suspended', 'running')",
+      "CREATE INDEX tasks_job ON tasks (job_id, state)",
+      // The race-safe exclusion: at most one running task per key, enforced by the database itself.
+      `CREATE UNIQUE INDEX tasks_running_key ON tasks (exclusion_key)
+        WHERE state = 'running' AND exclusion_key IS NOT NULL`,
+      `CREATE TABLE events (
+        id ${d === "postgres" ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"},
+        job_id TEXT NOT NULL,
+        task_id TEXT,
+        from_state TEXT,
+        to_state TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        at ${bigint(d)} NOT NULL,
+        data TEXT NOT NULL DEFAULT '{}'
+      )`,
+      "CREATE INDEX events_task ON events (task_id, id)",
+      "CREATE INDEX events_job ON events (job_id, id)",
+    ],
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** The bookkeeping table; created before the lock is taken is not possible, so it is idempotent DDL. */
+export function metaTable(dialect: Dialect): string {
+  return `CREATE TABLE IF NOT EXISTS segops_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at ${bigint(dialect)} NOT NULL)`;
+}
+
+export const currentVersionSql = "SELECT COALESCE(MAX(version), 0) AS version FROM segops_schema";
+export const recordVersionSql =
+  "INSERT INTO segops_schema (version, description, applied_at) VALUES ($1, $2, $3)";

@@ -1,0 +1,132 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { LedgerError, ledgerFailure } from "./errors.js";
+import type { Executor, Query } from "./executor.js";
+import type { DbRow } from "./sql/rows.js";
+import { currentVersionSql, LATEST_VERSION, MIGRATIONS, metaTable, recordVersionSql } from "./sql/schema.js";
+import type { Statement } from "./sql/statement.js";
+
+/** Options of the SQLite backend. */
+export interface SqliteOptions {
+  /** How long a writer waits for another process's write lock before failing. @default 5000 */
+  readonly busyTimeoutMs?: number;
+  /** Clock reading for `applied_at` of migrations. */
+  readonly now: () => number;
+}
+
+function bind(values: readonly unknown[]): Record<string, unknown> {
+  const named: Record<string, unknown> = {};
+  values.forEach((v, i) => {
+    named[String(i + 1)] = v;
+  });
+  return named;
+}
+
+/**
+ * better-sqlite3 is synchronous and one connection is shared by every async caller of this process,
+ * so statements and transactions go through one queue: nothing can slip into another caller's
+ * transaction between its awaits. Other processes are kept apart by WAL + busy_timeout + BEGIN IMMEDIATE.
+ */
+export class SqliteExecutor implements Executor {
+  readonly dialect = "sqlite" as const;
+  readonly #db: Database.Database;
+  readonly #cache = new Map<string, Database.Statement>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  static open(path: string, options: SqliteOptions): SqliteExecutor {
+    let db: Database.Database;
+    try {
+      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path);
+      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+      if (path !== ":memory:") db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("foreign_keys = ON");
+    } catch (error) {
+      throw new LedgerError(`cannot open SQLite ledger ${path}: ${(error as Error).message}`, { path });
+    }
+    const executor = new SqliteExecutor(db);
+    executor.#migrate(options.now);
+    return executor;
+  }
+
+  #migrate(now: () => number): void {
+    const db = this.#db;
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        db.exec(metaTable("sqlite"));
+        const current = Number((db.prepare(currentVersionSql).get() as DbRow).version);
+        if (current > LATEST_VERSION) throw newerSchema(current);
+        for (const m of MIGRATIONS) {
+          if (m.version <= current) continue;
+          for (const sql of m.statements("sqlite")) db.exec(sql);
+          db.prepare(recordVersionSql).run(bind([m.version, m.description, now()]));
+        }
+        db.exec("COMMIT");
+      } catch (error) {
+        db.exec("ROLLBACK");
+        throw error;
+      }
+    } catch (error) {
+      db.close();
+      throw ledgerFailure("migration", error);
+    }
+  }
+
+  #run(s: Statement): DbRow[] {
+    let prepared = this.#cache.get(s.text);
+    if (!prepared) {
+      prepared = this.#db.prepare(s.text);
+      this.#cache.set(s.text, prepared);
+    }
+    const params = bind(s.values);
+    if (prepared.reader) return prepared.all(params) as DbRow[];
+    prepared.run(params);
+    return [];
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(fn);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  query: Query = (s) => this.#serial(async () => this.#run(s));
+
+  tx<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+    return this.#serial(async () => {
+      this.#db.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn(async (s) => this.#run(s));
+        this.#db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+        throw error;
+      }
+    });
+  }
+
+  isUniqueViolation(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+  }
+
+  async close(): Promise<void> {
+    await this.#queue;
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+export function newerSchema(found: number): LedgerError {
+  return new LedgerError(
+    `the ledger's schema is version ${found}, newer than this segops supports (${LATEST_VERSION}): upgrade segops, or use another ledger`,
+    { found, supported: LATEST_VERSION },
+  );
+}

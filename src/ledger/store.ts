@@ -1,0 +1,107 @@
+import type { Clock } from "../core/clock.js";
+import type {
+  EventRow,
+  JobRow,
+  JobState,
+  JsonObject,
+  NewJob,
+  NewTask,
+  StateCounts,
+  TaskRef,
+  TaskRow,
+  Transition,
+} from "./types.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+/** Options of `claim`. */
+export interface ClaimOptions {
+  /** Task kind to claim. */
+  readonly kind: string;
+  /** Lease owner written on the claimed rows (unique per driver instance). */
+  readonly owner: string;
+  /** Lease length in ms from now. */
+  readonly leaseMs: number;
+  /** Maximum number of tasks to claim. */
+  readonly limit: number;
+  /** Restrict the claim to these ids (after an `isEligible` pre-filter); the predicate still applies. */
+  readonly ids?: readonly string[];
+}
+
+/** Options of `listDue`. */
+export interface ListDueOptions {
+  readonly kind: string;
+  readonly limit: number;
+}
+
+export interface ListJobsOptions {
+  readonly kind?: string;
+  readonly state?: JobState;
+  /** @default 100 */
+  readonly limit?: number;
+}
+
+export interface ListEventsOptions {
+  readonly jobId?: string;
+  readonly taskId?: string;
+  /** Only events with a larger id (for tailing). */
+  readonly afterId?: number;
+  /** @default 1000 */
+  readonly limit?: number;
+}
+
+export interface CreateJobResult {
+  readonly job: JobRow;
+  /** False when the job id already existed; then nothing was written and the stored job is returned. */
+  readonly created: boolean;
+}
+
+/**
+ * The durable ledger. Every method is one atomic operation; every task write is a compare-and-set and
+ * every committed transition appends an event. Storage failures reject with `LedgerError` (code
+ * `Ledger`); a refused CAS is not an error: it resolves to `null`.
+ */
+export interface Store {
+  readonly dialect: Dialect;
+  /** The clock every timestamp comes from (injected so tests can move and backdate time). */
+  readonly clock: Clock;
+
+  /** Creates a job and its tasks atomically; idempotent on the job id. */
+  createJob(job: NewJob, tasks: readonly NewTask[], actor?: string): Promise<CreateJobResult>;
+  getJob(id: string): Promise<JobRow | null>;
+  listJobs(options?: ListJobsOptions): Promise<JobRow[]>;
+  /** Sets the job's state (decided by the job layer), with an event. Null when the job does not exist. */
+  setJobState(id: string, state: JobState, reason: string, actor?: string): Promise<JobRow | null>;
+
+  getTask(id: string): Promise<TaskRow | null>;
+  listTasks(jobId: string): Promise<TaskRow[]>;
+  countTasks(jobId: string): Promise<StateCounts>;
+  listEvents(options: ListEventsOptions): Promise<EventRow[]>;
+
+  /** Flags a non-terminal task as canceled (CAS); the driver finishes it. Null when terminal/unknown. */
+  cancelTask(id: string, reason: string, actor?: string): Promise<TaskRow | null>;
+  /** Flags the job and all its non-terminal tasks as canceled; returns how many tasks were flagged. */
+  cancelJob(id: string, reason: string, actor?: string): Promise<number>;
+
+  listDead(jobId?: string): Promise<TaskRow[]>;
+  /** dead → new with `retry` reset and `attempt` kept, due now. Null when the task is not dead. */
+  retryDead(id: string, actor?: string): Promise<TaskRow | null>;
+  /** dead → failed ("dropped"): kept for the audit trail, never run again. Null when not dead. */
+  dropDead(id: string, actor?: string): Promise<TaskRow | null>;
+
+  /** Due, claimable tasks of a kind, without claiming them (for `isEligible` pre-filtering). */
+  listDue(options: ListDueOptions): Promise<TaskRow[]>;
+  /**
+   * Claims due tasks in one statement: (due or canceled) and (new/suspended, or running with an
+   * expired lease), skipping tasks whose exclusion key is held by a running task.
+   */
+  claim(options: ClaimOptions): Promise<TaskRow[]>;
+  /** Extends the lease of the row held by `ref` (no version bump). Null when taken over or finished. */
+  renewLease(ref: TaskRef, leaseMs: number): Promise<TaskRow | null>;
+  /** Commits an outcome as a CAS on `ref`, appending an event. Null when refused. */
+  transition(ref: TaskRef, change: Transition): Promise<TaskRow | null>;
+  /** Shallow-merges `progress` into the row (CAS, no event). Null when canceled, taken over or finished. */
+  checkpoint(ref: TaskRef, progress: JsonObject): Promise<TaskRow | null>;
+
+  close(): Promise<void>;
+}
