@@ -80,6 +80,8 @@ export class ManualClock implements Clock {
   /** Moves time forward by `ms`, waking due sleepers one by one. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
+    // Let code that is about to sleep (continuations already queued) register first.
+    await flushMicrotasks();
     for (;;) {
       this.#sleepers.sort((a, b) => a.wakeAt - b.wakeAt);
       const next = this.#sleepers[0];

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import {
+  StatusBatcher,
+  type StatusLookup,
+  type TaskStatusSnapshot,
+} from "../../src/ingest/status-batcher.js";
+
+function fakeDruid(states: Record<string, TaskStatusSnapshot["state"]>) {
+  const calls: string[][] = [];
+  const lookup: StatusLookup = async (ids) => {
+    calls.push([...ids]);
+    const out = new Map<string, TaskStatusSnapshot>();
+    for (const id of ids) {
+      const state = states[id];
+      if (state) out.set(id, { id, state, duration: state === "RUNNING" ? -1 : 10, errorMsg: null });
+    }
+    return out;
+  };
+  return { lookup, calls };
+}
+
+describe("status batcher", () => {
+  it("answers every task asked for in one tick with a single bulk lookup", async () => {
+    const clock = new ManualClock(0);
+    const druid = fakeDruid(
+      Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`t${i}`, "RUNNING" as const])),
+    );
+    const batcher = new StatusBatcher({ lookup: druid.lookup, clock, tickMs: 1000 });
+    const answers = Promise.all(Array.from({ length: 300 }, (_, i) => batcher.get(`t${i}`)));
+    await clock.advance(1000);
+    const results = await answers;
+    expect(druid.calls).toHaveLength(1);
+    expect(druid.calls[0]).toHaveLength(300);
+    expect(results.every((r) => r.state === "RUNNING")).toBe(true);
+    await batcher.stop();
+  });
+
+  it("reports an id Druid omits as UNKNOWN, not FAILED", async () => {
+    const clock = new ManualClock(0);
+    const batcher = new StatusBatcher({ lookup: fakeDruid({ a: "SUCCESS" }).lookup, clock, tickMs: 500 });
+    const both = Promise.all([batcher.get("a"), batcher.get("ghost")]);
+    await clock.advance(500);
+    expect((await both).map((r) => r.state)).toEqual(["SUCCESS", "UNKNOWN"]);
+    await batcher.stop();
+  });
+
+  it("backs off as a whole on a retryable failure and keeps the waiters", async () => {
+    const clock = new ManualClock(0);
+    let failNext = 2;
+    const calls: number[] = [];
+    const batcher = new StatusBatcher({
+      clock,
+      tickMs: 1000,
+      random: () => 0.999,
+      lookup: async (ids) => {
+        calls.push(clock.now());
+        if (failNext-- > 0) throw Object.assign(new Error("503"), { retryable: true });
+        return new Map(ids.map((id) => [id, { id, state: "SUCCESS" as const, duration: 1, errorMsg: null }]));
+      },
+    });
+    const answer = batcher.get("x");
+    await clock.advance(1000); // first lookup fails
+    await clock.advance(1000); // still backing off: the pause after a failure is longer than a tick
+    expect(calls).toEqual([1000]);
+    await clock.advance(60_000);
+    expect((await answer).state).toBe("SUCCESS");
+    expect(calls.length).toBe(3);
+    expect(calls[2]! - calls[1]!).toBeGreaterThan(calls[1]! - calls[0]!);
+    await batcher.stop();
+  });
+
+  it("rejects the waiters of a lookup that failed for good", async () => {
+    const clock = new ManualClock(0);
+    const batcher = new StatusBatcher({
+      clock,
+      lookup: async () => {
+        throw Object.assign(new Error("401 Unauthorized"), { retryable: false });
+      },
+    });
+    const answer = batcher.get("x");
+    const assertion = expect(answer).rejects.toThrow("401 Unauthorized");
+    await clock.advance(1000);
+    await assertion;
+    await batcher.stop();
+  });
+});
