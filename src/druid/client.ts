@@ -1,0 +1,654 @@
+import {
+  DruidError,
+  DuplicateTaskError,
+  NotFoundError,
+  TransientError,
+  UnexpectedResponseError,
+} from "./errors.js";
+import { DruidHttp, type DruidHttpOptions, type DruidRequest, type DruidResponse } from "./http.js";
+import { parseSegmentLoadRow, segmentLoadQuery } from "./sql.js";
+import type {
+  BulkStatusEntry,
+  DataSegment,
+  LoadStatusByForm,
+  LoadStatusForm,
+  SegmentLoadCounts,
+  SqlParameter,
+  SqlResultFormat,
+  SqlTaskResponse,
+  TaskListFilter,
+  TaskPayloadResponse,
+  TaskReports,
+  TaskStatus,
+  TaskStatusPlus,
+  TaskStatusResponse,
+  TotalWorkerCapacity,
+  WorkerInfo,
+} from "./types.js";
+
+export interface DruidClientOptions extends DruidHttpOptions {
+  /**
+   * Ids per `POST /druid/indexer/v1/taskStatus` request.
+   * @default 500
+   */
+  bulkStatusChunkSize?: number;
+  /**
+   * Per-task status GETs in flight when the cluster has no bulk endpoint.
+   * @default 8
+   */
+  statusFallbackConcurrency?: number;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call, including any retry wait; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** A task spec as submitted: any JSON object; `id` pins the task id (needed for idempotent submits). */
+export type TaskSpec = { type: string; id?: string } & Record<string, unknown>;
+
+/**
+ * `accepted`: Druid took the task now. `duplicate`: Druid already had a task with the id we pinned —
+ * ours, from an earlier attempt whose answer we lost — so the caller reattaches to it.
+ */
+export interface SubmitResult {
+  outcome: "accepted" | "duplicate";
+  taskId: string;
+}
+
+export interface SqlOptions<F extends SqlResultFormat = "object"> extends CallOptions {
+  parameters?: SqlParameter[];
+  /** @default "object" */
+  resultFormat?: F;
+  context?: Record<string, unknown>;
+  /** Ask for a header row (array/lines/csv formats). */
+  header?: boolean;
+}
+
+export interface SqlRowsByFormat<Row> {
+  object: Row[];
+  array: unknown[][];
+  objectLines: Row[];
+  arrayLines: unknown[][];
+  /** Raw CSV lines, without the terminating blank line. */
+  csv: string[];
+}
+
+export interface SqlResult<T> {
+  rows: T;
+  /** `X-Druid-SQL-Query-Id`, for cancellation and logs. */
+  queryId: string | undefined;
+}
+
+export interface DatasourceLoadStatusOptions<F extends LoadStatusForm> extends CallOptions {
+  /** Required by Druid (§3.3): `true` polls the metadata store first, `false` uses the cached snapshot. */
+  forceMetadataRefresh: boolean;
+  /** ISO interval `start/end`; Druid's default is the last 14 days. */
+  interval?: string;
+  /** @default "default" (percent loaded) */
+  form?: F;
+}
+
+const OVERLORD = "/druid/indexer/v1";
+const COORDINATOR = "/druid/coordinator/v1";
+const TASK_STATES = new Set(["RUNNING", "SUCCESS", "FAILED"]);
+
+const seg = encodeURIComponent;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function unexpected(response: DruidResponse, what: string): UnexpectedResponseError {
+  return new UnexpectedResponseError({
+    endpoint: response.endpoint,
+    status: response.status,
+    druidMessage: what,
+  });
+}
+
+function parseJson(response: DruidResponse): unknown {
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    throw unexpected(response, `expected JSON, got ${JSON.stringify(response.body.slice(0, 120))}`);
+  }
+}
+
+function toTaskStatus(plus: TaskStatusPlus): TaskStatus {
+  return {
+    id: plus.id,
+    status: plus.statusCode,
+    duration: plus.duration,
+    errorMsg: plus.errorMsg ?? null,
+    ...(plus.location ? { location: plus.location } : {}),
+  };
+}
+
+/** True when a 404 means "Druid does not know this task" (filter text or the status-race body, §2.3). */
+function isUnknownTask(error: unknown, id: string): boolean {
+  if (!(error instanceof NotFoundError)) return false;
+  if (error.taskId === id) return true;
+  try {
+    const body: unknown = JSON.parse(error.druidMessage ?? "");
+    return isRecord(body) && body.task === id && body.status === null;
+  } catch {
+    return false;
+  }
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Typed client for the Overlord, Coordinator and Broker (api-contract §2, §3, §6). Every method throws a
+ * `DruidError` subclass on failure; retryable failures are retried inside the configured budget first.
+ */
+export class DruidClient {
+  readonly #http: DruidHttp;
+  readonly #chunkSize: number;
+  readonly #fallbackConcurrency: number;
+  #bulkStatusSupported = true;
+
+  constructor(options: DruidClientOptions) {
+    this.#http = new DruidHttp(options);
+    this.#chunkSize = options.bulkStatusChunkSize ?? 500;
+    this.#fallbackConcurrency = options.statusFallbackConcurrency ?? 8;
+    if (!Number.isInteger(this.#chunkSize) || this.#chunkSize < 1) {
+      throw new RangeError(
+        `Expected \`bulkStatusChunkSize\` to be an integer from 1 and up, got ${this.#chunkSize}`,
+      );
+    }
+    if (!Number.isInteger(this.#fallbackConcurrency) || this.#fallbackConcurrency < 1) {
+      throw new RangeError(
+        `Expected \`statusFallbackConcurrency\` to be an integer from 1 and up, got ${this.#fallbackConcurrency}`,
+      );
+    }
+  }
+
+  /** Whether the bulk status endpoint is in use (false after the cluster answered 404/405 for it). */
+  get bulkStatusSupported(): boolean {
+    return this.#bulkStatusSupported;
+  }
+
+  async close(): Promise<void> {
+    await this.#http.close();
+  }
+
+  #send(req: Omit<DruidRequest, "signal">, options: CallOptions | undefined): Promise<DruidResponse> {
+    return this.#http.send({ ...req, signal: options?.signal });
+  }
+
+  async #json<T>(req: Omit<DruidRequest, "signal">, options: CallOptions | undefined): Promise<T> {
+    return parseJson(await this.#send(req, options)) as T;
+  }
+
+  // ---------------------------------------------------------------- Overlord
+
+  /**
+   * `POST /druid/indexer/v1/task` (§2.2). With a pinned `spec.id` the call is idempotent: it is retried on
+   * ambiguous failures, and a 400 "already exists" naming that id is `{outcome: "duplicate"}` (reattach).
+   * Without an id only 429/503/not-sent failures are retried, since a resend could start a second task.
+   */
+  async submitTask(spec: TaskSpec, options?: CallOptions): Promise<SubmitResult> {
+    const pinned = typeof spec.id === "string" && spec.id !== "" ? spec.id : undefined;
+    try {
+      const response = await this.#send(
+        {
+          service: "overlord",
+          method: "POST",
+          path: `${OVERLORD}/task`,
+          json: spec,
+          idempotent: pinned !== undefined,
+        },
+        options,
+      );
+      const body = parseJson(response);
+      if (!isRecord(body) || typeof body.task !== "string")
+        throw unexpected(response, "no task id in the answer");
+      // Druid's own client asserts the same (OverlordClientImpl#runTask).
+      if (pinned !== undefined && body.task !== pinned) {
+        throw unexpected(response, `accepted under id ${body.task}, not the pinned ${pinned}`);
+      }
+      return { outcome: "accepted", taskId: body.task };
+    } catch (error) {
+      if (error instanceof DuplicateTaskError && pinned !== undefined && error.taskId === pinned) {
+        return { outcome: "duplicate", taskId: pinned };
+      }
+      throw error;
+    }
+  }
+
+  /** `GET /task/{id}/status` (§2.3). Unknown id → `NotFoundError` with `taskId`. */
+  async taskStatus(taskId: string, options?: CallOptions): Promise<TaskStatusResponse> {
+    const body = await this.#json<unknown>(
+      {
+        service: "overlord",
+        method: "GET",
+        path: `${OVERLORD}/task/${seg(taskId)}/status`,
+        idempotent: true,
+      },
+      options,
+    );
+    if (!isRecord(body) || !("status" in body)) {
+      throw new UnexpectedResponseError({
+        endpoint: `GET ${OVERLORD}/task/${seg(taskId)}/status`,
+        druidMessage: "no status field in the answer",
+      });
+    }
+    return body as unknown as TaskStatusResponse;
+  }
+
+  /**
+   * Statuses of many tasks: `POST /taskStatus` in chunks (§2.4), one entry per distinct id. An id Druid
+   * omits is `found: false` — unknown, not failed. A cluster answering 404/405 for the bulk endpoint is
+   * remembered and served by per-task GETs instead (bounded concurrency).
+   */
+  async bulkTaskStatus(
+    taskIds: readonly string[],
+    options?: CallOptions,
+  ): Promise<Map<string, BulkStatusEntry>> {
+    const ids = [...new Set(taskIds)];
+    const result = new Map<string, BulkStatusEntry>();
+    let rest = ids;
+    while (this.#bulkStatusSupported && rest.length > 0) {
+      const chunk = rest.slice(0, this.#chunkSize);
+      let response: DruidResponse;
+      try {
+        response = await this.#send(
+          {
+            service: "overlord",
+            method: "POST",
+            path: `${OVERLORD}/taskStatus`,
+            json: chunk,
+            idempotent: true,
+          },
+          options,
+        );
+      } catch (error) {
+        if (error instanceof DruidError && (error.status === 404 || error.status === 405)) {
+          this.#bulkStatusSupported = false;
+          break;
+        }
+        throw error;
+      }
+      const body = parseJson(response);
+      if (!isRecord(body)) throw unexpected(response, "expected an object of id → status");
+      for (const id of chunk) {
+        const status = body[id];
+        if (isRecord(status) && typeof status.status === "string" && TASK_STATES.has(status.status)) {
+          result.set(id, { id, found: true, status: { ...(status as TaskStatus), id } });
+        } else {
+          result.set(id, { id, found: false });
+        }
+      }
+      rest = rest.slice(chunk.length);
+    }
+    if (rest.length > 0) {
+      const entries = await mapLimit(rest, this.#fallbackConcurrency, (id) =>
+        this.#singleStatus(id, options),
+      );
+      for (const entry of entries) result.set(entry.id, entry);
+    }
+    return new Map(ids.map((id) => [id, result.get(id) as BulkStatusEntry]));
+  }
+
+  async #singleStatus(id: string, options: CallOptions | undefined): Promise<BulkStatusEntry> {
+    try {
+      const response = await this.taskStatus(id, options);
+      if (response.status === null) return { id, found: false };
+      return {
+        id,
+        found: true,
+        status: toTaskStatus(response.status),
+        ...(response.status.runnerStatusCode ? { runnerStatusCode: response.status.runnerStatusCode } : {}),
+      };
+    } catch (error) {
+      // Only Druid's own "unknown task" answers mean unknown; any other 404 (a misrouted path) is an error.
+      if (isUnknownTask(error, id)) return { id, found: false };
+      throw error;
+    }
+  }
+
+  /** `GET /tasks` with filters (§2.5): complete tasks first, then active ones. */
+  tasks(filter: TaskListFilter = {}, options?: CallOptions): Promise<TaskStatusPlus[]> {
+    return this.#json(
+      {
+        service: "overlord",
+        method: "GET",
+        path: `${OVERLORD}/tasks`,
+        query: {
+          state: filter.state,
+          datasource: filter.datasource,
+          max: filter.max,
+          type: filter.type,
+          createdTimeInterval: filter.createdTimeInterval?.replace("/", "_"),
+        },
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /**
+   * `GET /task/{id}/reports` (§2.7). `null` while no report exists yet (Druid's "No task reports were
+   * found" 404, also seen briefly while an MSQ task starts); an unknown task id is a `NotFoundError`.
+   */
+  async taskReports(taskId: string, options?: CallOptions): Promise<TaskReports | null> {
+    const response = await this.#send(
+      {
+        service: "overlord",
+        method: "GET",
+        path: `${OVERLORD}/task/${seg(taskId)}/reports`,
+        idempotent: true,
+        passStatuses: [404],
+      },
+      options,
+    );
+    if (response.status === 404) {
+      if (response.body.includes("No task reports were found")) return null;
+      throw new NotFoundError({
+        endpoint: response.endpoint,
+        status: 404,
+        druidMessage: this.#http.redact(response.body.trim().slice(0, 500)),
+        ...(/^Cannot find any task with id: \[/.test(response.body.trim()) ? { taskId } : {}),
+      });
+    }
+    return parseJson(response) as TaskReports;
+  }
+
+  /** `GET /task/{id}` (§2.6): the stored spec. */
+  taskPayload(taskId: string, options?: CallOptions): Promise<TaskPayloadResponse> {
+    return this.#json(
+      { service: "overlord", method: "GET", path: `${OVERLORD}/task/${seg(taskId)}`, idempotent: true },
+      options,
+    );
+  }
+
+  /** `POST /task/{id}/shutdown` (§2.8). Completed tasks answer 200 and stay as they are; safe to repeat. */
+  shutdownTask(taskId: string, options?: CallOptions): Promise<{ task: string }> {
+    return this.#json(
+      {
+        service: "overlord",
+        method: "POST",
+        path: `${OVERLORD}/task/${seg(taskId)}/shutdown`,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /** `GET /workers` (§2.9). */
+  workers(options?: CallOptions): Promise<WorkerInfo[]> {
+    return this.#json(
+      { service: "overlord", method: "GET", path: `${OVERLORD}/workers`, idempotent: true },
+      options,
+    );
+  }
+
+  /** `GET /totalWorkerCapacity` (§2.9); each figure is -1 when unknown. */
+  totalWorkerCapacity(options?: CallOptions): Promise<TotalWorkerCapacity> {
+    return this.#json(
+      { service: "overlord", method: "GET", path: `${OVERLORD}/totalWorkerCapacity`, idempotent: true },
+      options,
+    );
+  }
+
+  /** `GET /leader` (§2.1): the leader's base URL (raw text, not JSON), or null when none is known. */
+  async leader(options?: CallOptions): Promise<string | null> {
+    const response = await this.#send(
+      { service: "overlord", method: "GET", path: `${OVERLORD}/leader`, idempotent: true },
+      options,
+    );
+    let text = response.body.trim();
+    if (text.startsWith('"')) {
+      try {
+        text = String(JSON.parse(text));
+      } catch {
+        // Keep the raw text.
+      }
+    }
+    return text === "" ? null : text;
+  }
+
+  /** `GET /isLeader` (§2.1): 200 `{leader:true}` or 404 `{leader:false}` from the node asked. */
+  async isLeader(options?: CallOptions): Promise<boolean> {
+    const response = await this.#send(
+      {
+        service: "overlord",
+        method: "GET",
+        path: `${OVERLORD}/isLeader`,
+        idempotent: true,
+        passStatuses: [404],
+      },
+      options,
+    );
+    const body = response.body.trim() === "" ? {} : parseJson(response);
+    if (isRecord(body) && typeof body.leader === "boolean") return body.leader;
+    throw unexpected(response, 'expected {"leader": boolean}');
+  }
+
+  /**
+   * `POST /druid/v2/sql/task` (§6): MSQ ingestion. Any 2xx is success (Druid sends 202, the docs say 200).
+   * Not idempotent: only retried when Druid refused (429/503) or the request was never sent.
+   */
+  async submitSqlTask(
+    query: string,
+    options: CallOptions & { context?: Record<string, unknown>; parameters?: SqlParameter[] } = {},
+  ): Promise<SqlTaskResponse> {
+    const response = await this.#send(
+      {
+        service: "broker",
+        method: "POST",
+        path: "/druid/v2/sql/task",
+        json: {
+          query,
+          ...(options.context ? { context: options.context } : {}),
+          ...(options.parameters ? { parameters: options.parameters } : {}),
+        },
+        idempotent: false,
+      },
+      options,
+    );
+    const body = parseJson(response);
+    if (!isRecord(body) || typeof body.taskId !== "string")
+      throw unexpected(response, "no taskId in the answer");
+    return {
+      taskId: body.taskId,
+      state: (typeof body.state === "string" ? body.state : "RUNNING") as SqlTaskResponse["state"],
+    };
+  }
+
+  // ---------------------------------------------------------------- Coordinator
+
+  /** `GET /druid/coordinator/v1/loadstatus[?simple|?full]` (§3.1). `{}` before the first coordinator run. */
+  loadStatus<F extends LoadStatusForm = "default">(
+    form?: F,
+    options?: CallOptions,
+  ): Promise<LoadStatusByForm[F]> {
+    return this.#json(
+      {
+        service: "coordinator",
+        method: "GET",
+        path: `${COORDINATOR}/loadstatus`,
+        query: { simple: form === "simple", full: form === "full" },
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /**
+   * `GET /datasources/{ds}/loadstatus` (§3.3): used, non-overshadowed segments of the interval that are
+   * loaded. `null` for Druid's 204 (datasource unknown, or no used segment in the interval).
+   */
+  async datasourceLoadStatus<F extends LoadStatusForm = "default">(
+    datasource: string,
+    options: DatasourceLoadStatusOptions<F>,
+  ): Promise<LoadStatusByForm[F] | null> {
+    const response = await this.#send(
+      {
+        service: "coordinator",
+        method: "GET",
+        path: `${COORDINATOR}/datasources/${seg(datasource)}/loadstatus`,
+        query: {
+          forceMetadataRefresh: String(options.forceMetadataRefresh),
+          interval: options.interval,
+          simple: options.form === "simple",
+          full: options.form === "full",
+        },
+        idempotent: true,
+      },
+      options,
+    );
+    if (response.status === 204) return null;
+    return parseJson(response) as LoadStatusByForm[F];
+  }
+
+  /**
+   * `GET /datasources/{ds}/segments[?full]` (§3.2): segments announced by data servers (the inventory,
+   * not the metadata store). A datasource served nowhere (Druid's 204) gives `[]`.
+   */
+  servedSegments(datasource: string, options: CallOptions & { full: true }): Promise<DataSegment[]>;
+  servedSegments(datasource: string, options?: CallOptions & { full?: false }): Promise<string[]>;
+  async servedSegments(
+    datasource: string,
+    options: CallOptions & { full?: boolean } = {},
+  ): Promise<DataSegment[] | string[]> {
+    const response = await this.#send(
+      {
+        service: "coordinator",
+        method: "GET",
+        path: `${COORDINATOR}/datasources/${seg(datasource)}/segments`,
+        query: { full: options.full === true },
+        idempotent: true,
+      },
+      options,
+    );
+    return response.status === 204 ? [] : (parseJson(response) as DataSegment[] | string[]);
+  }
+
+  /**
+   * `POST /metadata/datasources/{ds}/segments?full` with an intervals array (§3.4): used segments
+   * overlapping any interval, **including overshadowed** ones; `[]` when none.
+   */
+  metadataSegments(
+    datasource: string,
+    intervals: readonly string[],
+    options?: CallOptions,
+  ): Promise<DataSegment[]> {
+    return this.#json(
+      {
+        service: "coordinator",
+        method: "POST",
+        path: `${COORDINATOR}/metadata/datasources/${seg(datasource)}/segments`,
+        query: { full: true },
+        json: intervals,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /** `GET /datasources/{ds}/intervals` (§3.2): served intervals, newest first; `[]` when not served. */
+  async datasourceIntervals(datasource: string, options?: CallOptions): Promise<string[]> {
+    const response = await this.#send(
+      {
+        service: "coordinator",
+        method: "GET",
+        path: `${COORDINATOR}/datasources/${seg(datasource)}/intervals`,
+        idempotent: true,
+      },
+      options,
+    );
+    return response.status === 204 ? [] : (parseJson(response) as string[]);
+  }
+
+  // ---------------------------------------------------------------- Broker
+
+  /**
+   * `POST /druid/v2/sql` (§3.6). Read-only, so retried like any idempotent call. For the `*Lines` and `csv`
+   * formats a body without its trailing newline was cut off mid-stream and counts as a `Transient` failure.
+   */
+  async sql<Row = Record<string, unknown>, F extends SqlResultFormat = "object">(
+    query: string,
+    options: SqlOptions<F> = {},
+  ): Promise<SqlResult<SqlRowsByFormat<Row>[F]>> {
+    const format: SqlResultFormat = options.resultFormat ?? "object";
+    const lines = format === "objectLines" || format === "arrayLines" || format === "csv";
+    let rows: unknown;
+    const response = await this.#send(
+      {
+        service: "broker",
+        method: "POST",
+        path: "/druid/v2/sql",
+        json: {
+          query,
+          resultFormat: format,
+          ...(options.parameters ? { parameters: options.parameters } : {}),
+          ...(options.context ? { context: options.context } : {}),
+          ...(options.header !== undefined ? { header: options.header } : {}),
+        },
+        idempotent: true,
+        validate: (r) => {
+          if (lines && !r.body.endsWith("\n")) {
+            throw new TransientError({
+              endpoint: r.endpoint,
+              status: r.status,
+              druidMessage: "the result was truncated (no trailing newline)",
+              requestSent: true,
+            });
+          }
+          if (format === "csv") {
+            rows = r.body.split("\n").filter((line) => line !== "");
+          } else if (lines) {
+            rows = r.body
+              .split("\n")
+              .filter((line) => line.trim() !== "")
+              .map((line) => JSON.parse(line) as unknown);
+          } else {
+            try {
+              rows = JSON.parse(r.body) as unknown;
+            } catch {
+              // A streamed JSON array cut off by a mid-query failure: worth another try.
+              throw new TransientError({
+                endpoint: r.endpoint,
+                status: r.status,
+                druidMessage: "the result was truncated (invalid JSON)",
+                requestSent: true,
+              });
+            }
+          }
+        },
+      },
+      options,
+    );
+    const queryId = response.headers["x-druid-sql-query-id"];
+    return {
+      rows: rows as SqlRowsByFormat<Row>[F],
+      queryId: Array.isArray(queryId) ? queryId[0] : queryId,
+    };
+  }
+
+  /** Runs the §3.6 handoff query for a datasource (optionally only some versions) and returns its counts. */
+  async segmentLoadCounts(
+    datasource: string,
+    versions: readonly string[],
+    options?: CallOptions,
+  ): Promise<SegmentLoadCounts> {
+    const { query, parameters } = segmentLoadQuery(datasource, versions);
+    const result = await this.sql<Record<string, unknown>>(query, { ...options, parameters });
+    return parseSegmentLoadRow(result.rows[0]);
+  }
+}
