@@ -1,0 +1,308 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { type Clock, systemClock } from "../core/clock.js";
+import { LedgerError } from "../ledger/errors.js";
+import type { Store } from "../ledger/store.js";
+import { isTerminal, type TaskRow, type Transition } from "../ledger/types.js";
+import { InFlight } from "./in-flight.js";
+import { ceilingOf, decide, type RunResult, reasonOf } from "./outcome.js";
+import { type RunnerSpec, validateSpecs } from "./spec.js";
+
+/** Where the driver reports what it contains (hook failures); pino's `warn(obj, msg)` fits. */
+export interface DriverLog {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+/** Options of `Driver`. */
+export interface DriverOptions {
+  readonly store: Store;
+  readonly runners: readonly RunnerSpec[];
+  /** @default systemClock */
+  readonly clock?: Clock;
+  /** Lease owner id; unique per driver. @default `${hostname}:${pid}:${random}` */
+  readonly owner?: string;
+  /** Lease length: how long a dead driver's task stays unclaimable. @default 30000 */
+  readonly leaseMs?: number;
+  /** Heartbeat (lease renewal) interval. @default leaseMs / 6 */
+  readonly heartbeatMs?: number;
+  /** Sleep between claim cycles when nothing was claimed. @default 1000 */
+  readonly pollMs?: number;
+  /** Randomness for backoff jitter. @default Math.random */
+  readonly random?: () => number;
+  /** @default silent */
+  readonly log?: DriverLog;
+}
+
+export type DriverState = "created" | "running" | "stopping" | "stopped";
+
+const silent: DriverLog = { warn: () => undefined };
+
+const HAND_BACK = (now: number): Transition => ({
+  to: "suspended",
+  runAt: now,
+  reason: "handed back: driver shutting down",
+});
+
+/**
+ * The claim → run → commit loop (driver-contract.md), as a small class with explicit states. Handler
+ * errors are contained as retries; storage errors stop the driver and reject `done` with a `LedgerError`.
+ */
+export class Driver {
+  readonly owner: string;
+  readonly #store: Store;
+  readonly #runners: readonly RunnerSpec[];
+  readonly #clock: Clock;
+  readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
+  readonly #pollMs: number;
+  readonly #random: () => number;
+  readonly #log: DriverLog;
+  readonly #inFlight = new Map<string, { spec: RunnerSpec; task: InFlight; settled: Promise<void> }>();
+  #state: DriverState = "created";
+  #wake = new AbortController();
+  #failure: unknown;
+  #loop: Promise<void> = Promise.resolve();
+
+  constructor(options: DriverOptions) {
+    validateSpecs(options.runners);
+    this.#store = options.store;
+    this.#runners = options.runners;
+    this.#clock = options.clock ?? systemClock;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.#leaseMs / 6));
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#random = options.random ?? Math.random;
+    this.#log = options.log ?? silent;
+  }
+
+  get state(): DriverState {
+    return this.#state;
+  }
+
+  /** Number of tasks this driver holds right now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** The storage error that stopped the driver, if any. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  start(): void {
+    if (this.#state !== "created") throw new Error(`driver already ${this.#state}`);
+    this.#state = "running";
+    this.#loop = this.#run();
+  }
+
+  /**
+   * Graceful stop: aborts handlers' signals, waits for them, hands unfinished tasks back (suspended,
+   * due now). Resolves when stopped; rejects with the storage error if one stopped the driver.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === "created") this.#state = "stopped";
+    if (this.#state === "running") this.#beginStopping();
+    await this.#loop;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  /** Resolves when the driver has stopped (after `stop()`), rejects on a storage error. */
+  async done(): Promise<void> {
+    await this.#loop;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #beginStopping(): void {
+    this.#state = "stopping";
+    this.#wake.abort();
+    for (const { task } of this.#inFlight.values()) task.stop("shutdown");
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure =
+      error instanceof LedgerError
+        ? error
+        : new LedgerError(`driver stopped on an unexpected error: ${reasonOf(error)}`, {}, { cause: error });
+    if (this.#state === "running") this.#beginStopping();
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#state === "running") {
+        await this.#upkeep();
+        let claimed = 0;
+        for (const spec of this.#runners) {
+          if (this.#state !== "running") break;
+          claimed += await this.#claimFor(spec);
+        }
+        if (claimed === 0 && this.#state === "running") await this.#sleep(this.#pollMs);
+      }
+    } catch (error) {
+      this.#fail(error);
+    }
+    await Promise.all([...this.#inFlight.values()].map((f) => f.settled));
+    this.#state = "stopped";
+  }
+
+  async #upkeep(): Promise<void> {
+    for (const spec of this.#runners) {
+      try {
+        await spec.onCycle?.();
+      } catch (error) {
+        this.#log.warn({ kind: spec.kind, error: reasonOf(error) }, "onCycle failed");
+      }
+    }
+  }
+
+  /** Abortable sleep: a freed slot or `stop()` wakes the loop early. */
+  async #sleep(ms: number): Promise<void> {
+    if (this.#wake.signal.aborted) this.#wake = new AbortController();
+    try {
+      await this.#clock.sleep(ms, this.#wake.signal);
+    } catch {
+      // woken early
+    }
+  }
+
+  async #claimFor(spec: RunnerSpec): Promise<number> {
+    let running = 0;
+    for (const f of this.#inFlight.values()) if (f.spec === spec) running++;
+    const free = spec.concurrency - running;
+    if (free <= 0) return 0;
+    let ids: string[] | undefined;
+    if (spec.isEligible) {
+      const due = await this.#store.listDue({ kind: spec.kind, limit: Math.min(100, free * 4) });
+      ids = due.filter((t) => t.canceled || this.#eligible(spec, t)).map((t) => t.id);
+      if (ids.length === 0) return 0;
+    }
+    const tasks = await this.#store.claim({
+      kind: spec.kind,
+      owner: this.owner,
+      leaseMs: this.#leaseMs,
+      limit: free,
+      ...(ids ? { ids } : {}),
+    });
+    for (const row of tasks) this.#dispatch(spec, row);
+    return tasks.length;
+  }
+
+  #eligible(spec: RunnerSpec, task: TaskRow): boolean {
+    try {
+      return spec.isEligible?.(task) !== false;
+    } catch (error) {
+      this.#log.warn({ kind: spec.kind, taskId: task.id, error: reasonOf(error) }, "isEligible failed");
+      return false;
+    }
+  }
+
+  #dispatch(spec: RunnerSpec, row: TaskRow): void {
+    const task = new InFlight(row, this.owner, this.#store);
+    if (this.#state !== "running") task.stop("shutdown");
+    const heartbeat = this.#heartbeat(task);
+    const settled = this.#runTask(spec, task)
+      .catch((error) => this.#fail(error))
+      .finally(async () => {
+        heartbeat.stop();
+        await heartbeat.done;
+        this.#inFlight.delete(row.id);
+        this.#wake.abort();
+      });
+    this.#inFlight.set(row.id, { spec, task, settled });
+  }
+
+  #heartbeat(task: InFlight): { stop(): void; done: Promise<void> } {
+    const ac = new AbortController();
+    const done = (async () => {
+      while (!ac.signal.aborted) {
+        try {
+          await this.#clock.sleep(this.#heartbeatMs, ac.signal);
+        } catch {
+          return;
+        }
+        try {
+          if ((await task.renew(this.#leaseMs)) === null) return;
+        } catch (error) {
+          // The ledger is unreachable: stop everything now rather than run on an unrenewed lease.
+          this.#fail(error);
+          return;
+        }
+      }
+    })();
+    return { stop: () => ac.abort(), done };
+  }
+
+  /** Runs one claimed task until it leaves this driver; every outcome is settled exactly once. */
+  async #runTask(spec: RunnerSpec, task: InFlight): Promise<void> {
+    for (let step = 0; ; step++) {
+      if (step > 0 && !(await task.refresh())) return;
+      if (this.#state !== "running") {
+        await this.#finish(spec, task, HAND_BACK(this.#clock.now()));
+        return;
+      }
+      const row = task.row;
+      if (row.canceled) {
+        await this.#finish(spec, task, { to: "failed", reason: `canceled: ${row.reason ?? ""}` });
+        return;
+      }
+      const ceiling = ceilingOf(row, spec);
+      if (ceiling >= 0 && row.retry > ceiling) {
+        await this.#finish(spec, task, { to: "failed", reason: `retry ceiling (${ceiling}) reached` });
+        return;
+      }
+      let result: RunResult;
+      try {
+        await spec.handler(row, {
+          signal: task.controller.signal,
+          owner: this.owner,
+          clock: this.#clock,
+          checkpoint: (progress) => task.checkpoint(progress),
+        });
+        result = { ok: true };
+      } catch (error) {
+        result = { ok: false, error };
+      }
+      if (task.lost) return;
+      const change = decide(result, {
+        task: task.row,
+        spec,
+        now: this.#clock.now(),
+        leaseMs: this.#leaseMs,
+        stopping: this.#state !== "running",
+        random: this.#random,
+      });
+      const committed = await this.#finish(spec, task, change);
+      if (committed?.state !== "running") return;
+      // TaskProgress: keep lease and exclusion, wait, then run the next step on a fresh row.
+      try {
+        await this.#clock.sleep(Math.max(0, committed.runAt - this.#clock.now()), task.controller.signal);
+      } catch {
+        if (task.lost) return;
+        if (this.#state !== "running") {
+          await this.#finish(spec, task, HAND_BACK(this.#clock.now()));
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * Commits `change`; on a refusal caused only by a cancel (row still ours) finishes the task as canceled.
+   * Runs `onFinish` only when this driver committed the terminal state. Returns the committed row or null.
+   */
+  async #finish(spec: RunnerSpec, task: InFlight, change: Transition): Promise<TaskRow | null> {
+    let row = await task.commit(change);
+    if (!row && !task.lost && task.row.canceled) {
+      row = await task.commit({ to: "failed", reason: `canceled: ${task.row.reason ?? ""}` });
+    }
+    if (row && isTerminal(row.state) && spec.onFinish) {
+      try {
+        await spec.onFinish(row);
+      } catch (error) {
+        this.#log.warn({ kind: spec.kind, taskId: row.id, error: reasonOf(error) }, "onFinish failed");
+      }
+    }
+    return row;
+  }
+}

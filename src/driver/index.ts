@@ -1,0 +1,16 @@
+export { type BackoffOptions, defaultBackoff, exponentialBackoff } from "./backoff.js";
+export { type DrainOptions, type DrainResult, drain } from "./drain.js";
+export { Driver, type DriverLog, type DriverOptions, type DriverState } from "./driver.js";
+export { type StopReason, TaskStopped } from "./in-flight.js";
+export { decide, type RunResult } from "./outcome.js";
+export {
+  asSignal,
+  type RetryOptions,
+  type Signal,
+  type SignalKind,
+  TaskAbort,
+  TaskDefer,
+  TaskProgress,
+  TaskRetry,
+} from "./signals.js";
+export { DriverConfigError, type RunnerSpec, type TaskContext } from "./spec.js";

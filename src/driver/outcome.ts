@@ -1,0 +1,83 @@
+import type { TaskRow, Transition } from "../ledger/types.js";
+import { defaultBackoff } from "./backoff.js";
+import { asSignal } from "./signals.js";
+import type { RunnerSpec } from "./spec.js";
+
+/** How one handler run ended: it returned, or it threw `error`. */
+export type RunResult = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+export interface DecideContext {
+  /** The committed row the handler ran on. */
+  readonly task: TaskRow;
+  readonly spec: RunnerSpec;
+  readonly now: number;
+  readonly leaseMs: number;
+  /** The driver is shutting down: unfinished work is handed back instead of retried. */
+  readonly stopping: boolean;
+  readonly random: () => number;
+}
+
+const MAX_REASON = 2000;
+
+/** A readable reason for any thrown value, bounded in size. */
+export function reasonOf(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
+}
+
+/** The effective retry ceiling of a task: its own, else its runner's; negative = unbounded. */
+export function ceilingOf(task: TaskRow, spec: RunnerSpec): number {
+  return task.maxRetry ?? spec.maxRetry;
+}
+
+/**
+ * Maps a handler's result to the transition to commit (driver-contract.md, signal table). Pure apart
+ * from calling the spec's own pure hooks (`backoff`, `isPoison`).
+ */
+export function decide(result: RunResult, c: DecideContext): Transition {
+  if (result.ok) return { to: "done", reason: "completed" };
+  const signal = asSignal(result.error);
+  const handBack: Transition = { to: "suspended", runAt: c.now, reason: "handed back: driver shutting down" };
+  switch (signal?.kind) {
+    case "abort":
+      return { to: "failed", reason: signal.reason };
+    case "defer":
+      return { to: "suspended", runAt: c.now + Math.max(0, signal.delayMs ?? 0), reason: signal.reason };
+    case "progress": {
+      if (c.stopping) return handBack;
+      const delay = Math.max(0, signal.delayMs ?? c.spec.progressDelayMs ?? 1000);
+      return {
+        to: "progress",
+        reason: signal.reason,
+        runAt: c.now + delay,
+        // The heartbeat keeps extending the lease through the wait.
+        leaseExpiresAt: c.now + c.leaseMs,
+        quiet: signal.reason === c.task.reason,
+      };
+    }
+    default: {
+      // A retry-class failure during shutdown is most likely our own abort: hand back, count nothing.
+      if (c.stopping) return handBack;
+      const reason = signal?.kind === "retry" ? signal.reason : reasonOf(result.error);
+      if (isPoison(c, result.error)) return { to: "dead", reason: `poison: ${reason}` };
+      const retry = c.task.retry + 1;
+      const delay = c.spec.backoff ? c.spec.backoff(retry) : defaultBackoff(retry, c.random);
+      return {
+        to: "retry",
+        reason,
+        runAt: c.now + Math.max(0, delay),
+        ceiling: ceilingOf(c.task, c.spec),
+        newAttempt: signal?.kind === "retry" && signal.options.newAttempt === true,
+      };
+    }
+  }
+}
+
+function isPoison(c: DecideContext, error: unknown): boolean {
+  try {
+    return c.spec.isPoison?.(c.task, error) === true;
+  } catch {
+    // A broken poison rule must not dead-letter work; the retry ceiling still bounds it.
+    return false;
+  }
+}

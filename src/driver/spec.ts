@@ -1,0 +1,81 @@
+import type { Clock } from "../core/clock.js";
+import { SegopsError } from "../core/errors.js";
+import type { JsonObject, TaskRow } from "../ledger/types.js";
+
+/** What a handler gets besides its task. */
+export interface TaskContext {
+  /** Aborted when the task is canceled, taken over by another driver, or the driver shuts down. */
+  readonly signal: AbortSignal;
+  /** The driver's lease owner id (for logs and derived names). */
+  readonly owner: string;
+  readonly clock: Clock;
+  /**
+   * Merges `progress` into the committed row (CAS) right after a step succeeded, e.g.
+   * `{ druidTaskId }` before submitting. Returns the fresh row, or null when the task was canceled,
+   * taken over or finished: then stop and return (or throw) promptly; nothing you do will be committed.
+   */
+  checkpoint(progress: JsonObject): Promise<TaskRow | null>;
+}
+
+/** A declared runner: domain work only; the driver owns the loop, lease, retries and every state write. */
+export interface RunnerSpec {
+  /** Which ledger tasks (`tasks.kind`) this runner drives. */
+  readonly kind: string;
+  /** Domain work for one step: return = done; throw a signal (or any error = retry). Never writes state. */
+  handler(task: TaskRow, ctx: TaskContext): Promise<void>;
+  /** Pure pre-run gate: false → not claimed this cycle (no write, no retry used). @default always true */
+  isEligible?(task: TaskRow): boolean;
+  /** Maximum handlers of this kind in flight in this process (integer ≥ 1). */
+  readonly concurrency: number;
+  /** Delay after the `retry`-th failure (counts from 1). @default capped exponential with jitter, 1 s … 5 min */
+  backoff?(retry: number): number;
+  /** Retry ceiling when the task row has none (`tasks.max_retry`); negative = unbounded. */
+  readonly maxRetry: number;
+  /** Delay before the next step after `TaskProgress` without a delay. @default 1000 */
+  readonly progressDelayMs?: number;
+  /**
+   * Poison rule: called for a retry-class failure (`TaskRetry` or any other error) with the committed
+   * row before this failure; true moves the task to the dead-letter state (`dead`) instead of retrying.
+   * @default never poison
+   */
+  isPoison?(task: TaskRow, error: unknown): boolean;
+  /** Runs after a terminal commit (done/failed/dead), only in the driver that won it. Must be idempotent. */
+  onFinish?(task: TaskRow): Promise<void> | void;
+  /** Per-cycle upkeep not tied to a task (e.g. refresh worker capacity); failures are logged. */
+  onCycle?(): Promise<void> | void;
+}
+
+/** A mistake in how the driver was configured (a programming error, caught before anything runs). */
+export class DriverConfigError extends SegopsError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("Driver", message, details);
+  }
+}
+
+/** Eager validation with precise messages. */
+export function validateSpecs(specs: readonly RunnerSpec[]): void {
+  if (specs.length === 0) throw new DriverConfigError("Expected at least one runner spec, got none");
+  const kinds = new Set<string>();
+  for (const s of specs) {
+    if (typeof s.kind !== "string" || s.kind === "") {
+      throw new DriverConfigError(
+        `Expected \`kind\` to be a non-empty string, got ${JSON.stringify(s.kind)}`,
+      );
+    }
+    if (kinds.has(s.kind))
+      throw new DriverConfigError(`Two runner specs for kind "${s.kind}"`, { kind: s.kind });
+    kinds.add(s.kind);
+    if (!Number.isInteger(s.concurrency) || s.concurrency < 1) {
+      throw new DriverConfigError(
+        `Expected \`concurrency\` of runner "${s.kind}" to be an integer from 1 and up, got ${s.concurrency}`,
+        { kind: s.kind },
+      );
+    }
+    if (!Number.isInteger(s.maxRetry)) {
+      throw new DriverConfigError(
+        `Expected \`maxRetry\` of runner "${s.kind}" to be an integer (negative = unbounded), got ${s.maxRetry}`,
+        { kind: s.kind },
+      );
+    }
+  }
+}
