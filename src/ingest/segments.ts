@@ -1,0 +1,56 @@
+import { parseInterval } from "../core/interval.js";
+import type { DataSegment } from "../druid/types.js";
+import type { TimelineSegment } from "./timeline.js";
+
+/**
+ * Core partition count of a segment's (interval, version) set, per shard spec type (api-contract §3.5):
+ * numbered/hashed carry `partitions` (or `numBuckets`), range/single carry `numCorePartitions`, and a
+ * linear/none shard is complete on its own.
+ */
+function corePartitions(shard: DataSegment["shardSpec"]): number {
+  const n = (key: string) => (typeof shard[key] === "number" ? (shard[key] as number) : undefined);
+  switch (shard.type) {
+    case "tombstone":
+      return 1;
+    case "range":
+    case "single":
+      return n("numCorePartitions") ?? 1;
+    case "hashed":
+      return n("partitions") ?? n("numBuckets") ?? 1;
+    case "numbered":
+    case "numbered_overwrite":
+      // A numbered set with partitions=0 is the "no core" form used by appends into an empty chunk.
+      return Math.max(1, n("partitions") ?? 1);
+    default:
+      return 1;
+  }
+}
+
+/** The segment id: Druid's `identifier` when present, else built per §4.1. */
+export function segmentId(s: DataSegment): string {
+  if (typeof s.identifier === "string") return s.identifier;
+  const [start, end] = s.interval.split("/");
+  const p = s.shardSpec.partitionNum ?? 0;
+  return `${s.dataSource}_${start}_${end}_${s.version}${p ? `_${p}` : ""}`;
+}
+
+/** Converts Druid's DataSegment JSON to the timeline's view; `served` = announced by a data server. */
+export function toTimelineSegment(s: DataSegment, servedIds: ReadonlySet<string>): TimelineSegment {
+  const { start, end } = parseInterval(s.interval);
+  const id = segmentId(s);
+  const tombstone = s.shardSpec.type === "tombstone" || s.loadSpec?.type === "tombstone";
+  const rows =
+    typeof s.totalRows === "number" ? s.totalRows : typeof s.num_rows === "number" ? s.num_rows : null;
+  return {
+    id,
+    start,
+    end,
+    version: s.version,
+    partitionNum: s.shardSpec.partitionNum ?? 0,
+    corePartitions: corePartitions(s.shardSpec),
+    tombstone,
+    sizeBytes: s.size,
+    numRows: tombstone ? 0 : rows,
+    served: servedIds.has(id),
+  };
+}

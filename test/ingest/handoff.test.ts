@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import type { DataSegment } from "../../src/druid/types.js";
+import { HandoffChecker, type HandoffQuestion, handoffVerdict } from "../../src/ingest/handoff.js";
+import type { TimelineSegment } from "../../src/ingest/timeline.js";
+
+const day = parseInterval("2026-01-01/P1D");
+function seg(version: string, extra: Partial<TimelineSegment> = {}): TimelineSegment {
+  return {
+    id: `wiki_${version}_${extra.partitionNum ?? 0}`,
+    start: day.start,
+    end: day.end,
+    version,
+    partitionNum: 0,
+    corePartitions: 1,
+    tombstone: false,
+    sizeBytes: 10,
+    numRows: 5,
+    served: true,
+    ...extra,
+  };
+}
+const replace = (versions: string[] = [], ids: string[] = []): HandoffQuestion => ({
+  interval: day,
+  mode: "replace",
+  baseline: { versions, segmentIds: ids },
+});
+
+describe("handoff gate", () => {
+  it("waits while our new version is published but not yet served", () => {
+    const v = handoffVerdict(replace(["v1"]), [seg("v1"), seg("v2", { served: false })]);
+    expect(v).toEqual({ state: "waiting", version: "v2", missing: ["wiki_v2_0 not served"] });
+  });
+
+  it("passes once our version is live and served, ignoring the overshadowed old one", () => {
+    const v = handoffVerdict(replace(["v1"]), [seg("v1", { served: false }), seg("v2")]);
+    expect(v).toMatchObject({ state: "handed-off", version: "v2" });
+  });
+
+  it("does not wait for tombstones to be loaded", () => {
+    const v = handoffVerdict(replace(["v1"]), [
+      seg("v1"),
+      seg("v2", { tombstone: true, served: false, numRows: 0 }),
+    ]);
+    expect(v.state).toBe("handed-off");
+  });
+
+  it("waits while our version's core partition set is incomplete", () => {
+    const v = handoffVerdict(replace(["v1"]), [seg("v1"), seg("v2", { corePartitions: 2 })]);
+    expect(v.state).toBe("waiting");
+  });
+
+  it("reports a newer foreign version over ours as superseded once ours is known", () => {
+    const q = { ...replace(["v1"]), version: "v2" };
+    const v = handoffVerdict(q, [seg("v1"), seg("v2"), seg("v3")]);
+    expect(v).toEqual({ state: "superseded", version: "v2", liveVersions: ["v3"] });
+  });
+
+  it("identifies appended segments by id, not version", () => {
+    const q: HandoffQuestion = {
+      interval: day,
+      mode: "append",
+      baseline: { versions: ["v1"], segmentIds: ["wiki_v1_0"] },
+    };
+    const v = handoffVerdict(q, [seg("v1"), seg("v1", { partitionNum: 1, served: false })]);
+    expect(v).toEqual({ state: "waiting", version: "v1", missing: ["wiki_v1_1 not served"] });
+  });
+
+  it("checks every waiting partition of a datasource with one pair of Coordinator calls per tick", async () => {
+    const clock = new ManualClock(0);
+    const calls: string[] = [];
+    const segment = (interval: string): DataSegment => ({
+      dataSource: "wiki",
+      interval,
+      version: "v9",
+      loadSpec: {},
+      dimensions: "",
+      metrics: "",
+      shardSpec: { type: "numbered", partitionNum: 0, partitions: 1 },
+      size: 1,
+      totalRows: 1,
+    });
+    const checker = new HandoffChecker({
+      clock,
+      tickMs: 1000,
+      source: {
+        async metadataSegments(ds, intervals) {
+          calls.push(`meta ${ds} ${intervals.length}`);
+          return intervals.map(segment);
+        },
+        async servedSegments(ds) {
+          calls.push(`served ${ds}`);
+          return [];
+        },
+      },
+    });
+    const days = Array.from({ length: 10 }, (_, i) =>
+      parseInterval(`2026-01-${String(i + 1).padStart(2, "0")}/P1D`),
+    );
+    const verdicts = Promise.all(
+      days.map((interval) =>
+        checker.check("wiki", { interval, mode: "replace", baseline: { versions: [], segmentIds: [] } }),
+      ),
+    );
+    await clock.advance(1000);
+    const results = await verdicts;
+    expect(calls).toEqual(["meta wiki 10", "served wiki"]);
+    expect(results.every((r) => r.state === "waiting")).toBe(true);
+    await checker.stop();
+  });
+});
