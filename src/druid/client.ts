@@ -100,22 +100,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function unexpected(response: DruidResponse, what: string): UnexpectedResponseError {
-  return new UnexpectedResponseError({
-    endpoint: response.endpoint,
-    status: response.status,
-    druidMessage: what,
-  });
-}
-
-function parseJson(response: DruidResponse): unknown {
-  try {
-    return JSON.parse(response.body);
-  } catch {
-    throw unexpected(response, `expected JSON, got ${JSON.stringify(response.body.slice(0, 120))}`);
-  }
-}
-
 function toTaskStatus(plus: TaskStatusPlus): TaskStatus {
   return {
     id: plus.id,
@@ -186,12 +170,29 @@ export class DruidClient {
     await this.#http.close();
   }
 
+  /** An unusable 2xx; the text may quote the body, so it is masked like every other message. */
+  #unexpected(response: DruidResponse, what: string): UnexpectedResponseError {
+    return new UnexpectedResponseError({
+      endpoint: response.endpoint,
+      status: response.status,
+      druidMessage: this.#http.redact(what),
+    });
+  }
+
+  #parse(response: DruidResponse): unknown {
+    try {
+      return JSON.parse(response.body);
+    } catch {
+      throw this.#unexpected(response, `expected JSON, got ${JSON.stringify(response.body.slice(0, 120))}`);
+    }
+  }
+
   #send(req: Omit<DruidRequest, "signal">, options: CallOptions | undefined): Promise<DruidResponse> {
     return this.#http.send({ ...req, signal: options?.signal });
   }
 
   async #json<T>(req: Omit<DruidRequest, "signal">, options: CallOptions | undefined): Promise<T> {
-    return parseJson(await this.#send(req, options)) as T;
+    return this.#parse(await this.#send(req, options)) as T;
   }
 
   // ---------------------------------------------------------------- Overlord
@@ -214,12 +215,12 @@ export class DruidClient {
         },
         options,
       );
-      const body = parseJson(response);
+      const body = this.#parse(response);
       if (!isRecord(body) || typeof body.task !== "string")
-        throw unexpected(response, "no task id in the answer");
+        throw this.#unexpected(response, "no task id in the answer");
       // Druid's own client asserts the same (OverlordClientImpl#runTask).
       if (pinned !== undefined && body.task !== pinned) {
-        throw unexpected(response, `accepted under id ${body.task}, not the pinned ${pinned}`);
+        throw this.#unexpected(response, `accepted under id ${body.task}, not the pinned ${pinned}`);
       }
       return { outcome: "accepted", taskId: body.task };
     } catch (error) {
@@ -283,8 +284,8 @@ export class DruidClient {
         }
         throw error;
       }
-      const body = parseJson(response);
-      if (!isRecord(body)) throw unexpected(response, "expected an object of id → status");
+      const body = this.#parse(response);
+      if (!isRecord(body)) throw this.#unexpected(response, "expected an object of id → status");
       for (const id of chunk) {
         const status = body[id];
         if (isRecord(status) && typeof status.status === "string" && TASK_STATES.has(status.status)) {
@@ -365,7 +366,7 @@ export class DruidClient {
         ...(/^Cannot find any task with id: \[/.test(response.body.trim()) ? { taskId } : {}),
       });
     }
-    return parseJson(response) as TaskReports;
+    return this.#parse(response) as TaskReports;
   }
 
   /** `GET /task/{id}` (§2.6): the stored spec. */
@@ -434,9 +435,9 @@ export class DruidClient {
       },
       options,
     );
-    const body = response.body.trim() === "" ? {} : parseJson(response);
+    const body = response.body.trim() === "" ? {} : this.#parse(response);
     if (isRecord(body) && typeof body.leader === "boolean") return body.leader;
-    throw unexpected(response, 'expected {"leader": boolean}');
+    throw this.#unexpected(response, 'expected {"leader": boolean}');
   }
 
   /**
@@ -461,9 +462,9 @@ export class DruidClient {
       },
       options,
     );
-    const body = parseJson(response);
+    const body = this.#parse(response);
     if (!isRecord(body) || typeof body.taskId !== "string")
-      throw unexpected(response, "no taskId in the answer");
+      throw this.#unexpected(response, "no taskId in the answer");
     return {
       taskId: body.taskId,
       state: (typeof body.state === "string" ? body.state : "RUNNING") as SqlTaskResponse["state"],
@@ -513,7 +514,7 @@ export class DruidClient {
       options,
     );
     if (response.status === 204) return null;
-    return parseJson(response) as LoadStatusByForm[F];
+    return this.#parse(response) as LoadStatusByForm[F];
   }
 
   /**
@@ -536,7 +537,7 @@ export class DruidClient {
       },
       options,
     );
-    return response.status === 204 ? [] : (parseJson(response) as DataSegment[] | string[]);
+    return response.status === 204 ? [] : (this.#parse(response) as DataSegment[] | string[]);
   }
 
   /**
@@ -572,7 +573,7 @@ export class DruidClient {
       },
       options,
     );
-    return response.status === 204 ? [] : (parseJson(response) as string[]);
+    return response.status === 204 ? [] : (this.#parse(response) as string[]);
   }
 
   // ---------------------------------------------------------------- Broker
