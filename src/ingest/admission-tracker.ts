@@ -1,0 +1,96 @@
+import type { Clock } from "../core/clock.js";
+import type { DruidClient } from "../druid/client.js";
+import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admission.js";
+
+/**
+ * The process's view for admission control: which partitions it has in flight (slots, Druid id, runner
+ * state) and a worker snapshot refreshed at most once per tick from `/workers` plus the pending and
+ * waiting task lists (api-contract §2.5, §2.9). `admit` reserves the slots at once, so several partitions
+ * claimed in one driver cycle cannot all squeeze into the same free slots.
+ */
+export class AdmissionTracker {
+  readonly #inFlight = new Map<string, InFlightTask & { druidTaskId: string | null }>();
+  #workers: WorkerSnapshot | null = null;
+  #refreshedAt = Number.NEGATIVE_INFINITY;
+  /** Highest Σ slots of our in-flight tasks seen (for reports and tests). */
+  peakSlots = 0;
+  lastDecision = "";
+
+  constructor(
+    private readonly options: {
+      client: Pick<DruidClient, "workers" | "tasks">;
+      clock: Clock;
+      maxConcurrency: number;
+      /** Refresh period. @default 1000 */
+      tickMs?: number;
+      headroom?: number;
+    },
+  ) {}
+
+  track(ledgerTaskId: string, slots: number, druidTaskId: string | null = null): void {
+    const current = this.#inFlight.get(ledgerTaskId);
+    this.#inFlight.set(ledgerTaskId, {
+      slots,
+      druidTaskId,
+      runnerState: current?.druidTaskId === druidTaskId ? current.runnerState : "UNKNOWN",
+    });
+    this.#notePeak();
+  }
+
+  untrack(ledgerTaskId: string): void {
+    this.#inFlight.delete(ledgerTaskId);
+  }
+
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Admission for a partition about to be submitted; reserves its slots when admitted. */
+  admit(ledgerTaskId: string, slots: number): boolean {
+    if (this.#inFlight.has(ledgerTaskId)) return true;
+    if (!this.#workers) return false; // no capacity known yet: wait for the first refresh
+    const decision = decideAdmission({
+      workers: this.#workers,
+      inFlight: [...this.#inFlight.values()],
+      candidateSlots: slots,
+      maxConcurrency: this.options.maxConcurrency,
+      headroom: this.options.headroom ?? 0,
+    });
+    this.lastDecision = decision.admit ? "admit" : decision.reason;
+    if (!decision.admit) return false;
+    // Reserved, not yet submitted: its slots count at once; Druid's verdict (PENDING or not) comes with the next refresh.
+    this.#inFlight.set(ledgerTaskId, { slots, druidTaskId: null, runnerState: "UNKNOWN" });
+    this.#notePeak();
+    return true;
+  }
+
+  /** Refreshes the worker snapshot and our tasks' runner states, at most once per tick. */
+  async refresh(): Promise<void> {
+    const now = this.options.clock.now();
+    if (now - this.#refreshedAt < (this.options.tickMs ?? 1000)) return;
+    this.#refreshedAt = now;
+    const [workers, pending, waiting] = await Promise.all([
+      this.options.client.workers(),
+      this.options.client.tasks({ state: "pending" }),
+      this.options.client.tasks({ state: "waiting" }),
+    ]);
+    const enabled = workers.filter((w) => !w.worker.disabled);
+    this.#workers = {
+      capacity: enabled.reduce((sum, w) => sum + w.worker.capacity, 0),
+      used: enabled.reduce((sum, w) => sum + w.currCapacityUsed, 0),
+    };
+    const queued = new Map<string, "PENDING" | "WAITING">();
+    for (const t of pending) queued.set(t.id, "PENDING");
+    for (const t of waiting) queued.set(t.id, "WAITING");
+    for (const [id, t] of this.#inFlight) {
+      if (!t.druidTaskId) continue; // reserved, not yet submitted
+      this.#inFlight.set(id, { ...t, runnerState: queued.get(t.druidTaskId) ?? "RUNNING" });
+    }
+  }
+
+  #notePeak(): void {
+    let sum = 0;
+    for (const t of this.#inFlight.values()) sum += t.slots;
+    this.peakSlots = Math.max(this.peakSlots, sum);
+  }
+}

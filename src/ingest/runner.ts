@@ -1,0 +1,351 @@
+import type { Clock } from "../core/clock.js";
+import { parseGranularity } from "../core/granularity.js";
+import { formatInterval, parseInterval } from "../core/interval.js";
+import { deriveTaskId } from "../core/task-id.js";
+import { TaskAbort, TaskProgress, TaskRetry } from "../driver/signals.js";
+import type { RunnerSpec, TaskContext } from "../driver/spec.js";
+import type { CallOptions, DruidClient, TaskSpec } from "../druid/client.js";
+import { type DruidError, isDruidError } from "../druid/errors.js";
+import type { JsonObject, TaskRow } from "../ledger/types.js";
+import type { AdmissionTracker } from "./admission-tracker.js";
+import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
+import { type AttemptFailure, classifyTaskFailure, isPoisoned } from "./failure.js";
+import { type Baseline, type HandoffChecker, readBaseline } from "./handoff.js";
+import { toTimelineSegment } from "./segments.js";
+import type { StatusBatcher } from "./status-batcher.js";
+
+/**
+ * The ingestion handler (architecture doc, "One ingestion, step by step"): one ledger task = one
+ * partition. Every step is checkpointed before the next, so a crash anywhere resumes at the right step on
+ * any host, and the Druid task id is recorded *before* it is submitted, so a resubmit after a crash is a
+ * duplicate that reattaches, never a second ingestion.
+ *
+ *   submit ──► running ──► handoff ──► audit ──► done
+ *     ▲           │ FAILED (new attempt, new id) or poison → dead letter
+ *     └───────────┘
+ */
+
+export const INGEST_KIND = "ingest";
+
+/** What a partition's ledger task carries; written once when the job is planned (already validated). */
+export interface IngestPayload {
+  datasource: string;
+  /** Canonical interval string of the partition. */
+  interval: string;
+  /** The rendered, validated spec without `id`. */
+  spec: JsonObject;
+  specVersion: string;
+  idPrefix: string;
+  mode: "replace" | "append";
+  segmentGranularity: string;
+  /** Worker slots one attempt occupies (k+1). */
+  slots: number;
+}
+
+export type IngestStep = "submit" | "running" | "handoff" | "audit" | "done";
+
+export interface IngestSummary {
+  taskIds: string[];
+  druidTaskId: string;
+  version: string | null;
+  rows: number | null;
+  segments: number;
+  bytes: number;
+  druidDurationMs: number | null;
+  handoffMs: number | null;
+  compactionCandidates: number;
+  attempts: number;
+}
+
+/** The ledger task's `progress` (a JSON object). */
+export interface IngestProgress {
+  step?: IngestStep;
+  taskId?: string;
+  attempt?: number;
+  baseline?: Baseline;
+  submittedAt?: number;
+  reattached?: boolean;
+  succeededAt?: number;
+  druidDurationMs?: number;
+  druidState?: string;
+  version?: string | null;
+  handedOffAt?: number;
+  failures?: AttemptFailure[];
+  taskIds?: string[];
+  missing?: string[];
+  audit?: Pick<AuditReport, "ok" | "violations" | "totals"> & { chunks: number };
+  summary?: IngestSummary;
+}
+
+export interface IngestRunnerOptions {
+  client: DruidClient;
+  clock: Clock;
+  batcher: StatusBatcher;
+  handoff: HandoffChecker;
+  admission?: AdmissionTracker;
+  /** Handlers in flight in this process (= Druid tasks this process watches). @default 64 */
+  concurrency?: number;
+  /** Cadence of status polls for one task. @default 1000 */
+  tickMs?: number;
+  /** Give up on handoff this long after SUCCESS. @default 15 min */
+  handoffTimeoutMs?: number;
+  /** Dead-letter after this many same-class deterministic failures. @default 3 */
+  poisonAfter?: number;
+  /** Retry ceiling for transient failures (Druid unreachable, failed attempts). @default 10 */
+  maxRetry?: number;
+  sizeBand?: SizeBand;
+  /** Told about each step a partition finishes (progress display, logs). */
+  onStep?: (task: TaskRow, step: string, detail: string) => void;
+}
+
+/** A failed Druid attempt, carrying the failure history so the poison rule can see it. */
+export class AttemptFailed extends TaskRetry {
+  constructor(
+    reason: string,
+    readonly failures: AttemptFailure[],
+  ) {
+    super(reason, { newAttempt: true });
+  }
+}
+
+function progressOf(task: TaskRow): IngestProgress {
+  return task.progress as unknown as IngestProgress;
+}
+
+function payloadOf(task: TaskRow): IngestPayload {
+  return task.payload as unknown as IngestPayload;
+}
+
+/** Druid errors that retrying cannot fix: abort with Druid's own words. */
+function isFatal(error: unknown): error is DruidError {
+  return isDruidError(error) && !error.retryable && error.code !== "NotFound";
+}
+
+function describe(error: unknown): string {
+  if (isDruidError(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
+  const tickMs = options.tickMs ?? 1000;
+  const handoffTimeoutMs = options.handoffTimeoutMs ?? 15 * 60_000;
+  const poisonAfter = options.poisonAfter ?? 3;
+  const { client, clock, batcher, handoff } = options;
+  const note = (task: TaskRow, step: string, detail: string) => options.onStep?.(task, step, detail);
+
+  async function handler(task: TaskRow, ctx: TaskContext): Promise<void> {
+    const payload = payloadOf(task);
+    const interval = parseInterval(payload.interval);
+    const call: CallOptions = { signal: ctx.signal };
+    let p = progressOf(task);
+    let row: TaskRow | null = task;
+
+    const save = async (patch: IngestProgress): Promise<boolean> => {
+      row = await ctx.checkpoint(patch as unknown as JsonObject);
+      if (row) p = progressOf(row);
+      return row !== null;
+    };
+
+    // Step 2: derive this attempt's id and record it (with the baseline) before anything is submitted.
+    const taskId = deriveTaskId({
+      spec: payload.spec,
+      interval,
+      specVersion: payload.specVersion,
+      attempt: task.attempt,
+      prefix: payload.idPrefix,
+      datasource: payload.datasource,
+    });
+    if (p.failures?.some((f) => f.taskId === taskId)) {
+      // This attempt's id already FAILED in Druid (e.g. a dead letter sent back by `dlq retry`): Druid
+      // would reject it as a duplicate forever, so move to a fresh attempt.
+      throw new TaskRetry(`attempt ${task.attempt} already failed; starting a new attempt`, {
+        newAttempt: true,
+      });
+    }
+    if (p.taskId !== taskId) {
+      let baseline: Baseline;
+      try {
+        baseline = await readBaseline(client, payload.datasource, interval, ctx.signal);
+      } catch (error) {
+        if (isFatal(error)) throw new TaskAbort(`cannot read existing segments: ${describe(error)}`);
+        throw error;
+      }
+      const taskIds = [...(p.taskIds ?? []), taskId];
+      if (
+        !(await save({
+          step: "submit",
+          taskId,
+          attempt: task.attempt,
+          baseline,
+          taskIds,
+          version: null,
+          reattached: false,
+        }))
+      )
+        return;
+    }
+
+    if (p.step === "submit") {
+      options.admission?.track(task.id, payload.slots, taskId);
+      try {
+        const result = await client.submitTask({ ...(payload.spec as TaskSpec), id: taskId }, call);
+        note(task, "submitted", `${taskId}${result.outcome === "duplicate" ? " (reattached)" : ""}`);
+        if (
+          !(await save({
+            step: "running",
+            submittedAt: clock.now(),
+            reattached: result.outcome === "duplicate",
+          }))
+        )
+          return;
+      } catch (error) {
+        if (isFatal(error)) throw new TaskAbort(`Druid rejected ${taskId}: ${describe(error)}`);
+        throw error;
+      }
+    }
+
+    if (p.step === "running") {
+      options.admission?.track(task.id, payload.slots, taskId);
+      const status = await batcher.get(taskId, ctx.signal);
+      if (status.state === "UNKNOWN") {
+        // Druid forgot (or never stored) a task we submitted: submit the same id again (api-contract §2.3).
+        await save({ step: "submit" });
+        throw new TaskProgress(`Druid does not know ${taskId}; resubmitting`, 0);
+      }
+      if (status.state === "RUNNING") {
+        if (p.druidState !== "RUNNING") await save({ druidState: "RUNNING" });
+        throw new TaskProgress(`Druid task ${taskId} RUNNING`, tickMs);
+      }
+      if (status.state === "FAILED") {
+        options.admission?.untrack(task.id);
+        let errorMsg = status.errorMsg;
+        try {
+          const reports = await client.taskReports(taskId, call);
+          errorMsg = reports?.ingestionStatsAndErrors?.payload.errorMsg ?? errorMsg;
+        } catch {
+          // The status's errorMsg is enough when the report is gone.
+        }
+        const cls = classifyTaskFailure(errorMsg);
+        const failures = [
+          ...(p.failures ?? []),
+          {
+            attempt: task.attempt,
+            taskId,
+            failureClass: cls.name,
+            deterministic: cls.deterministic,
+            errorMsg,
+          },
+        ];
+        if (!(await save({ failures, druidState: "FAILED" }))) return;
+        note(task, "failed", `${taskId}: ${errorMsg ?? "no message"}`);
+        throw new AttemptFailed(`Druid task ${taskId} FAILED: ${errorMsg ?? "no message"}`, failures);
+      }
+      options.admission?.untrack(task.id);
+      note(task, "succeeded", taskId);
+      if (
+        !(await save({
+          step: "handoff",
+          succeededAt: clock.now(),
+          druidDurationMs: status.duration,
+          druidState: "SUCCESS",
+        }))
+      )
+        return;
+    }
+
+    if (p.step === "handoff") {
+      const verdict = await handoff.check(
+        payload.datasource,
+        {
+          interval,
+          mode: payload.mode,
+          baseline: p.baseline ?? { versions: [], segmentIds: [] },
+          version: p.version ?? null,
+        },
+        ctx.signal,
+      );
+      if (verdict.state === "superseded") {
+        throw new TaskAbort(
+          `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${payload.interval}`,
+        );
+      }
+      if (verdict.state === "waiting") {
+        if (verdict.version && !p.version) await save({ version: verdict.version });
+        const waited = clock.now() - (p.succeededAt ?? clock.now());
+        if (waited >= handoffTimeoutMs) {
+          throw new TaskAbort(
+            `SUCCESS but never queryable: ${taskId} succeeded ${Math.round(waited / 1000)}s ago and ${payload.interval} is still not served; missing: ${verdict.missing.slice(0, 5).join("; ")}${verdict.missing.length > 5 ? ` (+${verdict.missing.length - 5} more)` : ""}`,
+          );
+        }
+        if (JSON.stringify(p.missing) !== JSON.stringify(verdict.missing))
+          await save({ missing: verdict.missing });
+        throw new TaskProgress(`waiting for handoff of ${payload.interval}`, tickMs);
+      }
+      note(task, "handed-off", payload.interval);
+      if (!(await save({ step: "audit", version: verdict.version, handedOffAt: clock.now(), missing: [] })))
+        return;
+    }
+
+    if (p.step === "audit") {
+      const [used, served] = await Promise.all([
+        client.metadataSegments(payload.datasource, [formatInterval(interval)], call),
+        client.servedSegments(payload.datasource, call),
+      ]);
+      const servedIds = new Set(served);
+      const report = auditTimeline({
+        datasource: payload.datasource,
+        interval,
+        segments: used.map((s) => toTimelineSegment(s, servedIds)),
+        granularity: parseGranularity(payload.segmentGranularity),
+        expect: { ...(p.version ? { version: p.version } : {}), mode: payload.mode },
+        sizeBand: options.sizeBand ?? DEFAULT_SIZE_BAND,
+      });
+      const audit = {
+        ok: report.ok,
+        violations: report.violations,
+        totals: report.totals,
+        chunks: report.chunks.length,
+      };
+      if (!report.ok) {
+        await save({ audit });
+        throw new TaskAbort(
+          `audit failed for ${payload.interval}: ${report.violations.map((v) => `${v.chunk} ${v.kind}: ${v.message}`).join("; ")}`,
+        );
+      }
+      const summary: IngestSummary = {
+        taskIds: p.taskIds ?? [taskId],
+        druidTaskId: taskId,
+        version: p.version ?? null,
+        rows: report.totals.rows,
+        segments: report.totals.segments,
+        bytes: report.totals.bytes,
+        druidDurationMs: p.druidDurationMs ?? null,
+        handoffMs: p.handedOffAt && p.succeededAt ? p.handedOffAt - p.succeededAt : null,
+        compactionCandidates: report.compactionCandidates.length,
+        attempts: task.attempt,
+      };
+      if (!(await save({ step: "done", audit, summary }))) return;
+      note(task, "done", `${summary.rows ?? "?"} rows in ${summary.segments} segment(s)`);
+    }
+  }
+
+  return {
+    kind: INGEST_KIND,
+    handler,
+    concurrency: options.concurrency ?? 64,
+    maxRetry: options.maxRetry ?? 10,
+    progressDelayMs: tickMs,
+    // Only partitions not yet submitted wait for admission; anything already at Druid must be watched.
+    isEligible: (task) => {
+      const p = progressOf(task);
+      // An attempt with a recorded id may already be at Druid: watch it (or reattach) without waiting.
+      if (p.taskId && p.druidState !== "FAILED") return true;
+      return options.admission ? options.admission.admit(task.id, payloadOf(task).slots) : true;
+    },
+    isPoison: (_task, error) => error instanceof AttemptFailed && isPoisoned(error.failures, poisonAfter),
+    onFinish: (task) => {
+      options.admission?.untrack(task.id);
+    },
+    onCycle: () => options.admission?.refresh(),
+  };
+}
