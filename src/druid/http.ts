@@ -287,13 +287,15 @@ export class DruidHttp {
   /** Sends a request, following leader redirects and retrying retryable failures within the budget. */
   async send(req: DruidRequest): Promise<DruidResponse> {
     const endpoint = `${req.method} ${req.path}`;
+    // A missing base URL is a configuration error: raise it before the retry loop could mistake it.
+    const base = this.#base(req.service);
     let attemptsMade = 0;
     let waitedMs = 0;
     for (;;) {
       attemptsMade += 1;
       let error: DruidError;
       try {
-        const response = await this.#attempt(req, endpoint);
+        const response = await this.#attempt(req, base, endpoint);
         const passed = req.passStatuses?.includes(response.status) ?? false;
         if ((response.status >= 200 && response.status < 300) || passed) {
           req.validate?.(response);
@@ -362,8 +364,7 @@ export class DruidHttp {
     return base;
   }
 
-  async #attempt(req: DruidRequest, endpoint: string): Promise<DruidResponse> {
-    const base = this.#base(req.service);
+  async #attempt(req: DruidRequest, base: BaseUrl, endpoint: string): Promise<DruidResponse> {
     let url = new URL(`${base.origin}${base.prefix}${req.path}${buildQuery(req.query)}`);
     const headers: Record<string, string> = { accept: "application/json", "user-agent": "segops" };
     if (this.#authHeader !== undefined) headers.authorization = this.#authHeader;

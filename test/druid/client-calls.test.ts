@@ -427,3 +427,32 @@ describe("broker SQL", () => {
     ]);
   });
 });
+
+describe("configuration", () => {
+  it("names the missing URL when a service has none, without sending or retrying", async () => {
+    const c = new DruidClient({ overlordUrl: druid.url, clock });
+    clients.push(c);
+    await expect(c.sql("SELECT 1")).rejects.toThrow("No Broker URL configured");
+    expect(clock.sleeps).toEqual([]);
+    expect(druid.count()).toBe(0);
+  });
+
+  it("requires at least one URL and validates options eagerly", () => {
+    expect(() => new DruidClient({})).toThrow("Expected `url`");
+    expect(() => new DruidClient({ url: "ftp://x" })).toThrow("got protocol ftp:");
+    expect(() => new DruidClient({ url: "http://x", connections: 0 })).toThrow("`connections`");
+    expect(() => new DruidClient({ url: "http://x", retry: { maxAttempts: 0 } })).toThrow("`maxAttempts`");
+  });
+
+  it("sends nothing for an empty id list", async () => {
+    const result = await client().bulkTaskStatus([]);
+    expect(result.size).toBe(0);
+    expect(druid.count()).toBe(0);
+  });
+
+  it("keeps a base URL's path prefix", async () => {
+    druid.on("GET", "/proxy/druid/indexer/v1/workers", { status: 200, body: [] });
+    await expect(client({ url: `${druid.url}/proxy/` }).workers()).resolves.toEqual([]);
+    expect(druid.count("GET", "/proxy/druid/indexer/v1/workers")).toBe(1);
+  });
+});
