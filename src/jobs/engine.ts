@@ -1,0 +1,112 @@
+import type { Clock } from "../core/clock.js";
+import { type DrainResult, drain } from "../driver/drain.js";
+import type { DriverLog } from "../driver/driver.js";
+import type { DruidClient } from "../druid/client.js";
+import { AdmissionTracker } from "../ingest/admission-tracker.js";
+import type { SizeBand } from "../ingest/audit.js";
+import { HandoffChecker } from "../ingest/handoff.js";
+import { ingestRunner } from "../ingest/runner.js";
+import { StatusBatcher, type TaskStatusSnapshot } from "../ingest/status-batcher.js";
+import type { Store } from "../ledger/store.js";
+import type { TaskRow } from "../ledger/types.js";
+
+/**
+ * Wires one process's ingestion machinery — a status batcher, a handoff checker, admission control and
+ * the ingestion runner — onto the driver, and drains one job. `run`, `backfill`, `demo` and the service
+ * all come through here.
+ */
+
+export interface EngineOptions {
+  store: Store;
+  client: DruidClient;
+  clock: Clock;
+  jobId: string;
+  /** Polling cadence (status batches, handoff checks, worker refresh). @default 1000 */
+  tickMs?: number;
+  maxConcurrency?: number;
+  poisonAfter?: number;
+  handoffTimeoutMs?: number;
+  maxRetry?: number;
+  sizeBand?: SizeBand;
+  /** First retry delay after a failed attempt. @default 5 ticks */
+  retryBaseMs?: number;
+  leaseMs?: number;
+  /** Stop (work left resumable) at this time. */
+  deadline?: number;
+  signal?: AbortSignal;
+  onStep?: (task: TaskRow, step: string, detail: string) => void;
+  log?: DriverLog;
+  owner?: string;
+}
+
+export interface EngineResult extends DrainResult {
+  peakSlots: number;
+  statusLookups: number;
+}
+
+export function statusLookupFor(client: DruidClient) {
+  return async (ids: readonly string[], signal: AbortSignal): Promise<Map<string, TaskStatusSnapshot>> => {
+    const entries = await client.bulkTaskStatus(ids, { signal });
+    const out = new Map<string, TaskStatusSnapshot>();
+    for (const entry of entries.values()) {
+      if (!entry.found) continue;
+      out.set(entry.id, {
+        id: entry.id,
+        state: entry.status.status,
+        duration: entry.status.duration,
+        errorMsg: entry.status.errorMsg ?? null,
+      });
+    }
+    return out;
+  };
+}
+
+export async function runIngestJob(options: EngineOptions): Promise<EngineResult> {
+  const tickMs = options.tickMs ?? 1000;
+  const maxConcurrency = options.maxConcurrency ?? 8;
+  const batcher = new StatusBatcher({
+    lookup: statusLookupFor(options.client),
+    clock: options.clock,
+    tickMs,
+  });
+  const handoff = new HandoffChecker({ source: options.client, clock: options.clock, tickMs });
+  const admission = new AdmissionTracker({
+    client: options.client,
+    clock: options.clock,
+    maxConcurrency,
+    tickMs,
+  });
+  const runner = ingestRunner({
+    client: options.client,
+    clock: options.clock,
+    batcher,
+    handoff,
+    admission,
+    concurrency: maxConcurrency,
+    tickMs,
+    retryBaseMs: options.retryBaseMs ?? tickMs * 5,
+    ...(options.poisonAfter !== undefined ? { poisonAfter: options.poisonAfter } : {}),
+    ...(options.handoffTimeoutMs !== undefined ? { handoffTimeoutMs: options.handoffTimeoutMs } : {}),
+    ...(options.maxRetry !== undefined ? { maxRetry: options.maxRetry } : {}),
+    ...(options.sizeBand ? { sizeBand: options.sizeBand } : {}),
+    ...(options.onStep ? { onStep: options.onStep } : {}),
+  });
+  try {
+    const result = await drain({
+      store: options.store,
+      runners: [runner],
+      clock: options.clock,
+      jobId: options.jobId,
+      pollMs: Math.max(10, Math.floor(tickMs / 2)),
+      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.owner ? { owner: options.owner } : {}),
+    });
+    return { ...result, peakSlots: admission.peakSlots, statusLookups: batcher.stats.lookups };
+  } finally {
+    await batcher.stop();
+    await handoff.stop();
+  }
+}

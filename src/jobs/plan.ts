@@ -1,0 +1,156 @@
+import { createHash } from "node:crypto";
+import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
+import { UsageError } from "../core/errors.js";
+import { parseGranularity } from "../core/granularity.js";
+import { formatInterval, type Interval, intervalSlug } from "../core/interval.js";
+import { splitInterval } from "../core/partition.js";
+import { datasourcePart } from "../core/task-id.js";
+import { slotsForSpec } from "../ingest/admission.js";
+import { INGEST_KIND, type IngestPayload } from "../ingest/runner.js";
+import type { JsonObject, NewJob, NewTask } from "../ledger/types.js";
+import {
+  DEFAULT_SPEC_VERSION,
+  InvalidSpecError,
+  type LoadedTemplate,
+  prepareSpec,
+  type SpecIssue,
+  validateSpec,
+} from "../spec/index.js";
+
+/**
+ * Job planning (architecture doc, "Job identity"): everything that can be wrong with the input is found
+ * here, before the ledger is written or anything is submitted — every partition is rendered and validated.
+ * The job id derives from the inputs, so the same command plans the same job and resumes it.
+ */
+
+export interface IngestJobInput {
+  kind: "run" | "backfill";
+  template: LoadedTemplate;
+  /** Shown in reports. */
+  templateName: string;
+  range: Interval;
+  /** Partition granularity; defaults to the spec's segmentGranularity. */
+  granularity?: string;
+  vars?: Record<string, string>;
+  specVersion?: string;
+  idPrefix?: string;
+  /** Forces a new job (and new Druid task ids) instead of resuming the one these inputs name. */
+  nonce?: string;
+  /** Options stored with the job (poisonAfter, maxConcurrency, ...), not part of its identity. */
+  options?: JsonObject;
+}
+
+export interface PlannedJob {
+  job: NewJob;
+  tasks: NewTask[];
+  datasource: string;
+  warnings: SpecIssue[];
+}
+
+function specGranularity(spec: JsonObject): string {
+  const g = (spec.spec as JsonObject | undefined)?.dataSchema as JsonObject | undefined;
+  const value = (g?.granularitySpec as JsonObject | undefined)?.segmentGranularity;
+  if (value === undefined || value === null) return "day"; // Druid's default (api-contract §5)
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function datasourceOf(spec: JsonObject): string {
+  const ds = ((spec.spec as JsonObject | undefined)?.dataSchema as JsonObject | undefined)?.dataSource;
+  return typeof ds === "string" ? ds : "unknown";
+}
+
+function modeOf(spec: JsonObject): "replace" | "append" {
+  const io = (spec.spec as JsonObject | undefined)?.ioConfig as JsonObject | undefined;
+  return io?.appendToExisting === true ? "append" : "replace";
+}
+
+export function jobIdFor(input: IngestJobInput, datasource: string): string {
+  const identity: JsonValue = {
+    kind: input.kind,
+    template: input.template.kind === "sql" ? input.template.text : (input.template.value as JsonValue),
+    range: formatInterval(input.range),
+    granularity: input.granularity ?? null,
+    vars: input.vars ?? {},
+    specVersion: input.specVersion ?? DEFAULT_SPEC_VERSION,
+    idPrefix: input.idPrefix ?? "segops",
+    nonce: input.nonce ?? null,
+  };
+  const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
+  return `${input.kind}_${datasourcePart(datasource)}_${intervalSlug(input.range)}_${hash}`;
+}
+
+export function planIngestJob(input: IngestJobInput): PlannedJob {
+  if (input.template.kind === "sql") {
+    throw new UsageError(
+      "SQL (MSQ) templates can be rendered, validated and given ids, but run/backfill drive native index_parallel specs for now",
+    );
+  }
+  const specVersion = input.specVersion ?? DEFAULT_SPEC_VERSION;
+  // Render the whole range once to learn the datasource and granularity the template declares.
+  const probe = prepareSpec(input.template, {
+    interval: input.range,
+    specVersion,
+    ...(input.vars ? { vars: input.vars } : {}),
+  });
+  if (probe.kind !== "task") throw new UsageError("expected a native task template");
+  const partitionGranularity = input.granularity ?? specGranularity(probe.spec as JsonObject);
+  const partitions = splitInterval(input.range, parseGranularity(partitionGranularity));
+  const datasource = datasourceOf(probe.spec as JsonObject);
+  const jobId = jobIdFor(input, datasource);
+  const prefix = input.nonce ? `${input.idPrefix ?? "segops"}-${input.nonce}` : (input.idPrefix ?? "segops");
+
+  const errors: SpecIssue[] = [];
+  const warnings = new Map<string, SpecIssue>();
+  const tasks: NewTask[] = [];
+  for (const interval of partitions) {
+    const prepared = prepareSpec(input.template, {
+      interval,
+      specVersion,
+      prefix,
+      ...(input.vars ? { vars: input.vars } : {}),
+    });
+    if (prepared.kind !== "task") throw new UsageError("expected a native task template");
+    const result = validateSpec(prepared.spec, { partition: interval });
+    for (const e of result.errors)
+      errors.push({ path: e.path, message: `${formatInterval(interval)}: ${e.message}` });
+    for (const w of [...prepared.warnings, ...result.warnings])
+      if (!w.path.startsWith("id")) warnings.set(`${w.path}:${w.message}`, w);
+    const { id: _pinned, ...spec } = prepared.spec;
+    const payload: IngestPayload = {
+      datasource,
+      interval: formatInterval(interval),
+      spec: spec as JsonObject,
+      specVersion,
+      idPrefix: prefix,
+      mode: modeOf(spec as JsonObject),
+      segmentGranularity: specGranularity(spec as JsonObject),
+      slots: slotsForSpec(spec),
+    };
+    tasks.push({
+      id: `${jobId}/${intervalSlug(interval)}`,
+      kind: INGEST_KIND,
+      payload: payload as unknown as JsonObject,
+      // Two jobs never run the same datasource interval at once (they would fight over Druid's lock).
+      exclusionKey: `${datasource}|${formatInterval(interval)}`,
+    });
+  }
+  if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
+  return {
+    job: {
+      id: jobId,
+      kind: input.kind,
+      options: {
+        template: input.templateName,
+        range: formatInterval(input.range),
+        granularity: partitionGranularity,
+        datasource,
+        specVersion,
+        vars: (input.vars ?? {}) as JsonObject,
+        ...(input.options ?? {}),
+      },
+    },
+    tasks,
+    datasource,
+    warnings: [...warnings.values()],
+  };
+}

@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { DruidClient } from "../../src/druid/client.js";
+import { runIngestJob } from "../../src/jobs/engine.js";
+import { planIngestJob } from "../../src/jobs/plan.js";
+import { openStore } from "../../src/ledger/open.js";
+import type { Store } from "../../src/ledger/store.js";
+import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+
+let sim: SimHandle | undefined;
+let store: Store | undefined;
+let client: DruidClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await store?.close();
+  await sim?.close();
+});
+
+describe("ingestion engine against the emulator", () => {
+  it("backfills 30 days with capacity 4: one accepted submission and one live version per partition", async () => {
+    sim = await startSim({ timeScale: 200, capacity: 4, handoffDelayMs: 3000, seed: 7 });
+    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+    store = await openStore("sqlite::memory:");
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 30, rowsPerDay: 40 });
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: dailyTemplate({ datasource: "events", k: 1 }) },
+      templateName: "daily.json",
+      range: parseInterval("2026-01-01/2026-01-31"),
+      vars: { dataDir },
+    });
+    await store.createJob(plan.job, plan.tasks);
+    const result = await runIngestJob({
+      store,
+      client,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      maxConcurrency: 8,
+      leaseMs: 5000,
+    });
+    expect(result.reason).toBe("idle");
+    expect(result.counts.done).toBe(30);
+    const stats = sim.stats();
+    const accepted = stats.submissions.filter((s) => s.accepted);
+    expect(accepted).toHaveLength(30);
+    expect(new Set(accepted.map((s) => s.id)).size).toBe(30);
+    expect(stats.slots.maxUsed).toBeLessThanOrEqual(4);
+    expect(stats.slots.maxUsed).toBeGreaterThan(1);
+    const tasks = await store.listTasks(plan.job.id);
+    for (const t of tasks) {
+      const p = t.progress as { summary?: { rows: number; segments: number } };
+      expect(p.summary?.rows).toBe(40);
+    }
+  }, 60_000);
+});
