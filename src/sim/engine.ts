@@ -1,0 +1,440 @@
+import type { Clock } from "../core/clock.js";
+import { bucketsOverlapping } from "../core/granularity.js";
+import { formatInstant, formatInterval, type Interval, overlaps } from "../core/interval.js";
+import { newTaskId } from "./ids.js";
+import { emptyCounters, type IngestResult, ingestRecords, syntheticIngest } from "./ingest.js";
+import { InputError, readInput } from "./input.js";
+import { condense, Lockbox, lockRevokedMessage } from "./lockbox.js";
+import { buildSegments } from "./publish.js";
+import { hash32, type Rng, seededRng } from "./rng.js";
+import type { TaskPlan } from "./spec.js";
+import { StatsRecorder, type TaskEvent } from "./stats.js";
+import { SegmentStore } from "./timeline.js";
+import { SlotPool } from "./workers.js";
+
+/**
+ * The emulated cluster: task queue, lockbox, worker slots and segment store, advanced lazily to the current
+ * sim time on every observation (`sync`). Events due in the past are replayed in time order — a task that ends
+ * at t frees its slot at t and the next task starts at t — so results do not depend on when requests arrive.
+ *
+ * Terminology (api-contract §2.3): a task is *waiting* until its locks are granted (statusCode RUNNING,
+ * runnerStatusCode WAITING), *pending* while it waits for worker slots, *running* on a worker, then complete.
+ */
+export type TaskPhase = "waiting" | "pending" | "running" | "success" | "failed";
+
+export interface TaskLocation {
+  host: string | null;
+  port: number;
+  tlsPort: number;
+}
+
+export interface SimTask {
+  id: string;
+  groupId: string;
+  type: string;
+  dataSource: string;
+  /** The stored payload (`GET /task/{id}`). */
+  payload: Record<string, unknown>;
+  plan: TaskPlan;
+  seq: number;
+  createdAt: number;
+  phase: TaskPhase;
+  /** When the task was handed to the runner (pending). */
+  runnerInsertedAt: number | null;
+  startedAt: number | null;
+  endsAt: number | null;
+  finishedAt: number | null;
+  errorMsg: string | null;
+  location: TaskLocation;
+  version: string | null;
+  result: IngestResult | null;
+  /** Failure decided at start (parse limit, simFail), applied when the run ends. */
+  plannedFailure: string | null;
+  segmentIds: string[];
+  handedOff: boolean;
+}
+
+export const UNKNOWN_LOCATION: TaskLocation = { host: null, port: -1, tlsPort: -1 };
+/** `ParallelIndexSupervisorTask.TASK_PHASE_FAILURE_MSG` (api-contract §5). */
+export const PHASE_FAILURE = "Failed in phase[segment generation]. See task logs for details.";
+export const SHUTDOWN_MESSAGE = "Shutdown request from user";
+
+export interface EngineOptions {
+  clock: Clock;
+  seed: number;
+  workers: number;
+  capacity: number;
+  handoffDelayMs: number;
+  unusedDelayMs: number;
+  neverLoad: Set<string>;
+  /** `druid.indexer.queue.maxSize`: active tasks beyond it get the 429 (api-contract §2.2). */
+  maxQueueSize: number;
+  /** Duration model (sim ms): base per task, cost per row. */
+  baseDurationMs: number;
+  perRowMs: number;
+}
+
+const MAX_ERROR_MSG = 1024;
+
+/** `TaskStatus` truncation: the middle of a long errorMsg is replaced (api-contract §2.3). */
+export function truncateErrorMsg(msg: string): string {
+  if (msg.length <= MAX_ERROR_MSG) return msg;
+  const keep = MAX_ERROR_MSG / 2;
+  return `${msg.slice(0, keep)}...${msg.length - 2 * keep} characters omitted...${msg.slice(-keep)}`;
+}
+
+export class SimEngine {
+  readonly tasks = new Map<string, SimTask>();
+  readonly lockbox = new Lockbox();
+  readonly store = new SegmentStore();
+  readonly slots: SlotPool;
+  readonly stats = new StatsRecorder();
+  readonly rng: Rng;
+  #t: number;
+  #seq = 0;
+  #lastVersion = 0;
+  #failCounts = new Map<string, number>();
+  /** Called after every state change (persistence hooks in here). */
+  onChange: () => void = () => {};
+
+  constructor(readonly options: EngineOptions) {
+    this.#t = options.clock.now();
+    this.rng = seededRng(options.seed);
+    this.slots = new SlotPool(options.workers, options.capacity, this.#t);
+  }
+
+  /** Current sim time as last synced. */
+  get now(): number {
+    return this.#t;
+  }
+
+  /** Replays every event due up to the clock's now. */
+  sync(): void {
+    const target = this.options.clock.now();
+    let changed = false;
+    for (;;) {
+      changed = this.#schedule() || changed;
+      let next: SimTask | undefined;
+      for (const t of this.tasks.values()) {
+        if (
+          t.phase === "running" &&
+          (t.endsAt as number) <= target &&
+          (!next || (t.endsAt as number) < (next.endsAt as number))
+        )
+          next = t;
+      }
+      if (!next) break;
+      this.#t = Math.max(this.#t, next.endsAt as number);
+      this.#finish(next);
+      changed = true;
+    }
+    this.#t = Math.max(this.#t, target);
+    changed = this.#schedule() || changed;
+    changed = this.#recordHandoffs() || changed;
+    if (changed) this.onChange();
+  }
+
+  newTaskId(type: string, dataSource: string): string {
+    return newTaskId(type, dataSource, this.#t, this.rng);
+  }
+
+  /** Adds an accepted task to the queue (validation already done). */
+  add(id: string, plan: TaskPlan, payload: Record<string, unknown>): SimTask {
+    const task: SimTask = {
+      id,
+      groupId: plan.groupId ?? id,
+      type: plan.type,
+      dataSource: plan.dataSource,
+      payload,
+      plan,
+      seq: this.#seq++,
+      createdAt: this.#t,
+      phase: "waiting",
+      runnerInsertedAt: null,
+      startedAt: null,
+      endsAt: null,
+      finishedAt: null,
+      errorMsg: null,
+      location: UNKNOWN_LOCATION,
+      version: null,
+      result: null,
+      plannedFailure: null,
+      segmentIds: [],
+      handedOff: false,
+    };
+    this.tasks.set(id, task);
+    this.#event(task, "submitted");
+    this.sync();
+    this.onChange();
+    return task;
+  }
+
+  /** `TaskQueue#shutdown`: an active task FAILs with "Shutdown request from user"; complete ones are untouched. */
+  shutdown(id: string): void {
+    const task = this.tasks.get(id);
+    if (!task || !isActive(task)) return;
+    this.#fail(task, SHUTDOWN_MESSAGE);
+    this.sync();
+    this.onChange();
+  }
+
+  setNeverLoad(dataSource: string, never: boolean): void {
+    if (never) this.options.neverLoad.add(dataSource);
+    else this.options.neverLoad.delete(dataSource);
+  }
+
+  /** Makes a segment of a never-loading datasource load now (e.g. after the test lifts the fault). */
+  loadNow(dataSource: string): void {
+    for (const s of this.store.all(dataSource)) if (s.servedAt === null) s.servedAt = this.#t;
+    this.onChange();
+  }
+
+  /** Restores persisted counters (see persistence.ts). */
+  restoreCounters(seq: number, lastVersion: number, failCounts: Record<string, number>): void {
+    this.#seq = seq;
+    this.#lastVersion = lastVersion;
+    this.#failCounts = new Map(Object.entries(failCounts));
+  }
+
+  counters(): { seq: number; lastVersion: number; failCounts: Record<string, number> } {
+    return {
+      seq: this.#seq,
+      lastVersion: this.#lastVersion,
+      failCounts: Object.fromEntries(this.#failCounts),
+    };
+  }
+
+  /**
+   * After a restart: tasks that were running lost their worker and FAIL with `message`; waiting and pending ones
+   * queue again (their locks were not persisted) and re-acquire locks with new versions.
+   */
+  requeueAfterRestart(message: string): void {
+    for (const task of this.tasks.values()) {
+      if (task.phase === "running") {
+        task.endsAt = null;
+        this.#fail(task, message);
+      } else if (task.phase === "pending" || task.phase === "waiting") {
+        task.phase = "waiting";
+        task.version = null;
+        task.runnerInsertedAt = null;
+      }
+    }
+  }
+
+  /** Lock versions are the lock time, made strictly increasing (api-contract §4.1). */
+  #nextVersion(): string {
+    this.#lastVersion = Math.max(this.#t, this.#lastVersion + 1);
+    return formatInstant(this.#lastVersion);
+  }
+
+  #event(task: SimTask, event: TaskEvent, at = this.#t): void {
+    this.stats.event(task.id, event, at);
+  }
+
+  /** Tries waiting tasks' locks and pending tasks' slots, highest priority first, then FIFO (§4.4). */
+  #schedule(): boolean {
+    let changed = false;
+    const queue = [...this.tasks.values()]
+      .filter((t) => t.phase === "waiting" || t.phase === "pending")
+      .sort((a, b) => b.plan.priority - a.plan.priority || a.seq - b.seq);
+    for (const task of queue) {
+      if (task.phase === "waiting") {
+        const intervals = this.#upfrontLockIntervals(task);
+        if (intervals.length > 0 && !this.#lock(task, intervals)) {
+          if (!this.stats.events.get(task.id)?.some((e) => e.event === "waiting"))
+            this.#event(task, "waiting");
+          continue;
+        }
+        task.phase = "pending";
+        task.runnerInsertedAt = this.#t;
+        this.#event(task, "pending");
+        changed = true;
+      }
+      if (task.phase === "pending") {
+        const placement = this.slots.tryPlace(task.id, task.plan.slots);
+        if (!placement) continue;
+        task.location = { host: "localhost", port: placement.port, tlsPort: -1 };
+        this.#start(task);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** Tasks with explicit intervals lock them in `isReady` (§4.4); so do kill tasks. */
+  #upfrontLockIntervals(task: SimTask): Interval[] {
+    const ingest = task.plan.ingest;
+    if (ingest?.dataSchema.intervals) {
+      return condense(
+        ingest.dataSchema.intervals.flatMap((i) =>
+          bucketsOverlapping(ingest.dataSchema.segmentGranularity, i).filter((b) => overlaps(b, i)),
+        ),
+      );
+    }
+    return task.plan.killInterval ? [task.plan.killInterval] : [];
+  }
+
+  /** Acquires locks, revoking lower-priority holders (they FAIL); false when a peer of equal/higher priority holds one. */
+  #lock(task: SimTask, intervals: Interval[]): boolean {
+    const version = formatInstant(Math.max(this.#t, this.#lastVersion + 1));
+    const result = this.lockbox.tryLock(
+      {
+        groupId: task.groupId,
+        taskId: task.id,
+        dataSource: task.dataSource,
+        priority: task.plan.priority,
+        version,
+      },
+      intervals,
+    );
+    if (!result.granted) return false;
+    task.version = this.#nextVersion();
+    for (const lock of result.revoked) {
+      const victim = this.tasks.get(lock.taskId);
+      if (victim && isActive(victim)) this.#fail(victim, lockRevokedMessage(lock));
+    }
+    return true;
+  }
+
+  #start(task: SimTask): void {
+    task.phase = "running";
+    task.startedAt = this.#t;
+    this.#event(task, "running");
+    let rows = 0;
+    const ingest = task.plan.ingest;
+    if (ingest) {
+      try {
+        const raw = readInput(ingest.inputSource, ingest.inputFormat);
+        task.result = raw
+          ? ingestRecords(raw, ingest)
+          : syntheticIngest(task.plan.sim.rows ?? this.#syntheticRows(task), ingest);
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        task.result = {
+          counters: emptyCounters(),
+          chunks: [],
+          dimensions: [],
+          metrics: [],
+          unparseableEvents: [],
+          failure: null,
+        };
+        task.plannedFailure = error.message;
+      }
+      rows = task.result.counters.processed;
+      task.plannedFailure ??= task.result.failure;
+      if (!ingest.dataSchema.intervals && task.result.chunks.length > 0 && !task.plannedFailure) {
+        // Without intervals, each chunk is locked at allocation time; a conflict fails the task (§4.4).
+        const chunks = condense(task.result.chunks.map((c) => c.interval));
+        if (!this.#lock(task, chunks)) {
+          task.plannedFailure = ingest.parallel
+            ? PHASE_FAILURE
+            : `Cannot acquire a lock for interval[${formatInterval(chunks[0] as Interval)}]`;
+        }
+      }
+    }
+    task.plannedFailure ??= this.#simFailure(task);
+    task.endsAt = this.#t + this.#duration(task, rows);
+  }
+
+  #syntheticRows(task: SimTask): number {
+    return seededRng(hash32(task.id, this.options.seed)).int(1_000, 100_000);
+  }
+
+  /** `simFail` / `simFailAttempts`: the first N tasks with the same key fail, later ones succeed. */
+  #simFailure(task: SimTask): string | null {
+    const { fail, failAttempts, failKey } = task.plan.sim;
+    if (failAttempts === null) return fail;
+    const key =
+      failKey ?? `${task.dataSource}|${JSON.stringify(task.plan.ingest?.dataSchema.intervals ?? [])}`;
+    const n = this.#failCounts.get(key) ?? 0;
+    if (n >= failAttempts) return null;
+    this.#failCounts.set(key, n + 1);
+    return fail ?? PHASE_FAILURE;
+  }
+
+  /** Seeded duration model: a per-datasource base, a per-row cost shared by k sub-tasks, ±10% jitter. */
+  #duration(task: SimTask, rows: number): number {
+    if (task.plan.sim.durationMs !== null) return Math.max(0, task.plan.sim.durationMs);
+    const dsFactor = 0.75 + 0.5 * seededRng(hash32(task.dataSource, this.options.seed)).next();
+    const jitter = 0.9 + 0.2 * seededRng(hash32(task.id, this.options.seed)).next();
+    const k = task.plan.ingest?.parallel ? task.plan.ingest.maxNumConcurrentSubTasks : 1;
+    return Math.round((this.options.baseDurationMs * dsFactor + (rows * this.options.perRowMs) / k) * jitter);
+  }
+
+  #finish(task: SimTask): void {
+    if (task.plannedFailure) {
+      this.#fail(task, task.plannedFailure);
+      return;
+    }
+    const ingest = task.plan.ingest;
+    if (ingest && task.result) {
+      const version = task.version ?? this.#nextVersion();
+      const never = this.options.neverLoad.has(task.dataSource) || task.plan.sim.neverHandoff;
+      const segments = buildSegments({
+        taskId: task.id,
+        dataSource: task.dataSource,
+        plan: ingest,
+        result: task.result,
+        version,
+        now: this.#t,
+        servedAt: never ? null : this.#t + this.options.handoffDelayMs,
+        store: this.store,
+      });
+      const before = new Set(this.store.overshadowed(task.dataSource));
+      this.store.add(segments);
+      for (const s of this.store.all(task.dataSource)) {
+        // The Coordinator's duty marks newly overshadowed segments unused after a while (§4.2).
+        if (s.unusedAt === null && !before.has(s.id) && this.store.overshadowed(task.dataSource).has(s.id)) {
+          s.unusedAt = this.#t + this.options.unusedDelayMs;
+        }
+      }
+      task.segmentIds = segments.map((s) => s.id);
+      if (segments.length > 0) this.#event(task, "published");
+    }
+    if (task.plan.type === "kill" && task.plan.killInterval) {
+      const interval = task.plan.killInterval;
+      this.store.remove(
+        task.dataSource,
+        (s) =>
+          s.unusedAt !== null &&
+          s.unusedAt <= this.#t &&
+          interval.start <= s.interval.start &&
+          s.interval.end <= interval.end,
+      );
+    }
+    this.#complete(task, "success", null);
+  }
+
+  #fail(task: SimTask, message: string): void {
+    this.#complete(task, "failed", truncateErrorMsg(message));
+  }
+
+  #complete(task: SimTask, phase: "success" | "failed", errorMsg: string | null): void {
+    task.phase = phase;
+    task.errorMsg = errorMsg;
+    task.finishedAt = this.#t;
+    task.endsAt = null;
+    this.lockbox.release(task.id);
+    this.slots.release(task.id, this.#t);
+    this.#event(task, phase);
+  }
+
+  /** Records "handedOff" once every segment a task published is served. */
+  #recordHandoffs(): boolean {
+    let changed = false;
+    for (const task of this.tasks.values()) {
+      if (task.phase !== "success" || task.handedOff || task.segmentIds.length === 0) continue;
+      const segments = task.segmentIds.map((id) => this.store.find(task.dataSource, id));
+      const times = segments.map((s) => s?.servedAt ?? null);
+      if (times.some((t) => t === null || t > this.#t)) continue;
+      task.handedOff = true;
+      this.#event(task, "handedOff", Math.max(...(times as number[])));
+      changed = true;
+    }
+    return changed;
+  }
+}
+
+export function isActive(task: SimTask): boolean {
+  return task.phase === "waiting" || task.phase === "pending" || task.phase === "running";
+}

@@ -1,0 +1,136 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Reads the raw records of an input source the emulator can really read: `local` (baseDir + filter glob, or
+ * files) and `inline`, in `json` (one object per line), `csv` and `tsv` formats. Other sources return null and
+ * get a synthetic row count instead (documented in docs/emulator.md).
+ */
+export interface RawInput {
+  /** One entry per record: the parsed object, or the raw text when it could not be parsed. */
+  records: Array<{ value: Record<string, unknown> | null; raw: string; bytes: number }>;
+}
+
+export class InputError extends Error {}
+
+type Obj = Record<string, unknown>;
+
+export function readInput(source: Obj, format: Obj | null): RawInput | null {
+  let texts: string[];
+  if (source.type === "inline") {
+    texts = [typeof source.data === "string" ? source.data : ""];
+  } else if (source.type === "local") {
+    texts = localFiles(source).map((file) => readFileSync(file, "utf8"));
+  } else {
+    return null;
+  }
+  const records: RawInput["records"] = [];
+  for (const t of texts) records.push(...parseText(t, format ?? { type: "json" }));
+  return { records };
+}
+
+/** LocalInputSource: `files` and/or every file under `baseDir` (recursively) whose name matches `filter`. */
+function localFiles(source: Obj): string[] {
+  const files: string[] = Array.isArray(source.files) ? source.files.map(String) : [];
+  if (typeof source.baseDir === "string") {
+    const baseDir = source.baseDir;
+    const filter = typeof source.filter === "string" ? source.filter : "*";
+    const re = globToRegExp(filter);
+    let found: string[];
+    try {
+      found = walk(baseDir).filter((f) => re.test(f.slice(f.lastIndexOf("/") + 1)));
+    } catch {
+      throw new InputError(`Cannot read baseDir[${baseDir}]: directory does not exist or is not readable`);
+    }
+    files.push(...found.sort());
+  }
+  for (const f of files) {
+    try {
+      statSync(f);
+    } catch {
+      throw new InputError(`File[${f}] does not exist`);
+    }
+  }
+  return files;
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...walk(path));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
+
+/** Commons-IO `WildcardFileFilter` semantics: `*` any run, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split("")
+    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${body}$`);
+}
+
+function parseText(text: string, format: Obj): RawInput["records"] {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  const type = String(format.type ?? "json");
+  if (type === "json") {
+    return lines.map((raw) => {
+      const bytes = Buffer.byteLength(raw);
+      try {
+        const v = JSON.parse(raw) as unknown;
+        return { value: v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null, raw, bytes };
+      } catch {
+        return { value: null, raw, bytes };
+      }
+    });
+  }
+  if (type === "csv" || type === "tsv") {
+    const delimiter = type === "csv" ? "," : typeof format.delimiter === "string" ? format.delimiter : "\t";
+    const listDelimiter = typeof format.listDelimiter === "string" ? format.listDelimiter : "\u0001";
+    let rows = lines.map((raw) => ({ raw, cells: splitDelimited(raw, delimiter) }));
+    const skip = typeof format.skipHeaderRows === "number" ? format.skipHeaderRows : 0;
+    rows = rows.slice(skip);
+    let columns: string[] = Array.isArray(format.columns) ? format.columns.map(String) : [];
+    if (format.findColumnsFromHeader === true) {
+      const header = rows.shift();
+      columns = header ? header.cells : [];
+    }
+    return rows.map(({ raw, cells }) => {
+      const value: Obj = {};
+      columns.forEach((c, i) => {
+        const cell = cells[i];
+        if (cell === undefined || cell === "") value[c] = null;
+        else value[c] = cell.includes(listDelimiter) ? cell.split(listDelimiter) : cell;
+      });
+      return { value, raw, bytes: Buffer.byteLength(raw) };
+    });
+  }
+  throw new InputError(`inputFormat type[${type}] is not supported by the emulator`);
+}
+
+/** RFC 4180-ish splitting: quotes group delimiters, doubled quotes escape a quote. */
+function splitDelimited(line: string, delimiter: string): string[] {
+  const cells: string[] = [];
+  let cur = "";
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (line.startsWith(delimiter, i)) {
+      cells.push(cur);
+      cur = "";
+      i += delimiter.length - 1;
+    } else cur += c;
+  }
+  cells.push(cur);
+  return cells;
+}

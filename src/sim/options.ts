@@ -1,0 +1,78 @@
+import type { Clock } from "../core/clock.js";
+import type { FaultRule } from "./faults.js";
+
+/** Options of `startSim` (every field optional). */
+export interface SimOptions {
+  /** TCP port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Interface to listen on. @default "127.0.0.1" */
+  host?: string;
+  /** Worker slots per emulated MiddleManager. @default 4 */
+  capacity?: number;
+  /** Number of emulated MiddleManagers. @default 1 */
+  workers?: number;
+  /** Sim milliseconds per real millisecond; 1000 makes a 10 s task take 10 ms. @default 1 */
+  timeScale?: number;
+  /** Seed for every random choice (ids, durations, synthetic rows, fault rates). @default 1 */
+  seed?: number;
+  /** Sim ms from publish until a segment is served by a Historical. @default 5000 */
+  handoffDelayMs?: number;
+  /** Sim ms from being overshadowed until the Coordinator marks a segment unused. @default 60000 */
+  unusedDelayMs?: number;
+  /** Fault rules (see `FaultRule`). @default [] */
+  faults?: FaultRule[];
+  /** Directory for the persisted state file; no persistence when absent. */
+  dataDir?: string;
+  /** Base clock (e.g. a `ManualClock` in tests); scaled by `timeScale`. @default systemClock */
+  clock?: Clock;
+  /** Druid major version whose version-specific bodies to emulate (api-contract §8). @default 38 */
+  druidVersion?: number;
+  /** Datasources whose segments never load (handoff-timeout tests). @default [] */
+  neverLoadDataSources?: string[];
+  /** `druid.indexer.queue.maxSize`: active tasks beyond it get a 429. @default 2147483647 */
+  maxQueueSize?: number;
+  /** Duration model: base sim ms per task (scaled per datasource by 0.75–1.25). @default 8000 */
+  baseDurationMs?: number;
+  /** Duration model: sim ms per ingested row, divided among k sub-tasks. @default 0.05 */
+  perRowMs?: number;
+}
+
+export const DEFAULTS = {
+  host: "127.0.0.1",
+  capacity: 4,
+  workers: 1,
+  timeScale: 1,
+  seed: 1,
+  handoffDelayMs: 5000,
+  unusedDelayMs: 60_000,
+  druidVersion: 38,
+  maxQueueSize: 2_147_483_647,
+  baseDurationMs: 8000,
+  perRowMs: 0.05,
+} as const;
+
+/** Eager option checks with precise messages. */
+export function validateOptions(o: SimOptions): void {
+  const positiveInt = (name: keyof SimOptions, min: number) => {
+    const v = o[name];
+    if (v !== undefined && !(typeof v === "number" && Number.isInteger(v) && v >= min)) {
+      throw new TypeError(`Expected \`${name}\` to be a whole number from ${min} and up, got ${String(v)}`);
+    }
+  };
+  positiveInt("capacity", 1);
+  positiveInt("workers", 1);
+  positiveInt("port", 0);
+  positiveInt("maxQueueSize", 1);
+  for (const name of ["timeScale"] as const) {
+    const v = o[name];
+    if (v !== undefined && !(typeof v === "number" && v > 0 && Number.isFinite(v))) {
+      throw new TypeError(`Expected \`${name}\` to be a number above 0, got ${String(v)}`);
+    }
+  }
+  for (const name of ["handoffDelayMs", "unusedDelayMs", "baseDurationMs", "perRowMs"] as const) {
+    const v = o[name];
+    if (v !== undefined && !(typeof v === "number" && v >= 0 && Number.isFinite(v))) {
+      throw new TypeError(`Expected \`${name}\` to be a number from 0 and up, got ${String(v)}`);
+    }
+  }
+}

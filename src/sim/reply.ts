@@ -1,0 +1,116 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/**
+ * What a route handler answers. Handlers are pure-ish functions returning a `Reply`; the server writes it.
+ * `body` undefined means an empty body (e.g. 204, or Druid's `sendError(503)` with no entity).
+ */
+export interface Reply {
+  status: number;
+  body?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
+  return {
+    status,
+    body: JSON.stringify(value),
+    contentType: "application/json",
+    ...(headers ? { headers } : {}),
+  };
+}
+
+export function text(status: number, body: string, contentType = "text/plain"): Reply {
+  return { status, body, contentType };
+}
+
+export function empty(status: number): Reply {
+  return { status };
+}
+
+/** Druid's `ErrorResponse` (api-contract §1); keys in Druid's order. */
+export interface DruidErrorResponse {
+  error: "druidException";
+  errorCode: string;
+  persona: "USER" | "ADMIN" | "OPERATOR" | "DEVELOPER";
+  category: string;
+  errorMessage: string;
+  context: Record<string, string>;
+}
+
+const CATEGORY_STATUS: Record<string, number> = {
+  INVALID_INPUT: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  CAPACITY_EXCEEDED: 429,
+  DEFENSIVE: 500,
+  RUNTIME_FAILURE: 500,
+  UNCATEGORIZED: 500,
+  UNSUPPORTED: 501,
+  SERVICE_UNAVAILABLE: 503,
+  TIMEOUT: 504,
+};
+
+/** A new-style `DruidException` answer: status from the category (api-contract §1). */
+export function druidError(
+  errorCode: string,
+  persona: DruidErrorResponse["persona"],
+  category: string,
+  errorMessage: string,
+  context: Record<string, string> = {},
+): Reply {
+  const body: DruidErrorResponse = {
+    error: "druidException",
+    errorCode,
+    persona,
+    category,
+    errorMessage,
+    context,
+  };
+  return json(CATEGORY_STATUS[category] ?? 500, body);
+}
+
+export function invalidInput(message: string, context: Record<string, string> = {}): Reply {
+  return druidError("invalidInput", "USER", "INVALID_INPUT", message, context);
+}
+
+/** Jackson mapping failure in a `@JsonCreator` (api-contract §2.2): `{"error":"Cannot construct instance of …"}`. */
+export function constructError(className: string, message: string): Reply {
+  return json(400, { error: `Cannot construct instance of \`${className}\`, problem: ${message}` });
+}
+
+/** The body of a POST, capped so a huge upload cannot exhaust memory. */
+export async function readBody(req: IncomingMessage, limit = 64 * 1024 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) throw new Error(`request body larger than ${limit} bytes`);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function writeReply(res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string | number> = { ...(reply.headers ?? {}) };
+  if (reply.body !== undefined) {
+    headers["Content-Type"] = reply.contentType ?? "application/json";
+    headers["Content-Length"] = Buffer.byteLength(reply.body);
+  } else {
+    headers["Content-Length"] = 0;
+  }
+  res.writeHead(reply.status, headers);
+  res.end(reply.body);
+}
+
+/** Whether a request declares a JSON body (`@Consumes(APPLICATION_JSON)` → 415 otherwise). */
+export function isJson(req: IncomingMessage): boolean {
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
+  return type === "application/json" || (type?.endsWith("+json") ?? false);
+}

@@ -1,0 +1,287 @@
+import { type Interval, parseInterval } from "../../core/interval.js";
+import { isActive, type SimTask } from "../engine.js";
+import { validateId } from "../ids.js";
+import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
+import type { Handler, Route, RouteContext } from "../router.js";
+import { planTask } from "../spec.js";
+import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
+
+/** Overlord endpoints under `/druid/indexer/v1` (api-contract §2). */
+const BASE = "/druid/indexer/v1";
+
+/** Duplicate-id answers across Druid versions (api-contract §2.2, §8). */
+export function duplicateTaskReply(id: string, druidVersion: number): Reply {
+  if (druidVersion <= 26) return json(400, { error: `Task[${id}] already exists!` });
+  if (druidVersion <= 29) return json(400, { error: `Task [${id}] already exists.` });
+  return druidError("entryAlreadyExists", "USER", "INVALID_INPUT", `Task[${id}] already exists`);
+}
+
+/** `TaskResourceFilter` (api-contract §2.3): every `/task/{id}/…` endpoint 404s in text for unknown ids. */
+function withTask(fn: (ctx: RouteContext, task: SimTask) => Reply): Handler {
+  return (ctx) => {
+    const id = ctx.params.taskId ?? "";
+    const task = ctx.engine.tasks.get(id);
+    if (!task) return text(404, `Cannot find any task with id: [${id}]`);
+    return fn(ctx, task);
+  };
+}
+
+async function submit(ctx: RouteContext): Promise<Reply> {
+  const { engine } = ctx;
+  const reject = (reply: Reply, id: string | null): Reply => {
+    const reason = reply.body ? safeReason(reply.body) : `HTTP ${reply.status}`;
+    engine.stats.submission({ id, accepted: false, status: reply.status, reason }, engine.now);
+    return reply;
+  };
+  if (!isJson(ctx.req)) return reject(empty(415), null);
+  let body: unknown;
+  try {
+    body = JSON.parse(await ctx.body());
+  } catch (error) {
+    // No mapper for JsonParseException: Druid answers 500 (api-contract §2.2, §10).
+    return reject(
+      json(500, { error: `Unexpected character in request body: ${(error as Error).message}` }),
+      null,
+    );
+  }
+  const pinned = body && typeof body === "object" && "id" in body ? (body as { id: unknown }).id : undefined;
+  const planned = planTask(body);
+  if (!planned.ok) return reject(planned.reply, typeof pinned === "string" ? pinned : null);
+  const plan = planned.plan;
+  const id = plan.id ?? engine.newTaskId(plan.type, plan.dataSource);
+  const idProblem = validateId("Task ID", id);
+  if (idProblem) return reject(invalidInput(idProblem), id);
+  if (engine.tasks.has(id)) return reject(duplicateTaskReply(id, ctx.druidVersion), id);
+  const active = [...engine.tasks.values()].filter(isActive).length;
+  if (active >= engine.options.maxQueueSize) {
+    return reject(
+      druidError(
+        "general",
+        "ADMIN",
+        "CAPACITY_EXCEEDED",
+        `Task queue already contains [${active}] tasks. Retry later or increase 'druid.indexer.queue.maxSize'[${engine.options.maxQueueSize}].`,
+      ),
+      id,
+    );
+  }
+  const original = body as Record<string, unknown>;
+  const groupId = plan.groupId ?? id;
+  const payload: Record<string, unknown> = {
+    ...original,
+    type: plan.type,
+    id,
+    groupId,
+    resource: { availabilityGroup: id, requiredCapacity: 1 },
+    dataSource: plan.dataSource,
+  };
+  const task = engine.add(id, plan, payload);
+  payload.context = taskContext(task);
+  engine.stats.submission({ id, accepted: true, status: 200 }, engine.now);
+  return json(200, { task: id });
+}
+
+function safeReason(body: string): string {
+  try {
+    const o = JSON.parse(body) as { errorMessage?: unknown; error?: unknown };
+    return String(o.errorMessage ?? o.error ?? body);
+  } catch {
+    return body;
+  }
+}
+
+const TASK_STATES = ["pending", "waiting", "running", "complete"] as const;
+type TaskStateFilter = (typeof TASK_STATES)[number];
+const DAY_MS = 24 * 3600 * 1000;
+
+/** `GET /tasks` (api-contract §2.5): complete tasks first (newest first, `max` applies), then active ones. */
+function listTasks(ctx: RouteContext, stateParam: string | null, max: number | null): Reply {
+  let state: TaskStateFilter | null = null;
+  if (stateParam !== null) {
+    const s = stateParam.toLowerCase();
+    if (!(TASK_STATES as readonly string[]).includes(s)) {
+      return text(
+        400,
+        `Invalid task state[${stateParam}]. Must be one of [pending, waiting, running, complete].`,
+      );
+    }
+    state = s as TaskStateFilter;
+  }
+  const ds = ctx.query.get("datasource");
+  const type = ctx.query.get("type");
+  let windowMs = DAY_MS;
+  const cti = ctx.query.get("createdTimeInterval");
+  if (cti !== null) {
+    let interval: Interval;
+    try {
+      interval = parseInterval(cti);
+    } catch {
+      return json(500, { error: `Invalid query parameter createdTimeInterval[${cti}]` });
+    }
+    // Only the interval's length is used (TaskQueryTool quirk, §2.5).
+    windowMs = interval.end - interval.start;
+  }
+  const now = ctx.engine.now;
+  const all = [...ctx.engine.tasks.values()].filter(
+    (t) => (ds === null || t.dataSource === ds) && (type === null || t.type === type),
+  );
+  const out: Record<string, unknown>[] = [];
+  if (state === null || state === "complete") {
+    const complete = all
+      .filter((t) => !isActive(t) && t.createdAt >= now - windowMs)
+      .sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq)
+      .slice(0, max ?? Number.MAX_SAFE_INTEGER);
+    out.push(...complete.map((t) => statusPlus(t, "list")));
+  }
+  if (state !== "complete") {
+    const active = all
+      .filter((t) => isActive(t) && (state === null || t.phase === state))
+      .sort((a, b) => a.seq - b.seq);
+    out.push(...active.map((t) => statusPlus(t, "list")));
+  }
+  return json(200, out);
+}
+
+function intParam(q: URLSearchParams, name: string): number | null {
+  const v = q.get(name);
+  if (v === null || v === "") return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? Math.max(0, Math.floor(n)) : null;
+}
+
+export function overlordRoutes(): Route[] {
+  return [
+    { method: "POST", path: `${BASE}/task`, handler: submit },
+    {
+      method: "GET",
+      path: `${BASE}/task/:taskId`,
+      handler: withTask((_ctx, task) => json(200, { task: task.id, payload: task.payload })),
+    },
+    {
+      method: "GET",
+      path: `${BASE}/task/:taskId/status`,
+      handler: withTask((_ctx, task) => json(200, { task: task.id, status: statusPlus(task, "status") })),
+    },
+    {
+      method: "GET",
+      path: `${BASE}/task/:taskId/reports`,
+      handler: withTask((ctx, task) => {
+        const report = taskReport(task, ctx.engine.now);
+        if (!report) {
+          return text(
+            404,
+            "No task reports were found for this task. The task may not exist, or it may not have completed yet.",
+          );
+        }
+        return json(200, report);
+      }),
+    },
+    {
+      method: "POST",
+      path: `${BASE}/task/:taskId/shutdown`,
+      handler: withTask((ctx, task) => {
+        ctx.engine.shutdown(task.id);
+        return json(200, { task: task.id });
+      }),
+    },
+    {
+      method: "POST",
+      path: `${BASE}/taskStatus`,
+      handler: async (ctx) => {
+        if (!isJson(ctx.req)) return empty(415);
+        let ids: unknown;
+        try {
+          const raw = await ctx.body();
+          ids = raw.trim() === "" ? [] : JSON.parse(raw);
+        } catch {
+          return json(400, { error: "Cannot deserialize request body: expected a JSON array of task ids" });
+        }
+        if (!Array.isArray(ids)) {
+          return json(400, {
+            error: "Cannot deserialize value of type `java.util.HashSet<java.lang.String>` from Object value",
+          });
+        }
+        if (ids.length === 0) return text(400, "No Task IDs provided.");
+        const out: Record<string, unknown> = {};
+        for (const id of ids) {
+          const task = ctx.engine.tasks.get(String(id));
+          if (task) out[task.id] = taskStatus(task);
+        }
+        return json(200, out);
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}/tasks`,
+      handler: (ctx) => listTasks(ctx, ctx.query.get("state"), intParam(ctx.query, "max")),
+    },
+    { method: "GET", path: `${BASE}/waitingTasks`, handler: (ctx) => listTasks(ctx, "waiting", null) },
+    { method: "GET", path: `${BASE}/pendingTasks`, handler: (ctx) => listTasks(ctx, "pending", null) },
+    { method: "GET", path: `${BASE}/runningTasks`, handler: (ctx) => listTasks(ctx, "running", null) },
+    {
+      method: "GET",
+      path: `${BASE}/completeTasks`,
+      handler: (ctx) => listTasks(ctx, "complete", intParam(ctx.query, "n")),
+    },
+    {
+      method: "POST",
+      path: `${BASE}/datasources/:dataSource/shutdownAllTasks`,
+      handler: (ctx) => {
+        const ds = ctx.params.dataSource ?? "";
+        const active = [...ctx.engine.tasks.values()].filter((t) => t.dataSource === ds && isActive(t));
+        if (active.length === 0) return empty(404);
+        for (const t of active) ctx.engine.shutdown(t.id);
+        return json(200, { dataSource: ds });
+      },
+    },
+    { method: "GET", path: `${BASE}/workers`, handler: workers },
+    {
+      method: "GET",
+      path: `${BASE}/totalWorkerCapacity`,
+      handler: ({ engine }) =>
+        json(200, {
+          currentClusterCapacity: engine.slots.total,
+          maximumCapacityWithAutoScale: engine.slots.total,
+          usedClusterCapacity: engine.slots.used,
+        }),
+    },
+    // Raw URL, not JSON-quoted (api-contract §2.1).
+    { method: "GET", path: `${BASE}/leader`, handler: (ctx) => text(200, ctx.url, "application/json") },
+    { method: "GET", path: `${BASE}/isLeader`, handler: () => json(200, { leader: true }) },
+  ];
+}
+
+/** `ImmutableWorkerInfo` list (api-contract §2.9); `currCapacityUsed` is real slot use. */
+function workers({ engine }: RouteContext): Reply {
+  return json(
+    200,
+    engine.slots.workers.map((w) => {
+      const running = [...w.held.keys()];
+      let used = 0;
+      let parallel = 0;
+      const byType: Record<string, number> = {};
+      for (const [id, n] of w.held) {
+        used += n;
+        const type = engine.tasks.get(id)?.type ?? "unknown";
+        byType[type] = (byType[type] ?? 0) + n;
+        if (type === "index_parallel") parallel += n;
+      }
+      return {
+        worker: {
+          scheme: "http",
+          host: w.host,
+          ip: "127.0.0.1",
+          capacity: w.capacity,
+          version: "0",
+          category: "_default_worker_category",
+          disabled: false,
+        },
+        currCapacityUsed: used,
+        currParallelIndexCapacityUsed: parallel,
+        ...(Object.keys(byType).length > 0 ? { currCapacityUsedByTaskType: byType } : {}),
+        availabilityGroups: running,
+        runningTasks: running,
+        lastCompletedTaskTime: new Date(w.lastCompletedTaskTime).toISOString(),
+      };
+    }),
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * Worker slots (api-contract §2.9): `workers` MiddleManagers of `capacity` slots each. A task takes all its
+ * slots at once (supervisor + k sub-tasks for a parallel `index_parallel`); the supervisor sits on the worker
+ * with the most free slots, sub-task slots fill the others.
+ */
+export interface WorkerState {
+  host: string;
+  capacity: number;
+  /** taskId → slots held on this worker. */
+  held: Map<string, number>;
+  lastCompletedTaskTime: number;
+}
+
+export interface Placement {
+  /** Index of the worker running the supervisor (its location). */
+  home: number;
+  /** Peon port of the supervisor. */
+  port: number;
+}
+
+export class SlotPool {
+  readonly workers: WorkerState[];
+  #maxUsed = 0;
+  #nextPort = 0;
+
+  constructor(workers: number, capacity: number, startMs: number) {
+    this.workers = Array.from({ length: workers }, (_, i) => ({
+      host: `localhost:${8091 + i}`,
+      capacity,
+      held: new Map(),
+      lastCompletedTaskTime: startMs,
+    }));
+  }
+
+  get total(): number {
+    return this.workers.reduce((n, w) => n + w.capacity, 0);
+  }
+
+  get used(): number {
+    return this.workers.reduce((n, w) => n + usedOn(w), 0);
+  }
+
+  /** Highest number of slots in use at once since start (or the last stats reset). */
+  get maxUsed(): number {
+    return this.#maxUsed;
+  }
+
+  resetMax(): void {
+    this.#maxUsed = this.used;
+  }
+
+  /** A task never needs more slots than the cluster has (it would never start otherwise). */
+  need(slots: number): number {
+    return Math.max(1, Math.min(slots, this.total));
+  }
+
+  tryPlace(taskId: string, slots: number): Placement | null {
+    const needed = this.need(slots);
+    if (this.total - this.used < needed) return null;
+    const byFree = this.workers
+      .map((w, i) => ({ w, i }))
+      .sort((a, b) => b.w.capacity - usedOn(b.w) - (a.w.capacity - usedOn(a.w)) || a.i - b.i);
+    let left = needed;
+    for (const { w } of byFree) {
+      const take = Math.min(left, w.capacity - usedOn(w));
+      if (take > 0) w.held.set(taskId, take);
+      left -= take;
+      if (left === 0) break;
+    }
+    const home = byFree[0]?.i ?? 0;
+    this.#maxUsed = Math.max(this.#maxUsed, this.used);
+    // Peons get consecutive ports from 8100, like a MiddleManager's port finder.
+    const port = 8100 + (this.#nextPort++ % 1000);
+    return { home, port };
+  }
+
+  release(taskId: string, now: number): void {
+    for (const w of this.workers) {
+      if (w.held.delete(taskId)) w.lastCompletedTaskTime = now;
+    }
+  }
+}
+
+export function usedOn(w: WorkerState): number {
+  let n = 0;
+  for (const v of w.held.values()) n += v;
+  return n;
+}
