@@ -33,8 +33,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
     return { code: 0, out, err };
   } catch (e) {
     // main() prints the message of errors it did not print itself.
-    if (!(e instanceof Error && e.constructor.name === "CommanderError"))
-      err += `segops: ${(e as Error).message}\n`;
+    if (!(e instanceof CommanderError)) err += `segops: ${(e as Error).message}\n`;
     return { code: exitCodeFor(e), out, err };
   }
 }
