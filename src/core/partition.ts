@@ -12,7 +12,6 @@ import { formatInstant, formatInterval, type Interval } from "./interval.js";
 export class PartitionError extends UsageError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(message, details);
-    this.name = "PartitionError";
   }
 }
 
