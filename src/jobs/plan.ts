@@ -94,7 +94,9 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   });
   if (probe.kind !== "task") throw new UsageError("expected a native task template");
   const partitionGranularity = input.granularity ?? specGranularity(probe.spec as JsonObject);
-  const partitions = splitInterval(input.range, parseGranularity(partitionGranularity));
+  // `run` is one partition (one Druid task) over the whole interval; validation checks its alignment.
+  const partitions =
+    input.kind === "run" ? [input.range] : splitInterval(input.range, parseGranularity(partitionGranularity));
   const datasource = datasourceOf(probe.spec as JsonObject);
   const jobId = jobIdFor(input, datasource);
   const prefix = input.nonce ? `${input.idPrefix ?? "segops"}-${input.nonce}` : (input.idPrefix ?? "segops");

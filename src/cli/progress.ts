@@ -1,0 +1,88 @@
+import cliProgress from "cli-progress";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../ledger/store.js";
+import type { TaskRow } from "../ledger/types.js";
+
+/**
+ * The backfill's live view: on a TTY a progress bar with done/running/pending/failed/dead and an ETA;
+ * otherwise (pipes, CI logs) one plain line per step event, so logs stay readable. `--json` shows neither.
+ */
+export interface ProgressView {
+  step(task: TaskRow, step: string, detail: string): void;
+  stop(): Promise<void>;
+}
+
+export type ProgressMode = "bar" | "lines" | "none";
+
+export function progressMode(json: boolean, stream: NodeJS.WriteStream = process.stderr): ProgressMode {
+  if (json) return "none";
+  return stream.isTTY ? "bar" : "lines";
+}
+
+function intervalLabel(task: TaskRow): string {
+  const interval = (task.payload as { interval?: string }).interval ?? task.id;
+  return interval.replace(/T00:00:00\.000Z/g, "").replace(/\.000Z/g, "Z");
+}
+
+export function startProgress(options: {
+  mode: ProgressMode;
+  store: Store;
+  jobId: string;
+  total: number;
+  clock: Clock;
+  stream?: NodeJS.WritableStream;
+  refreshMs?: number;
+}): ProgressView {
+  const stream = options.stream ?? process.stderr;
+  const started = options.clock.now();
+  const elapsed = () => ((options.clock.now() - started) / 1000).toFixed(1).padStart(6);
+  if (options.mode === "none") return { step: () => {}, stop: async () => {} };
+  if (options.mode === "lines") {
+    return {
+      step: (task, step, detail) =>
+        stream.write(`[${elapsed()}s] ${intervalLabel(task)} ${step} ${detail}\n`),
+      stop: async () => {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    {
+      format:
+        "{bar} {value}/{total} done | running {running} | pending {pending} | failed {failed} | dead {dead} | ETA {eta_formatted}",
+      hideCursor: true,
+      stream: stream as NodeJS.WriteStream,
+      etaBuffer: 20,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(options.total, 0, { running: 0, pending: options.total, failed: 0, dead: 0 });
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const c = await options.store.countTasks(options.jobId).catch(() => null);
+      if (c)
+        bar.update(c.done, {
+          running: c.running,
+          pending: c.new + c.suspended,
+          failed: c.failed,
+          dead: c.dead,
+        });
+      await options.clock.sleep(options.refreshMs ?? 250).catch(() => {});
+    }
+  })();
+  return {
+    step: () => {},
+    stop: async () => {
+      stopped = true;
+      await loop;
+      const c = await options.store.countTasks(options.jobId).catch(() => null);
+      if (c)
+        bar.update(c.done, {
+          running: c.running,
+          pending: c.new + c.suspended,
+          failed: c.failed,
+          dead: c.dead,
+        });
+      bar.stop();
+    },
+  };
+}

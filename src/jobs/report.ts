@@ -1,0 +1,127 @@
+import { ExitCode } from "../core/errors.js";
+import type { IngestPayload, IngestProgress } from "../ingest/runner.js";
+import type { Store } from "../ledger/store.js";
+import type { JobRow, StateCounts, TaskRow } from "../ledger/types.js";
+
+/** One line per partition of a job: what happened, with the numbers a user checks. */
+export interface PartitionReport {
+  task: string;
+  interval: string;
+  state: TaskRow["state"];
+  step: string | null;
+  attempts: number;
+  druidTaskId: string | null;
+  druidState: string | null;
+  version: string | null;
+  rows: number | null;
+  segments: number | null;
+  bytes: number | null;
+  error: string | null;
+}
+
+export interface JobReport {
+  job: string;
+  kind: string;
+  state: JobRow["state"];
+  options: JobRow["options"];
+  counts: StateCounts;
+  partitions: PartitionReport[];
+  totals: { rows: number; segments: number; bytes: number };
+  exitCode: number;
+}
+
+export function partitionReport(task: TaskRow): PartitionReport {
+  const p = task.progress as unknown as IngestProgress;
+  const payload = task.payload as unknown as Partial<IngestPayload>;
+  return {
+    task: task.id,
+    interval: payload.interval ?? "",
+    state: task.state,
+    step: p.step ?? null,
+    attempts: task.attempt,
+    druidTaskId: p.taskId ?? null,
+    druidState: p.druidState ?? null,
+    version: p.version ?? null,
+    rows: p.summary?.rows ?? null,
+    segments: p.summary?.segments ?? null,
+    bytes: p.summary?.bytes ?? null,
+    error: task.state === "done" ? null : task.lastError,
+  };
+}
+
+/** 0 all done and audited · 1 some failed or dead-lettered · 3 work left (deadline) — architecture doc. */
+export function exitCodeFor(counts: StateCounts): number {
+  if (counts.failed + counts.dead > 0) return ExitCode.SomeFailed;
+  if (counts.new + counts.running + counts.suspended > 0) return ExitCode.Deadline;
+  return ExitCode.Ok;
+}
+
+export async function jobReport(store: Store, job: JobRow): Promise<JobReport> {
+  const [tasks, counts] = await Promise.all([store.listTasks(job.id), store.countTasks(job.id)]);
+  const partitions = tasks.map(partitionReport).sort((a, b) => (a.interval < b.interval ? -1 : 1));
+  const totals = { rows: 0, segments: 0, bytes: 0 };
+  for (const p of partitions) {
+    totals.rows += p.rows ?? 0;
+    totals.segments += p.segments ?? 0;
+    totals.bytes += p.bytes ?? 0;
+  }
+  return {
+    job: job.id,
+    kind: job.kind,
+    state: job.state,
+    options: job.options,
+    counts,
+    partitions,
+    totals,
+    exitCode: exitCodeFor(counts),
+  };
+}
+
+function bytes(n: number | null): string {
+  if (n === null) return "-";
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+/** The human form of a job report: a table of partitions and a verdict line. */
+export function formatJobReport(report: JobReport): string {
+  const rows = report.partitions.map((p) => [
+    p.interval.replace(/T00:00:00\.000Z/g, ""),
+    p.state,
+    String(p.attempts),
+    p.rows === null ? "-" : String(p.rows),
+    p.segments === null ? "-" : String(p.segments),
+    bytes(p.bytes),
+    p.state === "done" ? (p.version ?? "(no new data)") : (p.error ?? p.step ?? ""),
+  ]);
+  const header = ["interval", "state", "attempts", "rows", "segments", "size", "version / reason"];
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => Math.min(60, (r[i] ?? "").length))),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  const c = report.counts;
+  const verdict =
+    report.exitCode === ExitCode.Ok
+      ? `ALL ${report.partitions.length} PARTITIONS DONE AND AUDITED`
+      : report.exitCode === ExitCode.Deadline
+        ? `UNFINISHED: ${c.new + c.running + c.suspended} partition(s) left; rerun the same command to resume`
+        : `NOT ALL DONE: ${c.failed} failed, ${c.dead} dead-lettered (segops dlq list --job ${report.job})`;
+  return [
+    `job ${report.job}`,
+    line(header),
+    ...rows.map(line),
+    `done ${c.done} · failed ${c.failed} · dead ${c.dead} · left ${c.new + c.running + c.suspended} · rows ${report.totals.rows} · segments ${report.totals.segments} · ${bytes(report.totals.bytes)}`,
+    verdict,
+  ].join("\n");
+}
