@@ -57,7 +57,7 @@ export class Driver {
   readonly #pollMs: number;
   readonly #random: () => number;
   readonly #log: DriverLog;
-  readonly #inFlight = new Map<string, { spec: RunnerSpec; task: InFlight; settled: Promise<void> }>();
+  readonly #inFlight = new Map<InFlight, { spec: RunnerSpec; settled: Promise<void> }>();
   #state: DriverState = "created";
   #wake = new AbortController();
   #failure: unknown;
@@ -116,7 +116,7 @@ export class Driver {
   #beginStopping(): void {
     this.#state = "stopping";
     this.#wake.abort();
-    for (const { task } of this.#inFlight.values()) task.stop("shutdown");
+    for (const task of this.#inFlight.keys()) task.stop("shutdown");
   }
 
   #fail(error: unknown): void {
@@ -198,6 +198,9 @@ export class Driver {
   }
 
   #dispatch(spec: RunnerSpec, row: TaskRow): void {
+    // We re-claimed a task we still hold (our own lease lapsed, e.g. a stalled event loop): the older
+    // copy's version is stale, so its writes would be refused anyway; stop its handler now.
+    for (const held of this.#inFlight.keys()) if (held.row.id === row.id) held.stop("lost");
     const task = new InFlight(row, this.owner, this.#store);
     if (this.#state !== "running") task.stop("shutdown");
     const heartbeat = this.#heartbeat(task);
@@ -206,10 +209,10 @@ export class Driver {
       .finally(async () => {
         heartbeat.stop();
         await heartbeat.done;
-        this.#inFlight.delete(row.id);
+        this.#inFlight.delete(task);
         this.#wake.abort();
       });
-    this.#inFlight.set(row.id, { spec, task, settled });
+    this.#inFlight.set(task, { spec, settled });
   }
 
   #heartbeat(task: InFlight): { stop(): void; done: Promise<void> } {

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { LedgerError, ledgerFailure } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
@@ -14,6 +14,8 @@ export interface SqliteOptions {
   /** Clock reading for `applied_at` of migrations. */
   readonly now: () => number;
 }
+
+const QUEUES = new Map<string, { tail: Promise<unknown> }>();
 
 function bind(values: readonly unknown[]): Record<string, unknown> {
   const named: Record<string, unknown> = {};
@@ -32,10 +34,11 @@ export class SqliteExecutor implements Executor {
   readonly dialect = "sqlite" as const;
   readonly #db: Database.Database;
   readonly #cache = new Map<string, Database.Statement>();
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue: { tail: Promise<unknown> };
 
-  private constructor(db: Database.Database) {
+  private constructor(db: Database.Database, queue: { tail: Promise<unknown> }) {
     this.#db = db;
+    this.#queue = queue;
   }
 
   static open(path: string, options: SqliteOptions): SqliteExecutor {
@@ -50,7 +53,15 @@ export class SqliteExecutor implements Executor {
     } catch (error) {
       throw new LedgerError(`cannot open SQLite ledger ${path}: ${(error as Error).message}`, { path });
     }
-    const executor = new SqliteExecutor(db);
+    // One queue per database file in this process: two stores on one file must not interleave, or the
+    // second's BEGIN IMMEDIATE would block the event loop on a lock only this same thread can release.
+    const key = path === ":memory:" ? Symbol(path) : resolve(path);
+    let queue = typeof key === "string" ? QUEUES.get(key) : undefined;
+    if (!queue) {
+      queue = { tail: Promise.resolve() };
+      if (typeof key === "string") QUEUES.set(key, queue);
+    }
+    const executor = new SqliteExecutor(db, queue);
     executor.#migrate(options.now);
     return executor;
   }
@@ -92,8 +103,8 @@ export class SqliteExecutor implements Executor {
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(fn);
-    this.#queue = result.catch(() => undefined);
+    const result = this.#queue.tail.then(fn);
+    this.#queue.tail = result.catch(() => undefined);
     return result;
   }
 
@@ -119,8 +130,9 @@ export class SqliteExecutor implements Executor {
   }
 
   async close(): Promise<void> {
-    await this.#queue;
-    if (this.#db.open) this.#db.close();
+    await this.#serial(async () => {
+      if (this.#db.open) this.#db.close();
+    });
   }
 }
 

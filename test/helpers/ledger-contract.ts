@@ -1,0 +1,676 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { drain } from "../../src/driver/drain.js";
+import { Driver, type DriverOptions } from "../../src/driver/driver.js";
+import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../src/driver/signals.js";
+import type { RunnerSpec, TaskContext } from "../../src/driver/spec.js";
+import { openStore } from "../../src/ledger/open.js";
+import { LATEST_VERSION } from "../../src/ledger/sql/schema.js";
+import type { Store } from "../../src/ledger/store.js";
+import type { NewTask, TaskRow } from "../../src/ledger/types.js";
+import type { Backend } from "./ledger-backends.js";
+
+const T0 = Date.UTC(2026, 0, 1);
+const LEASE = 60_000;
+
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/**
+ * The driver contract (driver-contract.md), run unchanged against every backend. Assertions read the
+ * committed row back from the store, never the caller's copy. Time is a ManualClock: no real sleeps.
+ */
+export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): void {
+  let backend: Backend;
+  let clock: ManualClock;
+  let url: string;
+  let store: Store;
+  let drivers: Driver[];
+  let finished: string[];
+  let gates: Array<() => void> = [];
+  /** A gate a test opens; afterEach opens any left closed so a failed test cannot hang the suite. */
+  const hold = () => {
+    const d = deferred();
+    gates.push(() => d.resolve());
+    return d;
+  };
+
+  beforeAll(async () => {
+    backend = await makeBackend();
+  });
+  afterAll(async () => {
+    await backend?.close();
+  });
+  beforeEach(async () => {
+    clock = new ManualClock(T0);
+    url = backend.freshUrl();
+    store = await openStore(url, { clock });
+    drivers = [];
+    finished = [];
+  });
+  afterEach(async () => {
+    for (const open of gates) open();
+    gates = [];
+    for (const d of drivers) await d.stop().catch(() => undefined);
+    await store.close().catch(() => undefined);
+  });
+
+  const task = (id: string, extra: Partial<NewTask> = {}): NewTask => ({ id, kind: "k", ...extra });
+  const seed = (...tasks: NewTask[]) => store.createJob({ id: "job", kind: "backfill" }, tasks);
+  const row = async (id: string): Promise<TaskRow> => {
+    const t = await store.getTask(id);
+    if (!t) throw new Error(`no task ${id}`);
+    return t;
+  };
+
+  /** Lets the driver work: yields to I/O and moves the manual clock `step` ms per round. */
+  async function until(check: () => Promise<boolean> | boolean, what: string, step = 0): Promise<void> {
+    for (let i = 0; i < 2000; i++) {
+      if (await check()) return;
+      await clock.advance(step);
+    }
+    throw new Error(`timed out waiting for: ${what}`);
+  }
+  const stateIs = (id: string, state: TaskRow["state"]) => async () => (await row(id)).state === state;
+
+  function spec(overrides: Partial<RunnerSpec> & Pick<RunnerSpec, "handler">): RunnerSpec {
+    return {
+      kind: "k",
+      concurrency: 2,
+      maxRetry: 3,
+      backoff: (retry) => retry * 1000,
+      onFinish: (t) => {
+        finished.push(t.id);
+      },
+      ...overrides,
+    };
+  }
+
+  function drive(runner: RunnerSpec, options: Partial<DriverOptions> = {}): Driver {
+    const d = new Driver({
+      store,
+      runners: [runner],
+      clock,
+      leaseMs: LEASE,
+      pollMs: 100,
+      random: () => 0.5,
+      ...options,
+    });
+    d.start();
+    drivers.push(d);
+    return d;
+  }
+
+  describe("ledger", () => {
+    it("re-creating a job with the same id returns the stored job unchanged", async () => {
+      const first = await seed(task("a"), task("b"));
+      clock.set(T0 + 5000);
+      const again = await store.createJob({ id: "job", kind: "other", options: { x: 1 } }, [task("c")]);
+      expect(first.created).toBe(true);
+      expect(again.created).toBe(false);
+      expect(again.job).toEqual(first.job);
+      expect((await store.listTasks("job")).map((t) => t.id)).toEqual(["a", "b"]);
+      expect(await store.listEvents({ jobId: "job" })).toHaveLength(3);
+    });
+
+    it("two stores opening one fresh ledger at once apply each migration exactly once", async () => {
+      const fresh = backend.freshUrl();
+      const [a, b] = await Promise.all([openStore(fresh, { clock }), openStore(fresh, { clock })]);
+      await a.createJob({ id: "j", kind: "x" }, [task("t")]);
+      expect((await b.getTask("t"))?.state).toBe("new");
+      const versions = await backend.raw(fresh, "SELECT version FROM segops_schema ORDER BY version");
+      expect(versions.map((r) => Number(r.version))).toEqual(
+        Array.from({ length: LATEST_VERSION }, (_, i) => i + 1),
+      );
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it("a ledger whose schema is newer than this code is refused with a Ledger error", async () => {
+      await backend.raw(
+        url,
+        "INSERT INTO segops_schema (version, description, applied_at) VALUES ($1, $2, $3)",
+        [LATEST_VERSION + 1, "from the future", T0],
+      );
+      await expect(openStore(url, { clock })).rejects.toMatchObject({
+        code: "Ledger",
+        message: expect.stringMatching(/newer than this segops supports/),
+      });
+    });
+
+    it("a claim takes due tasks only, so a task that is not due never stalls the others", async () => {
+      await seed(task("later", { runAt: T0 + 60_000 }), task("now"));
+      const claimed = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 10 });
+      expect(claimed.map((t) => t.id)).toEqual(["now"]);
+      expect(await row("later")).toMatchObject({ state: "new", leaseOwner: null, version: 0 });
+      expect(await row("now")).toMatchObject({
+        state: "running",
+        leaseOwner: "me",
+        leaseExpiresAt: T0 + LEASE,
+      });
+    });
+
+    it("the database itself refuses a second running task with the same exclusion key", async () => {
+      await seed(task("a", { exclusionKey: "ds/2026-01-01" }), task("b", { exclusionKey: "ds/2026-01-01" }));
+      await expect(backend.raw(url, "UPDATE tasks SET state = 'running'")).rejects.toThrow();
+      // Postgres reports the error before its abort releases the row locks: wait for the abort.
+      await backend.raw(url, "SELECT 1");
+      const claimed = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 10 });
+      expect(claimed.map((t) => t.id)).toEqual(["a"]);
+      expect(await store.claim({ kind: "k", owner: "other", leaseMs: LEASE, limit: 10 })).toEqual([]);
+    });
+
+    it("concurrent claimers never hold two running tasks of one key", async () => {
+      const tasks = Array.from({ length: 60 }, (_, i) => task(`t${i}`, { exclusionKey: `key${i % 20}` }));
+      await seed(...tasks);
+      const other = await openStore(url, { clock });
+      const [a, b] = await Promise.all([
+        store.claim({ kind: "k", owner: "a", leaseMs: LEASE, limit: 40 }),
+        other.claim({ kind: "k", owner: "b", leaseMs: LEASE, limit: 40 }),
+      ]);
+      await other.close();
+      const running = (await store.listTasks("job")).filter((t) => t.state === "running");
+      expect(running).toHaveLength(a.length + b.length);
+      expect(running).toHaveLength(20);
+      expect(new Set(running.map((t) => t.exclusionKey)).size).toBe(20);
+    });
+
+    it("cancelling a job flags its non-terminal tasks and records who asked", async () => {
+      await seed(task("a"), task("b"));
+      const [a] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1 });
+      await store.transition({ id: "a", owner: "me", version: a!.version }, { to: "done", reason: "ok" });
+      expect(await store.cancelJob("job", "user asked", "cli")).toBe(1);
+      expect(await row("a")).toMatchObject({ state: "done", canceled: false });
+      expect(await row("b")).toMatchObject({ state: "new", canceled: true, reason: "user asked" });
+      expect((await store.getJob("job"))?.canceled).toBe(true);
+      const events = await store.listEvents({ taskId: "b" });
+      expect(events.at(-1)).toMatchObject({ actor: "cli", reason: "cancel requested: user asked" });
+      expect(await store.cancelTask("a", "too late")).toBeNull();
+    });
+
+    it("a dead letter is retried with its retry budget reset and its attempt kept, or dropped", async () => {
+      await seed(task("a"), task("b"));
+      for (const id of ["a", "b"]) {
+        const [t] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: [id] });
+        const r = await store.transition(
+          { id, owner: "me", version: t!.version },
+          { to: "retry", reason: "x", runAt: T0, ceiling: 5, newAttempt: true },
+        );
+        const [again] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: [id] });
+        expect(r?.retry).toBe(1);
+        await store.transition(
+          { id, owner: "me", version: again!.version },
+          { to: "dead", reason: "poison" },
+        );
+      }
+      expect((await store.listDead("job")).map((t) => t.id)).toEqual(["a", "b"]);
+      const retried = await store.retryDead("a", "cli");
+      expect(await row("a")).toEqual(retried);
+      expect(retried).toMatchObject({ state: "new", retry: 0, attempt: 2, runAt: T0 });
+      expect(await store.dropDead("b", "cli")).toMatchObject({ state: "failed" });
+      expect(await store.retryDead("b")).toBeNull();
+      expect((await store.listEvents({ taskId: "a" })).at(-1)).toMatchObject({
+        fromState: "dead",
+        toState: "new",
+      });
+    });
+  });
+
+  describe("driver", () => {
+    it("a handler that returns commits done and runs onFinish once", async () => {
+      await seed(task("a"));
+      drive(spec({ handler: async () => undefined }));
+      await until(stateIs("a", "done"), "a done");
+      expect(await row("a")).toMatchObject({
+        state: "done",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        retry: 0,
+      });
+      await until(() => finished.length === 1, "onFinish");
+      expect(finished).toEqual(["a"]);
+      const last = (await store.listEvents({ taskId: "a" })).at(-1);
+      expect(last).toMatchObject({ fromState: "running", toState: "done" });
+    });
+
+    it("TaskDefer suspends with lease and exclusion released, no retry used, run_at persisted", async () => {
+      await seed(task("a", { exclusionKey: "x" }), task("b", { exclusionKey: "x" }));
+      let deferredAt = 0;
+      const calls: string[] = [];
+      drive(
+        spec({
+          concurrency: 1,
+          handler: async (t) => {
+            calls.push(t.id);
+            if (t.id === "a" && calls.length === 1) {
+              deferredAt = clock.now();
+              throw new TaskDefer("not yet", 5000);
+            }
+          },
+        }),
+      );
+      await until(stateIs("b", "done"), "b runs while a is deferred");
+      expect(await row("a")).toMatchObject({
+        state: "suspended",
+        retry: 0,
+        runAt: deferredAt + 5000,
+        leaseOwner: null,
+        reason: "not yet",
+      });
+      await until(stateIs("a", "done"), "a runs once due", 500);
+      expect(calls).toEqual(["a", "b", "a"]);
+      expect((await row("a")).retry).toBe(0);
+    });
+
+    it("TaskProgress keeps the lease and runs the next step after the cadence, no retry used", async () => {
+      await seed(task("a", { exclusionKey: "x" }), task("b", { exclusionKey: "x" }));
+      let calls = 0;
+      let progressAt = 0;
+      const driver = drive(
+        spec({
+          handler: async (t) => {
+            if (t.id !== "a") return;
+            calls++;
+            if (calls <= 2) {
+              progressAt = clock.now();
+              throw new TaskProgress("polling Druid", 2000);
+            }
+          },
+        }),
+      );
+      await until(async () => (await row("a")).reason === "polling Druid", "first progress commit");
+      expect(await row("a")).toMatchObject({
+        state: "running",
+        leaseOwner: driver.owner,
+        retry: 0,
+        runAt: progressAt + 2000,
+      });
+      expect((await row("b")).state).toBe("new");
+      await until(stateIs("a", "done"), "a done after two progress steps", 500);
+      expect(calls).toBe(3);
+      expect((await row("a")).retry).toBe(0);
+      const progressEvents = (await store.listEvents({ taskId: "a" })).filter(
+        (e) => e.reason === "polling Druid",
+      );
+      expect(progressEvents).toHaveLength(1);
+      await until(stateIs("b", "done"), "b runs after a released the key", 100);
+    });
+
+    it("TaskRetry counts a retry, persists the backoff and can start a new attempt", async () => {
+      await seed(task("a"));
+      let failedAt = 0;
+      drive(
+        spec({
+          handler: async () => {
+            failedAt = clock.now();
+            throw new TaskRetry("druid task FAILED", { newAttempt: true });
+          },
+        }),
+      );
+      await until(stateIs("a", "suspended"), "a suspended");
+      expect(await row("a")).toMatchObject({
+        state: "suspended",
+        retry: 1,
+        attempt: 2,
+        lastError: "druid task FAILED",
+        runAt: failedAt + 1000,
+        leaseOwner: null,
+      });
+    });
+
+    it("any other error is a retry and never stops the loop", async () => {
+      await seed(task("a"), task("b"));
+      let thrown = 0;
+      const driver = drive(
+        spec({
+          concurrency: 1,
+          handler: async (t) => {
+            if (t.id === "a" && thrown++ === 0) throw new TypeError("cannot read x of undefined");
+          },
+        }),
+      );
+      await until(
+        async () => (await row("a")).state === "done" && (await row("b")).state === "done",
+        "both done",
+        250,
+      );
+      expect(await row("a")).toMatchObject({ retry: 1, lastError: "TypeError: cannot read x of undefined" });
+      expect(driver.state).toBe("running");
+    });
+
+    it("TaskAbort fails the task with its reason and uses no retry", async () => {
+      await seed(task("a"));
+      drive(
+        spec({
+          handler: async () => {
+            throw new TaskAbort("spec invalid: dataSchema.dataSource is required");
+          },
+        }),
+      );
+      await until(stateIs("a", "failed"), "a failed");
+      expect(await row("a")).toMatchObject({
+        retry: 0,
+        lastError: "spec invalid: dataSchema.dataSource is required",
+      });
+      await until(() => finished.length > 0, "onFinish");
+      expect(finished).toEqual(["a"]);
+    });
+
+    it("a retry is counted on the committed row, not on the handler's copy", async () => {
+      await seed(task("a"));
+      drive(
+        spec({
+          maxRetry: 10,
+          handler: async (t) => {
+            // Another actor changed the count meanwhile (without touching the version).
+            await backend.raw(url, "UPDATE tasks SET retry = 5 WHERE id = $1", [t.id]);
+            throw new TaskRetry("flaky");
+          },
+        }),
+      );
+      await until(stateIs("a", "suspended"), "a suspended");
+      expect((await row("a")).retry).toBe(6);
+    });
+
+    it("reaching the retry ceiling fails the task and runs onFinish once", async () => {
+      await seed(task("a"));
+      let calls = 0;
+      drive(
+        spec({
+          maxRetry: 1,
+          backoff: () => 0,
+          handler: async () => {
+            calls++;
+            throw new Error("boom");
+          },
+        }),
+      );
+      await until(stateIs("a", "failed"), "a failed", 100);
+      await clock.advance(5000);
+      expect(calls).toBe(2);
+      expect(await row("a")).toMatchObject({ state: "failed", retry: 2, lastError: "Error: boom" });
+      expect(finished).toEqual(["a"]);
+    });
+
+    it("a task's own max_retry overrides the runner's ceiling", async () => {
+      await seed(task("a", { maxRetry: 0 }));
+      drive(
+        spec({
+          handler: async () => {
+            throw new TaskRetry("nope");
+          },
+        }),
+      );
+      await until(stateIs("a", "failed"), "a failed at its own ceiling");
+      expect((await row("a")).retry).toBe(1);
+    });
+
+    it("a task canceled before it runs is finished without its handler", async () => {
+      await seed(task("a", { runAt: T0 + 3_600_000 }));
+      await store.cancelTask("a", "user asked", "cli");
+      let calls = 0;
+      drive(
+        spec({
+          handler: async () => {
+            calls++;
+          },
+        }),
+      );
+      await until(stateIs("a", "failed"), "a finished as canceled");
+      expect(await row("a")).toMatchObject({ canceled: true, lastError: "canceled: user asked" });
+      expect(calls).toBe(0);
+      await until(() => finished.length > 0, "onFinish");
+      expect(finished).toEqual(["a"]);
+    });
+
+    for (const late of ["defer", "retry", "progress"] as const) {
+      it(`a task canceled during its handler is not resurrected by a late ${late}`, async () => {
+        await seed(task("a"));
+        const started = hold();
+        const gate = hold();
+        let calls = 0;
+        drive(
+          spec({
+            handler: async () => {
+              calls++;
+              started.resolve();
+              await gate.promise;
+              if (late === "defer") throw new TaskDefer("later", 0);
+              if (late === "retry") throw new TaskRetry("flaky");
+              throw new TaskProgress("polling", 0);
+            },
+          }),
+        );
+        await started.promise;
+        expect(await store.cancelTask("a", "user asked", "cli")).not.toBeNull();
+        gate.resolve();
+        await until(stateIs("a", "failed"), "a finished as canceled");
+        await clock.advance(10_000);
+        expect(await row("a")).toMatchObject({ state: "failed", canceled: true, retry: 0 });
+        expect(calls).toBe(1);
+        expect(finished).toEqual(["a"]);
+      });
+    }
+
+    it("checkpoint merges progress into the committed row", async () => {
+      await seed(task("a"));
+      const seen: (TaskRow | null)[] = [];
+      drive(
+        spec({
+          handler: async (_t, ctx) => {
+            seen.push(await ctx.checkpoint({ druidTaskId: "index_x_a1" }));
+            seen.push(await ctx.checkpoint({ step: "submitted" }));
+          },
+        }),
+      );
+      await until(stateIs("a", "done"), "a done");
+      expect((await row("a")).progress).toEqual({ druidTaskId: "index_x_a1", step: "submitted" });
+      expect(seen[1]?.version).toBe((seen[0]?.version ?? 0) + 1);
+      const checkpoints = (await store.listEvents({ taskId: "a" })).filter((e) => e.reason === "checkpoint");
+      expect(checkpoints.map((e) => e.data)).toEqual([{ druidTaskId: "index_x_a1" }, { step: "submitted" }]);
+    });
+
+    it("checkpoint after a cancel returns null, aborts the handler's signal and writes nothing", async () => {
+      await seed(task("a"));
+      const started = hold();
+      const gate = hold();
+      let result: TaskRow | null | undefined;
+      let aborted = false;
+      drive(
+        spec({
+          handler: async (_t, ctx: TaskContext) => {
+            started.resolve();
+            await gate.promise;
+            result = await ctx.checkpoint({ druidTaskId: "late" });
+            aborted = ctx.signal.aborted;
+          },
+        }),
+      );
+      await started.promise;
+      await store.cancelTask("a", "stop");
+      gate.resolve();
+      await until(async () => (await row("a")).state !== "running", "a settled");
+      expect(result).toBeNull();
+      expect(aborted).toBe(true);
+      expect(await row("a")).toMatchObject({ progress: {}, canceled: true });
+    });
+
+    it("after lease expiry another driver takes over; the old owner's late writes are refused", async () => {
+      await seed(task("a"));
+      const started = hold();
+      const gate = hold();
+      let lateCheckpoint: TaskRow | null | undefined;
+      const onFinishBy: string[] = [];
+      const old = drive(
+        spec({
+          concurrency: 1,
+          onFinish: () => {
+            onFinishBy.push("old");
+          },
+          handler: async (_t, ctx) => {
+            started.resolve();
+            await gate.promise;
+            lateCheckpoint = await ctx.checkpoint({ from: "old" });
+          },
+        }),
+      );
+      await started.promise;
+      // The old owner's host "died": its lease ran out.
+      await backend.raw(url, "UPDATE tasks SET lease_expires_at = $1 WHERE id = $2", [clock.now() - 1, "a"]);
+      const fresh = drive(
+        spec({
+          onFinish: () => {
+            onFinishBy.push("new");
+          },
+          handler: async (_t, ctx) => {
+            await ctx.checkpoint({ from: "new" });
+          },
+        }),
+      );
+      await until(stateIs("a", "done"), "taken over and done");
+      gate.resolve();
+      await until(() => old.inFlight === 0, "old owner gave up");
+      expect(lateCheckpoint).toBeNull();
+      expect(await row("a")).toMatchObject({ state: "done", progress: { from: "new" }, retry: 0 });
+      expect(onFinishBy).toEqual(["new"]);
+      const events = await store.listEvents({ taskId: "a" });
+      expect(events.filter((e) => e.toState === "done").map((e) => e.actor)).toEqual([fresh.owner]);
+      expect(events.some((e) => e.reason.startsWith(`claimed after the lease of ${old.owner}`))).toBe(true);
+    });
+
+    it("a graceful stop hands unfinished tasks back: suspended, due now, no retry used", async () => {
+      await seed(task("a"));
+      const started = hold();
+      const driver = drive(
+        spec({
+          handler: (_t, ctx) => {
+            started.resolve();
+            return new Promise((_, reject) =>
+              ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)),
+            );
+          },
+        }),
+      );
+      await started.promise;
+      clock.set(T0 + 7000);
+      await driver.stop();
+      expect(driver.state).toBe("stopped");
+      expect(await row("a")).toMatchObject({
+        state: "suspended",
+        runAt: T0 + 7000,
+        leaseOwner: null,
+        retry: 0,
+      });
+      expect(finished).toEqual([]);
+    });
+
+    it("tasks with the same exclusion key never run at once, across drivers", async () => {
+      const tasks = Array.from({ length: 12 }, (_, i) => task(`t${i}`, { exclusionKey: `key${i % 3}` }));
+      await seed(...tasks);
+      const active = new Map<string, number>();
+      let maxPerKey = 0;
+      let total = 0;
+      let maxTotal = 0;
+      const runner = spec({
+        concurrency: 4,
+        handler: async (t, ctx) => {
+          const key = t.exclusionKey ?? "";
+          active.set(key, (active.get(key) ?? 0) + 1);
+          total++;
+          maxPerKey = Math.max(maxPerKey, active.get(key) ?? 0);
+          maxTotal = Math.max(maxTotal, total);
+          await ctx.clock.sleep(300);
+          active.set(key, (active.get(key) ?? 0) - 1);
+          total--;
+        },
+      });
+      drive(runner);
+      drive(runner);
+      await until(async () => (await store.countTasks("job")).done === 12, "all done", 100);
+      expect(maxPerKey).toBe(1);
+      expect(maxTotal).toBeGreaterThan(1);
+    });
+
+    it("isEligible false skips a task with no claim, no write and no retry", async () => {
+      await seed(task("a"), task("b"));
+      drive(spec({ isEligible: (t) => t.id !== "b", handler: async () => undefined }));
+      await until(stateIs("a", "done"), "a done");
+      await clock.advance(1000);
+      expect(await row("b")).toMatchObject({ state: "new", version: 0, retry: 0, leaseOwner: null });
+      expect(await store.listEvents({ taskId: "b" })).toHaveLength(1);
+    });
+
+    it("the poison rule moves a task to the dead-letter state", async () => {
+      await seed(task("a"));
+      drive(
+        spec({
+          isPoison: (_t, error) => error instanceof Error && error.message.includes("ParseException"),
+          handler: async () => {
+            throw new Error("ParseException: bad row 17");
+          },
+        }),
+      );
+      await until(stateIs("a", "dead"), "a dead");
+      expect(await row("a")).toMatchObject({
+        retry: 0,
+        lastError: "poison: Error: ParseException: bad row 17",
+      });
+      expect((await store.listDead()).map((t) => t.id)).toEqual(["a"]);
+      await until(() => finished.length > 0, "onFinish");
+      expect(finished).toEqual(["a"]);
+    });
+
+    it("a storage failure stops the driver with a Ledger error instead of being swallowed", async () => {
+      await seed(task("a"));
+      const driver = drive(spec({ handler: async () => undefined }));
+      await until(stateIs("a", "done"), "a done");
+      await store.close();
+      const stopped = expect(driver.done()).rejects.toMatchObject({ code: "Ledger" });
+      await clock.advance(500);
+      await stopped;
+      expect(driver.state).toBe("stopped");
+    });
+
+    it("drain runs until every task of the job is terminal", async () => {
+      await seed(task("a"), task("b"), task("c", { exclusionKey: "k" }), task("d", { exclusionKey: "k" }));
+      const seen = new Set<string>();
+      const result = drain({
+        store,
+        clock,
+        jobId: "job",
+        leaseMs: LEASE,
+        pollMs: 100,
+        runners: [
+          spec({
+            handler: async (t) => {
+              if (!seen.has(t.id)) {
+                seen.add(t.id);
+                throw new TaskDefer("first look", 1000);
+              }
+              if (t.id === "b") throw new TaskAbort("bad");
+            },
+          }),
+        ],
+      });
+      let settled = false;
+      result.then(
+        () => {
+          settled = true;
+        },
+        () => {
+          settled = true;
+        },
+      );
+      // The check reads the store so each round waits for real I/O before the clock moves on.
+      await until(async () => (await store.countTasks("job")) !== null && settled, "drain returned", 100);
+      expect(await result).toEqual({
+        reason: "idle",
+        counts: { new: 0, running: 0, suspended: 0, done: 3, failed: 1, dead: 0 },
+      });
+    });
+  });
+}
