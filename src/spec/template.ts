@@ -259,6 +259,9 @@ function sameIntervalText(text: JsonValue | undefined, interval: Interval): bool
   }
 }
 
+/** `details.rule` of the errors about where a task's interval is declared (see {@link renderTemplate}). */
+export const INTERVAL_RULE = "partition-interval";
+
 /**
  * Injects the partition interval where the task type reads it: `spec.dataSchema.granularitySpec.intervals`
  * for `index_parallel`/`index`, `ioConfig.inputSpec` for `compact`. A template that already names a
@@ -270,7 +273,7 @@ function injectInterval(spec: { [key: string]: JsonValue }, interval: Interval):
     if (spec.interval !== undefined && !sameIntervalText(spec.interval, interval)) {
       throw new TemplateError(
         `interval: the template sets ${JSON.stringify(spec.interval)}, but the partition is ${text}; remove it or use "{{interval}}"`,
-        { path: "interval" },
+        { path: "interval", rule: INTERVAL_RULE },
       );
     }
     const io = obj(spec.ioConfig) ?? { type: "compact" };
@@ -278,13 +281,13 @@ function injectInterval(spec: { [key: string]: JsonValue }, interval: Interval):
     if (inputSpec && inputSpec.interval !== undefined && !sameIntervalText(inputSpec.interval, interval)) {
       throw new TemplateError(
         `ioConfig.inputSpec.interval: the template sets ${JSON.stringify(inputSpec.interval)}, but the partition is ${text}; remove it or use "{{interval}}"`,
-        { path: "ioConfig.inputSpec.interval" },
+        { path: "ioConfig.inputSpec.interval", rule: INTERVAL_RULE },
       );
     }
     if (inputSpec && inputSpec.type !== undefined && inputSpec.type !== "interval") {
       throw new TemplateError(
         `ioConfig.inputSpec.type: segops compacts by interval, found ${JSON.stringify(inputSpec.type)}`,
-        { path: "ioConfig.inputSpec.type" },
+        { path: "ioConfig.inputSpec.type", rule: INTERVAL_RULE },
       );
     }
     io.inputSpec = { ...(inputSpec ?? {}), type: "interval", interval: text };
@@ -295,13 +298,13 @@ function injectInterval(spec: { [key: string]: JsonValue }, interval: Interval):
   if (!schema) {
     throw new TemplateError(
       "spec.dataSchema: cannot inject the partition interval: the template has no spec.dataSchema object (expected an index_parallel, index or compact task)",
-      { path: "spec.dataSchema" },
+      { path: "spec.dataSchema", rule: INTERVAL_RULE },
     );
   }
   if (schema.granularitySpec !== undefined && !obj(schema.granularitySpec)) {
     throw new TemplateError(
       `spec.dataSchema.granularitySpec: expected an object, found ${JSON.stringify(schema.granularitySpec)}`,
-      { path: "spec.dataSchema.granularitySpec" },
+      { path: "spec.dataSchema.granularitySpec", rule: INTERVAL_RULE },
     );
   }
   const g = obj(schema.granularitySpec) ?? {};
@@ -311,7 +314,7 @@ function injectInterval(spec: { [key: string]: JsonValue }, interval: Interval):
     if (!ok) {
       throw new TemplateError(
         `spec.dataSchema.granularitySpec.intervals: the template sets ${JSON.stringify(existing)}, but the partition is ${text}; remove intervals (segops injects them) or use ["{{interval}}"]`,
-        { path: "spec.dataSchema.granularitySpec.intervals" },
+        { path: "spec.dataSchema.granularitySpec.intervals", rule: INTERVAL_RULE },
       );
     }
   }

@@ -266,3 +266,44 @@ describe("segops validate", () => {
     expect(parseTaskId(body.context.sqlQueryId)).toMatchObject({ datasource: "wiki" });
   });
 });
+
+describe("bad input found while preparing", () => {
+  it("a bad --prefix or a spec without a datasource exits 2", async () => {
+    const args = [template, "--interval", "2026-01-01/P1D", "--var", "env=prod"];
+    const prefix = await run("id", ...args, "--prefix", "a_b");
+    expect(prefix.code).toBe(2);
+    expect(prefix.err).toMatch(/^segops: invalid task id prefix "a_b"/);
+    const noDs = file(
+      "nods.json",
+      JSON.stringify({ type: "index", spec: { dataSchema: { timestampSpec: {} } } }),
+    );
+    const r = await run("id", noDs, "--interval", "2026-01-01/P1D");
+    expect([r.code, r.err]).toEqual([
+      2,
+      "segops: cannot derive a task id: the spec names no datasource (spec.dataSchema.dataSource)\n",
+    ]);
+  });
+
+  it("validate reports a template's own conflicting intervals as a spec error with its path", async () => {
+    const fixed = file(
+      "fixed.json",
+      JSON.stringify({
+        type: "index_parallel",
+        spec: {
+          dataSchema: {
+            dataSource: "wiki",
+            timestampSpec: {},
+            granularitySpec: { intervals: ["2026-02-01/P1D"] },
+          },
+          ioConfig: { type: "index_parallel", inputSource: { type: "local" }, inputFormat: { type: "json" } },
+        },
+      }),
+    );
+    const r = await run("validate", fixed, "--interval", "2026-01-01/P1D", "--json");
+    expect(r.code).toBe(2);
+    const body = JSON.parse(r.out);
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].path).toBe("spec.dataSchema.granularitySpec.intervals");
+    expect(body.errors[0].message).toMatch(/^the template sets \["2026-02-01\/P1D"\], but the partition is/);
+  });
+});

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { UsageError } from "../../core/errors.js";
+import { TaskIdError } from "../../core/task-id.js";
 import {
   parseAttempt,
   parsePartitionInterval,
@@ -49,13 +51,19 @@ export async function prepareFromFlags(file: string, flags: PrepareFlags) {
   const vars = parseVars(flags.var ?? []);
   const attempt = parseAttempt(flags.attempt);
   const template = await readTemplateFile(file);
-  return prepareSpec(template, {
-    interval,
-    vars,
-    specVersion: flags.specVersion,
-    attempt,
-    prefix: flags.prefix,
-  });
+  try {
+    return prepareSpec(template, {
+      interval,
+      vars,
+      specVersion: flags.specVersion,
+      attempt,
+      prefix: flags.prefix,
+    });
+  } catch (e) {
+    // A bad --prefix or a spec without a datasource is bad input: exit code 2, like other usage errors.
+    if (e instanceof TaskIdError) throw new UsageError(e.message, { ...e.details });
+    throw e;
+  }
 }
 
 /** `segops render <template> --interval I`: prints the rendered task (or SQL task body) with its id pinned. */

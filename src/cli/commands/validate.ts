@@ -3,6 +3,7 @@ import { SegopsError } from "../../core/errors.js";
 import type { Interval } from "../../core/interval.js";
 import {
   hasPlaceholders,
+  INTERVAL_RULE,
   type LoadedTemplate,
   parsePartitionInterval,
   prepareSpec,
@@ -35,7 +36,16 @@ function check(
     return validateSpec(template.value);
   }
   // Render like a real run would (same interval injection and id pinning), then validate the result.
-  const prepared = prepareSpec(template, { interval, vars });
+  let prepared: ReturnType<typeof prepareSpec>;
+  try {
+    prepared = prepareSpec(template, { interval, vars });
+  } catch (e) {
+    // A rendering problem with a path (e.g. the template's own intervals) is reported like any spec error.
+    const path = e instanceof TemplateError && e.details.rule === INTERVAL_RULE ? e.details.path : undefined;
+    if (typeof path !== "string" || !(e instanceof TemplateError)) throw e;
+    const message = e.message.startsWith(`${path}: `) ? e.message.slice(path.length + 2) : e.message;
+    return { valid: false, errors: [{ path, message }], warnings: [] };
+  }
   const result =
     prepared.kind === "sql"
       ? validateSql(prepared.body.query, { partition: interval })
