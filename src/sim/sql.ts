@@ -553,12 +553,66 @@ function itemName(item: SelectItem, index: number): string {
   return `EXPR$${index}`;
 }
 
+function columnRefs(e: Expr, out: string[]): string[] {
+  switch (e.k) {
+    case "col":
+      out.push(e.name);
+      break;
+    case "un":
+      columnRefs(e.e, out);
+      break;
+    case "bin":
+      columnRefs(e.l, out);
+      columnRefs(e.r, out);
+      break;
+    case "in":
+      columnRefs(e.e, out);
+      for (const x of e.list) columnRefs(x, out);
+      break;
+    case "isnull":
+      columnRefs(e.e, out);
+      break;
+    case "like":
+      columnRefs(e.e, out);
+      columnRefs(e.pattern, out);
+      break;
+    case "between":
+      columnRefs(e.e, out);
+      columnRefs(e.lo, out);
+      columnRefs(e.hi, out);
+      break;
+    case "fn":
+      for (const x of e.args) columnRefs(x, out);
+      if (e.filter) columnRefs(e.filter, out);
+      break;
+  }
+  return out;
+}
+
+/** Validation before execution, so an unknown column fails even when no row would be read. */
+function validate(q: SqlQuery, columns: string[]): void {
+  const known = new Set(columns);
+  const aliases = new Set(q.items.flatMap((i) => (i.alias ? [i.alias] : [])));
+  const check = (e: Expr, allowAliases: boolean) => {
+    for (const name of columnRefs(e, [])) {
+      if (!known.has(name) && !(allowAliases && aliases.has(name))) {
+        throw new SqlError(`Column '${name}' not found in any table`);
+      }
+    }
+  };
+  for (const i of q.items) if (i.expr !== "*") check(i.expr, false);
+  if (q.where) check(q.where, false);
+  for (const g of q.groupBy) check(g, true);
+  for (const o of q.orderBy) check(o.expr, true);
+}
+
 /** Runs a parsed query over rows; `columns` lists the table's columns (for `*` and unknown-column errors). */
 export function execute(
   q: SqlQuery,
   rows: SqlRow[],
   columns: string[],
 ): { columns: string[]; rows: Value[][] } {
+  validate(q, columns);
   const filtered = q.where ? rows.filter((r) => truthy(evalRow(q.where as Expr, r))) : rows;
   const exprItems: Array<{ name: string; expr: Expr }> = [];
   q.items.forEach((item, i) => {
