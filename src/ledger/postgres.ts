@@ -67,7 +67,8 @@ export class PostgresExecutor implements Executor {
       await executor.#migrate(schema, options.now);
     } catch (error) {
       await pool.end().catch(() => undefined);
-      if (error instanceof LedgerError) throw error;
+      // A schema-version refusal is already precise; anything else gets the (redacted) URL as context.
+      if (error instanceof LedgerError && "found" in error.details) throw error;
       throw new LedgerError(
         `cannot open PostgreSQL ledger ${redactUrl(url)}: ${scrub((error as Error).message, password)}`,
         { url: redactUrl(url) },
