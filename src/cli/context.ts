@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SegopsError } from "../core/errors.js";
-import { DruidClient } from "../druid/client.js";
+import { DruidClient, type DruidClientOptions } from "../druid/client.js";
 import { isDruidError } from "../druid/errors.js";
 import { openStore } from "../ledger/open.js";
 import type { Store } from "../ledger/store.js";
@@ -20,11 +20,12 @@ export class UnreachableError extends SegopsError {
  */
 export async function connectDruid(
   flags: DruidFlags,
-  options: { check?: boolean } = {},
+  options: { check?: boolean; client?: Partial<DruidClientOptions> } = {},
 ): Promise<DruidClient> {
   const client = new DruidClient({
     ...druidOptionsFrom(flags),
-    retry: { maxAttempts: 3, maxTotalWaitMs: 5000 },
+    retry: { maxAttempts: 5, maxTotalWaitMs: 30_000 },
+    ...options.client,
   });
   if (options.check === false) return client;
   try {

@@ -13,6 +13,17 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Error codes that mean bad input from the user: exit 2, nothing submitted. */
+const USAGE_CODES = new Set([
+  "Usage",
+  "InvalidSpec",
+  "Template",
+  "Interval",
+  "Granularity",
+  "TaskId",
+  "Partition",
+]);
+
 /** Maps an error escaping a command to the architecture's exit codes. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;

@@ -1,8 +1,23 @@
 import type { Command } from "commander";
 import { registerBackfill } from "./backfill.js";
+import { registerId } from "./id.js";
+import { registerPoll } from "./poll.js";
+import { registerRender } from "./render.js";
 import { registerRun } from "./run.js";
+import { registerSubmit } from "./submit.js";
+import { registerValidate } from "./validate.js";
+import { registerWait } from "./wait.js";
 
 /** Each command lives in its own module and registers itself on the program. */
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerRun, registerBackfill];
+export const commands: RegisterCommand[] = [
+  registerRun,
+  registerBackfill,
+  registerSubmit,
+  registerWait,
+  registerPoll,
+  registerRender,
+  registerValidate,
+  registerId,
+];

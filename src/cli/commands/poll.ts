@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { systemClock } from "../../core/clock.js";
+import { UsageError } from "../../core/errors.js";
+import { StatusBatcher } from "../../ingest/status-batcher.js";
+import { statusLookupFor } from "../../jobs/engine.js";
+import { type PolledTask, pollTasks } from "../../jobs/poll.js";
+import { connectDruid } from "../context.js";
+import { addDruidOptions, type DruidFlags } from "../options.js";
+import { positiveInt, positiveNumber } from "./ingest-common.js";
+
+interface PollFlags extends DruidFlags {
+  file?: string;
+  maxConcurrency: number;
+  deadline?: number;
+  perTaskTimeout?: number;
+  tick: number;
+  json?: boolean;
+}
+
+function readIds(ids: string[], file: string | undefined): string[] {
+  const all = [...ids];
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new UsageError(
+        `cannot read --file ${file}: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`,
+      );
+    }
+    all.push(...text.split(/\s+/).filter((line) => line !== "" && !line.startsWith("#")));
+  }
+  if (all.length === 0)
+    throw new UsageError("no task ids: pass ids as arguments or --file FILE (one per line)");
+  return all;
+}
+
+export function registerPoll(program: Command): void {
+  addDruidOptions(
+    program
+      .command("poll [ids...]")
+      .description(
+        "watch existing Druid tasks (bulk status, one request per tick) until each is SUCCESS or FAILED",
+      )
+      .option("--file <path>", "read task ids from a file, one per line")
+      .option(
+        "--max-concurrency <n>",
+        "status requests in flight when the cluster lacks bulk status",
+        positiveInt("--max-concurrency"),
+        8,
+      )
+      .option(
+        "--deadline <s>",
+        "stop after S seconds; unfinished tasks are reported as DEADLINE",
+        positiveNumber("--deadline"),
+      )
+      .option(
+        "--per-task-timeout <s>",
+        "give up on a task after S seconds (TIMEOUT)",
+        positiveNumber("--per-task-timeout"),
+      )
+      .option("--tick <ms>", "poll cadence in ms", positiveInt("--tick"), 1000)
+      .option("--json", "print the result as JSON"),
+  ).action(async (ids: string[], flags: PollFlags) => {
+    const taskIds = readIds(ids, flags.file);
+    const client = await connectDruid(flags, {
+      check: false,
+      client: { statusFallbackConcurrency: flags.maxConcurrency, connections: flags.maxConcurrency },
+    });
+    const batcher = new StatusBatcher({
+      lookup: statusLookupFor(client),
+      clock: systemClock,
+      tickMs: flags.tick,
+    });
+    const print = (t: PolledTask) => {
+      if (!flags.json)
+        process.stdout.write(`[${(t.elapsedMs / 1000).toFixed(1).padStart(6)}s] ${t.id} -> ${t.outcome}\n`);
+    };
+    let results: PolledTask[];
+    try {
+      results = await pollTasks(taskIds, {
+        batcher,
+        clock: systemClock,
+        ...(flags.deadline !== undefined ? { deadlineMs: flags.deadline * 1000 } : {}),
+        ...(flags.perTaskTimeout !== undefined ? { perTaskTimeoutMs: flags.perTaskTimeout * 1000 } : {}),
+        onTerminal: print,
+      });
+    } finally {
+      await batcher.stop();
+      await client.close();
+    }
+    for (const t of results) if (t.outcome === "DEADLINE" || t.outcome === "TIMEOUT") print(t);
+    const bad = results.filter((t) => t.outcome !== "SUCCESS");
+    if (flags.json) {
+      process.stdout.write(
+        `${JSON.stringify({ ok: bad.length === 0, tasks: results, statusRequests: batcher.stats.lookups }, null, 2)}\n`,
+      );
+    } else if (bad.length === 0) {
+      process.stdout.write(`ALL ${results.length} TASKS SUCCEEDED\n`);
+    } else {
+      process.stdout.write(
+        `NON-SUCCESS TASKS: ${bad.map((t) => `${t.id} (${t.outcome}${t.errorMsg ? `: ${t.errorMsg}` : ""})`).join(", ")}\n`,
+      );
+    }
+    process.exitCode =
+      bad.length === 0 ? 0 : bad.every((t) => t.outcome === "DEADLINE" || t.outcome === "TIMEOUT") ? 3 : 1;
+  });
+}

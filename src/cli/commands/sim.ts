@@ -1,0 +1,146 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { parse as parseYaml } from "yaml";
+import { UsageError } from "../../core/errors.js";
+import { type FaultRule, type SimOptions, startSim } from "../../sim/index.js";
+
+/** Raw `segops sim` flags as commander hands them over. */
+export interface SimFlags {
+  port?: string;
+  host?: string;
+  capacity?: string;
+  workers?: string;
+  timeScale?: string;
+  seed?: string;
+  handoffDelay?: string;
+  faults?: string;
+  dataDir?: string;
+  druidVersion?: string;
+}
+
+function number(
+  flag: string,
+  value: string | undefined,
+  check: (n: number) => boolean,
+  expected: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || !check(n))
+    throw new UsageError(`${flag} must be ${expected}, got "${value}"`, { flag, value });
+  return n;
+}
+
+/** Reads a JSON or YAML file holding an array of fault rules. */
+export function readFaultsFile(path: string): FaultRule[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read --faults file ${path}: ${(error as Error).message}`, { path });
+  }
+  let rules: unknown;
+  try {
+    rules = parseYaml(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`--faults file ${path} is neither JSON nor YAML: ${(error as Error).message}`, {
+      path,
+    });
+  }
+  if (!Array.isArray(rules))
+    throw new UsageError(`--faults file ${path} must hold an array of fault rules`, { path });
+  return rules as FaultRule[];
+}
+
+/** Turns flags into `startSim` options, with usage errors naming the flag. */
+export function simOptionsFromFlags(flags: SimFlags): SimOptions {
+  const int = (n: number) => Number.isInteger(n);
+  const options: SimOptions = {
+    port: number(
+      "--port",
+      flags.port ?? "8888",
+      (n) => int(n) && n >= 0 && n < 65536,
+      "a port number (0–65535)",
+    ),
+    host: flags.host ?? "127.0.0.1",
+  };
+  const capacity = number("--capacity", flags.capacity, (n) => int(n) && n >= 1, "a whole number from 1");
+  const workers = number("--workers", flags.workers, (n) => int(n) && n >= 1, "a whole number from 1");
+  const timeScale = number("--time-scale", flags.timeScale, (n) => n > 0, "a number above 0");
+  const seed = number("--seed", flags.seed, int, "a whole number");
+  const handoff = number(
+    "--handoff-delay",
+    flags.handoffDelay,
+    (n) => n >= 0,
+    "a number of sim milliseconds from 0",
+  );
+  const druidVersion = number(
+    "--druid-version",
+    flags.druidVersion,
+    (n) => int(n) && n > 0,
+    "a Druid major version",
+  );
+  if (capacity !== undefined) options.capacity = capacity;
+  if (workers !== undefined) options.workers = workers;
+  if (timeScale !== undefined) options.timeScale = timeScale;
+  if (seed !== undefined) options.seed = seed;
+  if (handoff !== undefined) options.handoffDelayMs = handoff;
+  if (druidVersion !== undefined) options.druidVersion = druidVersion;
+  if (flags.faults) options.faults = readFaultsFile(flags.faults);
+  if (flags.dataDir) options.dataDir = flags.dataDir;
+  return options;
+}
+
+/** Runs the emulator until `stop` aborts, printing its URL; closes cleanly. */
+export async function serveSim(
+  options: SimOptions,
+  stop: AbortSignal,
+  write: (line: string) => void,
+): Promise<void> {
+  let sim: Awaited<ReturnType<typeof startSim>>;
+  try {
+    sim = await startSim(options);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
+  }
+  write(`Druid emulator listening on ${sim.url} (Overlord, Coordinator and Broker SQL paths)`);
+  if (!stop.aborted)
+    await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+  await sim.close();
+  write("Druid emulator stopped");
+}
+
+export function registerSim(program: Command): void {
+  program
+    .command("sim")
+    .description(
+      "run the Druid emulator (Overlord + Coordinator + Broker SQL on one port) for trying segops without a cluster",
+    )
+    .option("--port <n>", "port to listen on (0 = any free port)", "8888")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--capacity <n>", "worker slots per emulated MiddleManager (default 4)")
+    .option("--workers <n>", "number of emulated MiddleManagers (default 1)")
+    .option(
+      "--time-scale <x>",
+      "sim milliseconds per real millisecond, e.g. 1000 makes a 10 s task take 10 ms (default 1)",
+    )
+    .option("--seed <n>", "seed for ids, durations, synthetic rows and fault rates (default 1)")
+    .option("--handoff-delay <ms>", "sim ms from publish until segments are served (default 5000)")
+    .option("--faults <file>", "JSON or YAML file with an array of fault rules")
+    .option("--data-dir <dir>", "persist tasks and segments in this directory across restarts")
+    .option("--druid-version <n>", "Druid major version whose error bodies to emulate (default 38)")
+    .action(async (flags: SimFlags) => {
+      const options = simOptionsFromFlags(flags);
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      try {
+        await serveSim(options, stop.signal, (line) => process.stdout.write(`${line}\n`));
+      } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      }
+    });
+}

@@ -1,0 +1,118 @@
+import type { Command } from "commander";
+import { systemClock } from "../../core/clock.js";
+import { UsageError } from "../../core/errors.js";
+import { formatInterval, type Interval, parseInterval } from "../../core/interval.js";
+import type { DruidClient } from "../../druid/client.js";
+import { HandoffChecker } from "../../ingest/handoff.js";
+import { StatusBatcher } from "../../ingest/status-batcher.js";
+import { statusLookupFor } from "../../jobs/engine.js";
+import { pollTasks } from "../../jobs/poll.js";
+import { connectDruid } from "../context.js";
+import { addDruidOptions, type DruidFlags } from "../options.js";
+import { positiveInt, positiveNumber } from "./ingest-common.js";
+import { writers } from "./render.js";
+
+interface WaitFlags extends DruidFlags {
+  datasource?: string;
+  interval?: string;
+  handoff?: boolean;
+  timeout?: number;
+  tick: number;
+  json?: boolean;
+}
+
+/** The datasource and interval of a task, from the flags or else from its payload (api-contract §2.6). */
+async function target(
+  client: DruidClient,
+  taskId: string,
+  flags: WaitFlags,
+): Promise<{ datasource: string; interval: Interval }> {
+  if (flags.datasource && flags.interval)
+    return { datasource: flags.datasource, interval: parseInterval(flags.interval) };
+  const { payload } = await client.taskPayload(taskId);
+  const schema = (
+    payload.spec as { dataSchema?: { dataSource?: string; granularitySpec?: { intervals?: string[] } } }
+  )?.dataSchema;
+  const datasource = flags.datasource ?? schema?.dataSource;
+  const intervals = flags.interval ? [flags.interval] : (schema?.granularitySpec?.intervals ?? []);
+  if (!datasource || intervals.length !== 1) {
+    throw new UsageError(`cannot tell which interval ${taskId} writes: pass --datasource and --interval`);
+  }
+  return { datasource, interval: parseInterval(intervals[0] as string) };
+}
+
+/**
+ * `segops wait`: the sensor half. Exit 0 only on SUCCESS (and handoff with --handoff), 1 on FAILED with
+ * Druid's errorMsg, 3 on timeout — what an Airflow deferrable sensor or a Dagster op needs.
+ */
+export function registerWait(program: Command): void {
+  addDruidOptions(
+    program
+      .command("wait <taskId>")
+      .description(
+        "wait for a Druid task: exit 0 on SUCCESS (and handoff with --handoff), 1 on FAILED, 3 on timeout",
+      )
+      .option("--datasource <ds>", "datasource for --handoff (default: from the task's payload)")
+      .option("--interval <interval>", "interval for --handoff (default: from the task's payload)")
+      .option("--handoff", "also wait until the task's segments are served for the whole interval")
+      .option("--timeout <s>", "give up after S seconds (exit 3)", positiveNumber("--timeout"))
+      .option("--tick <ms>", "poll cadence in ms", positiveInt("--tick"), 1000)
+      .option("--json", "print the outcome as JSON"),
+  ).action(async (taskId: string, flags: WaitFlags, cmd: Command) => {
+    const { out, err } = writers(cmd);
+    const clock = systemClock;
+    const started = clock.now();
+    const client = await connectDruid(flags);
+    const batcher = new StatusBatcher({ lookup: statusLookupFor(client), clock, tickMs: flags.tick });
+    const handoff = new HandoffChecker({ source: client, clock, tickMs: flags.tick });
+    const timeout = new AbortController();
+    const timer =
+      flags.timeout !== undefined ? setTimeout(() => timeout.abort(), flags.timeout * 1000) : undefined;
+    const finish = (code: number, outcome: string, detail: Record<string, unknown>) => {
+      if (flags.json) out(`${JSON.stringify({ taskId, outcome, ...detail })}\n`);
+      else out(`${taskId} -> ${outcome}${detail.errorMsg ? `: ${detail.errorMsg}` : ""}\n`);
+      process.exitCode = code;
+    };
+    try {
+      const [result] = await pollTasks([taskId], { batcher, clock, signal: timeout.signal, unknownLimit: 3 });
+      if (!result || timeout.signal.aborted) return finish(3, "TIMEOUT", { waitedMs: clock.now() - started });
+      if (result.outcome === "FAILED") {
+        const reports = await client.taskReports(taskId).catch(() => null);
+        const errorMsg = reports?.ingestionStatsAndErrors?.payload.errorMsg ?? result.errorMsg;
+        return finish(1, "FAILED", { errorMsg });
+      }
+      if (result.outcome !== "SUCCESS") return finish(1, result.outcome, { errorMsg: result.errorMsg });
+      if (!flags.handoff) return finish(0, "SUCCESS", { duration: result.duration });
+      const { datasource, interval } = await target(client, taskId, flags);
+      if (!flags.json) err(`SUCCESS; waiting for handoff of ${datasource} ${formatInterval(interval)}\n`);
+      for (;;) {
+        // No baseline for a task we did not submit: the newest version in the interval is taken as its own.
+        const verdict = await handoff
+          .check(
+            datasource,
+            { interval, mode: "replace", baseline: { versions: [], segmentIds: [] } },
+            timeout.signal,
+          )
+          .catch((error) => {
+            if (timeout.signal.aborted) return null;
+            throw error;
+          });
+        if (verdict === null) {
+          return finish(3, "TIMEOUT", { stage: "handoff", waitedMs: clock.now() - started });
+        }
+        if (verdict.state === "handed-off")
+          return finish(0, "SUCCESS", { handoff: true, version: verdict.version });
+        if (verdict.state === "superseded") {
+          return finish(1, "SUPERSEDED", {
+            errorMsg: `newer version ${verdict.liveVersions.join(", ")} is live`,
+          });
+        }
+      }
+    } finally {
+      if (timer) clearTimeout(timer);
+      await batcher.stop();
+      await handoff.stop();
+      await client.close();
+    }
+  });
+}
