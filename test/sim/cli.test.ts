@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { registerSim, serveSim, simOptionsFromFlags } from "../../src/cli/commands/sim.js";
+import { UsageError } from "../../src/core/errors.js";
+
+describe("segops sim", () => {
+  it("maps flags to emulator options and reads YAML or JSON fault files", () => {
+    const dir = mkdtempSync(join(tmpdir(), "segops-sim-cli-"));
+    writeFileSync(
+      join(dir, "f.yaml"),
+      "- kind: status\n  status: 503\n  path: /druid/indexer/v1/task\n  count: 2\n",
+    );
+    writeFileSync(join(dir, "f.json"), '[{"kind":"reset","rate":0.1}]');
+    expect(
+      simOptionsFromFlags({
+        port: "0",
+        capacity: "8",
+        timeScale: "1000",
+        seed: "3",
+        handoffDelay: "0",
+        faults: join(dir, "f.yaml"),
+        dataDir: dir,
+      }),
+    ).toEqual({
+      port: 0,
+      host: "127.0.0.1",
+      capacity: 8,
+      timeScale: 1000,
+      seed: 3,
+      handoffDelayMs: 0,
+      faults: [{ kind: "status", status: 503, path: "/druid/indexer/v1/task", count: 2 }],
+      dataDir: dir,
+    });
+    expect(simOptionsFromFlags({ faults: join(dir, "f.json") }).faults).toEqual([
+      { kind: "reset", rate: 0.1 },
+    ]);
+    expect(simOptionsFromFlags({}).port).toBe(8888);
+  });
+
+  it("rejects bad flags with a usage error naming the flag", () => {
+    expect(() => simOptionsFromFlags({ capacity: "zero" })).toThrow(UsageError);
+    expect(() => simOptionsFromFlags({ capacity: "zero" })).toThrow(
+      '--capacity must be a whole number from 1, got "zero"',
+    );
+    expect(() => simOptionsFromFlags({ faults: "/nonexistent/f.yaml" })).toThrow(UsageError);
+  });
+
+  it("serves until stopped, printing the URL, then closes", async () => {
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = serveSim({ port: 0 }, stop.signal, (l) => lines.push(l));
+    while (lines.length === 0) await new Promise((r) => setImmediate(r));
+    const url = /listening on (\S+)/.exec(lines[0] as string)?.[1] as string;
+    expect(await (await fetch(`${url}/status/health`)).text()).toBe("true");
+    stop.abort();
+    await done;
+    expect(lines.at(-1)).toBe("Druid emulator stopped");
+    await expect(fetch(`${url}/status/health`)).rejects.toThrow();
+  });
+
+  it("registers a sim command with its options", () => {
+    const program = new Command();
+    registerSim(program);
+    const cmd = program.commands.find((c) => c.name() === "sim");
+    expect(cmd?.options.map((o) => o.long)).toEqual([
+      "--port",
+      "--host",
+      "--capacity",
+      "--workers",
+      "--time-scale",
+      "--seed",
+      "--handoff-delay",
+      "--faults",
+      "--data-dir",
+      "--druid-version",
+    ]);
+  });
+});
