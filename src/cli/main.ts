@@ -28,8 +28,7 @@ const USAGE_CODES = new Set([
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
   if (error instanceof SegopsError) {
-    if (error.code === "Usage" || error.code === "InvalidSpec" || error.code === "Template")
-      return ExitCode.Usage;
+    if (USAGE_CODES.has(error.code)) return ExitCode.Usage;
     if (error.code === "Unreachable" || error.code === "Ledger") return ExitCode.Unreachable;
   }
   return ExitCode.SomeFailed;
