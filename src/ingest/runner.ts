@@ -1,3 +1,4 @@
+import { backoffDelay } from "../core/backoff.js";
 import type { Clock } from "../core/clock.js";
 import { parseGranularity } from "../core/granularity.js";
 import { formatInterval, parseInterval } from "../core/interval.js";
@@ -94,6 +95,8 @@ export interface IngestRunnerOptions {
   /** Retry ceiling for transient failures (Druid unreachable, failed attempts). @default 10 */
   maxRetry?: number;
   sizeBand?: SizeBand;
+  /** First retry delay after a failed attempt or an unreachable Druid; grows to 60× with full jitter. @default 5000 */
+  retryBaseMs?: number;
   /** Told about each step a partition finishes (progress display, logs). */
   onStep?: (task: TaskRow, step: string, detail: string) => void;
 }
@@ -335,6 +338,10 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
     concurrency: options.concurrency ?? 64,
     maxRetry: options.maxRetry ?? 10,
     progressDelayMs: tickMs,
+    backoff: (retry) => {
+      const baseMs = options.retryBaseMs ?? 5000;
+      return backoffDelay(retry - 1, { baseMs, capMs: baseMs * 60 });
+    },
     // Only partitions not yet submitted wait for admission; anything already at Druid must be watched.
     isEligible: (task) => {
       const p = progressOf(task);
