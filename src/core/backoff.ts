@@ -92,6 +92,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 export function backoffCeiling(retryIndex: number, options: BackoffOptions = {}): number {
   const { baseMs, capMs, multiplier } = resolveBackoff(options);
   // Exponentiation overflows to Infinity for large indexes; min() then yields the cap, as intended.
+  // A zero base stays zero (0 * Infinity would be NaN).
+  if (baseMs === 0) return 0;
   return Math.min(capMs, baseMs * multiplier ** Math.max(0, retryIndex));
 }
 

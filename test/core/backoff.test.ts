@@ -28,6 +28,10 @@ describe("backoffDelay", () => {
     expect(backoffCeiling(100)).toBe(30_000);
   });
 
+  it("never waits with a zero base, even at huge attempt numbers", () => {
+    expect(backoffDelay(5000, { baseMs: 0, capMs: 1000, multiplier: 3 }, () => 0.9)).toBe(0);
+  });
+
   it("spans the whole range: random 0 gives 0 and random just below 1 gives the ceiling", () => {
     const o = { baseMs: 100, capMs: 10_000, multiplier: 3 };
     expect(backoffDelay(2, o, () => 0)).toBe(0);
@@ -39,7 +43,8 @@ describe("backoffDelay", () => {
     fc.assert(
       fc.property(fc.nat({ max: 2000 }), options, unitRandom, (attempt, o, r) => {
         const delay = backoffDelay(attempt, o, () => r);
-        const bound = Math.min(o.capMs, o.baseMs * o.multiplier ** attempt);
+        // A zero base means no wait at all, however large the attempt (0 * Infinity is not a bound).
+        const bound = o.baseMs === 0 ? 0 : Math.min(o.capMs, o.baseMs * o.multiplier ** attempt);
         expect(Number.isInteger(delay)).toBe(true);
         expect(delay).toBeGreaterThanOrEqual(0);
         expect(delay).toBeLessThanOrEqual(bound);
