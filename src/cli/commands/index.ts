@@ -1,9 +1,12 @@
 import type { Command } from "commander";
+import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
 import { registerId } from "./id.js";
+import { registerLedgerCommands } from "./ledger-commands.js";
 import { registerPoll } from "./poll.js";
 import { registerRender } from "./render.js";
 import { registerRun } from "./run.js";
+import { registerSim } from "./sim.js";
 import { registerSubmit } from "./submit.js";
 import { registerValidate } from "./validate.js";
 import { registerWait } from "./wait.js";
@@ -17,6 +20,9 @@ export const commands: RegisterCommand[] = [
   registerSubmit,
   registerWait,
   registerPoll,
+  registerLedgerCommands,
+  registerAudit,
+  registerSim,
   registerRender,
   registerValidate,
   registerId,

@@ -102,6 +102,11 @@ export async function serveSim(
     sim = await startSim(options);
   } catch (error) {
     if (error instanceof TypeError) throw new UsageError(error.message);
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new UsageError(
+        `port ${options.port} is already in use on ${options.host ?? "127.0.0.1"}; pick another with --port (0 = any free port)`,
+      );
+    }
     throw error;
   }
   write(`Druid emulator listening on ${sim.url} (Overlord, Coordinator and Broker SQL paths)`);
