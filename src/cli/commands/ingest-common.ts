@@ -21,6 +21,7 @@ export interface IngestFlags extends DruidFlags {
   poisonAfter: number;
   handoffTimeout: number;
   tick: number;
+  lease: number;
   deadline?: number;
   new?: boolean;
   json?: boolean;
@@ -131,7 +132,7 @@ export async function driveJob(options: {
   total: number;
   flags: Pick<
     IngestFlags,
-    "maxConcurrency" | "poisonAfter" | "handoffTimeout" | "tick" | "deadline" | "json"
+    "maxConcurrency" | "poisonAfter" | "handoffTimeout" | "tick" | "lease" | "deadline" | "json"
   >;
 }): Promise<number> {
   const { store, client, jobId, flags } = options;
@@ -158,6 +159,7 @@ export async function driveJob(options: {
       clock,
       jobId,
       tickMs: flags.tick,
+      leaseMs: flags.lease,
       maxConcurrency: flags.maxConcurrency,
       poisonAfter: flags.poisonAfter,
       handoffTimeoutMs: flags.handoffTimeout * 1000,
