@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { LedgerError, ledgerFailure, redactUrl, scrub } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
@@ -12,6 +13,11 @@ export interface PostgresOptions {
   readonly poolSize?: number;
   /** Clock reading for `applied_at` of migrations. */
   readonly now: () => number;
+}
+
+/** A stable name per statement text, for pg's per-connection prepared statements. */
+function statementName(text: string): string {
+  return `segops_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -104,7 +110,11 @@ export class PostgresExecutor implements Executor {
 
   query: Query = async (s: Statement) => {
     try {
-      const result = await this.#pool.query(s.text, s.values as unknown[]);
+      const result = await this.#pool.query({
+        text: s.text,
+        values: s.values as unknown[],
+        ...(s.prepare ? { name: statementName(s.text) } : {}),
+      });
       return result.rows as DbRow[];
     } catch (error) {
       this.#fail("query", this.#poolError ?? error);

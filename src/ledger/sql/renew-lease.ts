@@ -8,7 +8,7 @@ import { Params, type Statement } from "./statement.js";
  */
 export function renewLease(d: Dialect, ref: TaskRef, expiresAt: number): Statement {
   const p = new Params(d);
-  return p.statement(
+  return p.prepared(
     `UPDATE tasks SET lease_expires_at = ${p.add(expiresAt)}
      WHERE id = ${p.add(ref.id)} AND lease_owner = ${p.add(ref.owner)} AND version = ${p.add(ref.version)}
        AND state = 'running' RETURNING *`,

@@ -4,6 +4,8 @@ import type { Dialect } from "../store.js";
 export interface Statement {
   readonly text: string;
   readonly values: readonly unknown[];
+  /** Hot path: Postgres keeps it prepared per connection (parsed and planned once). */
+  readonly prepare?: boolean;
 }
 
 /** Collects parameter values and hands out their placeholders, so values never enter SQL text. */
@@ -26,6 +28,11 @@ export class Params {
 
   statement(text: string): Statement {
     return { text, values: this.values };
+  }
+
+  /** A hot-path statement with a fixed text, kept prepared on Postgres connections. */
+  prepared(text: string): Statement {
+    return { text, values: this.values, prepare: true };
   }
 }
 
