@@ -67,6 +67,8 @@ export interface EngineOptions {
   handoffDelayMs: number;
   unusedDelayMs: number;
   neverLoad: Set<string>;
+  /** Druid major version whose version-specific shapes to emulate (api-contract §8). */
+  druidVersion: number;
   /** `druid.indexer.queue.maxSize`: active tasks beyond it get the 429 (api-contract §2.2). */
   maxQueueSize: number;
   /** Duration model (sim ms): base per task, cost per row. */

@@ -74,11 +74,14 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 function parseText(text: string, format: Obj): RawInput["records"] {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  // Druid counts each record's bytes including its line terminator.
+  const lines = text
+    .split(/(?<=\n)/)
+    .map((l) => ({ raw: l.replace(/\r?\n$/, ""), bytes: Buffer.byteLength(l) }))
+    .filter((l) => l.raw.trim() !== "");
   const type = String(format.type ?? "json");
   if (type === "json") {
-    return lines.map((raw) => {
-      const bytes = Buffer.byteLength(raw);
+    return lines.map(({ raw, bytes }) => {
       try {
         const v = JSON.parse(raw) as unknown;
         return { value: v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null, raw, bytes };
@@ -90,7 +93,7 @@ function parseText(text: string, format: Obj): RawInput["records"] {
   if (type === "csv" || type === "tsv") {
     const delimiter = type === "csv" ? "," : typeof format.delimiter === "string" ? format.delimiter : "\t";
     const listDelimiter = typeof format.listDelimiter === "string" ? format.listDelimiter : "\u0001";
-    let rows = lines.map((raw) => ({ raw, cells: splitDelimited(raw, delimiter) }));
+    let rows = lines.map(({ raw, bytes }) => ({ raw, bytes, cells: splitDelimited(raw, delimiter) }));
     const skip = typeof format.skipHeaderRows === "number" ? format.skipHeaderRows : 0;
     rows = rows.slice(skip);
     let columns: string[] = Array.isArray(format.columns) ? format.columns.map(String) : [];
@@ -98,14 +101,14 @@ function parseText(text: string, format: Obj): RawInput["records"] {
       const header = rows.shift();
       columns = header ? header.cells : [];
     }
-    return rows.map(({ raw, cells }) => {
+    return rows.map(({ raw, bytes, cells }) => {
       const value: Obj = {};
       columns.forEach((c, i) => {
         const cell = cells[i];
         if (cell === undefined || cell === "") value[c] = null;
         else value[c] = cell.includes(listDelimiter) ? cell.split(listDelimiter) : cell;
       });
-      return { value, raw, bytes: Buffer.byteLength(raw) };
+      return { value, raw, bytes };
     });
   }
   throw new InputError(`inputFormat type[${type}] is not supported by the emulator`);

@@ -52,6 +52,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
     unusedDelayMs: options.unusedDelayMs ?? DEFAULTS.unusedDelayMs,
     neverLoad: new Set(options.neverLoadDataSources ?? []),
     maxQueueSize: options.maxQueueSize ?? DEFAULTS.maxQueueSize,
+    druidVersion: options.druidVersion ?? DEFAULTS.druidVersion,
     baseDurationMs: options.baseDurationMs ?? DEFAULTS.baseDurationMs,
     perRowMs: options.perRowMs ?? DEFAULTS.perRowMs,
   });

@@ -40,8 +40,11 @@ export function isServed(s: SimSegment, now: number): boolean {
   return isUsed(s, now) && s.servedAt !== null && s.servedAt <= now;
 }
 
-/** `DataSegment` JSON (api-contract §3.5): dimensions/metrics comma-joined, `identifier` included. */
-export function segmentJson(s: SimSegment): Record<string, unknown> {
+/**
+ * `DataSegment` JSON (api-contract §3.5): dimensions/metrics comma-joined, `identifier` included; `totalRows`
+ * only from Druid 37 (§8).
+ */
+export function segmentJson(s: SimSegment, druidVersion = 38): Record<string, unknown> {
   return {
     dataSource: s.dataSource,
     interval: formatInterval(s.interval),
@@ -52,7 +55,7 @@ export function segmentJson(s: SimSegment): Record<string, unknown> {
     shardSpec: s.shardSpec,
     binaryVersion: 9,
     size: s.size,
-    totalRows: s.numRows,
+    ...(druidVersion >= 37 ? { totalRows: s.numRows } : {}),
     identifier: s.id,
   };
 }

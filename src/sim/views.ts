@@ -58,14 +58,20 @@ export function taskStatus(task: SimTask): Record<string, unknown> {
   };
 }
 
-function totals(c: RowCounters, fraction = 1): Record<string, unknown> {
+/**
+ * `RowIngestionMetersTotals`. `thrownAwayByReason` is in current Druid (api-contract §2.7) but absent from a real
+ * Druid 33 report; the emulator adds it from 34 on (the exact release is unverified).
+ */
+function totals(c: RowCounters, druidVersion: number, fraction = 1): Record<string, unknown> {
   const f = (n: number) => Math.floor(n * fraction);
   return {
     processed: f(c.processed),
     processedBytes: f(c.processedBytes),
     processedWithError: f(c.processedWithError),
     thrownAway: f(c.thrownAway),
-    thrownAwayByReason: c.thrownAway > 0 && f(c.thrownAway) > 0 ? { FILTERED: f(c.thrownAway) } : {},
+    ...(druidVersion >= 34
+      ? { thrownAwayByReason: f(c.thrownAway) > 0 ? { FILTERED: f(c.thrownAway) } : {} }
+      : {}),
     unparseable: f(c.unparseable),
   };
 }
@@ -83,7 +89,7 @@ const ZERO: RowCounters = {
  * `determinePartitions` + `buildSegments`; parallel mode `totals.buildSegments`. Live reports scale the counters
  * by progress and add `movingAverages`.
  */
-export function taskReport(task: SimTask, now: number): Record<string, unknown> | null {
+export function taskReport(task: SimTask, now: number, druidVersion: number): Record<string, unknown> | null {
   if (!task.plan.ingest || task.startedAt === null || !task.result) return null;
   const running = task.phase === "running";
   const fraction =
@@ -92,10 +98,10 @@ export function taskReport(task: SimTask, now: number): Record<string, unknown> 
       : 1;
   const counters = task.result.counters;
   const parallel = task.plan.ingest.parallel;
-  const build = totals(counters, Math.min(1, Math.max(0, fraction)));
+  const build = totals(counters, druidVersion, Math.min(1, Math.max(0, fraction)));
   const rowStats: Record<string, unknown> = parallel
     ? { totals: { buildSegments: build } }
-    : { determinePartitions: totals(ZERO), buildSegments: build };
+    : { determinePartitions: totals(ZERO, druidVersion), buildSegments: build };
   if (running) rowStats.movingAverages = { buildSegments: {} };
   const events = task.result.unparseableEvents;
   const ingestionState = running
@@ -116,7 +122,8 @@ export function taskReport(task: SimTask, now: number): Record<string, unknown> 
         errorMsg: task.errorMsg,
         segmentAvailabilityConfirmed: false,
         segmentAvailabilityWaitTimeMs: 0,
-        recordsProcessed: null,
+        // A real Druid 33 parallel supervisor reports `{}` once complete.
+        recordsProcessed: parallel && !running ? {} : null,
         ...(task.phase === "success" ? { segmentsPublished: task.segmentIds.length } : {}),
       },
     },

@@ -44,8 +44,12 @@ function dataSourceSummary(segments: SimSegment[]): Record<string, unknown> {
   };
 }
 
-function fullDataSource(name: string, segments: SimSegment[]): Record<string, unknown> {
-  return { name, properties: { created: new Date(0).toISOString() }, segments: segments.map(segmentJson) };
+function fullDataSource(engine: SimEngine, name: string, segments: SimSegment[]): Record<string, unknown> {
+  return {
+    name,
+    properties: { created: new Date(0).toISOString() },
+    segments: segments.map((s) => segmentJson(s, engine.options.druidVersion)),
+  };
 }
 
 /** Cluster `loadstatus` (§3.1): over all used segments, overshadowed included. */
@@ -104,7 +108,10 @@ function servedIntervals({ engine, params, query }: RouteContext): Reply {
     const out: Record<string, Record<string, unknown>> = {};
     for (const s of segs) {
       const key = formatInterval(s.interval);
-      out[key] = { ...(out[key] ?? {}), [s.id]: { metadata: segmentJson(s), servers: servers(s) } };
+      out[key] = {
+        ...(out[key] ?? {}),
+        [s.id]: { metadata: segmentJson(s, engine.options.druidVersion), servers: servers(s) },
+      };
     }
     return json(200, out);
   }
@@ -134,7 +141,12 @@ async function postMetadataSegments(ctx: RouteContext): Promise<Reply> {
   const segs = used(ctx.engine, ctx.params.dataSource ?? "").filter((s) =>
     intervals.some((i) => overlaps(i, s.interval)),
   );
-  return json(200, has(ctx.query, "full") ? segs.map(segmentJson) : segs.map((s) => s.id));
+  return json(
+    200,
+    has(ctx.query, "full")
+      ? segs.map((s) => segmentJson(s, ctx.engine.options.druidVersion))
+      : segs.map((s) => s.id),
+  );
 }
 
 function metadataDataSources({ engine, query }: RouteContext): Reply {
@@ -143,7 +155,7 @@ function metadataDataSources({ engine, query }: RouteContext): Reply {
   if (has(query, "full"))
     return json(
       200,
-      names.map((n) => fullDataSource(n, used(engine, n))),
+      names.map((n) => fullDataSource(engine, n, used(engine, n))),
     );
   return json(200, names);
 }
@@ -159,10 +171,10 @@ function metadataSegments({ engine, query }: RouteContext): Reply {
   for (const ds of names) {
     const shadowed = engine.store.overshadowed(ds);
     for (const s of used(engine, ds)) {
-      if (!has(query, "includeOvershadowedStatus")) out.push(segmentJson(s));
+      if (!has(query, "includeOvershadowedStatus")) out.push(segmentJson(s, engine.options.druidVersion));
       else
         out.push({
-          ...segmentJson(s),
+          ...segmentJson(s, engine.options.druidVersion),
           overshadowed: shadowed.has(s.id),
           replicationFactor: 1,
           numRows: s.numRows,
@@ -192,7 +204,7 @@ export function coordinatorRoutes(): Route[] {
         if (has(query, "full"))
           return json(
             200,
-            names.map((n) => fullDataSource(n, served(engine, n))),
+            names.map((n) => fullDataSource(engine, n, served(engine, n))),
           );
         return json(200, names);
       },
@@ -228,7 +240,12 @@ export function coordinatorRoutes(): Route[] {
       handler: ({ engine, params, query }) => {
         const segs = served(engine, params.dataSource ?? "");
         if (segs.length === 0) return empty(204);
-        return json(200, has(query, "full") ? segs.map(segmentJson) : segs.map((s) => s.id));
+        return json(
+          200,
+          has(query, "full")
+            ? segs.map((s) => segmentJson(s, engine.options.druidVersion))
+            : segs.map((s) => s.id),
+        );
       },
     },
     {
@@ -237,7 +254,7 @@ export function coordinatorRoutes(): Route[] {
       handler: ({ engine, params }) => {
         const s = engine.store.find(params.dataSource ?? "", params.segmentId ?? "");
         if (!s || !isServed(s, engine.now)) return empty(204);
-        return json(200, { metadata: segmentJson(s), servers: servers(s) });
+        return json(200, { metadata: segmentJson(s, engine.options.druidVersion), servers: servers(s) });
       },
     },
     { method: "GET", path: `${BASE}/datasources/:dataSource/loadstatus`, handler: dataSourceLoadStatus },
@@ -269,7 +286,7 @@ export function coordinatorRoutes(): Route[] {
       handler: ({ engine, params }) => {
         const ds = params.dataSource ?? "";
         const segs = used(engine, ds);
-        return segs.length === 0 ? empty(404) : json(200, fullDataSource(ds, segs));
+        return segs.length === 0 ? empty(404) : json(200, fullDataSource(engine, ds, segs));
       },
     },
     {
@@ -278,7 +295,12 @@ export function coordinatorRoutes(): Route[] {
       handler: ({ engine, params, query }) => {
         const segs = used(engine, params.dataSource ?? "");
         if (segs.length === 0) return empty(404);
-        return json(200, has(query, "full") ? segs.map(segmentJson) : segs.map((s) => s.id));
+        return json(
+          200,
+          has(query, "full")
+            ? segs.map((s) => segmentJson(s, engine.options.druidVersion))
+            : segs.map((s) => s.id),
+        );
       },
     },
     {
@@ -297,7 +319,7 @@ export function coordinatorRoutes(): Route[] {
         const s = engine.store.find(ds, id);
         const includeUnused = query.get("includeUnused") === "true";
         if (!s || (!isUsed(s, engine.now) && !includeUnused)) return empty(404);
-        return json(200, segmentJson(s));
+        return json(200, segmentJson(s, engine.options.druidVersion));
       },
     },
     { method: "GET", path: `${BASE}/metadata/segments`, handler: metadataSegments },

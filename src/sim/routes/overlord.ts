@@ -165,7 +165,7 @@ export function overlordRoutes(): Route[] {
       method: "GET",
       path: `${BASE}/task/:taskId/reports`,
       handler: withTask((ctx, task) => {
-        const report = taskReport(task, ctx.engine.now);
+        const report = taskReport(task, ctx.engine.now, ctx.druidVersion);
         if (!report) {
           return text(
             404,
