@@ -179,6 +179,27 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(new Set(running.map((t) => t.exclusionKey)).size).toBe(20);
     });
 
+    it("every task write is a compare-and-set on id, owner and version, and terminal rows are final", async () => {
+      await seed(task("a"));
+      const [claimed] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1 });
+      const stale = { id: "a", owner: "me", version: claimed!.version };
+      const moved = await store.checkpoint(stale, { step: 1 });
+      expect(moved?.version).toBe(stale.version + 1);
+      const suspend = { to: "suspended", reason: "stale", runAt: T0 } as const;
+      expect(await store.transition(stale, suspend)).toBeNull();
+      expect(await store.checkpoint(stale, { step: 2 })).toBeNull();
+      expect(await store.renewLease(stale, LEASE)).toBeNull();
+      const current = { id: "a", owner: "me", version: moved!.version };
+      expect(await store.transition({ ...current, owner: "intruder" }, suspend)).toBeNull();
+      expect(await store.transition(current, { to: "done", reason: "ok" })).toMatchObject({ state: "done" });
+      const done = await row("a");
+      expect(
+        await store.transition({ ...current, version: done.version }, { to: "failed", reason: "late" }),
+      ).toBeNull();
+      expect(await row("a")).toEqual(done);
+      expect(done.progress).toEqual({ step: 1 });
+    });
+
     it("cancelling a job flags its non-terminal tasks and records who asked", async () => {
       await seed(task("a"), task("b"));
       const [a] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1 });
@@ -453,6 +474,11 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
         expect(await row("a")).toMatchObject({ state: "failed", canceled: true, retry: 0 });
         expect(calls).toBe(1);
         expect(finished).toEqual(["a"]);
+        // Not even briefly: the late outcome was never committed.
+        const transitions = (await store.listEvents({ taskId: "a" })).map(
+          (e) => `${e.fromState}->${e.toState}`,
+        );
+        expect(transitions).toEqual(["null->new", "new->running", "running->running", "running->failed"]);
       });
     }
 
@@ -540,6 +566,59 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       const events = await store.listEvents({ taskId: "a" });
       expect(events.filter((e) => e.toState === "done").map((e) => e.actor)).toEqual([fresh.owner]);
       expect(events.some((e) => e.reason.startsWith(`claimed after the lease of ${old.owner}`))).toBe(true);
+    });
+
+    it("the heartbeat extends the lease while a handler runs; a refused renewal aborts the handler", async () => {
+      await seed(task("a"));
+      const started = hold();
+      const gate = hold();
+      let signal: AbortSignal | undefined;
+      drive(
+        spec({
+          handler: async (_t, ctx) => {
+            signal = ctx.signal;
+            started.resolve();
+            await gate.promise;
+          },
+        }),
+        { heartbeatMs: LEASE / 6 },
+      );
+      await started.promise;
+      const claimedUntil = (await row("a")).leaseExpiresAt ?? 0;
+      await until(async () => ((await row("a")).leaseExpiresAt ?? 0) > claimedUntil, "lease renewed", 1000);
+      expect(clock.now() - T0).toBeLessThan(LEASE);
+      expect(signal?.aborted).toBe(false);
+      // Another actor took the task over (new owner, new version).
+      await backend.raw(url, "UPDATE tasks SET lease_owner = 'other', version = version + 1 WHERE id = $1", [
+        "a",
+      ]);
+      await until(() => signal?.aborted === true, "handler told to stop", 1000);
+      expect((signal?.reason as { reason?: string }).reason).toBe("lost");
+      gate.resolve();
+      await clock.advance(1000);
+      expect(await row("a")).toMatchObject({ state: "running", leaseOwner: "other" });
+      expect(finished).toEqual([]);
+    });
+
+    it("a cancel reaches a running handler through the heartbeat", async () => {
+      await seed(task("a"));
+      const started = hold();
+      drive(
+        spec({
+          handler: (_t, ctx) => {
+            started.resolve();
+            return new Promise((_, reject) =>
+              ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)),
+            );
+          },
+        }),
+        { heartbeatMs: 1000 },
+      );
+      await started.promise;
+      await store.cancelTask("a", "user asked");
+      await until(stateIs("a", "failed"), "finished as canceled", 500);
+      expect(await row("a")).toMatchObject({ canceled: true, retry: 0, lastError: "canceled: user asked" });
+      expect(finished).toEqual(["a"]);
     });
 
     it("a graceful stop hands unfinished tasks back: suspended, due now, no retry used", async () => {
