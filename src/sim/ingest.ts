@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { bucketOf, bucketStart, bucketsOverlapping } from "../core/granularity.js";
-import { contains, type Interval, overlaps } from "../core/interval.js";
+import { type Interval, overlaps } from "../core/interval.js";
 import type { RawInput } from "./input.js";
 import type { IngestPlan, MetricSpec } from "./spec.js";
 
@@ -217,9 +217,4 @@ export function syntheticIngest(rows: number, plan: IngestPlan): IngestResult {
     unparseableEvents: [],
     failure: null,
   };
-}
-
-/** Whether `interval` lies within the task's declared intervals (used to bound REPLACE tombstones). */
-export function within(intervals: Interval[], interval: Interval): boolean {
-  return intervals.some((i) => contains(i, interval));
 }

@@ -79,6 +79,7 @@ describe("task status and listings (api-contract §2.3–§2.6, §2.8, §2.9)", 
       ["GET", "status"],
       ["GET", ""],
       ["GET", "reports"],
+      ["GET", "log"],
       ["POST", "shutdown"],
     ] as const) {
       const url = `${V1}/task/nope${path ? `/${path}` : ""}`;
@@ -95,6 +96,24 @@ describe("task status and listings (api-contract §2.3–§2.6, §2.8, §2.9)", 
     const res = await s.get(`${V1}/task/${encodeURIComponent(id)}/status`);
     expect(res.status).toBe(200);
     expect(res.json.task).toBe(id);
+  });
+
+  it("serves a short plain-text task log with the lifecycle and the failure", async () => {
+    const s = await startTestSim();
+    await s.post(
+      `${V1}/task`,
+      parallelTask({ id: "lg", context: { simDurationMs: 10, simFail: "bad row" } }),
+    );
+    await s.advance(10);
+    const log = await s.get(`${V1}/task/lg/log`);
+    expect(log.contentType).toBe("text/plain");
+    expect(log.text.split("\n").filter(Boolean)).toEqual([
+      "2026-03-01T00:00:00.000Z INFO [task-runner] Task[lg] submitted",
+      "2026-03-01T00:00:00.000Z INFO [task-runner] Task[lg] pending",
+      "2026-03-01T00:00:00.000Z INFO [task-runner] Task[lg] running",
+      "2026-03-01T00:00:00.010Z INFO [task-runner] Task[lg] failed",
+      "ERROR [task-runner] Task[lg] failed: bad row",
+    ]);
   });
 
   it("serves the stored payload with id, groupId and the context defaults", async () => {

@@ -176,6 +176,17 @@ export function overlordRoutes(): Route[] {
       }),
     },
     {
+      method: "GET",
+      path: `${BASE}/task/:taskId/log`,
+      handler: withTask((ctx, task) => {
+        // A short synthetic log: the task's lifecycle as the emulator recorded it.
+        const events = ctx.engine.stats.events.get(task.id) ?? [];
+        const lines = events.map((e) => `${e.at} INFO [task-runner] Task[${task.id}] ${e.event}`);
+        if (task.errorMsg) lines.push(`ERROR [task-runner] Task[${task.id}] failed: ${task.errorMsg}`);
+        return text(200, `${lines.join("\n")}\n`);
+      }),
+    },
+    {
       method: "POST",
       path: `${BASE}/task/:taskId/shutdown`,
       handler: withTask((ctx, task) => {
