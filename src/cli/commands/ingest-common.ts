@@ -71,6 +71,12 @@ export function addIngestOptions(command: Command): Command {
         .default(1000)
         .hideHelp(),
     )
+    .addOption(
+      new Option("--lease <ms>", "ledger lease: how long a crashed process's partitions stay locked")
+        .argParser(positiveInt("--lease"))
+        .default(30_000)
+        .hideHelp(),
+    )
     .option(
       "--deadline <s>",
       "stop after S seconds, leaving the job resumable (exit 3)",

@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRun {
+  child: ChildProcess;
+  /** Set once the process has exited, so condition loops never wait on a dead child. */
+  exited: CliResult | null;
+  /** Resolves with the exit code (or the killing signal) and everything printed. */
+  done: Promise<CliResult>;
+}
+
+/** Runs `segops …` from source in a real OS process (so it can be SIGKILLed like a crashed host). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  const run: CliRun = {
+    child,
+    exited: null,
+    done: Promise.resolve({ code: null, signal: null, stdout, stderr }),
+  };
+  run.done = new Promise((resolve) =>
+    child.on("close", (code, signal) => {
+      run.exited = { code, signal, stdout, stderr };
+      resolve(run.exited);
+    }),
+  );
+  return run;
+}
+
+/** Waits (bounded) for a condition that another process will make true. Not a timing assertion. */
+export async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  options: { timeoutMs?: number; whileRunning?: CliRun } = {},
+): Promise<void> {
+  const giveUp = Date.now() + (options.timeoutMs ?? 20_000);
+  while (!(await check())) {
+    const exited = options.whileRunning?.exited;
+    if (exited) throw new Error(`process exited (${exited.code}) before: ${what}\n${exited.stderr}`);
+    if (Date.now() > giveUp) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

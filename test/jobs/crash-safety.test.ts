@@ -1,0 +1,140 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseGranularity } from "../../src/core/granularity.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { DruidClient } from "../../src/druid/client.js";
+import { auditTimeline } from "../../src/ingest/audit.js";
+import type { IngestProgress } from "../../src/ingest/runner.js";
+import { toTimelineSegment } from "../../src/ingest/segments.js";
+import { openStore } from "../../src/ledger/open.js";
+import { startSim } from "../../src/sim/server.js";
+import { runCli, until } from "../helpers/cli-process.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { type HoldMode, startHoldProxy } from "../helpers/hold-proxy.js";
+
+type CrashPoint =
+  | "before submit"
+  | "after submit, before the id was observed"
+  | "while polling"
+  | "during handoff";
+
+async function crashThenRerun(point: CrashPoint) {
+  const work = mkdtempSync(join(tmpdir(), "segops-crash-"));
+  const dataDir = writeDailyDataset({ from: "2026-03-01", days: 4, rowsPerDay: 30, dir: join(work, "data") });
+  const template = join(work, "daily.json");
+  writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "crashy" })));
+  const ledgerUrl = `sqlite:${join(work, "ledger.db")}`;
+  const sim = await startSim({
+    timeScale: 20,
+    capacity: 8,
+    seed: 11,
+    baseDurationMs: point === "while polling" ? 60_000 : 2000,
+    handoffDelayMs: point === "during handoff" ? 60_000 : 1000,
+  });
+  const proxy = await startHoldProxy(sim.url);
+  const store = await openStore(ledgerUrl);
+  const client = new DruidClient({ url: sim.url });
+  const args = [
+    "backfill",
+    template,
+    "--from",
+    "2026-03-01",
+    "--to",
+    "2026-03-05",
+    "--var",
+    `dataDir=${dataDir}`,
+    "--druid",
+    proxy.url,
+    "--ledger",
+    ledgerUrl,
+    "--tick",
+    "40",
+    "--lease",
+    "1000",
+    "--json",
+  ];
+  try {
+    const hold: Record<CrashPoint, HoldMode> = {
+      "before submit": "before",
+      "after submit, before the id was observed": "after",
+      "while polling": "pass",
+      "during handoff": "pass",
+    };
+    proxy.mode = hold[point];
+    const first = runCli(args);
+    const steps = async () => {
+      const jobs = await store.listJobs();
+      if (jobs.length === 0) return [];
+      return (await store.listTasks(jobs[0]!.id)).map((t) => (t.progress as IngestProgress).step);
+    };
+    if (point === "before submit" || point === "after submit, before the id was observed") {
+      await until(`${point}: a submission held`, () => proxy.held >= 2, { whileRunning: first });
+    } else if (point === "while polling") {
+      await until("a partition is being polled", async () => (await steps()).includes("running"), {
+        whileRunning: first,
+      });
+    } else {
+      await until("a partition waits for handoff", async () => (await steps()).includes("handoff"), {
+        whileRunning: first,
+      });
+    }
+    first.child.kill("SIGKILL");
+    const killed = await first.done;
+    expect(killed.signal).toBe("SIGKILL");
+    proxy.mode = "pass";
+
+    const second = runCli(args);
+    const finished = await second.done;
+    expect(finished.code, finished.stderr).toBe(0);
+    const report = JSON.parse(finished.stdout) as {
+      counts: { done: number };
+      partitions: { rows: number }[];
+    };
+    expect(report.counts.done).toBe(4);
+    expect(report.partitions.map((p) => p.rows)).toEqual([30, 30, 30, 30]);
+
+    // Exactly one accepted submission per Druid task id, and each partition needed only one attempt.
+    const accepted = sim.stats().submissions.filter((s) => s.accepted);
+    const perId = new Map<string, number>();
+    for (const s of accepted) perId.set(s.id ?? "", (perId.get(s.id ?? "") ?? 0) + 1);
+    expect([...perId.values()]).toEqual([1, 1, 1, 1]);
+
+    // No interval has two live versions.
+    const range = parseInterval("2026-03-01/2026-03-05");
+    const used = await client.metadataSegments("crashy", ["2026-03-01/2026-03-05"]);
+    const served = new Set(await client.servedSegments("crashy"));
+    const audit = auditTimeline({
+      datasource: "crashy",
+      interval: range,
+      granularity: parseGranularity("day"),
+      segments: used.map((s) => toTimelineSegment(s, served)),
+    });
+    expect(audit.violations).toEqual([]);
+    expect(audit.chunks.map((c) => c.liveVersions.length)).toEqual([1, 1, 1, 1]);
+    return sim.stats();
+  } finally {
+    await client.close();
+    await store.close();
+    await proxy.close();
+    await sim.close();
+  }
+}
+
+describe("crash safety: SIGKILL the backfill process, rerun the same command", () => {
+  for (const point of [
+    "before submit",
+    "after submit, before the id was observed",
+    "while polling",
+    "during handoff",
+  ] as const) {
+    it(`finishes with one accepted submission per attempt and one live version per chunk (killed ${point})`, async () => {
+      const stats = await crashThenRerun(point);
+      if (point === "after submit, before the id was observed") {
+        // The rerun resubmitted ids Druid already had: answered as duplicates and reattached.
+        expect(stats.submissions.some((s) => !s.accepted && s.status === 400)).toBe(true);
+      }
+    }, 60_000);
+  }
+});
