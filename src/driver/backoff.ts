@@ -1,30 +1,24 @@
-/** Options of `exponentialBackoff`. */
-export interface BackoffOptions {
-  /** Delay before the first retry. @default 1000 */
-  readonly baseMs?: number;
-  /** Upper bound of any delay. @default 300000 (5 minutes) */
-  readonly capMs?: number;
-  /** Growth per retry. @default 2 */
-  readonly factor?: number;
-}
+import { type BackoffOptions, backoffCeiling } from "../core/backoff.js";
+
+/** The ledger-task retry curve: slower than an HTTP call's (tasks retry whole Druid ingestions). */
+export const TASK_BACKOFF: Required<BackoffOptions> = { baseMs: 1000, capMs: 300_000, multiplier: 2 };
 
 /**
- * Capped exponential backoff with "equal jitter": half the capped delay is fixed, half is random, so
- * hosts retrying the same failure spread out but never retry immediately. `retry` counts from 1.
+ * Delay before a task's next run after its `retry`-th failure (counts from 1): the capped exponential
+ * ceiling of `core/backoff`, with "equal jitter" — half fixed, half random — so tasks that failed
+ * together spread out, yet a task is never retried immediately (unlike full jitter, which can yield 0).
  * Pure: randomness is injected.
  *
- * @example exponentialBackoff()(3, () => 0.5) // 4000 * (0.5 + 0.25) = 3000
+ * @example taskBackoff()(3, () => 0.5) // ceiling 4000 → 2000 + 0.5 * 2000 = 3000
  */
-export function exponentialBackoff(
-  options: BackoffOptions = {},
+export function taskBackoff(
+  options: BackoffOptions = TASK_BACKOFF,
 ): (retry: number, random: () => number) => number {
-  const base = options.baseMs ?? 1000;
-  const cap = options.capMs ?? 300_000;
-  const factor = options.factor ?? 2;
+  const resolved = { ...TASK_BACKOFF, ...options };
   return (retry, random) => {
-    const capped = Math.min(cap, base * factor ** Math.max(0, retry - 1));
-    return Math.round(capped / 2 + (capped / 2) * random());
+    const ceiling = backoffCeiling(Math.max(0, retry - 1), resolved);
+    return Math.round(ceiling / 2 + (ceiling / 2) * Math.min(1, Math.max(0, random())));
   };
 }
 
-export const defaultBackoff = exponentialBackoff();
+export const defaultTaskBackoff = taskBackoff();

@@ -1,4 +1,4 @@
-export { type BackoffOptions, defaultBackoff, exponentialBackoff } from "./backoff.js";
+export { defaultTaskBackoff, TASK_BACKOFF, taskBackoff } from "./backoff.js";
 export { type DrainOptions, type DrainResult, drain } from "./drain.js";
 export { Driver, type DriverLog, type DriverOptions, type DriverState } from "./driver.js";
 export { type StopReason, TaskStopped } from "./in-flight.js";

@@ -1,5 +1,5 @@
 import type { TaskRow, Transition } from "../ledger/types.js";
-import { defaultBackoff } from "./backoff.js";
+import { defaultTaskBackoff } from "./backoff.js";
 import { asSignal } from "./signals.js";
 import type { RunnerSpec } from "./spec.js";
 
@@ -61,7 +61,7 @@ export function decide(result: RunResult, c: DecideContext): Transition {
       const reason = signal?.kind === "retry" ? signal.reason : reasonOf(result.error);
       if (isPoison(c, result.error)) return { to: "dead", reason: `poison: ${reason}` };
       const retry = c.task.retry + 1;
-      const delay = c.spec.backoff ? c.spec.backoff(retry) : defaultBackoff(retry, c.random);
+      const delay = c.spec.backoff ? c.spec.backoff(retry) : defaultTaskBackoff(retry, c.random);
       return {
         to: "retry",
         reason,

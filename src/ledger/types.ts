@@ -1,3 +1,5 @@
+import type { JsonValue } from "../core/canonical-json.js";
+
 /**
  * Terminology (architecture.md, "Terminology"):
  * - **Job**: what a user asked for (one `run`, one `backfill`, one `poll`); its id is derived by the
@@ -14,17 +16,16 @@
 
 /** Every state a ledger task can be in. `done`, `failed` and `dead` are terminal. */
 export const TASK_STATES = ["new", "running", "suspended", "done", "failed", "dead"] as const;
-export type TaskState = (typeof TASK_STATES)[number];
+export type LedgerTaskState = (typeof TASK_STATES)[number];
 
-export const TERMINAL_STATES: readonly TaskState[] = ["done", "failed", "dead"];
+export const TERMINAL_STATES: readonly LedgerTaskState[] = ["done", "failed", "dead"];
 
-export function isTerminal(state: TaskState): boolean {
+export function isTerminal(state: LedgerTaskState): boolean {
   return state === "done" || state === "failed" || state === "dead";
 }
 
 /** A JSON object as stored in `options`, `payload`, `progress` and event `data`. */
 export type JsonObject = { [key: string]: JsonValue };
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 
 /** Job states; the job layer decides them (the ledger never derives a job state on its own). */
 export type JobState = "open" | "done" | "failed" | "canceled";
@@ -46,7 +47,7 @@ export interface TaskRow {
   /** Tasks sharing a non-null key never run at the same time, across hosts. */
   readonly exclusionKey: string | null;
   readonly payload: JsonObject;
-  readonly state: TaskState;
+  readonly state: LedgerTaskState;
   /** Domain attempt number (e.g. the Druid task id suffix); bumped only by `TaskRetry(…, {newAttempt})`. */
   readonly attempt: number;
   /** Failed runs counted so far (retry-class outcomes). */
@@ -106,7 +107,7 @@ export interface TaskRef {
 }
 
 /** Counts of a job's tasks per state (every state present, zero when none). */
-export type StateCounts = Record<TaskState, number>;
+export type StateCounts = Record<LedgerTaskState, number>;
 
 /**
  * An outcome the driver commits with a CAS. Non-terminal outcomes (`suspend`, `retry`, `progress`)

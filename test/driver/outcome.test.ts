@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exponentialBackoff } from "../../src/driver/backoff.js";
+import { taskBackoff } from "../../src/driver/backoff.js";
 import { decide } from "../../src/driver/outcome.js";
 import { asSignal, TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../src/driver/signals.js";
 import { DriverConfigError, type RunnerSpec, validateSpecs } from "../../src/driver/spec.js";
@@ -118,7 +118,7 @@ describe("decide", () => {
 
 describe("backoff", () => {
   it("stays within [half, full] of the capped exponential delay", () => {
-    const backoff = exponentialBackoff({ baseMs: 1000, capMs: 60_000 });
+    const backoff = taskBackoff({ baseMs: 1000, capMs: 60_000 });
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 60 }), fc.double({ min: 0, max: 1, noNaN: true }), (retry, r) => {
         const capped = Math.min(60_000, 1000 * 2 ** (retry - 1));
@@ -126,6 +126,13 @@ describe("backoff", () => {
         return delay >= Math.floor(capped / 2) && delay <= capped;
       }),
     );
+  });
+
+  it("never retries a task immediately, and grows to the cap", () => {
+    const backoff = taskBackoff();
+    expect(backoff(1, () => 0)).toBe(500);
+    expect(backoff(3, () => 1)).toBe(4000);
+    expect(backoff(40, () => 1)).toBe(300_000);
   });
 });
 

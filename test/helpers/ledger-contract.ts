@@ -593,7 +593,7 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
         "a",
       ]);
       await until(() => signal?.aborted === true, "handler told to stop", 1000);
-      expect((signal?.reason as { reason?: string }).reason).toBe("lost");
+      expect(signal?.reason).toMatchObject({ reason: "lost" });
       gate.resolve();
       await clock.advance(1000);
       expect(await row("a")).toMatchObject({ state: "running", leaseOwner: "other" });

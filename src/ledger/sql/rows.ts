@@ -1,4 +1,4 @@
-import type { EventRow, JobRow, JobState, JsonObject, TaskRow, TaskState } from "../types.js";
+import type { EventRow, JobRow, JobState, JsonObject, LedgerTaskState, TaskRow } from "../types.js";
 
 /** A row as a driver returns it: snake_case columns, bigints possibly as strings (pg), booleans as 0/1 (SQLite). */
 export type DbRow = Record<string, unknown>;
@@ -20,7 +20,7 @@ export function toTask(r: DbRow): TaskRow {
     kind: String(r.kind),
     exclusionKey: strOrNull(r.exclusion_key),
     payload: json(r.payload),
-    state: String(r.state) as TaskState,
+    state: String(r.state) as LedgerTaskState,
     attempt: num(r.attempt),
     retry: num(r.retry),
     maxRetry: numOrNull(r.max_retry),
