@@ -4,11 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/ledger/open.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/sqlite-worker.ts", import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), "segops-sqlite-mp-"));
 
 function run(path: string): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER, path, "sq-job"], {
@@ -25,6 +24,10 @@ function run(path: string): Promise<{ code: number | null; out: string }> {
 }
 
 describe("several processes on one SQLite ledger file", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "segops-sqlite-mp-"));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("three processes share the work and run every task exactly once", async () => {
