@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
-import { formatInstant, formatInterval, type Interval, overlaps } from "../core/interval.js";
+import { type Interval, overlaps } from "../core/interval.js";
 import { newTaskId } from "./ids.js";
 import { emptyCounters, type IngestResult, ingestRecords, syntheticIngest } from "./ingest.js";
 import { InputError, readInput } from "./input.js";
@@ -9,6 +9,7 @@ import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
 import type { TaskPlan } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
+import { instantText, intervalText } from "./time.js";
 import { SegmentStore } from "./timeline.js";
 import { SlotPool } from "./workers.js";
 
@@ -127,7 +128,7 @@ export class SimEngine {
       }
       if (!next) break;
       this.#t = Math.max(this.#t, next.endsAt as number);
-      this.#finish(next);
+      this.#guard(next, () => this.#finish(next));
       changed = true;
     }
     this.#t = Math.max(this.#t, target);
@@ -223,10 +224,23 @@ export class SimEngine {
     }
   }
 
+  /**
+   * An emulator bug in one task must not wedge every later request (each would replay the same failing event):
+   * the task FAILs with the error instead, where a test will see it.
+   */
+  #guard(task: SimTask, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      task.endsAt = null;
+      this.#fail(task, `Emulator error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   /** Lock versions are the lock time, made strictly increasing (api-contract §4.1). */
   #nextVersion(): string {
     this.#lastVersion = Math.max(this.#t, this.#lastVersion + 1);
-    return formatInstant(this.#lastVersion);
+    return instantText(this.#lastVersion);
   }
 
   #event(task: SimTask, event: TaskEvent, at = this.#t): void {
@@ -256,7 +270,7 @@ export class SimEngine {
         const placement = this.slots.tryPlace(task.id, task.plan.slots);
         if (!placement) continue;
         task.location = { host: "localhost", port: placement.port, tlsPort: -1 };
-        this.#start(task);
+        this.#guard(task, () => this.#start(task));
         changed = true;
       }
     }
@@ -278,7 +292,7 @@ export class SimEngine {
 
   /** Acquires locks, revoking lower-priority holders (they FAIL); false when a peer of equal/higher priority holds one. */
   #lock(task: SimTask, intervals: Interval[]): boolean {
-    const version = formatInstant(Math.max(this.#t, this.#lastVersion + 1));
+    const version = instantText(Math.max(this.#t, this.#lastVersion + 1));
     const result = this.lockbox.tryLock(
       {
         groupId: task.groupId,
@@ -330,7 +344,7 @@ export class SimEngine {
         if (!this.#lock(task, chunks)) {
           task.plannedFailure = ingest.parallel
             ? PHASE_FAILURE
-            : `Cannot acquire a lock for interval[${formatInterval(chunks[0] as Interval)}]`;
+            : `Cannot acquire a lock for interval[${intervalText(chunks[0] as Interval)}]`;
         }
       }
     }

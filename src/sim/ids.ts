@@ -1,5 +1,6 @@
-import { formatInstant, type Interval } from "../core/interval.js";
+import type { Interval } from "../core/interval.js";
 import type { Rng } from "./rng.js";
+import { instantText } from "./time.js";
 
 /**
  * Druid's `IdUtils.validateId` (api-contract §2.2): returns the message Druid would raise, or null when valid.
@@ -28,7 +29,7 @@ export function validateId(field: string, value: unknown): string | null {
 export function newTaskId(type: string, dataSource: string, nowMs: number, rng: Rng): string {
   let suffix = "";
   for (let i = 0; i < 8; i++) suffix += String.fromCharCode(97 + rng.int(0, 15));
-  return `${type}_${dataSource}_${suffix}_${formatInstant(nowMs)}`;
+  return `${type}_${dataSource}_${suffix}_${instantText(nowMs)}`;
 }
 
 /** `SegmentId#toString` (api-contract §4.1): `_partitionNum` is omitted when it is 0. */
@@ -38,6 +39,6 @@ export function segmentId(
   version: string,
   partitionNum: number,
 ): string {
-  const base = `${dataSource}_${formatInstant(interval.start)}_${formatInstant(interval.end)}_${version}`;
+  const base = `${dataSource}_${instantText(interval.start)}_${instantText(interval.end)}_${version}`;
   return partitionNum === 0 ? base : `${base}_${partitionNum}`;
 }

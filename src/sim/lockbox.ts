@@ -1,4 +1,5 @@
-import { formatInterval, type Interval, overlaps } from "../core/interval.js";
+import { type Interval, overlaps } from "../core/interval.js";
+import { intervalText } from "./time.js";
 
 /**
  * Time-chunk EXCLUSIVE locks per datasource (api-contract §4.4): a request conflicting with a lock of the same
@@ -48,7 +49,7 @@ export class Lockbox {
 
 /** The message a task sees when its lock was revoked by a higher-priority task (`AbstractBatchIndexTask`). */
 export function lockRevokedMessage(lock: TaskLock): string {
-  return `Lock revoked: [TimeChunkLock{type=EXCLUSIVE, groupId='${lock.groupId}', dataSource='${lock.dataSource}', interval=${formatInterval(lock.interval)}, version='${lock.version}', priority=${lock.priority}, revoked=true}]`;
+  return `Lock revoked: [TimeChunkLock{type=EXCLUSIVE, groupId='${lock.groupId}', dataSource='${lock.dataSource}', interval=${intervalText(lock.interval)}, version='${lock.version}', priority=${lock.priority}, revoked=true}]`;
 }
 
 /** Condenses intervals: sorts and merges overlapping or abutting ones. */

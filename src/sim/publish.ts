@@ -1,9 +1,10 @@
 import { bucketsOverlapping } from "../core/granularity.js";
-import { formatInstant, type Interval, overlaps } from "../core/interval.js";
+import { type Interval, overlaps } from "../core/interval.js";
 import { segmentId } from "./ids.js";
 import type { ChunkData, IngestResult, Row } from "./ingest.js";
 import { hash32 } from "./rng.js";
 import type { IngestPlan, PartitionsPlan } from "./spec.js";
+import { instantText } from "./time.js";
 import { isUsed, type SegmentStore, type SimSegment } from "./timeline.js";
 
 /**
@@ -60,7 +61,7 @@ export function buildSegments(req: PublishRequest): SimSegment[] {
         ? { type: "tombstone", path: null }
         : {
             type: "local",
-            path: `/druid/segments/${dataSource}/${formatInstant(interval.start)}_${formatInstant(interval.end)}/${version}/${partitionNum}/index.zip`,
+            path: `/druid/segments/${dataSource}/${instantText(interval.start)}_${instantText(interval.end)}/${version}/${partitionNum}/index.zip`,
           },
       tombstone,
       taskId: req.taskId,

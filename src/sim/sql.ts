@@ -1,4 +1,5 @@
 import { bucketStart, parseGranularity } from "../core/granularity.js";
+import { instantText } from "./time.js";
 
 /**
  * A small SQL subset for the Broker endpoint (api-contract §3.6): one SELECT over one table, with WHERE
@@ -12,7 +13,7 @@ export class SqlError extends Error {}
 export class Timestamp {
   constructor(readonly ms: number) {}
   toJSON(): string {
-    return new Date(this.ms).toISOString();
+    return instantText(this.ms);
   }
 }
 

@@ -1,4 +1,4 @@
-import { formatInstant } from "../core/interval.js";
+import { instantText } from "./time.js";
 
 /**
  * Accounting for tests and benchmarks: request counts per route pattern, every submission attempt, each
@@ -45,12 +45,12 @@ export class StatsRecorder {
   }
 
   submission(record: Omit<SubmissionRecord, "at">, now: number): void {
-    this.submissions.push({ ...record, at: formatInstant(now) });
+    this.submissions.push({ ...record, at: instantText(now) });
   }
 
   event(taskId: string, event: TaskEvent, now: number): void {
     const list = this.events.get(taskId) ?? [];
-    list.push({ event, at: formatInstant(now) });
+    list.push({ event, at: instantText(now) });
     this.events.set(taskId, list);
   }
 

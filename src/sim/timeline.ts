@@ -1,5 +1,6 @@
-import { formatInterval, type Interval, overlaps } from "../core/interval.js";
+import { type Interval, overlaps } from "../core/interval.js";
 import type { Row } from "./ingest.js";
+import { intervalText } from "./time.js";
 
 /**
  * The segment store and Druid's timeline rules (api-contract §4.1–§4.2): per interval the highest version whose
@@ -47,7 +48,7 @@ export function isServed(s: SimSegment, now: number): boolean {
 export function segmentJson(s: SimSegment, druidVersion = 38): Record<string, unknown> {
   return {
     dataSource: s.dataSource,
-    interval: formatInterval(s.interval),
+    interval: intervalText(s.interval),
     version: s.version,
     loadSpec: s.loadSpec,
     dimensions: s.dimensions.join(","),

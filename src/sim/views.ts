@@ -1,6 +1,6 @@
-import { formatInstant } from "../core/interval.js";
 import type { SimTask, TaskLocation } from "./engine.js";
 import type { RowCounters } from "./ingest.js";
+import { instantText } from "./time.js";
 
 /** Wire shapes of tasks: `TaskStatusPlus`, `TaskStatus`, reports (api-contract §2.3–§2.7). */
 
@@ -35,8 +35,8 @@ export function statusPlus(task: SimTask, view: "status" | "list"): Record<strin
     id: task.id,
     groupId: task.groupId,
     type: task.type,
-    createdTime: formatInstant(task.createdAt),
-    queueInsertionTime: view === "list" && known ? formatInstant(task.runnerInsertedAt as number) : EPOCH,
+    createdTime: instantText(task.createdAt),
+    queueInsertionTime: view === "list" && known ? instantText(task.runnerInsertedAt as number) : EPOCH,
     statusCode: code,
     status: code,
     runnerStatusCode,

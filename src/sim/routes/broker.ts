@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { formatInstant } from "../../core/interval.js";
 import type { SimEngine } from "../engine.js";
 import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { execute, parseSql, SqlError, type SqlRow, Timestamp, type Value } from "../sql.js";
+import { instantText } from "../time.js";
 import { isServed } from "../timeline.js";
 
 /** Broker SQL (`POST /druid/v2/sql`, api-contract §3.6) over `sys.segments` and datasources' live rows. */
@@ -42,8 +42,8 @@ export function sysSegments(engine: SimEngine): SqlRow[] {
       rows.push({
         segment_id: s.id,
         datasource: ds,
-        start: formatInstant(s.interval.start),
-        end: formatInstant(s.interval.end),
+        start: instantText(s.interval.start),
+        end: instantText(s.interval.end),
         size: s.size,
         version: s.version,
         partition_num: s.partitionNum,

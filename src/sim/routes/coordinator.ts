@@ -1,7 +1,8 @@
-import { formatInterval, type Interval, overlaps, parseInterval } from "../../core/interval.js";
+import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
 import type { SimEngine } from "../engine.js";
 import { empty, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
+import { instantText, intervalText } from "../time.js";
 import { isServed, isUsed, type SimSegment, segmentJson } from "../timeline.js";
 
 /** Coordinator endpoints under `/druid/coordinator/v1` (api-contract §3.1–§3.5). */
@@ -38,8 +39,8 @@ function dataSourceSummary(segments: SimSegment[]): Record<string, unknown> {
       count: segments.length,
       size,
       replicatedSize: size,
-      minTime: new Date(Math.min(...segments.map((s) => s.interval.start))).toISOString(),
-      maxTime: new Date(Math.max(...segments.map((s) => s.interval.end))).toISOString(),
+      minTime: instantText(Math.min(...segments.map((s) => s.interval.start))),
+      maxTime: instantText(Math.max(...segments.map((s) => s.interval.end))),
     },
   };
 }
@@ -47,7 +48,7 @@ function dataSourceSummary(segments: SimSegment[]): Record<string, unknown> {
 function fullDataSource(engine: SimEngine, name: string, segments: SimSegment[]): Record<string, unknown> {
   return {
     name,
-    properties: { created: new Date(0).toISOString() },
+    properties: { created: instantText(0) },
     segments: segments.map((s) => segmentJson(s, engine.options.druidVersion)),
   };
 }
@@ -87,7 +88,7 @@ function dataSourceLoadStatus({ engine, query, params }: RouteContext): Reply {
 
 function intervalsOf(segments: SimSegment[]): Interval[] {
   const map = new Map<string, Interval>();
-  for (const s of segments) map.set(formatInterval(s.interval), s.interval);
+  for (const s of segments) map.set(intervalText(s.interval), s.interval);
   // Sorted descending by start, then end (§3.2).
   return [...map.values()].sort((a, b) => b.start - a.start || b.end - a.end);
 }
@@ -100,14 +101,14 @@ function servedIntervals({ engine, params, query }: RouteContext): Reply {
     const out: Record<string, unknown> = {};
     for (const i of intervals) {
       const inI = segs.filter((s) => s.interval.start === i.start && s.interval.end === i.end);
-      out[formatInterval(i)] = { size: inI.reduce((n, s) => n + s.size, 0), count: inI.length };
+      out[intervalText(i)] = { size: inI.reduce((n, s) => n + s.size, 0), count: inI.length };
     }
     return json(200, out);
   }
   if (has(query, "full")) {
     const out: Record<string, Record<string, unknown>> = {};
     for (const s of segs) {
-      const key = formatInterval(s.interval);
+      const key = intervalText(s.interval);
       out[key] = {
         ...(out[key] ?? {}),
         [s.id]: { metadata: segmentJson(s, engine.options.druidVersion), servers: servers(s) },
@@ -115,7 +116,7 @@ function servedIntervals({ engine, params, query }: RouteContext): Reply {
     }
     return json(200, out);
   }
-  return json(200, intervals.map(formatInterval));
+  return json(200, intervals.map(intervalText));
 }
 
 async function postMetadataSegments(ctx: RouteContext): Promise<Reply> {

@@ -4,6 +4,7 @@ import { validateId } from "../ids.js";
 import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Handler, Route, RouteContext } from "../router.js";
 import { planTask } from "../spec.js";
+import { instantText } from "../time.js";
 import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
 
 /** Overlord endpoints under `/druid/indexer/v1` (api-contract §2). */
@@ -291,7 +292,7 @@ function workers({ engine }: RouteContext): Reply {
         ...(Object.keys(byType).length > 0 ? { currCapacityUsedByTaskType: byType } : {}),
         availabilityGroups: running,
         runningTasks: running,
-        lastCompletedTaskTime: new Date(w.lastCompletedTaskTime).toISOString(),
+        lastCompletedTaskTime: instantText(w.lastCompletedTaskTime),
       };
     }),
   );
