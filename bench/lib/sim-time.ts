@@ -1,0 +1,54 @@
+import { performance } from "node:perf_hooks";
+import type { Clock } from "../../src/core/clock.js";
+
+/**
+ * Sim time with a known origin. The emulator's own `timeScale` hides the moment its scaled clock started,
+ * so a benchmark could not map a task's finish (a sim-time event) back to the real instant the poller
+ * should have seen it. This clock is handed to `startSim` with `timeScale` left at 1: sim time is
+ * `origin + real elapsed × scale`, and both directions of the mapping are exact.
+ */
+export interface SimTime {
+  /** The clock to pass as `startSim({ clock })`. */
+  readonly clock: Clock;
+  readonly scale: number;
+  /** Real time now, in ms on the `performance.now()` axis. */
+  realNow(): number;
+  /** The real instant (`performance.now()` axis) at which sim time reached `simMs`. */
+  toReal(simMs: number): number;
+  /** The sim time at the real instant `realMs` (`performance.now()` axis). */
+  toSim(realMs: number): number;
+  /** Real milliseconds that `simMs` of sim time take. */
+  realDuration(simMs: number): number;
+}
+
+export function simTime(scale: number, originMs: number = Date.now()): SimTime {
+  if (!(scale > 0 && Number.isFinite(scale))) throw new RangeError(`Expected a scale above 0, got ${scale}`);
+  const p0 = performance.now();
+  const clock: Clock = {
+    now: () => Math.floor(originMs + (performance.now() - p0) * scale),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const onAbort = () => {
+          clearTimeout(timer);
+          reject(signal?.reason);
+        };
+        const timer = setTimeout(
+          () => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve();
+          },
+          Math.max(0, ms / scale),
+        );
+        signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+  };
+  return {
+    clock,
+    scale,
+    realNow: () => performance.now(),
+    toReal: (simMs) => p0 + (simMs - originMs) / scale,
+    toSim: (realMs) => originMs + (realMs - p0) * scale,
+    realDuration: (simMs) => simMs / scale,
+  };
+}
