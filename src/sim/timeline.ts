@@ -66,6 +66,33 @@ interface VersionGroup {
   version: string;
 }
 
+/**
+ * Whether complete groups of higher versions cover `interval` without gaps. `sorted` is ordered by start; only
+ * groups starting within one longest-group length before `interval` can overlap it, so the scan stays local.
+ */
+function coveredByHigher(
+  sorted: VersionGroup[],
+  maxLen: number,
+  interval: Interval,
+  version: string,
+): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as VersionGroup).interval.start < interval.start - maxLen) lo = mid + 1;
+    else hi = mid;
+  }
+  let reached = interval.start;
+  for (let i = lo; i < sorted.length; i++) {
+    const g = sorted[i] as VersionGroup;
+    if (g.interval.start > reached) break;
+    if (g.version > version && g.interval.end > interval.start) reached = Math.max(reached, g.interval.end);
+    if (reached >= interval.end) return true;
+  }
+  return false;
+}
+
 export class SegmentStore {
   #byDs = new Map<string, SimSegment[]>();
   #byId = new Map<string, SimSegment>();
@@ -131,23 +158,17 @@ export class SegmentStore {
       g.core = Math.max(g.core, s.corePartitions);
       groups.set(key, g);
     }
-    const complete = [...groups.values()].filter((g) => {
-      for (let p = 0; p < g.core; p++) if (!g.parts.has(p)) return false;
-      return true;
-    });
+    const complete = [...groups.values()]
+      .filter((g) => {
+        for (let p = 0; p < g.core; p++) if (!g.parts.has(p)) return false;
+        return true;
+      })
+      .sort((a, b) => a.interval.start - b.interval.start);
+    let maxLen = 0;
+    for (const g of complete) maxLen = Math.max(maxLen, g.interval.end - g.interval.start);
     const out = new Set<string>();
     for (const s of segments) {
-      const higher = complete
-        .filter((g) => g.version > s.version && overlaps(g.interval, s.interval))
-        .map((g) => g.interval)
-        .sort((a, b) => a.start - b.start);
-      let reached = s.interval.start;
-      for (const i of higher) {
-        if (i.start > reached) break;
-        reached = Math.max(reached, i.end);
-        if (reached >= s.interval.end) break;
-      }
-      if (reached >= s.interval.end) out.add(s.id);
+      if (coveredByHigher(complete, maxLen, s.interval, s.version)) out.add(s.id);
     }
     const result = {
       overshadowed: out,
