@@ -8,6 +8,7 @@
  *
  *   node --import tsx bench/poll.ts
  */
+import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { systemClock } from "../src/core/clock.js";
 import type { DruidClient } from "../src/druid/client.js";
@@ -54,6 +55,8 @@ interface Run {
   overlordRequests: number;
   statusRequests: number;
   latencies: number[];
+  /** From the last task's real finish to the end of the run: what polling adds to the ideal wall time. */
+  tailMs: number;
 }
 
 const TERMINAL = new Set(["SUCCESS", "FAILED"]);
@@ -88,12 +91,14 @@ function settle(
   const accepted = stats.submissions.filter((s) => s.accepted).length;
   checks.equal(accepted, ids.length, `${strategy}: accepted submissions`);
   const latencies: number[] = [];
+  let lastFinish = Number.NEGATIVE_INFINITY;
   for (const id of ids) {
     const sighting = seen.first.get(id);
     checks.equal(seen.count.get(id) ?? 0, 1, `${strategy}: times ${id} was seen terminal`);
     checks.equal(sighting?.outcome, "SUCCESS", `${strategy}: outcome of ${id}`);
     checks.equal(eventCount(stats.tasks, id, "success"), 1, `${strategy}: emulator successes of ${id}`);
     const finish = finishedAt(stats.tasks, id);
+    if (finish !== null) lastFinish = Math.max(lastFinish, env.time.toReal(finish));
     if (sighting && finish !== null) {
       const latency = sighting.at - env.time.toReal(finish);
       // Seen before it finished would mean a broken clock mapping, not a fast poller.
@@ -110,34 +115,47 @@ function settle(
     overlordRequests: countRequests(stats.requests, isOverlord),
     statusRequests: countRequests(stats.requests, isStatusLookup),
     latencies,
+    tailMs: timing.end - lastFinish,
   };
 }
 
-async function submitAll(
+/**
+ * Submits every task (16 at a time) and starts watching each one as soon as it is accepted, as the
+ * ingestion runner does; resolves when every watch has ended.
+ */
+async function submitAndWatch(
   client: DruidClient,
   prefix: string,
   durations: readonly number[],
-): Promise<string[]> {
-  return mapLimit(durations, SUBMIT_CONCURRENCY, async (d, i) => {
+  watch: (id: string) => Promise<unknown>,
+): Promise<{ ids: string[]; submittedAt: number }> {
+  const watches: Promise<unknown>[] = [];
+  const ids = await mapLimit(durations, SUBMIT_CONCURRENCY, async (d, i) => {
     const { taskId } = await client.submitTask(noopTask(`${prefix}_${i}`, d));
+    watches.push(watch(taskId));
     return taskId;
   });
+  const submittedAt = performance.now();
+  await Promise.all(watches);
+  return { ids, submittedAt };
 }
 
 async function runSegops(env: BenchEnv, durations: number[], tickMs: number, checks: Checks): Promise<Run> {
   const seen = new Sightings(env);
-  const start = env.time.realNow();
-  const ids = await submitAll(env.client, "segops", durations);
-  const submitted = env.time.realNow();
+  // One batcher for the whole process: every watch's status rides the same bulk lookup each tick.
   const batcher = new StatusBatcher({ lookup: statusLookupFor(env.client), clock: systemClock, tickMs });
+  const start = env.time.realNow();
+  let outcome: { ids: string[]; submittedAt: number };
   try {
-    await pollTasks(ids, { batcher, clock: systemClock, onTerminal: (t) => seen.saw(t.id, t.outcome) });
+    outcome = await submitAndWatch(env.client, "segops", durations, (id) =>
+      pollTasks([id], { batcher, clock: systemClock, onTerminal: (t) => seen.saw(t.id, t.outcome) }),
+    );
   } finally {
     await batcher.stop();
   }
   const end = env.time.realNow();
-  const slowestSimMs = Math.max(...durations);
-  return settle(env, "segops", ids, seen, { start, submitted, end, slowestSimMs }, checks);
+  const timing = { start, submitted: outcome.submittedAt, end, slowestSimMs: Math.max(...durations) };
+  return settle(env, "segops", outcome.ids, seen, timing, checks);
 }
 
 /** Polls one task until it ends: GET its status, sleep one interval, again. */
@@ -155,12 +173,12 @@ async function pollOne(client: DruidClient, id: string, tickMs: number, seen: Si
 async function runPerTask(env: BenchEnv, durations: number[], tickMs: number, checks: Checks): Promise<Run> {
   const seen = new Sightings(env);
   const start = env.time.realNow();
-  const ids = await submitAll(env.client, "pertask", durations);
-  const submitted = env.time.realNow();
-  await Promise.all(ids.map((id) => pollOne(env.client, id, tickMs, seen)));
+  const { ids, submittedAt } = await submitAndWatch(env.client, "pertask", durations, (id) =>
+    pollOne(env.client, id, tickMs, seen),
+  );
   const end = env.time.realNow();
-  const slowestSimMs = Math.max(...durations);
-  return settle(env, "per-task", ids, seen, { start, submitted, end, slowestSimMs }, checks);
+  const timing = { start, submitted: submittedAt, end, slowestSimMs: Math.max(...durations) };
+  return settle(env, "per-task", ids, seen, timing, checks);
 }
 
 async function runSequential(
@@ -191,6 +209,7 @@ interface Row {
   statusRequests: number;
   n: number;
   latency: LatencySummary;
+  tailMs: number;
 }
 
 function rowOf(run: Run, label: string, n = run.measured): Row {
@@ -203,6 +222,7 @@ function rowOf(run: Run, label: string, n = run.measured): Row {
     statusRequests: run.statusRequests,
     n,
     latency: summarize(run.latencies),
+    tailMs: run.tailMs,
   };
 }
 
@@ -224,6 +244,7 @@ function extrapolate(sample: Run, sampleSimMs: number[], allSimMs: number[], sca
     statusRequests,
     n: allSimMs.length,
     latency: summarize(sample.latencies),
+    tailMs: sample.tailMs,
   };
 }
 
@@ -235,6 +256,7 @@ function table(rows: Row[]): string {
       "tasks run",
       "wall time",
       "wall ÷ slowest task",
+      "last seen after last finish",
       "Overlord requests",
       "requests / task",
       "status requests / s",
@@ -247,6 +269,7 @@ function table(rows: Row[]): string {
       r.measured,
       seconds(r.wallMs),
       times(r.wallMs / r.slowestMs),
+      `${num(r.tailMs)} ms`,
       num(r.overlordRequests),
       num(r.overlordRequests / r.n, 1),
       num(r.statusRequests / (r.wallMs / 1000), 0),
@@ -288,7 +311,7 @@ export async function runPollBench(options: PollBenchOptions = {}): Promise<Benc
       seq,
     ];
     tables.push(
-      `**N = ${num(n)} tasks**, slowest ${seconds(segops.slowestMs, 1)}, Σ durations ${seconds(sum(durations) / timeScale, 0)}\n\n${table(rows)}`,
+      `**N = ${num(n)} tasks**: slowest ${seconds(segops.slowestMs, 1)}, Σ durations ${seconds(sum(durations) / timeScale, 0)}; submitting them took ${seconds(segops.submitMs)} (segops run) and ${seconds(perTask.submitMs)} (per-task run)\n\n${table(rows)}`,
     );
     headline.push([
       `poll ${num(n)} tasks at once`,

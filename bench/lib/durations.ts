@@ -2,8 +2,9 @@ import { seededRng } from "../../src/sim/rng.js";
 
 /**
  * A seeded mix of batch-task durations (sim ms), shaped like a day of ingestion: most tasks short, a
- * tail of long ones. 60 % take 1–3 min, 30 % 3–6 min, 10 % 6–10 min; the last task is pinned to the
- * maximum so every N has the same slowest task.
+ * tail of long ones. 60 % take 1–3 min, 30 % 3–6 min, 10 % 6–10 min. The first task is pinned to the
+ * maximum, so every N has the same slowest task and it starts first (submission order then does not
+ * stretch the wall time beyond it).
  */
 export function mixedDurations(n: number, seed: number, maxMs = 600_000): number[] {
   const rng = seededRng(seed);
@@ -13,7 +14,7 @@ export function mixedDurations(n: number, seed: number, maxMs = 600_000): number
     const [lo, hi] = r < 0.6 ? [1, 3] : r < 0.9 ? [3, 6] : [6, 10];
     return Math.round((lo + (hi - lo) * rng.next()) * minute);
   });
-  if (n > 0) out[n - 1] = maxMs;
+  if (n > 0) out[0] = maxMs;
   return out;
 }
 
