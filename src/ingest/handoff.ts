@@ -146,19 +146,26 @@ export class HandoffChecker {
     if (this.#stop.signal.aborted) return Promise.reject(new Error("handoff checker is stopped"));
     this.#loop ??= this.#run();
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { question, resolve, reject };
-      this.#waiting.set(datasource, [...(this.#waiting.get(datasource) ?? []), waiter]);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.#waiting.set(
-            datasource,
-            (this.#waiting.get(datasource) ?? []).filter((w) => w !== waiter),
-          );
-          reject(signal.reason);
+      const onAbort = () => {
+        this.#waiting.set(
+          datasource,
+          (this.#waiting.get(datasource) ?? []).filter((w) => w !== waiter),
+        );
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        question,
+        resolve: (v) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(v);
         },
-        { once: true },
-      );
+        reject: (e) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      };
+      this.#waiting.set(datasource, [...(this.#waiting.get(datasource) ?? []), waiter]);
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.#wake?.();
     });
   }

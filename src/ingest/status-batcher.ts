@@ -73,20 +73,27 @@ export class StatusBatcher {
     if (this.#stop.signal.aborted) return Promise.reject(new Error("status batcher is stopped"));
     this.#loop ??= this.#run();
     return new Promise<StatusResult>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
+      // The abort listener lives exactly as long as the wait: a task polled for hours must not pile them up.
+      const onAbort = () => {
+        const remaining = (this.#waiting.get(id) ?? []).filter((w) => w !== waiter);
+        if (remaining.length) this.#waiting.set(id, remaining);
+        else this.#waiting.delete(id);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        resolve: (r) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      };
       const list = this.#waiting.get(id) ?? [];
       list.push(waiter);
       this.#waiting.set(id, list);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          const remaining = (this.#waiting.get(id) ?? []).filter((w) => w !== waiter);
-          if (remaining.length) this.#waiting.set(id, remaining);
-          else this.#waiting.delete(id);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.#wake?.();
     });
   }
