@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
+import { registerDemo } from "./demo.js";
 import { registerId } from "./id.js";
 import { registerLedgerCommands } from "./ledger-commands.js";
 import { registerPoll } from "./poll.js";
@@ -15,6 +16,7 @@ import { registerWait } from "./wait.js";
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: RegisterCommand[] = [
+  registerDemo,
   registerRun,
   registerBackfill,
   registerSubmit,
