@@ -1,7 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { systemClock } from "../../core/clock.js";
 import { parseInterval } from "../../core/interval.js";
 import { DruidClient } from "../../druid/client.js";
 import type { IngestProgress } from "../../ingest/runner.js";
@@ -90,12 +89,13 @@ export function registerDemo(program: Command): void {
         });
         const tasks = await store.listTasks(plan.job.id);
         const dead = tasks.filter((t) => t.state === "dead");
+        const poison = dead.length === 1 ? dead[0] : undefined;
         const asDesigned =
           code === 1 &&
           tasks.filter((t) => t.state === "done").length === DEMO_DAYS - 1 &&
-          dead.length === 1 &&
-          (dead[0]?.payload as { interval?: string }).interval?.startsWith(DEMO_POISON_DAY) === true &&
-          ((dead[0]?.progress as IngestProgress).failures ?? []).every(
+          poison !== undefined &&
+          (poison.payload as { interval?: string }).interval?.startsWith(DEMO_POISON_DAY) === true &&
+          ((poison.progress as IngestProgress).failures ?? []).every(
             (f) => f.failureClass === "parse-exceptions",
           );
         const stats = sim.stats();
