@@ -8,7 +8,6 @@
  *
  *   node --import tsx bench/poll.ts
  */
-import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { systemClock } from "../src/core/clock.js";
 import type { DruidClient } from "../src/druid/client.js";
@@ -49,6 +48,7 @@ interface Run {
   /** Tasks really run. */
   measured: number;
   wallMs: number;
+  /** Real time spent submitting with sim time frozen (segops and per-task); not part of `wallMs`. */
   submitMs: number;
   /** Real ms of the slowest task in this run. */
   slowestMs: number;
@@ -84,7 +84,7 @@ function settle(
   strategy: Strategy,
   ids: string[],
   seen: Sightings,
-  timing: { start: number; submitted: number; end: number; slowestSimMs: number },
+  timing: { start: number; submitMs: number; end: number; slowestSimMs: number },
   checks: Checks,
 ): Run {
   const stats = env.sim.stats();
@@ -110,7 +110,7 @@ function settle(
     strategy,
     measured: ids.length,
     wallMs: timing.end - timing.start,
-    submitMs: timing.submitted - timing.start,
+    submitMs: timing.submitMs,
     slowestMs: env.time.realDuration(timing.slowestSimMs),
     overlordRequests: countRequests(stats.requests, isOverlord),
     statusRequests: countRequests(stats.requests, isStatusLookup),
@@ -120,42 +120,46 @@ function settle(
 }
 
 /**
- * Submits every task (16 at a time) and starts watching each one as soon as it is accepted, as the
- * ingestion runner does; resolves when every watch has ended.
+ * Submits every task (16 at a time) with sim time frozen, so all N start at the same sim instant however
+ * long the emulator takes to accept them; the measured run starts when time resumes.
  */
-async function submitAndWatch(
-  client: DruidClient,
+async function submitFrozen(
+  env: BenchEnv,
   prefix: string,
   durations: readonly number[],
-  watch: (id: string) => Promise<unknown>,
-): Promise<{ ids: string[]; submittedAt: number }> {
-  const watches: Promise<unknown>[] = [];
-  const ids = await mapLimit(durations, SUBMIT_CONCURRENCY, async (d, i) => {
-    const { taskId } = await client.submitTask(noopTask(`${prefix}_${i}`, d));
-    watches.push(watch(taskId));
-    return taskId;
-  });
-  const submittedAt = performance.now();
-  await Promise.all(watches);
-  return { ids, submittedAt };
+): Promise<{ ids: string[]; submitMs: number }> {
+  const before = env.time.realNow();
+  env.time.pause();
+  try {
+    const ids = await mapLimit(durations, SUBMIT_CONCURRENCY, async (d, i) => {
+      const { taskId } = await env.client.submitTask(noopTask(`${prefix}_${i}`, d));
+      return taskId;
+    });
+    return { ids, submitMs: env.time.realNow() - before };
+  } finally {
+    env.time.resume();
+  }
 }
 
 async function runSegops(env: BenchEnv, durations: number[], tickMs: number, checks: Checks): Promise<Run> {
   const seen = new Sightings(env);
-  // One batcher for the whole process: every watch's status rides the same bulk lookup each tick.
-  const batcher = new StatusBatcher({ lookup: statusLookupFor(env.client), clock: systemClock, tickMs });
+  const { ids, submitMs } = await submitFrozen(env, "segops", durations);
   const start = env.time.realNow();
-  let outcome: { ids: string[]; submittedAt: number };
+  const batcher = new StatusBatcher({ lookup: statusLookupFor(env.client), clock: systemClock, tickMs });
   try {
-    outcome = await submitAndWatch(env.client, "segops", durations, (id) =>
-      pollTasks([id], { batcher, clock: systemClock, onTerminal: (t) => seen.saw(t.id, t.outcome) }),
-    );
+    await pollTasks(ids, { batcher, clock: systemClock, onTerminal: (t) => seen.saw(t.id, t.outcome) });
   } finally {
     await batcher.stop();
   }
   const end = env.time.realNow();
-  const timing = { start, submitted: outcome.submittedAt, end, slowestSimMs: Math.max(...durations) };
-  return settle(env, "segops", outcome.ids, seen, timing, checks);
+  return settle(
+    env,
+    "segops",
+    ids,
+    seen,
+    { start, submitMs, end, slowestSimMs: Math.max(...durations) },
+    checks,
+  );
 }
 
 /** Polls one task until it ends: GET its status, sleep one interval, again. */
@@ -172,13 +176,18 @@ async function pollOne(client: DruidClient, id: string, tickMs: number, seen: Si
 
 async function runPerTask(env: BenchEnv, durations: number[], tickMs: number, checks: Checks): Promise<Run> {
   const seen = new Sightings(env);
+  const { ids, submitMs } = await submitFrozen(env, "pertask", durations);
   const start = env.time.realNow();
-  const { ids, submittedAt } = await submitAndWatch(env.client, "pertask", durations, (id) =>
-    pollOne(env.client, id, tickMs, seen),
-  );
+  await Promise.all(ids.map((id) => pollOne(env.client, id, tickMs, seen)));
   const end = env.time.realNow();
-  const timing = { start, submitted: submittedAt, end, slowestSimMs: Math.max(...durations) };
-  return settle(env, "per-task", ids, seen, timing, checks);
+  return settle(
+    env,
+    "per-task",
+    ids,
+    seen,
+    { start, submitMs, end, slowestSimMs: Math.max(...durations) },
+    checks,
+  );
 }
 
 async function runSequential(
@@ -197,7 +206,7 @@ async function runSequential(
   }
   const end = env.time.realNow();
   const slowestSimMs = Math.max(...durations);
-  return settle(env, "sequential", ids, seen, { start, submitted: start, end, slowestSimMs }, checks);
+  return settle(env, "sequential", ids, seen, { start, submitMs: 0, end, slowestSimMs }, checks);
 }
 
 interface Row {
@@ -259,10 +268,12 @@ function table(rows: Row[]): string {
       "last seen after last finish",
       "Overlord requests",
       "requests / task",
-      "status requests / s",
+      "of which status lookups",
+      "status lookups / s",
       "detection latency p50 / p95 / max",
       "wall vs segops",
       "requests vs segops",
+      "status lookups vs segops",
     ],
     rows.map((r) => [
       r.label,
@@ -272,10 +283,12 @@ function table(rows: Row[]): string {
       `${num(r.tailMs)} ms`,
       num(r.overlordRequests),
       num(r.overlordRequests / r.n, 1),
+      num(r.statusRequests),
       num(r.statusRequests / (r.wallMs / 1000), 0),
       `${num(r.latency.p50)} / ${num(r.latency.p95)} / ${num(r.latency.max)} ms`,
       times(r.wallMs / base.wallMs),
       times(r.overlordRequests / base.overlordRequests),
+      times(r.statusRequests / base.statusRequests),
     ]),
   );
 }
@@ -311,22 +324,16 @@ export async function runPollBench(options: PollBenchOptions = {}): Promise<Benc
       seq,
     ];
     tables.push(
-      `**N = ${num(n)} tasks**: slowest ${seconds(segops.slowestMs, 1)}, Σ durations ${seconds(sum(durations) / timeScale, 0)}; submitting them took ${seconds(segops.submitMs)} (segops run) and ${seconds(perTask.submitMs)} (per-task run)\n\n${table(rows)}`,
+      `**N = ${num(n)} tasks**: slowest ${seconds(segops.slowestMs, 1)}, Σ durations ${seconds(sum(durations) / timeScale, 0)}; submitting them (sim time frozen, not in the wall time) took ${seconds(segops.submitMs)} and ${seconds(perTask.submitMs)}\n\n${table(rows)}`,
     );
     headline.push([
       `poll ${num(n)} tasks at once`,
-      `${seconds(segops.wallMs, 1)} (${times(segops.wallMs / segops.slowestMs)} the slowest task), ${num(segops.overlordRequests)} Overlord requests`,
+      `${seconds(segops.wallMs, 1)} = ${times(segops.wallMs / segops.slowestMs)} the slowest task; ${num(segops.statusRequests)} status lookups + ${num(n)} submissions`,
       [
-        `per-task GETs: ${times(perTask.overlordRequests / segops.overlordRequests)} the requests, ${times(perTask.wallMs / segops.wallMs)} the wall time`,
+        `per-task GETs: ${times(perTask.statusRequests / segops.statusRequests)} the status lookups (${times(perTask.overlordRequests / segops.overlordRequests)} all requests), ${times(perTask.wallMs / segops.wallMs)} the wall time`,
         `sequential †: ${times(seq.wallMs / segops.wallMs)} the wall time`,
       ].join("; "),
     ]);
-    for (const [name, run] of [
-      ["segops", segops],
-      ["per-task", perTask],
-    ] as const) {
-      checks.expect(run.submitMs < run.wallMs, `${name} N=${n}: submission took the whole run`);
-    }
   }
 
   return {
@@ -335,10 +342,13 @@ export async function runPollBench(options: PollBenchOptions = {}): Promise<Benc
       `Tasks are emulator \`noop\` tasks with seeded mixed durations (60 % 1–3 min, 30 % 3–6 min, 10 % 6–10 min`,
       `of sim time; the slowest is 10 min), on a cluster with a slot for every task, at time scale ${timeScale}`,
       `(10 sim minutes = ${seconds(600_000 / timeScale, 0)}). Every strategy polls every ${tickMs} ms and uses the`,
-      `same DruidClient (16 keep-alive connections). Wall time runs from the first submission to the moment the`,
-      `last task is seen terminal; detection latency is the time from a task's finish (the emulator's own event)`,
-      `to the moment the poller saw it. Requests are counted by the emulator (\`sim.stats().requests\`,`,
-      `Overlord paths: N submissions + status lookups).`,
+      "same DruidClient (16 keep-alive connections). segops and the per-task baseline submit all N tasks with",
+      "sim time frozen, so every task starts at the same sim instant and the emulator's cost of accepting",
+      "them stays out of the figures; their wall time runs from that instant until the last task is seen",
+      "terminal. The sequential baseline's wall time includes its submissions (one at a time, as it works).",
+      "Detection latency is the time from a task's finish (the emulator's own event) to the moment the poller",
+      "saw it. Requests are counted by the emulator (`sim.stats().requests`, Overlord paths: N submissions +",
+      "status lookups).",
     ].join(" "),
     tables,
     notes: [

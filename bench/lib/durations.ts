@@ -3,8 +3,7 @@ import { seededRng } from "../../src/sim/rng.js";
 /**
  * A seeded mix of batch-task durations (sim ms), shaped like a day of ingestion: most tasks short, a
  * tail of long ones. 60 % take 1–3 min, 30 % 3–6 min, 10 % 6–10 min. The first task is pinned to the
- * maximum, so every N has the same slowest task and it starts first (submission order then does not
- * stretch the wall time beyond it).
+ * maximum, so every N has the same slowest task.
  */
 export function mixedDurations(n: number, seed: number, maxMs = 600_000): number[] {
   const rng = seededRng(seed);

@@ -5,7 +5,10 @@ import type { Clock } from "../../src/core/clock.js";
  * Sim time with a known origin. The emulator's own `timeScale` hides the moment its scaled clock started,
  * so a benchmark could not map a task's finish (a sim-time event) back to the real instant the poller
  * should have seen it. This clock is handed to `startSim` with `timeScale` left at 1: sim time is
- * `origin + real elapsed × scale`, and both directions of the mapping are exact.
+ * `origin + (real elapsed − real time paused) × scale`, and the mapping is exact in both directions.
+ *
+ * `pause()` freezes sim time, so submitting a thousand tasks (which costs the emulator real time) does not
+ * let the early ones run before the last is in: after `resume()` they all run from the same sim instant.
  */
 export interface SimTime {
   /** The clock to pass as `startSim({ clock })`. */
@@ -13,9 +16,12 @@ export interface SimTime {
   readonly scale: number;
   /** Real time now, in ms on the `performance.now()` axis. */
   realNow(): number;
-  /** The real instant (`performance.now()` axis) at which sim time reached `simMs`. */
+  /** Freezes sim time until `resume()`. */
+  pause(): void;
+  resume(): void;
+  /** The real instant (`performance.now()` axis) at which sim time reached `simMs` (since the last resume). */
   toReal(simMs: number): number;
-  /** The sim time at the real instant `realMs` (`performance.now()` axis). */
+  /** The sim time at the real instant `realMs` (not inside a pause). */
   toSim(realMs: number): number;
   /** Real milliseconds that `simMs` of sim time take. */
   realDuration(simMs: number): number;
@@ -24,8 +30,11 @@ export interface SimTime {
 export function simTime(scale: number, originMs: number = Date.now()): SimTime {
   if (!(scale > 0 && Number.isFinite(scale))) throw new RangeError(`Expected a scale above 0, got ${scale}`);
   const p0 = performance.now();
+  let pausedTotal = 0;
+  let pausedAt: number | null = null;
+  const running = (real: number) => real - p0 - pausedTotal - (pausedAt === null ? 0 : real - pausedAt);
   const clock: Clock = {
-    now: () => Math.floor(originMs + (performance.now() - p0) * scale),
+    now: () => Math.floor(originMs + running(performance.now()) * scale),
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
@@ -47,8 +56,16 @@ export function simTime(scale: number, originMs: number = Date.now()): SimTime {
     clock,
     scale,
     realNow: () => performance.now(),
-    toReal: (simMs) => p0 + (simMs - originMs) / scale,
-    toSim: (realMs) => originMs + (realMs - p0) * scale,
+    pause: () => {
+      pausedAt ??= performance.now();
+    },
+    resume: () => {
+      if (pausedAt === null) return;
+      pausedTotal += performance.now() - pausedAt;
+      pausedAt = null;
+    },
+    toReal: (simMs) => p0 + pausedTotal + (simMs - originMs) / scale,
+    toSim: (realMs) => originMs + running(realMs) * scale,
     realDuration: (simMs) => simMs / scale,
   };
 }
