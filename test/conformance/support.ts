@@ -1,7 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { request } from "undici";
 
 /** One HTTP exchange, with the body read as text (Druid mixes JSON, plain text and HTML error pages). */
@@ -12,21 +11,28 @@ export interface Exchange {
 }
 
 /**
- * Base URL of the service under test: a Druid Router (or Coordinator/Overlord) or the segops emulator. Required:
- * this suite only runs when asked for, and a missing target is an error, not a skip.
+ * The service the conformance cases run against: a real Druid (scripts/druid/start) or the segops emulator.
+ * Everything that differs between the two is here; the cases themselves are shared (cases.ts).
  */
-export function conformanceBaseUrl(): string {
-  const url = process.env.SEGOPS_CONFORMANCE_URL;
-  if (!url) {
-    throw new Error(
-      "SEGOPS_CONFORMANCE_URL is not set: point it at a Druid (e.g. http://127.0.0.1:8888 from scripts/druid/start) " +
-        "or at the emulator",
-    );
-  }
-  return url.replace(/\/+$/, "");
+export interface ConformanceTarget {
+  /** Label in test names, e.g. "real Druid" or "emulator (druidVersion 33)". */
+  name: string;
+  /** Base URL (Router-like: every Druid path on one port); read lazily, after the target's own setup. */
+  url(): string;
+  /**
+   * Lets time pass between two polls: a real delay against Druid, a sim-clock step against the emulator (so the
+   * emulator's suite never sleeps).
+   */
+  pause(): Promise<void>;
+  /** Polls before `eventually` gives up. */
+  maxPolls: number;
+  /** Parent directory for input files; the target must be able to read it (same machine). */
+  dataDir(): string;
 }
 
+/** HTTP against a target; the body is always read as text. */
 export async function call(
+  target: ConformanceTarget,
   method: "GET" | "POST",
   path: string,
   body?: unknown,
@@ -40,7 +46,7 @@ export async function call(
           headers: { "content-type": contentType },
           body: typeof body === "string" ? body : JSON.stringify(body),
         };
-  const res = await request(`${conformanceBaseUrl()}${path}`, init);
+  const res = await request(`${target.url()}${path}`, init);
   const text = await res.body.text();
   const header = res.headers["content-type"];
   return { status: res.statusCode, contentType: (Array.isArray(header) ? header[0] : header) ?? "", text };
@@ -55,44 +61,42 @@ export function json(ex: Exchange): unknown {
 }
 
 /**
- * Polls until `probe` returns a value other than undefined. Only for this opt-in suite against a live service,
- * where ingestion and handoff take real time; the default suites use injected clocks instead.
+ * Polls until `probe` returns a value other than undefined, pausing the target between polls. On timeout it
+ * throws with the last value or error seen, so a failure shows what the service answered.
  */
 export async function eventually<T>(
+  target: ConformanceTarget,
   what: string,
   probe: () => Promise<T | undefined>,
-  timeoutMs = 180_000,
-  intervalMs = 500,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  for (;;) {
+  for (let poll = 0; ; poll++) {
     try {
       const value = await probe();
       if (value !== undefined) return value;
+      last = undefined;
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) {
+    if (poll >= target.maxPolls) {
       throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`,
+        `gave up after ${target.maxPolls} polls waiting for ${what}${last ? `: ${String(last)}` : ""}`,
       );
     }
-    await delay(intervalMs);
+    await target.pause();
   }
 }
 
-/** A fresh task id; Druid keeps every id forever, so each run needs new ones. */
+/** A fresh task id or datasource name; Druid keeps every task id forever, so each run needs new ones. */
 export function freshId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 }
 
 /**
- * Writes JSON-lines input files for a `local` inputSource; a string row is written as is (to make bad input). The directory must be readable by the service under
- * test, so this suite assumes it runs on the same machine (SEGOPS_CONFORMANCE_DATA_DIR overrides the location).
+ * Writes JSON-lines input files for a `local` inputSource into a new directory under `root`; a string row is
+ * written as is (to make bad input).
  */
-export function writeInput(files: Record<string, readonly (object | string)[]>): string {
-  const root = process.env.SEGOPS_CONFORMANCE_DATA_DIR ?? tmpdir();
+export function writeInput(root: string, files: Record<string, readonly (object | string)[]>): string {
   const dir = mkdtempSync(join(root, "segops-conformance-"));
   for (const [name, rows] of Object.entries(files)) {
     writeFileSync(
@@ -103,17 +107,28 @@ export function writeInput(files: Record<string, readonly (object | string)[]>):
   return dir;
 }
 
+/** Input files go under os.tmpdir() unless SEGOPS_CONFORMANCE_DATA_DIR says otherwise. */
+export function defaultDataDir(): string {
+  return process.env.SEGOPS_CONFORMANCE_DATA_DIR ?? tmpdir();
+}
+
 export interface SpecOptions {
   id: string;
   dataSource: string;
   baseDir: string;
   dropExisting?: boolean;
+  appendToExisting?: boolean;
   intervals?: string[];
   maxParseExceptions?: number;
+  /**
+   * Parallel mode with one file per sub-task: on a real Druid every sub-task is a task of its own (about a
+   * second each), so many files make a slow task without much data.
+   */
+  subTasks?: number;
 }
 
 /** A minimal `index_parallel` spec with a `local` inputSource (api-contract §5 skeleton). */
-export function indexParallelSpec(o: SpecOptions): object {
+export function indexParallelSpec(o: SpecOptions): Record<string, unknown> {
   return {
     type: "index_parallel",
     id: o.id,
@@ -134,11 +149,15 @@ export function indexParallelSpec(o: SpecOptions): object {
         inputSource: { type: "local", baseDir: o.baseDir, filter: "*.json" },
         inputFormat: { type: "json" },
         ...(o.dropExisting ? { dropExisting: true } : {}),
+        ...(o.appendToExisting ? { appendToExisting: true } : {}),
       },
       tuningConfig: {
         type: "index_parallel",
         partitionsSpec: { type: "dynamic" },
         ...(o.maxParseExceptions !== undefined ? { maxParseExceptions: o.maxParseExceptions } : {}),
+        ...(o.subTasks !== undefined
+          ? { maxNumConcurrentSubTasks: o.subTasks, splitHintSpec: { type: "maxSize", maxNumFiles: 1 } }
+          : {}),
       },
     },
   };
