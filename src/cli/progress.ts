@@ -55,17 +55,21 @@ export function startProgress(options: {
     cliProgress.Presets.shades_classic,
   );
   bar.start(options.total, 0, { running: 0, pending: options.total, failed: 0, dead: 0 });
+  // The bar reads the ledger, not in-memory state: it shows work done by other hosts on the same job too.
+  const refresh = async () => {
+    const c = await options.store.countTasks(options.jobId).catch(() => null);
+    if (c)
+      bar.update(c.done, {
+        running: c.running,
+        pending: c.new + c.suspended,
+        failed: c.failed,
+        dead: c.dead,
+      });
+  };
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const c = await options.store.countTasks(options.jobId).catch(() => null);
-      if (c)
-        bar.update(c.done, {
-          running: c.running,
-          pending: c.new + c.suspended,
-          failed: c.failed,
-          dead: c.dead,
-        });
+      await refresh();
       await options.clock.sleep(options.refreshMs ?? 250).catch(() => {});
     }
   })();
@@ -74,14 +78,7 @@ export function startProgress(options: {
     stop: async () => {
       stopped = true;
       await loop;
-      const c = await options.store.countTasks(options.jobId).catch(() => null);
-      if (c)
-        bar.update(c.done, {
-          running: c.running,
-          pending: c.new + c.suspended,
-          failed: c.failed,
-          dead: c.dead,
-        });
+      await refresh();
       bar.stop();
     },
   };

@@ -2,6 +2,7 @@ import type { Clock } from "../core/clock.js";
 import { formatInterval, type Interval } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { toTimelineSegment } from "./segments.js";
+import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { liveTimeline, type TimelineSegment } from "./timeline.js";
 
 /**
@@ -119,12 +120,6 @@ export interface HandoffSource {
   servedSegments(datasource: string, options?: { signal?: AbortSignal }): Promise<string[]>;
 }
 
-interface Waiter {
-  question: HandoffQuestion;
-  resolve: (v: HandoffVerdict) => void;
-  reject: (e: unknown) => void;
-}
-
 export interface HandoffCheckerOptions {
   source: HandoffSource;
   clock: Clock;
@@ -134,76 +129,36 @@ export interface HandoffCheckerOptions {
 
 /** Batches handoff questions per datasource; each `check` resolves at the next tick. */
 export class HandoffChecker {
-  readonly #waiting = new Map<string, Waiter[]>();
-  readonly #stop = new AbortController();
-  #wake: (() => void) | null = null;
-  #loop: Promise<void> | null = null;
+  readonly #batcher: TickBatcher<string, HandoffQuestion, HandoffVerdict>;
   readonly stats = { rounds: 0, requests: 0 };
 
-  constructor(private readonly options: HandoffCheckerOptions) {}
-
-  check(datasource: string, question: HandoffQuestion, signal?: AbortSignal): Promise<HandoffVerdict> {
-    if (this.#stop.signal.aborted) return Promise.reject(new Error("handoff checker is stopped"));
-    this.#loop ??= this.#run();
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiting.set(
-          datasource,
-          (this.#waiting.get(datasource) ?? []).filter((w) => w !== waiter),
-        );
-        reject(signal?.reason);
-      };
-      const waiter: Waiter = {
-        question,
-        resolve: (v) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(v);
-        },
-        reject: (e) => {
-          signal?.removeEventListener("abort", onAbort);
-          reject(e);
-        },
-      };
-      this.#waiting.set(datasource, [...(this.#waiting.get(datasource) ?? []), waiter]);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#wake?.();
+  constructor(private readonly options: HandoffCheckerOptions) {
+    this.#batcher = new TickBatcher({
+      name: "handoff checker",
+      clock: options.clock,
+      nextDelay: () => options.tickMs ?? 2000,
+      flush: async (batch, signal) => {
+        this.stats.rounds++;
+        await Promise.all([...batch].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));
+      },
     });
   }
 
-  async stop(): Promise<void> {
-    this.#stop.abort(new Error("handoff checker stopped"));
-    this.#wake?.();
-    await this.#loop?.catch(() => {});
-    for (const list of this.#waiting.values()) for (const w of list) w.reject(this.#stop.signal.reason);
-    this.#waiting.clear();
+  check(datasource: string, question: HandoffQuestion, signal?: AbortSignal): Promise<HandoffVerdict> {
+    return this.#batcher.ask(datasource, question, signal);
   }
 
-  async #run(): Promise<void> {
-    const signal = this.#stop.signal;
-    while (!signal.aborted) {
-      if ([...this.#waiting.values()].every((l) => l.length === 0)) {
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        this.#wake = null;
-        continue;
-      }
-      try {
-        await this.options.clock.sleep(this.options.tickMs ?? 2000, signal);
-      } catch {
-        return;
-      }
-      const batch = new Map(this.#waiting);
-      this.#waiting.clear();
-      this.stats.rounds++;
-      await Promise.all([...batch].map(([ds, waiters]) => this.#checkDatasource(ds, waiters, signal)));
-    }
+  stop(): Promise<void> {
+    return this.#batcher.stop();
   }
 
-  async #checkDatasource(datasource: string, waiters: Waiter[], signal: AbortSignal): Promise<void> {
-    if (waiters.length === 0) return;
+  async #checkDatasource(
+    datasource: string,
+    pending: Array<Pending<HandoffQuestion, HandoffVerdict>>,
+    signal: AbortSignal,
+  ): Promise<void> {
     try {
-      const intervals = [...new Set(waiters.map((w) => formatInterval(w.question.interval)))];
+      const intervals = [...new Set(pending.map((p) => formatInterval(p.question.interval)))];
       this.stats.requests += 2;
       const [used, served] = await Promise.all([
         this.options.source.metadataSegments(datasource, intervals, { signal }),
@@ -211,9 +166,9 @@ export class HandoffChecker {
       ]);
       const servedIds = new Set(served);
       const segments = used.map((s) => toTimelineSegment(s, servedIds));
-      for (const w of waiters) w.resolve(handoffVerdict(w.question, segments));
+      for (const p of pending) p.resolve(handoffVerdict(p.question, segments));
     } catch (error) {
-      for (const w of waiters) w.reject(error);
+      for (const p of pending) p.reject(error);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { backoffDelay } from "../core/backoff.js";
 import type { Clock } from "../core/clock.js";
+import { type Batch, TickBatcher } from "./tick-batcher.js";
 
 /**
  * One status batcher per process (architecture doc, "Polling economics"): every in-flight Druid task asks
@@ -38,11 +39,6 @@ export interface StatusBatcherOptions {
   random?: () => number;
 }
 
-interface Waiter {
-  resolve: (r: StatusResult) => void;
-  reject: (e: unknown) => void;
-}
-
 export interface BatcherStats {
   lookups: number;
   idsLookedUp: number;
@@ -51,10 +47,7 @@ export interface BatcherStats {
 
 export class StatusBatcher {
   readonly #opts: Required<Omit<StatusBatcherOptions, "random">> & { random: () => number };
-  readonly #waiting = new Map<string, Waiter[]>();
-  readonly #stop = new AbortController();
-  #wake: (() => void) | null = null;
-  #loop: Promise<void> | null = null;
+  readonly #batcher: TickBatcher<string, null, StatusResult>;
   #failures = 0;
   readonly stats: BatcherStats = { lookups: 0, idsLookedUp: 0, failures: 0 };
 
@@ -66,63 +59,21 @@ export class StatusBatcher {
       random: Math.random,
       ...options,
     };
+    this.#batcher = new TickBatcher({
+      name: "status batcher",
+      clock: this.#opts.clock,
+      nextDelay: () => this.#nextDelay(),
+      flush: (batch, signal) => this.#flush(batch, signal),
+    });
   }
 
   /** Resolves with the task's status at the next bulk lookup (within about one tick). */
   get(id: string, signal?: AbortSignal): Promise<StatusResult> {
-    if (this.#stop.signal.aborted) return Promise.reject(new Error("status batcher is stopped"));
-    this.#loop ??= this.#run();
-    return new Promise<StatusResult>((resolve, reject) => {
-      // The abort listener lives exactly as long as the wait: a task polled for hours must not pile them up.
-      const onAbort = () => {
-        const remaining = (this.#waiting.get(id) ?? []).filter((w) => w !== waiter);
-        if (remaining.length) this.#waiting.set(id, remaining);
-        else this.#waiting.delete(id);
-        reject(signal?.reason);
-      };
-      const waiter: Waiter = {
-        resolve: (r) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(r);
-        },
-        reject: (e) => {
-          signal?.removeEventListener("abort", onAbort);
-          reject(e);
-        },
-      };
-      const list = this.#waiting.get(id) ?? [];
-      list.push(waiter);
-      this.#waiting.set(id, list);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#wake?.();
-    });
+    return this.#batcher.ask(id, null, signal);
   }
 
-  async stop(): Promise<void> {
-    this.#stop.abort(new Error("status batcher stopped"));
-    this.#wake?.();
-    await this.#loop?.catch(() => {});
-    for (const [, list] of this.#waiting) for (const w of list) w.reject(this.#stop.signal.reason);
-    this.#waiting.clear();
-  }
-
-  async #run(): Promise<void> {
-    const signal = this.#stop.signal;
-    while (!signal.aborted) {
-      if (this.#waiting.size === 0) {
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        this.#wake = null;
-        continue;
-      }
-      try {
-        await this.#opts.clock.sleep(this.#nextDelay(), signal);
-      } catch {
-        return;
-      }
-      await this.#flush(signal);
-    }
+  stop(): Promise<void> {
+    return this.#batcher.stop();
   }
 
   #nextDelay(): number {
@@ -135,10 +86,7 @@ export class StatusBatcher {
     return Math.max(this.#opts.tickMs, pause);
   }
 
-  async #flush(signal: AbortSignal): Promise<void> {
-    const batch = new Map(this.#waiting);
-    if (batch.size === 0) return;
-    this.#waiting.clear();
+  async #flush(batch: Batch<string, null, StatusResult>, signal: AbortSignal): Promise<void> {
     this.stats.lookups++;
     this.stats.idsLookedUp += batch.size;
     try {
@@ -152,11 +100,9 @@ export class StatusBatcher {
       this.stats.failures++;
       if (this.#opts.isRetryable(error) && !signal.aborted) {
         this.#failures++;
-        // Put the batch back in front of anything asked meanwhile; it rides the next lookup.
-        for (const [id, waiters] of batch)
-          this.#waiting.set(id, [...waiters, ...(this.#waiting.get(id) ?? [])]);
+        this.#batcher.requeue(batch);
       } else {
-        for (const [, waiters] of batch) for (const w of waiters) w.reject(error);
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(error);
       }
     }
   }

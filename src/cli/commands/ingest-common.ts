@@ -11,6 +11,7 @@ import { parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
 import { addDruidOptions, addLedgerOption, type DruidFlags } from "../options.js";
 import { progressMode, startProgress } from "../progress.js";
+import { collect } from "./render.js";
 
 /** Flags shared by `run` and `backfill`. */
 export interface IngestFlags extends DruidFlags {
@@ -44,10 +45,6 @@ export function positiveNumber(name: string) {
       throw new InvalidArgumentError(`${name} must be a number above 0, got "${value}"`);
     return n;
   };
-}
-
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 export function addIngestOptions(command: Command): Command {

@@ -1,0 +1,95 @@
+import type { Clock } from "../core/clock.js";
+
+/**
+ * The mechanism under the status batcher and the handoff checker: callers ask questions under a key; the
+ * questions gathered during one tick are answered together by one `flush`. Idle, it sleeps until asked.
+ * A flush may hand a batch back (`requeue`) to have it ride the next tick, e.g. after a 503.
+ */
+
+export interface Pending<Q, A> {
+  question: Q;
+  resolve(answer: A): void;
+  reject(error: unknown): void;
+}
+
+export type Batch<K, Q, A> = Map<K, Array<Pending<Q, A>>>;
+
+export interface TickBatcherOptions<K, Q, A> {
+  clock: Clock;
+  /** Delay before the next flush (a tick, or longer while backing off). */
+  nextDelay(): number;
+  flush(batch: Batch<K, Q, A>, signal: AbortSignal): Promise<void>;
+  /** Names the batcher in the error its pending questions get on `stop()`. */
+  name: string;
+}
+
+export class TickBatcher<K, Q, A> {
+  readonly #waiting: Batch<K, Q, A> = new Map();
+  readonly #stop = new AbortController();
+  #wake: (() => void) | null = null;
+  #loop: Promise<void> | null = null;
+
+  constructor(private readonly options: TickBatcherOptions<K, Q, A>) {}
+
+  ask(key: K, question: Q, signal?: AbortSignal): Promise<A> {
+    if (this.#stop.signal.aborted) return Promise.reject(new Error(`${this.options.name} is stopped`));
+    this.#loop ??= this.#run();
+    return new Promise<A>((resolve, reject) => {
+      // The abort listener lives exactly as long as the wait: a task polled for hours must not pile them up.
+      const onAbort = () => {
+        const remaining = (this.#waiting.get(key) ?? []).filter((p) => p !== pending);
+        if (remaining.length > 0) this.#waiting.set(key, remaining);
+        else this.#waiting.delete(key);
+        reject(signal?.reason);
+      };
+      const pending: Pending<Q, A> = {
+        question,
+        resolve: (answer) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(answer);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      };
+      this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), pending]);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#wake?.();
+    });
+  }
+
+  /** Puts a batch back in front of anything asked meanwhile; it rides the next flush. */
+  requeue(batch: Batch<K, Q, A>): void {
+    for (const [key, list] of batch) this.#waiting.set(key, [...list, ...(this.#waiting.get(key) ?? [])]);
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort(new Error(`${this.options.name} stopped`));
+    this.#wake?.();
+    await this.#loop?.catch(() => {});
+    for (const list of this.#waiting.values()) for (const p of list) p.reject(this.#stop.signal.reason);
+    this.#waiting.clear();
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      if (this.#waiting.size === 0) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        this.#wake = null;
+        continue;
+      }
+      try {
+        await this.options.clock.sleep(this.options.nextDelay(), signal);
+      } catch {
+        return;
+      }
+      const batch = new Map(this.#waiting);
+      this.#waiting.clear();
+      if (batch.size > 0) await this.options.flush(batch, signal);
+    }
+  }
+}
