@@ -331,7 +331,7 @@ export async function runPollBench(options: PollBenchOptions = {}): Promise<Benc
       `${seconds(segops.wallMs, 1)} = ${times(segops.wallMs / segops.slowestMs)} the slowest task; ${num(segops.statusRequests)} status lookups + ${num(n)} submissions`,
       [
         `per-task GETs: ${times(perTask.statusRequests / segops.statusRequests)} the status lookups (${times(perTask.overlordRequests / segops.overlordRequests)} all requests), ${times(perTask.wallMs / segops.wallMs)} the wall time`,
-        `sequential †: ${times(seq.wallMs / segops.wallMs)} the wall time`,
+        `sequential (extrapolated from ${sequential.measured} measured): ${times(seq.wallMs / segops.wallMs)} the wall time`,
       ].join("; "),
     ]);
   }

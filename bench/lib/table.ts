@@ -2,8 +2,13 @@
 
 export type Cell = string | number;
 
-export function markdownTable(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  const align = header.map((_, i) => (rows.every((r) => typeof r[i] === "number") ? "---:" : "---"));
+/** `figures`: the first column (names) left-aligned, the others right-aligned; `text`: all left-aligned. */
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  layout: "figures" | "text" = "figures",
+): string {
+  const align = header.map((_, i) => (i === 0 || layout === "text" ? "---" : "---:"));
   const line = (cells: readonly Cell[]) => `| ${cells.map((c) => String(c)).join(" | ")} |`;
   return [line(header), `|${align.join("|")}|`, ...rows.map(line)].join("\n");
 }
