@@ -53,6 +53,8 @@ export interface SimTask {
   plannedFailure: string | null;
   segmentIds: string[];
   handedOff: boolean;
+  /** Ended by a shutdown request (its status keeps duration -1). */
+  shutDown?: boolean;
 }
 
 export const UNKNOWN_LOCATION: TaskLocation = { host: null, port: -1, tlsPort: -1 };
@@ -176,6 +178,7 @@ export class SimEngine {
   shutdown(id: string): void {
     const task = this.tasks.get(id);
     if (!task || !isActive(task)) return;
+    task.shutDown = true;
     this.#fail(task, SHUTDOWN_MESSAGE);
     this.sync();
     this.onChange();

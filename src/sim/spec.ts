@@ -2,6 +2,7 @@ import { type Granularity, parseGranularity } from "../core/granularity.js";
 import { type Interval, parseInterval } from "../core/interval.js";
 import { validateId } from "./ids.js";
 import { constructError, json, type Reply } from "./reply.js";
+import { type VersionTraits, versionTraits } from "./versions.js";
 
 /**
  * Submit-time validation of task specs, as Druid's Jackson `@JsonCreator` constructors do it (api-contract §5),
@@ -20,6 +21,8 @@ const CLASS = {
   indexSpec: `${PKG}.IndexTask$IndexIngestionSpec`,
   granularitySpec: "org.apache.druid.indexer.granularity.UniformGranularitySpec",
   csv: "org.apache.druid.data.input.impl.CsvInputFormat",
+  parallelIoConfig: `${PKG}.batch.parallel.ParallelIndexIOConfig`,
+  indexIoConfig: `${PKG}.IndexTask$IndexIOConfig`,
 } as const;
 
 /** Task types a stock Druid (no extensions) knows; anything else gets the "load all extensions" 400. */
@@ -160,16 +163,32 @@ function defaultPriority(type: string): number {
   return 0;
 }
 
-export function planTask(body: unknown): PlanResult {
+/** Plans a submitted task body, with the messages of `druidVersion` (see versions.ts). */
+export function planTask(body: unknown, druidVersion = 38): PlanResult {
   try {
-    return { ok: true, plan: plan(body) };
+    return { ok: true, plan: plan(body, druidVersion) };
   } catch (error) {
     if (error instanceof SpecError) return { ok: false, reply: error.reply };
     throw error;
   }
 }
 
-function plan(body: unknown): TaskPlan {
+/** Type ids a stock Druid lists in the unknown-type 400: Hadoop's were removed in 37 (§8). */
+function knownTypeIds(druidVersion: number): string[] {
+  const ids: string[] = [...KNOWN_TASK_TYPES];
+  if (druidVersion < 37) ids.push("index_hadoop", "index_sub");
+  return ids.sort();
+}
+
+/** The class whose constructor checks the task id (Druid 33 answers a bad id with its Jackson error). */
+function taskClass(type: string): string {
+  if (type === "index_parallel") return CLASS.parallelTask;
+  if (type === "index") return CLASS.indexTask;
+  return `${PKG}.AbstractTask`;
+}
+
+function plan(body: unknown, druidVersion: number): TaskPlan {
+  const traits = versionTraits(druidVersion);
   if (!isObj(body)) {
     throw new SpecError(
       json(400, {
@@ -190,17 +209,22 @@ function plan(body: unknown): TaskPlan {
     // api-contract §2.2 "Unknown task type".
     throw new SpecError(
       json(400, {
-        error: `Please make sure to load all the necessary extensions and jars with type '${type}'. Could not resolve type id '${type}' as a subtype of \`org.apache.druid.indexing.common.task.Task\` known type ids = [${KNOWN_TASK_TYPES.join(", ")}]`,
+        // The Overlord's mapper has a service name (§2.2); a real Druid 33 named its Coordinator-Overlord JVM.
+        error: `Please make sure to load all the necessary extensions and jars with type '${type}' on 'druid/coordinator' service. Could not resolve type id '${type}' as a subtype of \`org.apache.druid.indexing.common.task.Task\` known type ids = [${knownTypeIds(druidVersion).join(", ")}]`,
       }),
     );
   }
   const context = obj(body.context);
   const id = body.id === undefined || body.id === null ? null : String(body.id);
+  if (id !== null && traits.taskIdCheckedByConstructor) {
+    const problem = validateId("task ID", id);
+    if (problem) fail(taskClass(type), problem);
+  }
   const groupId = typeof body.groupId === "string" ? body.groupId : null;
   const priority = num(context.priority) ?? defaultPriority(type);
   const sim = simKnobs(context);
   if (type === "index" || type === "index_parallel") {
-    const ingest = planIngest(type, obj(body.spec ?? body.ingestionSpec));
+    const ingest = planIngest(type, obj(body.spec ?? body.ingestionSpec), traits);
     const k = ingest.maxNumConcurrentSubTasks;
     return {
       id,
@@ -242,15 +266,27 @@ function simKnobs(context: Obj): SimKnobs {
   };
 }
 
-function planIngest(type: "index" | "index_parallel", spec: Obj): IngestPlan {
+function planIngest(type: "index" | "index_parallel", spec: Obj, traits: VersionTraits): IngestPlan {
   const parallelType = type === "index_parallel";
-  const dataSchema = planDataSchema(obj(spec.dataSchema));
+  const dataSchema = planDataSchema(obj(spec.dataSchema), traits);
   const ioConfig = obj(spec.ioConfig);
+  if (isObj(spec.ioConfig) && typeof ioConfig.type !== "string") {
+    // ioConfig is polymorphic: without `type` Jackson cannot pick a subtype (settles api-contract §10; Druid 33).
+    throw new SpecError(
+      json(400, {
+        error: `Could not resolve subtype of [simple type, class ${parallelType ? CLASS.parallelIoConfig : CLASS.indexIoConfig}]: missing type id property 'type' (for POJO property 'ioConfig')`,
+      }),
+    );
+  }
   const tuning = planTuning(parallelType, obj(spec.tuningConfig));
   const specClass = parallelType ? CLASS.parallelSpec : CLASS.indexSpec;
   const taskClass = parallelType ? CLASS.parallelTask : CLASS.indexTask;
   const inputSource = ioConfig.inputSource;
-  if (!isObj(inputSource)) fail(specClass, "inputSource must not be null");
+  if (!isObj(inputSource)) {
+    // Druid 33: the supervisor task's own checkNotNull fires first, with the bare field name.
+    if (traits.bareNullMessages) fail(taskClass, "inputSource");
+    fail(specClass, "inputSource must not be null");
+  }
   const sourceType = String(inputSource.type ?? "");
   const inputFormat = isObj(ioConfig.inputFormat) ? ioConfig.inputFormat : null;
   if (inputFormat === null && sourceType !== "druid") fail(specClass, "inputFormat must not be null");
@@ -304,7 +340,7 @@ function planIngest(type: "index" | "index_parallel", spec: Obj): IngestPlan {
   };
 }
 
-function planDataSchema(ds: Obj): IngestPlan["dataSchema"] {
+function planDataSchema(ds: Obj, traits: VersionTraits): IngestPlan["dataSchema"] {
   const C = CLASS.dataSchema;
   if (ds.parser !== undefined && ds.parser !== null) {
     fail(
@@ -314,7 +350,8 @@ function planDataSchema(ds: Obj): IngestPlan["dataSchema"] {
   }
   const idProblem = validateId("dataSource", ds.dataSource);
   if (idProblem) fail(C, idProblem);
-  if (!isObj(ds.timestampSpec)) fail(C, "timestampSpec must not be null");
+  if (!isObj(ds.timestampSpec))
+    fail(C, traits.bareNullMessages ? "timestampSpec" : "timestampSpec must not be null");
   const ts = ds.timestampSpec;
   const timestamp: TimestampPlan = {
     column: typeof ts.column === "string" ? ts.column : "timestamp",

@@ -1,6 +1,7 @@
 import { type Interval, overlaps } from "../core/interval.js";
 import type { Row } from "./ingest.js";
 import { intervalText } from "./time.js";
+import { versionTraits } from "./versions.js";
 
 /**
  * The segment store and Druid's timeline rules (api-contract §4.1–§4.2): per interval the highest version whose
@@ -53,12 +54,18 @@ export function segmentJson(s: SimSegment, druidVersion = 38): Record<string, un
     loadSpec: s.loadSpec,
     dimensions: s.dimensions.join(","),
     metrics: s.metrics.join(","),
-    shardSpec: s.shardSpec,
+    shardSpec: shardSpecJson(s, druidVersion),
     binaryVersion: 9,
     size: s.size,
     ...(druidVersion >= 37 ? { totalRows: s.numRows } : {}),
     identifier: s.id,
   };
+}
+
+/** A segment's shardSpec as Druid writes it: a Druid 33 tombstone has `partitions` 0 (versions.ts). */
+export function shardSpecJson(s: SimSegment, druidVersion = 38): Record<string, unknown> {
+  if (!s.tombstone) return s.shardSpec;
+  return { ...s.shardSpec, partitions: versionTraits(druidVersion).tombstoneCorePartitions };
 }
 
 interface VersionGroup {

@@ -12,6 +12,8 @@ export function statusCode(task: SimTask): "RUNNING" | "SUCCESS" | "FAILED" {
 
 function duration(task: SimTask): number {
   if (task.phase !== "success" && task.phase !== "failed") return -1;
+  // `TaskQueue#shutdown` records a failure without a duration; a real Druid 33 kept -1 for good (§2.8).
+  if (task.shutDown) return -1;
   return task.startedAt === null ? 0 : (task.finishedAt as number) - task.startedAt;
 }
 

@@ -211,7 +211,7 @@ describe("POST /druid/indexer/v1/task (api-contract §2.2)", () => {
     const res = await s.post(SUBMIT, { type: "index_hadoop", spec: {} });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatch(
-      /^Please make sure to load all the necessary extensions and jars with type 'index_hadoop'\. Could not resolve type id 'index_hadoop' as a subtype of `org\.apache\.druid\.indexing\.common\.task\.Task` known type ids = \[.*index_parallel.*\]$/,
+      /^Please make sure to load all the necessary extensions and jars with type 'index_hadoop' on 'druid\/coordinator' service\. Could not resolve type id 'index_hadoop' as a subtype of `org\.apache\.druid\.indexing\.common\.task\.Task` known type ids = \[.*index_parallel.*\]$/,
     );
   });
 

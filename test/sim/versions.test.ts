@@ -42,3 +42,118 @@ describe("version-specific shapes (api-contract §8)", () => {
     expect(build.thrownAwayByReason).toEqual({});
   });
 });
+
+describe("Druid 33 vs the contract (versions.ts; docs/real-druid.md conformance table)", () => {
+  const SUBMIT = `${V1}/task`;
+  const CO = "/druid/coordinator/v1";
+  const inline = (id: string, intervals: string[], data: string, ioConfig: Record<string, unknown> = {}) =>
+    parallelTask({
+      id,
+      intervals,
+      inputSource: { type: "inline", data },
+      ioConfig,
+      context: { simDurationMs: 10 },
+    });
+
+  it.each([
+    [33, "problem: timestampSpec"],
+    [38, "problem: timestampSpec must not be null"],
+  ])("words a missing timestampSpec for Druid %i as '%s'", async (druidVersion, tail) => {
+    const s = await startTestSim({ druidVersion });
+    const spec = parallelTask({ dataSchema: { timestampSpec: undefined } });
+    const res = await s.post(SUBMIT, spec);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatch(new RegExp(`${tail.replace(/[.*]/g, "\\$&")}$`));
+  });
+
+  it("rejects a task id with '/' in the constructor for Druid 33 and in TaskQueue.add (invalidInput) later", async () => {
+    const old = await startTestSim({ druidVersion: 33 });
+    const a = await old.post(SUBMIT, parallelTask({ id: "a/b" }));
+    expect(a.status).toBe(400);
+    expect(a.json).toEqual({
+      error:
+        "Cannot construct instance of `org.apache.druid.indexing.common.task.batch.parallel.ParallelIndexSupervisorTask`, problem: Invalid value for field [task ID]: Value [a/b] cannot contain '/'.",
+    });
+    const current = await startTestSim({ druidVersion: 38 });
+    const b = await current.post(SUBMIT, parallelTask({ id: "a/b" }));
+    expect(b.status).toBe(400);
+    expect(b.json).toMatchObject({
+      errorCode: "invalidInput",
+      errorMessage: "Invalid value for field [Task ID]: Value [a/b] cannot contain '/'.",
+    });
+  });
+
+  it("rejects an ioConfig without type for every version", async () => {
+    for (const druidVersion of [33, 38]) {
+      const s = await startTestSim({ druidVersion });
+      const res = await s.post(SUBMIT, parallelTask({ ioConfig: { type: undefined } }));
+      expect(res.status).toBe(400);
+      expect(res.json.error).toContain("missing type id property 'type' (for POJO property 'ioConfig')");
+      expect(s.sim.engine.tasks.size).toBe(0);
+    }
+  });
+
+  it.each([
+    [33, 200, "No used segment found for the given datasource and interval"],
+    [38, 204, ""],
+  ])("answers loadstatus of an empty interval for Druid %i with %i", async (druidVersion, status, body) => {
+    const s = await startTestSim({ druidVersion, handoffDelayMs: 0 });
+    await s.post(
+      SUBMIT,
+      inline("t", ["2026-01-01/2026-01-02"], '{"time":"2026-01-01T01:00:00Z","page":"a"}\n'),
+    );
+    await s.advance(10);
+    const res = await s.get(
+      `${CO}/datasources/wiki/loadstatus?forceMetadataRefresh=true&interval=2000-01-01_2000-01-02`,
+    );
+    expect(res.status).toBe(status);
+    expect(res.text).toBe(body);
+  });
+
+  it.each([
+    [33, 0, false],
+    [38, 1, true],
+  ])(
+    "writes tombstones for Druid %i with partitions %i (sys.segments projections: %s)",
+    async (druidVersion, partitions, projections) => {
+      const s = await startTestSim({ druidVersion, handoffDelayMs: 0 });
+      const two = '{"time":"2026-01-01T01:00:00Z","page":"a"}\n{"time":"2026-01-02T01:00:00Z","page":"b"}\n';
+      await s.post(SUBMIT, inline("v1", ["2026-01-01/2026-01-03"], two));
+      await s.advance(10);
+      const one = '{"time":"2026-01-01T02:00:00Z","page":"c"}\n';
+      await s.post(SUBMIT, inline("v2", ["2026-01-01/2026-01-03"], one, { dropExisting: true }));
+      await s.advance(10);
+      const segs = (await s.get(`${CO}/metadata/datasources/wiki/segments?full`)).json as Array<{
+        shardSpec: { type: string; partitions: number };
+      }>;
+      const tombstones = segs.filter((x) => x.shardSpec.type === "tombstone");
+      expect(tombstones.map((t) => t.shardSpec)).toEqual([
+        { type: "tombstone", partitionNum: 0, partitions },
+      ]);
+      const sql = await s.post("/druid/v2/sql", {
+        query: `SELECT * FROM sys.segments WHERE "shard_spec" LIKE '%tombstone%'`,
+      });
+      expect(sql.status).toBe(200);
+      expect(JSON.parse(sql.json[0].shard_spec)).toEqual({ type: "tombstone", partitionNum: 0, partitions });
+      expect("projections" in sql.json[0]).toBe(projections);
+    },
+  );
+
+  it("keeps duration -1 for a task ended by shutdown, in both status views", async () => {
+    const s = await startTestSim({ druidVersion: 33 });
+    await s.post(SUBMIT, parallelTask({ id: "sd", context: { simDurationMs: 60_000 } }));
+    await s.advance(1000);
+    expect((await s.get(`${V1}/task/sd/status`)).json.status.statusCode).toBe("RUNNING");
+    await s.post(`${V1}/task/sd/shutdown`, "");
+    await s.advance(1000);
+    expect((await s.get(`${V1}/task/sd/status`)).json.status).toMatchObject({
+      statusCode: "FAILED",
+      errorMsg: "Shutdown request from user",
+      duration: -1,
+    });
+    expect((await s.post(`${V1}/taskStatus`, ["sd"])).json.sd).toMatchObject({
+      status: "FAILED",
+      duration: -1,
+    });
+  });
+});

@@ -4,11 +4,18 @@ import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js
 import type { Route, RouteContext } from "../router.js";
 import { execute, parseSql, SqlError, type SqlRow, Timestamp, type Value } from "../sql.js";
 import { instantText } from "../time.js";
-import { isServed } from "../timeline.js";
+import { isServed, shardSpecJson } from "../timeline.js";
+import { versionTraits } from "../versions.js";
 
 /** Broker SQL (`POST /druid/v2/sql`, api-contract §3.6) over `sys.segments` and datasources' live rows. */
 
-/** `SystemSchema.SEGMENTS_SIGNATURE` (§3.6); booleans are 0/1. */
+/** `SystemSchema.SEGMENTS_SIGNATURE` (§3.6); booleans are 0/1. Druid 33 has no `projections` (versions.ts). */
+export function sysSegmentsColumns(druidVersion: number): string[] {
+  return versionTraits(druidVersion).sysSegmentsProjections
+    ? SYS_SEGMENTS_COLUMNS
+    : SYS_SEGMENTS_COLUMNS.filter((c) => c !== "projections");
+}
+
 export const SYS_SEGMENTS_COLUMNS = [
   "segment_id",
   "datasource",
@@ -54,7 +61,7 @@ export function sysSegments(engine: SimEngine): SqlRow[] {
         is_available: available ? 1 : 0,
         is_realtime: 0,
         is_overshadowed: overshadowed ? 1 : 0,
-        shard_spec: JSON.stringify(s.shardSpec),
+        shard_spec: JSON.stringify(shardSpecJson(s, engine.options.druidVersion)),
         dimensions: JSON.stringify(s.dimensions),
         metrics: JSON.stringify(s.metrics),
         projections: null,
@@ -105,7 +112,7 @@ async function sql(ctx: RouteContext): Promise<Reply> {
     const name = q.table.replace(/^druid\./i, "");
     let table: { rows: SqlRow[]; columns: string[] } | null;
     if (name.toLowerCase() === "sys.segments")
-      table = { rows: sysSegments(ctx.engine), columns: SYS_SEGMENTS_COLUMNS };
+      table = { rows: sysSegments(ctx.engine), columns: sysSegmentsColumns(ctx.druidVersion) };
     else if (name.includes(".")) throw new SqlError(`Object '${name}' not found`);
     else table = dataSourceTable(ctx.engine, name);
     if (!table) throw new SqlError(`Object '${name}' not found`);

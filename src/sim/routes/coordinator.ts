@@ -4,6 +4,7 @@ import { empty, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { instantText, intervalText } from "../time.js";
 import { isServed, isUsed, type SimSegment, segmentJson } from "../timeline.js";
+import { versionTraits } from "../versions.js";
 
 /** Coordinator endpoints under `/druid/coordinator/v1` (api-contract §3.1–§3.5). */
 const BASE = "/druid/coordinator/v1";
@@ -78,8 +79,13 @@ function dataSourceLoadStatus({ engine, query, params }: RouteContext): Reply {
   if (!interval) return text(400, `Invalid interval[${raw}]`);
   if (used(engine, ds).length === 0) return empty(204);
   const segments = engine.store.visible(ds, engine.now).filter((s) => overlaps(s.interval, interval));
-  // Druid sends "No used segment found…" as the entity of a 204, which HTTP drops.
-  if (segments.length === 0) return empty(204);
+  if (segments.length === 0) {
+    // Current Druid sends the message as the entity of a 204, which HTTP drops (§3.3); a real Druid 33 answered
+    // 200 with the text, in a body labelled JSON.
+    return versionTraits(engine.options.druidVersion).emptyLoadStatusIs200
+      ? text(200, "No used segment found for the given datasource and interval", "application/json")
+      : empty(204);
+  }
   const unavailable = segments.filter((s) => !isServed(s, engine.now)).length;
   if (has(query, "simple")) return json(200, { [ds]: unavailable });
   if (has(query, "full")) return json(200, { [TIER]: { [ds]: unavailable } });

@@ -46,7 +46,7 @@ async function submit(ctx: RouteContext): Promise<Reply> {
     );
   }
   const pinned = body && typeof body === "object" && "id" in body ? (body as { id: unknown }).id : undefined;
-  const planned = planTask(body);
+  const planned = planTask(body, ctx.druidVersion);
   if (!planned.ok) return reject(planned.reply, typeof pinned === "string" ? pinned : null);
   const plan = planned.plan;
   const id = plan.id ?? engine.newTaskId(plan.type, plan.dataSource);

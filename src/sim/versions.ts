@@ -1,0 +1,32 @@
+/**
+ * Wire details that depend on the emulated Druid release (`druidVersion`). api-contract.md was written from
+ * current Druid sources; a real Druid 33.0.0 answered differently in the cases below (docs/real-druid.md,
+ * "Observed on Druid 33.0.0" and the conformance table). The emulator follows 33 up to and including 33 and the
+ * contract from 34 on; which release between 34 and the contract's made each change is not verified.
+ */
+export interface VersionTraits {
+  /** `Preconditions.checkNotNull(x, "x")` messages are the bare field name (`problem: timestampSpec`). */
+  bareNullMessages: boolean;
+  /**
+   * A task id is checked by the task's constructor, so a bad one is a Jackson `{"error"}` naming the task class
+   * and the field `task ID`, not `TaskQueue.add`'s `invalidInput` ErrorResponse (api-contract §2.2).
+   */
+  taskIdCheckedByConstructor: boolean;
+  /** loadstatus of an interval without used segments: 200 with the text (33) instead of 204 (§3.3). */
+  emptyLoadStatusIs200: boolean;
+  /** A tombstone's shardSpec `partitions` (33: 0; §3.5: 1). */
+  tombstoneCorePartitions: 0 | 1;
+  /** `sys.segments` has a `projections` column (absent in 33; §3.6). */
+  sysSegmentsProjections: boolean;
+}
+
+export function versionTraits(druidVersion: number): VersionTraits {
+  const upTo33 = druidVersion <= 33;
+  return {
+    bareNullMessages: upTo33,
+    taskIdCheckedByConstructor: upTo33,
+    emptyLoadStatusIs200: upTo33,
+    tombstoneCorePartitions: upTo33 ? 0 : 1,
+    sysSegmentsProjections: !upTo33,
+  };
+}
