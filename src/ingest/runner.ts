@@ -74,7 +74,8 @@ export interface IngestProgress {
   failures?: AttemptFailure[];
   taskIds?: string[];
   missing?: string[];
-  audit?: Pick<AuditReport, "ok" | "violations" | "totals"> & { chunks: number };
+  /** The audit's evidence: violations, totals, and rows/bytes/version per time chunk. */
+  audit?: Pick<AuditReport, "ok" | "violations" | "totals" | "chunks"> & { compactionCandidates: number };
   summary?: IngestSummary;
 }
 
@@ -307,7 +308,8 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         ok: report.ok,
         violations: report.violations,
         totals: report.totals,
-        chunks: report.chunks.length,
+        chunks: report.chunks,
+        compactionCandidates: report.compactionCandidates.length,
       };
       if (!report.ok) {
         await save({ audit });

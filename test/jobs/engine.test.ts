@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
+import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
+import { auditTimeline } from "../../src/ingest/audit.js";
+import type { IngestProgress } from "../../src/ingest/runner.js";
+import { toTimelineSegment } from "../../src/ingest/segments.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
 import { planIngestJob } from "../../src/jobs/plan.js";
 import { openStore } from "../../src/ledger/open.js";
@@ -51,8 +55,21 @@ describe("ingestion engine against the emulator", () => {
     expect(stats.slots.maxUsed).toBeGreaterThan(1);
     const tasks = await store.listTasks(plan.job.id);
     for (const t of tasks) {
-      const p = t.progress as { summary?: { rows: number; segments: number } };
+      const p = t.progress as IngestProgress;
       expect(p.summary?.rows).toBe(40);
+      expect(p.audit?.chunks.map((c) => [c.rows, c.liveVersions])).toEqual([[40, [p.version]]]);
     }
+    // Every interval of the range has exactly one live version, and it is served.
+    const used = await client.metadataSegments("events", ["2026-01-01/2026-01-31"]);
+    const served = new Set(await client.servedSegments("events"));
+    const audit = auditTimeline({
+      datasource: "events",
+      interval: parseInterval("2026-01-01/2026-01-31"),
+      granularity: parseGranularity("day"),
+      segments: used.map((s) => toTimelineSegment(s, served)),
+    });
+    expect(audit.violations).toEqual([]);
+    expect(audit.chunks).toHaveLength(30);
+    expect(audit.chunks.every((c) => c.liveVersions.length === 1 && c.rows === 40)).toBe(true);
   }, 60_000);
 });
