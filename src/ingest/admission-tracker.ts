@@ -18,7 +18,7 @@ export class AdmissionTracker {
 
   constructor(
     private readonly options: {
-      client: Pick<DruidClient, "workers" | "tasks">;
+      client: Pick<DruidClient, "workers" | "tasks" | "totalWorkerCapacity">;
       clock: Clock;
       maxConcurrency: number;
       /** Refresh period. @default 1000 */
@@ -70,21 +70,37 @@ export class AdmissionTracker {
     if (now - this.#refreshedAt < (this.options.tickMs ?? 1000)) return;
     this.#refreshedAt = now;
     const [workers, pending, waiting] = await Promise.all([
-      this.options.client.workers(),
+      this.#capacity(),
       this.options.client.tasks({ state: "pending" }),
       this.options.client.tasks({ state: "waiting" }),
     ]);
-    const enabled = workers.filter((w) => !w.worker.disabled);
-    this.#workers = {
-      capacity: enabled.reduce((sum, w) => sum + w.worker.capacity, 0),
-      used: enabled.reduce((sum, w) => sum + w.currCapacityUsed, 0),
-    };
+    this.#workers = workers;
     const queued = new Map<string, "PENDING" | "WAITING">();
     for (const t of pending) queued.set(t.id, "PENDING");
     for (const t of waiting) queued.set(t.id, "WAITING");
     for (const [id, t] of this.#inFlight) {
       if (!t.druidTaskId) continue; // reserved, not yet submitted
       this.#inFlight.set(id, { ...t, runnerState: queued.get(t.druidTaskId) ?? "RUNNING" });
+    }
+  }
+
+  /**
+   * Live capacity from `/workers`; clusters whose runner lists no workers (Kubernetes: 500 "Task Runner
+   * does not support worker listing", api-contract §2.9) fall back to `/totalWorkerCapacity`, and when
+   * that is unknown too (-1) only `--max-concurrency` bounds admission.
+   */
+  async #capacity(): Promise<WorkerSnapshot> {
+    try {
+      const workers = (await this.options.client.workers()).filter((w) => !w.worker.disabled);
+      return {
+        capacity: workers.reduce((sum, w) => sum + w.worker.capacity, 0),
+        used: workers.reduce((sum, w) => sum + w.currCapacityUsed, 0),
+      };
+    } catch {
+      // If the Overlord itself is down this throws too, and the driver logs it and tries next cycle.
+      const total = await this.options.client.totalWorkerCapacity();
+      if (total.currentClusterCapacity < 0) return { capacity: Number.MAX_SAFE_INTEGER, used: 0 };
+      return { capacity: total.currentClusterCapacity, used: Math.max(0, total.usedClusterCapacity) };
     }
   }
 

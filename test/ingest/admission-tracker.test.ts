@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import type { TaskStatusPlus, WorkerInfo } from "../../src/druid/types.js";
+import { AdmissionTracker } from "../../src/ingest/admission-tracker.js";
+
+function worker(capacity: number, used: number): WorkerInfo {
+  return {
+    worker: {
+      scheme: "http",
+      host: "mm:8091",
+      ip: "127.0.0.1",
+      capacity,
+      version: "0",
+      category: "_default_worker_category",
+    },
+    currCapacityUsed: used,
+    availabilityGroups: [],
+    runningTasks: [],
+    lastCompletedTaskTime: "2026-01-01T00:00:00.000Z",
+  } as WorkerInfo;
+}
+
+function fakeClient(options: { workers?: () => WorkerInfo[]; pending?: string[]; total?: number }) {
+  const calls: string[] = [];
+  return {
+    calls,
+    client: {
+      async workers() {
+        calls.push("workers");
+        if (!options.workers) throw new Error("Task Runner does not support worker listing");
+        return options.workers();
+      },
+      async tasks(filter: { state?: string } = {}) {
+        calls.push(`tasks ${filter.state}`);
+        const ids = filter.state === "pending" ? (options.pending ?? []) : [];
+        return ids.map((id) => ({ id }) as TaskStatusPlus);
+      },
+      async totalWorkerCapacity() {
+        calls.push("total");
+        return {
+          currentClusterCapacity: options.total ?? -1,
+          maximumCapacityWithAutoScale: -1,
+          usedClusterCapacity: 0,
+        };
+      },
+    },
+  };
+}
+
+describe("admission tracker", () => {
+  it("admits nothing before it knows the capacity, then reserves slots as it admits", async () => {
+    const clock = new ManualClock(0);
+    const { client } = fakeClient({ workers: () => [worker(4, 0)] });
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 10 });
+    expect(tracker.admit("a", 2)).toBe(false);
+    await tracker.refresh();
+    expect(tracker.admit("a", 2)).toBe(true);
+    expect(tracker.admit("b", 2)).toBe(true);
+    expect(tracker.admit("c", 2)).toBe(false); // 4 of 4 slots reserved
+    expect(tracker.peakSlots).toBe(4);
+    tracker.untrack("a");
+    expect(tracker.admit("c", 2)).toBe(true);
+  });
+
+  it("pauses while one of ours is PENDING at Druid, and refreshes at most once per tick", async () => {
+    const clock = new ManualClock(0);
+    const fake = fakeClient({ workers: () => [worker(8, 1)], pending: ["druid-a"] });
+    const tracker = new AdmissionTracker({ client: fake.client, clock, maxConcurrency: 10, tickMs: 1000 });
+    await tracker.refresh();
+    tracker.track("a", 1, "druid-a");
+    await clock.advance(1000);
+    await tracker.refresh();
+    await tracker.refresh(); // same tick: no new requests
+    expect(fake.calls.filter((c) => c === "workers")).toHaveLength(2);
+    expect(tracker.admit("b", 1)).toBe(false);
+  });
+
+  it("falls back to total capacity, then to --max-concurrency, when workers cannot be listed", async () => {
+    const clock = new ManualClock(0);
+    const known = new AdmissionTracker({
+      client: fakeClient({ total: 3 }).client,
+      clock,
+      maxConcurrency: 10,
+    });
+    await known.refresh();
+    expect([known.admit("a", 2), known.admit("b", 2)]).toEqual([true, false]);
+
+    const unknown = new AdmissionTracker({ client: fakeClient({}).client, clock, maxConcurrency: 2 });
+    await unknown.refresh();
+    expect([unknown.admit("a", 50), unknown.admit("b", 50), unknown.admit("c", 1)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+});
