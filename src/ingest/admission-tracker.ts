@@ -5,13 +5,16 @@ import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admis
 /**
  * The process's view for admission control: which partitions it has in flight (slots, Druid id, runner
  * state) and a worker snapshot refreshed at most once per tick from `/workers` plus the pending and
- * waiting task lists (api-contract §2.5, §2.9). `admit` reserves the slots at once, so several partitions
+ * waiting task lists (api-contract §2.5, §2.9), and only while a partition waits for admission (once
+ * everything is admitted the tail of a backfill costs no capacity requests). `admit` reserves the slots at once, so several partitions
  * claimed in one driver cycle cannot all squeeze into the same free slots.
  */
 export class AdmissionTracker {
   readonly #inFlight = new Map<string, InFlightTask & { druidTaskId: string | null }>();
   #workers: WorkerSnapshot | null = null;
   #refreshedAt = Number.NEGATIVE_INFINITY;
+  /** Someone is waiting for admission: only then is a fresh snapshot worth three Overlord requests. */
+  #wanted = true;
   /** Highest Σ slots of our in-flight tasks seen (for reports and tests). */
   peakSlots = 0;
   lastDecision = "";
@@ -48,6 +51,7 @@ export class AdmissionTracker {
   /** Admission for a partition about to be submitted; reserves its slots when admitted. */
   admit(ledgerTaskId: string, slots: number): boolean {
     if (this.#inFlight.has(ledgerTaskId)) return true;
+    this.#wanted = true;
     if (!this.#workers) return false; // no capacity known yet: wait for the first refresh
     const decision = decideAdmission({
       workers: this.#workers,
@@ -67,8 +71,9 @@ export class AdmissionTracker {
   /** Refreshes the worker snapshot and our tasks' runner states, at most once per tick. */
   async refresh(): Promise<void> {
     const now = this.options.clock.now();
-    if (now - this.#refreshedAt < (this.options.tickMs ?? 1000)) return;
+    if (!this.#wanted || now - this.#refreshedAt < (this.options.tickMs ?? 1000)) return;
     this.#refreshedAt = now;
+    this.#wanted = false;
     const [workers, pending, waiting] = await Promise.all([
       this.#capacity(),
       this.options.client.tasks({ state: "pending" }),

@@ -62,17 +62,21 @@ describe("admission tracker", () => {
     expect(tracker.admit("c", 2)).toBe(true);
   });
 
-  it("pauses while one of ours is PENDING at Druid, and refreshes at most once per tick", async () => {
+  it("pauses while one of ours is PENDING at Druid, and refreshes at most once per tick, only while someone waits", async () => {
     const clock = new ManualClock(0);
     const fake = fakeClient({ workers: () => [worker(8, 1)], pending: ["druid-a"] });
     const tracker = new AdmissionTracker({ client: fake.client, clock, maxConcurrency: 10, tickMs: 1000 });
-    await tracker.refresh();
     tracker.track("a", 1, "druid-a");
-    await clock.advance(1000);
     await tracker.refresh();
-    await tracker.refresh(); // same tick: no new requests
-    expect(fake.calls.filter((c) => c === "workers")).toHaveLength(2);
     expect(tracker.admit("b", 1)).toBe(false);
+    await tracker.refresh(); // same tick: no new requests
+    expect(fake.calls.filter((c) => c === "workers")).toHaveLength(1);
+    await clock.advance(1000);
+    await tracker.refresh(); // b still waits: refresh
+    expect(fake.calls.filter((c) => c === "workers")).toHaveLength(2);
+    await clock.advance(1000);
+    await tracker.refresh(); // nobody asked since: no requests
+    expect(fake.calls.filter((c) => c === "workers")).toHaveLength(2);
   });
 
   it("falls back to total capacity, then to --max-concurrency, when workers cannot be listed", async () => {
