@@ -68,7 +68,8 @@ export interface IngestProgress {
   reattached?: boolean;
   succeededAt?: number;
   druidDurationMs?: number;
-  druidState?: string;
+  /** Druid's last reported state of the current attempt (null before it is known). */
+  druidState?: string | null;
   version?: string | null;
   handedOffAt?: number;
   failures?: AttemptFailure[];
@@ -184,6 +185,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
           taskIds,
           version: null,
           reattached: false,
+          druidState: null,
         }))
       )
         return;
