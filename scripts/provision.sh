@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a fresh Debian machine, only when missing:
-# Node packages (npm ci) and a PostgreSQL server (the shared-ledger tests start a throwaway cluster).
+# Node packages (npm ci), a PostgreSQL server (the shared-ledger tests start a throwaway cluster), and
+# the tools the real-Druid stage uses (curl, jq; Java 17 and Maven come with the machine image).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +20,11 @@ fi
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   echo "provision: installing PostgreSQL server (Debian package)"
   apt_install postgresql
+fi
+
+missing=()
+for tool in curl jq; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "provision: installing ${missing[*]}"
+  apt_install "${missing[@]}"
 fi
