@@ -167,4 +167,26 @@ describe("ingestion outcomes on the emulator", () => {
       /audit failed .* duplicate-append: appended segment .* duplicates .* \(25 rows/,
     );
   }, 30_000);
+
+  it("stays exactly-once under faults: resets, 5xx, 429, 503, leader failover", async () => {
+    const { sim } = await setup({
+      faults: [
+        { path: "/druid/indexer/v1/task", method: "POST", kind: "reset", count: 3 },
+        { path: "/druid/indexer/v1/task", method: "POST", kind: "status", status: 429, count: 2 },
+        { path: "/druid/indexer/v1/taskStatus", kind: "status", status: 503, rate: 0.3, count: 10 },
+        { path: "/druid/indexer/v1/taskStatus", kind: "failover", count: 4 },
+        { path: "/druid/coordinator/v1", kind: "status", status: 500, rate: 0.2, count: 10 },
+        { path: "/druid/indexer/v1/workers", kind: "reset", count: 2 },
+      ],
+    });
+    const dataDir = writeDailyDataset({ from: "2026-06-01", days: 8, rowsPerDay: 15 });
+    const run = await backfill(dailyTemplate({ datasource: "faulty" }), "2026-06-01/2026-06-09", { dataDir });
+    expect(run.result.counts.done).toBe(8);
+    const stats = sim.stats();
+    expect(stats.faultsInjected).toBeGreaterThanOrEqual(10);
+    const accepted = stats.submissions.filter((s) => s.accepted).map((s) => s.id);
+    expect(accepted).toHaveLength(8);
+    expect(new Set(accepted).size).toBe(8);
+    for (const t of run.tasks) expect(progress(t).summary?.rows).toBe(15);
+  }, 60_000);
 });
