@@ -346,6 +346,8 @@ export function conformanceSuite(target: ConformanceTarget): void {
       it("rejects an empty id list with 400 and the text 'No Task IDs provided.'", async () => {
         const ex = await post(`${OV}/taskStatus`, []);
         expect(ex.status).toBe(400);
+        // Not JSON, although labelled so.
+        expect(ex.contentType).toMatch(/^application\/json/);
         expect(ex.text).toBe("No Task IDs provided.");
       });
 
@@ -494,6 +496,8 @@ export function conformanceSuite(target: ConformanceTarget): void {
           "usedClusterCapacity",
         ]);
         expect(body.currentClusterCapacity).toBe(workers.reduce((n, w) => n + w.worker.capacity, 0));
+        // Neither target has an autoscaler.
+        expect(body.maximumCapacityWithAutoScale).toBe(-1);
         expect(body.usedClusterCapacity).toBeGreaterThanOrEqual(0);
       });
     });
@@ -502,6 +506,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       it("refuses a request without forceMetadataRefresh with 400 and a plain message", async () => {
         const ex = await get(`${CO}/datasources/${dataSource}/loadstatus`);
         expect(ex.status).toBe(400);
+        expect(ex.contentType).toMatch(/^application\/json/);
         expect(ex.text).toBe("Invalid request. forceMetadataRefresh must be specified");
       });
 
@@ -540,6 +545,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
           `${CO}/datasources/${dataSource}/loadstatus?forceMetadataRefresh=true&interval=2000-01-01_2000-01-02`,
         );
         expect(ex.status).toBe(200);
+        expect(ex.contentType).toMatch(/^application\/json/);
         expect(ex.text).toBe("No used segment found for the given datasource and interval");
       });
     });

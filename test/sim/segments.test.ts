@@ -98,9 +98,10 @@ describe("segments, timeline and handoff (api-contract §3, §4)", () => {
   it("answers loadstatus 400 text without forceMetadataRefresh, 204 for unknown datasources and empty intervals", async () => {
     const s = await startTestSim({ handoffDelayMs: 0 });
     const missing = await s.get(`${C}/datasources/wiki/loadstatus`);
+    // Plain text labelled JSON, as a real Druid 33 sends it.
     expect([missing.status, missing.contentType, missing.text]).toEqual([
       400,
-      "text/plain",
+      "application/json",
       "Invalid request. forceMetadataRefresh must be specified",
     ]);
     expect((await s.get(`${C}/datasources/nope/loadstatus?forceMetadataRefresh=false`)).status).toBe(204);

@@ -250,7 +250,7 @@ describe("task status and listings (api-contract §2.3–§2.6, §2.8, §2.9)", 
     expect(workers[0]).not.toHaveProperty("blacklistedUntil");
     expect((await s.get(`${V1}/totalWorkerCapacity`)).json).toEqual({
       currentClusterCapacity: 5,
-      maximumCapacityWithAutoScale: 5,
+      maximumCapacityWithAutoScale: -1,
       usedClusterCapacity: 4,
     });
     const leader = await s.get(`${V1}/leader`);

@@ -73,7 +73,7 @@ function loadStatus({ engine, query }: RouteContext): Reply {
 function dataSourceLoadStatus({ engine, query, params }: RouteContext): Reply {
   const ds = params.dataSource ?? "";
   if (!query.has("forceMetadataRefresh"))
-    return text(400, "Invalid request. forceMetadataRefresh must be specified");
+    return text(400, "Invalid request. forceMetadataRefresh must be specified", "application/json");
   const raw = query.get("interval");
   const interval = raw ? intervalParam(raw) : { start: engine.now - 14 * DAY_MS, end: engine.now };
   if (!interval) return text(400, `Invalid interval[${raw}]`);

@@ -212,7 +212,8 @@ export function overlordRoutes(): Route[] {
             error: "Cannot deserialize value of type `java.util.HashSet<java.lang.String>` from Object value",
           });
         }
-        if (ids.length === 0) return text(400, "No Task IDs provided.");
+        // Plain text in a body labelled JSON, as a real Druid 33 sends it (docs/real-druid.md).
+        if (ids.length === 0) return text(400, "No Task IDs provided.", "application/json");
         const out: Record<string, unknown> = {};
         for (const id of ids) {
           const task = ctx.engine.tasks.get(String(id));
@@ -252,7 +253,8 @@ export function overlordRoutes(): Route[] {
       handler: ({ engine }) =>
         json(200, {
           currentClusterCapacity: engine.slots.total,
-          maximumCapacityWithAutoScale: engine.slots.total,
+          // -1: no autoscaler (§2.9; a real Druid 33 without one answers -1).
+          maximumCapacityWithAutoScale: -1,
           usedClusterCapacity: engine.slots.used,
         }),
     },
