@@ -18,7 +18,7 @@ T0=$(date +%s)
 say() { printf '\nci-druid: %s\n' "$*" >&2; }
 elapsed() { echo "$(($(date +%s) - T0)) s"; }
 die() {
-  say "FAILED: $*"
+  say "FAILED: $1"
   exit "${2:-1}"
 }
 
@@ -34,9 +34,10 @@ java_major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head
 central=$(sed -n 's:.*<url>\(.*\)</url>.*:\1:p' "$SETTINGS" | head -n 1)
 central=${central:-https://repo.maven.apache.org/maven2}
 probe="$central/org/apache/druid/druid-services/33.0.0/druid-services-33.0.0.pom"
-if ! code=$(curl -sS -o /dev/null -w '%{http_code}' -m 30 --retry 2 -I "$probe" 2>&1) || [[ $code != 200 ]]; then
-  die "Maven Central is not reachable ($probe answered: $code). The real-Druid stage cannot assemble Druid and \
-does not pass without it; fix the network or the mirror in $SETTINGS and rerun." 2
+code=$(curl -s -o /dev/null -w '%{http_code}' -m 30 --retry 2 -I "$probe") || true
+if [[ $code != 200 ]]; then
+  die "Maven Central is not reachable: HEAD $probe gave HTTP ${code:-none} (000: no connection). The real-Druid \
+stage cannot assemble Druid and does not pass without it; fix the network or the mirror in $SETTINGS and rerun." 2
 fi
 say "Maven Central reachable at $central"
 
