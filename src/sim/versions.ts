@@ -18,6 +18,8 @@ export interface VersionTraits {
   tombstoneCorePartitions: 0 | 1;
   /** `sys.segments` has a `projections` column (absent in 33; §3.6). */
   sysSegmentsProjections: boolean;
+  /** `/workers` entries carry `worker.disabled` (absent in 33; §2.9). */
+  workerDisabledField: boolean;
 }
 
 export function versionTraits(druidVersion: number): VersionTraits {
@@ -28,5 +30,6 @@ export function versionTraits(druidVersion: number): VersionTraits {
     emptyLoadStatusIs200: upTo33,
     tombstoneCorePartitions: upTo33 ? 0 : 1,
     sysSegmentsProjections: !upTo33,
+    workerDisabledField: !upTo33,
   };
 }

@@ -400,7 +400,7 @@ describe("Broker SQL subset (api-contract §3.6)", () => {
     const s = await startTestSim();
     for (const [query, message] of [
       ["DELETE FROM wiki", "Expected SELECT but found 'DELETE'"],
-      ["SELECT * FROM nowhere", "Object 'nowhere' not found"],
+      ["SELECT * FROM nowhere", "Object 'nowhere' not found (line [1], column [15])"],
       ["SELECT nope FROM sys.segments", "Column 'nope' not found in any table"],
       ["SELECT datasource FROM sys.segments ORDER BY bogus", "Column 'bogus' not found in any table"],
       ["SELECT a FROM sys.segments JOIN x", "Unsupported SQL near 'JOIN'"],
@@ -416,6 +416,33 @@ describe("Broker SQL subset (api-contract §3.6)", () => {
       });
       if (message) expect(res.json.errorMessage).toBe(message);
     }
+  });
+
+  it.each([
+    // Each observed on a real Druid 33.0.0.
+    ["SELECT COUNT(*) FROM segops_no_such_table", "Object 'segops_no_such_table' not found", [1, 22, 1, 41]],
+    [
+      'SELECT COUNT(*) FROM "segops_no_such_table"',
+      "Object 'segops_no_such_table' not found",
+      [1, 22, 1, 43],
+    ],
+    [
+      'SELECT COUNT(*)\n  FROM "segops_no_such_table" WHERE 1=1',
+      "Object 'segops_no_such_table' not found",
+      [2, 8, 2, 29],
+    ],
+    [
+      "SELECT COUNT(*) FROM druid.segops_no_such_table",
+      "Object 'segops_no_such_table' not found within 'druid'",
+      [1, 22, 1, 47],
+    ],
+  ] as const)("places an unknown table of %j at Calcite's line and column", async (query, message, pos) => {
+    const s = await startTestSim();
+    const res = await sql(s, query);
+    expect(res.status).toBe(400);
+    const [line, column, endLine, endColumn] = pos.map(String);
+    expect(res.json.errorMessage).toBe(`${message} (line [${line}], column [${column}])`);
+    expect(res.json.context).toEqual({ sourceType: "sql", line, column, endLine, endColumn });
   });
 
   it("filters sys.segments rows with IN, LIKE and comparisons", async () => {

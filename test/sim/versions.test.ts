@@ -157,3 +157,15 @@ describe("Druid 33 vs the contract (versions.ts; docs/real-druid.md conformance 
     });
   });
 });
+
+describe("worker entries by version (api-contract §2.9)", () => {
+  it.each([
+    [33, false],
+    [38, true],
+  ])("lists worker.disabled for Druid %i: %s", async (druidVersion, present) => {
+    const s = await startTestSim({ druidVersion });
+    const [entry] = (await s.get(`${V1}/workers`)).json as Array<{ worker: Record<string, unknown> }>;
+    expect("disabled" in (entry?.worker ?? {})).toBe(present);
+    expect(entry?.worker.capacity).toBe(4);
+  });
+});

@@ -93,8 +93,34 @@ function toValue(v: unknown): Value {
   return JSON.stringify(v);
 }
 
-function sqlError(message: string): Reply {
-  return invalidInput(message, { sourceType: "sql" });
+/**
+ * Calcite's unknown-table error as a real Druid 33 words it: the position spans the table reference as written
+ * (quotes and schema included; 1-based, end inclusive), and a schema-qualified name says `within '<schema>'`.
+ */
+export function tableNotFound(query: string, table: string): Reply {
+  const dot = table.lastIndexOf(".");
+  const object = dot < 0 ? table : table.slice(dot + 1);
+  const within = dot < 0 ? "" : ` within '${table.slice(0, dot)}'`;
+  const ident = String.raw`(?:"[^"]*"|[A-Za-z_][\w$]*)`;
+  const ref = new RegExp(String.raw`\bFROM\s+(${ident}(?:\s*\.\s*${ident})?)`, "i").exec(query);
+  if (!ref?.[1]) return sqlError(`Object '${object}' not found${within}`);
+  const start = ref.index + ref[0].length - ref[1].length;
+  const at = (offset: number) => {
+    const before = query.slice(0, offset).split("\n");
+    return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+  };
+  const from = at(start);
+  const to = at(start + ref[1].length - 1);
+  return sqlError(`Object '${object}' not found${within} (line [${from.line}], column [${from.column}])`, {
+    line: String(from.line),
+    column: String(from.column),
+    endLine: String(to.line),
+    endColumn: String(to.column),
+  });
+}
+
+function sqlError(message: string, position: Record<string, string> = {}): Reply {
+  return invalidInput(message, { sourceType: "sql", ...position });
 }
 
 async function sql(ctx: RouteContext): Promise<Reply> {
@@ -113,9 +139,9 @@ async function sql(ctx: RouteContext): Promise<Reply> {
     let table: { rows: SqlRow[]; columns: string[] } | null;
     if (name.toLowerCase() === "sys.segments")
       table = { rows: sysSegments(ctx.engine), columns: sysSegmentsColumns(ctx.druidVersion) };
-    else if (name.includes(".")) throw new SqlError(`Object '${name}' not found`);
+    else if (name.includes(".")) return tableNotFound(body.query, q.table);
     else table = dataSourceTable(ctx.engine, name);
-    if (!table) throw new SqlError(`Object '${name}' not found`);
+    if (!table) return tableNotFound(body.query, q.table);
     result = execute(q, table.rows, table.columns);
   } catch (error) {
     if (error instanceof SqlError) return sqlError(error.message);

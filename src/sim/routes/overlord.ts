@@ -5,6 +5,7 @@ import { druidError, empty, invalidInput, isJson, json, type Reply, text } from 
 import type { Handler, Route, RouteContext } from "../router.js";
 import { planTask } from "../spec.js";
 import { instantText } from "../time.js";
+import { versionTraits } from "../versions.js";
 import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
 
 /** Overlord endpoints under `/druid/indexer/v1` (api-contract §2). */
@@ -287,7 +288,8 @@ function workers({ engine }: RouteContext): Reply {
           capacity: w.capacity,
           version: "0",
           category: "_default_worker_category",
-          disabled: false,
+          // Druid 33 has no `disabled` (versions.ts); the contract's §2.9 lists it.
+          ...(versionTraits(engine.options.druidVersion).workerDisabledField ? { disabled: false } : {}),
         },
         currCapacityUsed: used,
         currParallelIndexCapacityUsed: parallel,
