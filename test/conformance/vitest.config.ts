@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ["test/conformance/**/*.conformance.ts"],
     // Real ingestion and handoff take seconds to a minute on a 2-core machine.
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 300_000,
     fileParallelism: false,
     maxWorkers: 1,
