@@ -49,7 +49,10 @@ export interface IngestSummary {
   taskIds: string[];
   druidTaskId: string;
   version: string | null;
+  /** Rows stored in the live segments (Druid ≥ 37 reports them in segment metadata; null before). */
   rows: number | null;
+  /** Rows the task ingested per its report (before rollup): processed − unparseable − thrown away. */
+  rowsIngested: number | null;
   segments: number;
   bytes: number;
   druidDurationMs: number | null;
@@ -68,6 +71,13 @@ export interface IngestProgress {
   reattached?: boolean;
   succeededAt?: number;
   druidDurationMs?: number;
+  /** Row counters of the successful attempt's report (`buildSegments`). */
+  rowStats?: {
+    processed: number;
+    unparseable: number;
+    thrownAway: number;
+    processedWithError: number;
+  } | null;
   /** Druid's last reported state of the current attempt (null before it is known). */
   druidState?: string | null;
   version?: string | null;
@@ -111,6 +121,25 @@ export class AttemptFailed extends TaskRetry {
   ) {
     super(reason, { newAttempt: true });
   }
+}
+
+/**
+ * The `buildSegments` row counters of a completion report: `{totals: {buildSegments}}` in parallel mode,
+ * `{buildSegments}` in sequential mode (api-contract §2.7).
+ */
+export function buildSegmentsStats(
+  rowStats: Record<string, unknown> | undefined,
+): IngestProgress["rowStats"] {
+  const totals = (rowStats?.totals as Record<string, unknown> | undefined) ?? rowStats;
+  const b = totals?.buildSegments as Record<string, unknown> | undefined;
+  if (!b || typeof b.processed !== "number") return null;
+  const n = (v: unknown) => (typeof v === "number" ? v : 0);
+  return {
+    processed: b.processed,
+    unparseable: n(b.unparseable),
+    thrownAway: n(b.thrownAway),
+    processedWithError: n(b.processedWithError),
+  };
 }
 
 function progressOf(task: TaskRow): IngestProgress {
@@ -248,12 +277,14 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       }
       options.admission?.untrack(task.id);
       note(task, "succeeded", taskId);
+      const reports = await client.taskReports(taskId, call).catch(() => null);
       if (
         !(await save({
           step: "handoff",
           succeededAt: clock.now(),
           druidDurationMs: status.duration,
           druidState: "SUCCESS",
+          rowStats: buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats),
         }))
       )
         return;
@@ -324,6 +355,9 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         druidTaskId: taskId,
         version: p.version ?? null,
         rows: report.totals.rows,
+        rowsIngested: p.rowStats
+          ? p.rowStats.processed - p.rowStats.unparseable - p.rowStats.thrownAway
+          : null,
         segments: report.totals.segments,
         bytes: report.totals.bytes,
         druidDurationMs: p.druidDurationMs ?? null,

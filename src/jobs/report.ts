@@ -13,6 +13,7 @@ export interface PartitionReport {
   druidTaskId: string | null;
   druidState: string | null;
   version: string | null;
+  /** Rows stored (from segment metadata), else rows ingested (from the task report). */
   rows: number | null;
   segments: number | null;
   bytes: number | null;
@@ -42,7 +43,7 @@ export function partitionReport(task: TaskRow): PartitionReport {
     druidTaskId: p.taskId ?? null,
     druidState: p.druidState ?? null,
     version: p.version ?? null,
-    rows: p.summary?.rows ?? null,
+    rows: p.summary ? (p.summary.rows ?? p.summary.rowsIngested) : null,
     segments: p.summary?.segments ?? null,
     bytes: p.summary?.bytes ?? null,
     error: task.state === "done" ? null : task.lastError,

@@ -8,7 +8,7 @@ import { DruidClient } from "../../src/druid/client.js";
 import type { IngestProgress } from "../../src/ingest/runner.js";
 import { type EngineOptions, runIngestJob } from "../../src/jobs/engine.js";
 import { planIngestJob } from "../../src/jobs/plan.js";
-import { exitCodeFor } from "../../src/jobs/report.js";
+import { exitCodeFor, partitionReport } from "../../src/jobs/report.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import type { TaskRow } from "../../src/ledger/types.js";
@@ -189,4 +189,15 @@ describe("ingestion outcomes on the emulator", () => {
     expect(new Set(accepted).size).toBe(8);
     for (const t of run.tasks) expect(progress(t).summary?.rows).toBe(15);
   }, 60_000);
+
+  it("falls back to the report's row counts on Druid versions whose segment metadata has no totalRows", async () => {
+    await setup({ druidVersion: 33 });
+    const dataDir = writeDailyDataset({ from: "2026-07-01", days: 2, rowsPerDay: 15 });
+    const run = await backfill(dailyTemplate({ datasource: "old" }), "2026-07-01/2026-07-03", { dataDir });
+    expect(run.result.counts.done).toBe(2);
+    for (const t of run.tasks) {
+      expect(progress(t).summary).toMatchObject({ rows: null, rowsIngested: 15 });
+      expect(partitionReport(t).rows).toBe(15);
+    }
+  }, 30_000);
 });
