@@ -63,7 +63,9 @@ URL=http://127.0.0.1:$ROUTER_PORT
 # --- conformance -----------------------------------------------------------------------------------------------
 say "conformance suite against $URL"
 t=$(date +%s)
-(cd "$REPO" && SEGOPS_CONFORMANCE_URL=$URL npx vitest run --config test/conformance/vitest.config.ts) ||
+mkdir -p "$REPO/.tmp"
+(cd "$REPO" && SEGOPS_CONFORMANCE_URL=$URL npx vitest run --config test/conformance/vitest.config.ts \
+  --reporter=default --reporter=json --outputFile.json="$REPO/.tmp/conformance.json") ||
   die "the conformance suite failed against the real Druid"
 say "conformance passed in $(($(date +%s) - t)) s"
 
