@@ -38,7 +38,8 @@ export interface IngestPayload {
   specVersion: string;
   idPrefix: string;
   mode: "replace" | "append";
-  segmentGranularity: string;
+  /** As the spec writes it: a name, an ISO period or a `{type: "period"}` object. */
+  segmentGranularity: string | JsonObject;
   /** Worker slots one attempt occupies (k+1). */
   slots: number;
 }

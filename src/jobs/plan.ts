@@ -47,11 +47,12 @@ export interface PlannedJob {
   warnings: SpecIssue[];
 }
 
-function specGranularity(spec: JsonObject): string {
+/** The spec's segmentGranularity as written (a name, an ISO period or a `{type: "period"}` object). */
+function specGranularity(spec: JsonObject): string | JsonObject {
   const g = (spec.spec as JsonObject | undefined)?.dataSchema as JsonObject | undefined;
   const value = (g?.granularitySpec as JsonObject | undefined)?.segmentGranularity;
   if (value === undefined || value === null) return "day"; // Druid's default (api-contract §5)
-  return typeof value === "string" ? value : JSON.stringify(value);
+  return typeof value === "string" ? value : (value as JsonObject);
 }
 
 function datasourceOf(spec: JsonObject): string {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import type { JsonValue } from "../../src/core/canonical-json.js";
+import { parseGranularity } from "../../src/core/granularity.js";
+import { parseInterval } from "../../src/core/interval.js";
+import type { IngestPayload } from "../../src/ingest/runner.js";
+import { planIngestJob } from "../../src/jobs/plan.js";
+import { InvalidSpecError } from "../../src/spec/index.js";
+import { dailyTemplate } from "../helpers/dataset.js";
+
+const template = (value: { [key: string]: JsonValue }) => ({ kind: "task" as const, value });
+const base = {
+  kind: "backfill" as const,
+  templateName: "t.json",
+  range: parseInterval("2026-01-01/2026-01-04"),
+  vars: { dataDir: "/data" },
+};
+
+describe("job planning", () => {
+  it("names the same job for the same inputs, and a new one with --new or another spec version", () => {
+    const t = template(dailyTemplate({ datasource: "plan" }));
+    const a = planIngestJob({ ...base, template: t });
+    const b = planIngestJob({ ...base, template: template(dailyTemplate({ datasource: "plan" })) });
+    expect(b.job.id).toBe(a.job.id);
+    expect(planIngestJob({ ...base, template: t, nonce: "x" }).job.id).not.toBe(a.job.id);
+    expect(planIngestJob({ ...base, template: t, specVersion: "2" }).job.id).not.toBe(a.job.id);
+    expect(a.tasks.map((task) => (task.payload as unknown as IngestPayload).interval)).toEqual([
+      "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
+      "2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z",
+      "2026-01-03T00:00:00.000Z/2026-01-04T00:00:00.000Z",
+    ]);
+    expect(a.tasks[0]?.exclusionKey).toBe("plan|2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z");
+  });
+
+  it("keeps a period-object segmentGranularity usable by the runner", () => {
+    const value = dailyTemplate({ datasource: "plan" }) as {
+      spec: { dataSchema: { granularitySpec: Record<string, JsonValue> } };
+    };
+    value.spec.dataSchema.granularitySpec.segmentGranularity = { type: "period", period: "P1D" };
+    const plan = planIngestJob({ ...base, template: template(value as { [key: string]: JsonValue }) });
+    expect(plan.tasks).toHaveLength(3);
+    const payload = plan.tasks[0]?.payload as unknown as IngestPayload;
+    expect(parseGranularity(payload.segmentGranularity)).toMatchObject({
+      kind: "period",
+      period: { days: 1 },
+    });
+  });
+
+  it("collects every partition's validation errors, prefixed with its interval, before anything is written", () => {
+    const value = dailyTemplate({ datasource: "plan" }) as { spec: { ioConfig: Record<string, JsonValue> } };
+    value.spec.ioConfig.appendToExisting = true; // with dropExisting: rejected by Druid (api-contract §4.3)
+    try {
+      planIngestJob({ ...base, template: template(value as { [key: string]: JsonValue }) });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidSpecError);
+      const errors = (error as InvalidSpecError).errors;
+      expect(errors.length).toBeGreaterThanOrEqual(3);
+      expect(errors[0]?.path).toMatch(/^spec\.ioConfig/);
+      expect(errors[0]?.message).toMatch(/^2026-01-01T00:00:00\.000Z\/2026-01-02T00:00:00\.000Z: /);
+    }
+  });
+
+  it("refuses SQL templates for run and backfill with a clear message", () => {
+    expect(() =>
+      planIngestJob({ ...base, template: { kind: "sql", text: "REPLACE INTO x OVERWRITE ALL SELECT 1" } }),
+    ).toThrow(/SQL \(MSQ\) templates .* native index_parallel specs/);
+  });
+});
