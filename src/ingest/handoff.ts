@@ -35,11 +35,17 @@ export interface HandoffQuestion {
   baseline: Baseline;
   /** Our version once identified (checkpointed), so a later foreign version is not mistaken for ours. */
   version?: string | null;
+  /**
+   * When Druid created our task (`createdTime`, ISO): our lock — and so our version, a lock timestamp
+   * (§4.1) — cannot be older, which rules out a foreign task that locked the interval before ours.
+   */
+  notBefore?: string | null;
 }
 
 /**
- * Our segments: for a replace, the newest version that was not there before (Druid gives each lock a
- * fresh, increasing version, §4.1); for an append, the segment ids that were not there before (they
+ * Our segments: for a replace, the oldest version that was not there before and is not older than our
+ * task (Druid gives each lock a fresh, increasing version, §4.1; a later foreign replace is newer, an
+ * earlier one older than our task); for an append, the segment ids that were not there before (they
  * join the chunk's existing version, §4.3).
  */
 export function identifyOurs(used: readonly TimelineSegment[], q: HandoffQuestion): TimelineSegment[] {
@@ -50,8 +56,11 @@ export function identifyOurs(used: readonly TimelineSegment[], q: HandoffQuestio
   }
   if (q.version) return inInterval.filter((s) => s.version === q.version);
   const before = new Set(q.baseline.versions);
-  const fresh = [...new Set(inInterval.map((s) => s.version).filter((v) => !before.has(v)))].sort();
-  const version = fresh[fresh.length - 1];
+  const notBefore = q.notBefore ?? "";
+  const fresh = [...new Set(inInterval.map((s) => s.version))]
+    .filter((v) => !before.has(v) && v >= notBefore)
+    .sort();
+  const version = fresh[0];
   return version === undefined ? [] : inInterval.filter((s) => s.version === version);
 }
 

@@ -72,6 +72,8 @@ export interface IngestProgress {
   reattached?: boolean;
   succeededAt?: number;
   druidDurationMs?: number;
+  /** Druid's `createdTime` of the successful attempt: our version cannot be older. */
+  druidCreatedTime?: string | null;
   /** Row counters of the successful attempt's report (`buildSegments`). */
   rowStats?: {
     processed: number;
@@ -278,13 +280,17 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       }
       options.admission?.untrack(task.id);
       note(task, "succeeded", taskId);
-      const reports = await client.taskReports(taskId, call).catch(() => null);
+      const [reports, plus] = await Promise.all([
+        client.taskReports(taskId, call).catch(() => null),
+        client.taskStatus(taskId, call).catch(() => null),
+      ]);
       if (
         !(await save({
           step: "handoff",
           succeededAt: clock.now(),
           druidDurationMs: status.duration,
           druidState: "SUCCESS",
+          druidCreatedTime: plus?.status?.createdTime ?? null,
           rowStats: buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats),
         }))
       )
@@ -299,6 +305,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
           mode: payload.mode,
           baseline: p.baseline ?? { versions: [], segmentIds: [] },
           version: p.version ?? null,
+          notBefore: p.druidCreatedTime ?? null,
         },
         ctx.signal,
       );

@@ -57,6 +57,20 @@ describe("handoff gate", () => {
     expect(v).toEqual({ state: "superseded", version: "v2", liveVersions: ["v3"] });
   });
 
+  it("takes the oldest new version not older than our task, not a later foreign replace", () => {
+    // v2 is ours; v3 is someone's replace that landed before our first check.
+    const v = handoffVerdict(replace(["v1"]), [seg("v1"), seg("v2"), seg("v3", { served: false })]);
+    expect(v).toMatchObject({ state: "superseded", version: "v2", liveVersions: ["v3"] });
+  });
+
+  it("ignores a foreign version that locked the interval before our task was created", () => {
+    const q = { ...replace([]), notBefore: "2026-05-01T10:00:00.000Z" };
+    const early = "2026-05-01T09:59:59.000Z";
+    const ours = "2026-05-01T10:00:00.500Z";
+    const v = handoffVerdict(q, [seg(early), seg(ours, { served: false })]);
+    expect(v).toEqual({ state: "waiting", version: ours, missing: [`wiki_${ours}_0 not served`] });
+  });
+
   it("identifies appended segments by id, not version", () => {
     const q: HandoffQuestion = {
       interval: day,

@@ -84,13 +84,14 @@ export function registerWait(program: Command): void {
       if (result.outcome !== "SUCCESS") return finish(1, result.outcome, { errorMsg: result.errorMsg });
       if (!flags.handoff) return finish(0, "SUCCESS", { duration: result.duration });
       const { datasource, interval } = await target(client, taskId, flags);
+      const createdTime = (await client.taskStatus(taskId)).status?.createdTime ?? null;
       if (!flags.json) err(`SUCCESS; waiting for handoff of ${datasource} ${formatInterval(interval)}\n`);
       for (;;) {
-        // No baseline for a task we did not submit: the newest version in the interval is taken as its own.
+        // No baseline for a task we did not submit: its version is the oldest one not older than the task.
         const verdict = await handoff
           .check(
             datasource,
-            { interval, mode: "replace", baseline: { versions: [], segmentIds: [] } },
+            { interval, mode: "replace", baseline: { versions: [], segmentIds: [] }, notBefore: createdTime },
             timeout.signal,
           )
           .catch((error) => {
