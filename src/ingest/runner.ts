@@ -177,10 +177,13 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
     let p = progressOf(task);
     let row: TaskRow | null = task;
 
-    const save = async (patch: IngestProgress): Promise<boolean> => {
+    // A refused checkpoint means the task was canceled or taken over: stop by throwing, never by
+    // returning — a return is "done", and the driver may still commit a terminal outcome on a canceled row.
+    const save = async (patch: IngestProgress): Promise<void> => {
       row = await ctx.checkpoint(patch as unknown as JsonObject);
-      if (row) p = progressOf(row);
-      return row !== null;
+      if (!row)
+        throw ctx.signal.reason ?? new Error("checkpoint refused: the task was canceled or taken over");
+      p = progressOf(row);
     };
 
     // Step 2: derive this attempt's id and record it (with the baseline) before anything is submitted.
@@ -208,19 +211,16 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         throw error;
       }
       const taskIds = [...(p.taskIds ?? []), taskId];
-      if (
-        !(await save({
-          step: "submit",
-          taskId,
-          attempt: task.attempt,
-          baseline,
-          taskIds,
-          version: null,
-          reattached: false,
-          druidState: null,
-        }))
-      )
-        return;
+      await save({
+        step: "submit",
+        taskId,
+        attempt: task.attempt,
+        baseline,
+        taskIds,
+        version: null,
+        reattached: false,
+        druidState: null,
+      });
     }
 
     if (p.step === "submit") {
@@ -228,14 +228,11 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       try {
         const result = await client.submitTask({ ...(payload.spec as TaskSpec), id: taskId }, call);
         note(task, "submitted", `${taskId}${result.outcome === "duplicate" ? " (reattached)" : ""}`);
-        if (
-          !(await save({
-            step: "running",
-            submittedAt: clock.now(),
-            reattached: result.outcome === "duplicate",
-          }))
-        )
-          return;
+        await save({
+          step: "running",
+          submittedAt: clock.now(),
+          reattached: result.outcome === "duplicate",
+        });
       } catch (error) {
         if (isFatal(error)) throw new TaskAbort(`Druid rejected ${taskId}: ${describe(error)}`);
         throw error;
@@ -274,7 +271,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
             errorMsg,
           },
         ];
-        if (!(await save({ failures, druidState: "FAILED" }))) return;
+        await save({ failures, druidState: "FAILED" });
         note(task, "failed", `${taskId}: ${errorMsg ?? "no message"}`);
         throw new AttemptFailed(`Druid task ${taskId} FAILED: ${errorMsg ?? "no message"}`, failures);
       }
@@ -284,17 +281,14 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         client.taskReports(taskId, call).catch(() => null),
         client.taskStatus(taskId, call).catch(() => null),
       ]);
-      if (
-        !(await save({
-          step: "handoff",
-          succeededAt: clock.now(),
-          druidDurationMs: status.duration,
-          druidState: "SUCCESS",
-          druidCreatedTime: plus?.status?.createdTime ?? null,
-          rowStats: buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats),
-        }))
-      )
-        return;
+      await save({
+        step: "handoff",
+        succeededAt: clock.now(),
+        druidDurationMs: status.duration,
+        druidState: "SUCCESS",
+        druidCreatedTime: plus?.status?.createdTime ?? null,
+        rowStats: buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats),
+      });
     }
 
     if (p.step === "handoff") {
@@ -327,8 +321,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         throw new TaskProgress(`waiting for handoff of ${payload.interval}`, tickMs);
       }
       note(task, "handed-off", payload.interval);
-      if (!(await save({ step: "audit", version: verdict.version, handedOffAt: clock.now(), missing: [] })))
-        return;
+      await save({ step: "audit", version: verdict.version, handedOffAt: clock.now(), missing: [] });
     }
 
     if (p.step === "audit") {
@@ -373,7 +366,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         compactionCandidates: report.compactionCandidates.length,
         attempts: task.attempt,
       };
-      if (!(await save({ step: "done", audit, summary }))) return;
+      await save({ step: "done", audit, summary });
       note(task, "done", `${summary.rows ?? "?"} rows in ${summary.segments} segment(s)`);
     }
   }

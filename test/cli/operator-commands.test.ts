@@ -177,7 +177,7 @@ describe("dlq and cancel from another shell", () => {
     expect(cancel.stdout).toMatch(/canceled 2 unfinished partition\(s\)/);
     expect(cancel.stdout.match(/asked Druid to shut down/g)).toHaveLength(2);
     const finished = await running.done;
-    expect(finished.code).toBe(1);
+    expect(finished.code, `${finished.stdout}\n${finished.stderr}`).toBe(1);
     expect(finished.stdout).toMatch(/failed 2/);
     const shutdowns = Object.entries(sim.stats().requests).filter(([k]) => k.includes("shutdown"));
     expect(shutdowns.reduce((n, [, c]) => n + c, 0)).toBe(2);

@@ -588,10 +588,13 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       await until(async () => ((await row("a")).leaseExpiresAt ?? 0) > claimedUntil, "lease renewed", 1000);
       expect(clock.now() - T0).toBeLessThan(LEASE);
       expect(signal?.aborted).toBe(false);
-      // Another actor took the task over (new owner, new version).
-      await backend.raw(url, "UPDATE tasks SET lease_owner = 'other', version = version + 1 WHERE id = $1", [
-        "a",
-      ]);
+      // Another actor took the task over (new owner, new version, its own fresh lease — so the test's clock
+      // can run on while the heartbeat notices, without this driver claiming the row back).
+      await backend.raw(
+        url,
+        "UPDATE tasks SET lease_owner = 'other', version = version + 1, lease_expires_at = $1 WHERE id = $2",
+        [clock.now() + 100 * LEASE, "a"],
+      );
       await until(() => signal?.aborted === true, "handler told to stop", 1000);
       expect(signal?.reason).toMatchObject({ reason: "lost" });
       gate.resolve();

@@ -200,4 +200,37 @@ describe("ingestion outcomes on the emulator", () => {
       expect(partitionReport(t).rows).toBe(15);
     }
   }, 30_000);
+
+  it("a partition canceled while Druid runs it ends failed as canceled, never done", async () => {
+    await setup();
+    const dataDir = writeDailyDataset({ from: "2026-08-01", days: 3, rowsPerDay: 5 });
+    const slow = dailyTemplate({ datasource: "cancelme" }) as { [key: string]: JsonValue };
+    slow.context = { simDurationMs: 3_600_000 };
+    const s = store as Store;
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: slow },
+      templateName: "t.json",
+      range: parseInterval("2026-08-01/2026-08-04"),
+      vars: { dataDir },
+    });
+    await s.createJob(plan.job, plan.tasks);
+    const running = runIngestJob({
+      store: s,
+      client: client as DruidClient,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      leaseMs: 5000,
+    });
+    for (let i = 0; i < 500; i++) {
+      const steps = (await s.listTasks(plan.job.id)).map((t) => progress(t).step);
+      if (steps.every((step) => step === "running")) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(await s.cancelJob(plan.job.id, "operator said stop", "test")).toBe(3);
+    const result = await running;
+    expect(result.counts).toMatchObject({ done: 0, failed: 3 });
+    for (const t of await s.listTasks(plan.job.id)) expect(t.lastError ?? t.reason).toMatch(/canceled/);
+  }, 30_000);
 });
