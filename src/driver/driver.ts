@@ -4,7 +4,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { LedgerError } from "../ledger/errors.js";
 import type { Store } from "../ledger/store.js";
 import { isTerminal, type TaskRow, type Transition } from "../ledger/types.js";
-import { InFlight } from "./in-flight.js";
+import { InFlight, TaskStopped } from "./in-flight.js";
 import { ceilingOf, decide, type RunResult, reasonOf } from "./outcome.js";
 import { type RunnerSpec, validateSpecs } from "./spec.js";
 
@@ -262,7 +262,13 @@ export class Driver {
           clock: this.#clock,
           checkpoint: (progress) => task.checkpoint(progress),
         });
-        result = { ok: true };
+        // A handler told it was canceled (refused checkpoint, aborted signal) that then returns has not
+        // finished its work: that return must not become "done" on the canceled row.
+        const stop = task.controller.signal.reason;
+        result =
+          stop instanceof TaskStopped && stop.reason === "canceled"
+            ? { ok: false, error: stop }
+            : { ok: true };
       } catch (error) {
         result = { ok: false, error };
       }
