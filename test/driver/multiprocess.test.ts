@@ -71,11 +71,14 @@ describe("four OS processes on one PostgreSQL ledger", () => {
 
     const workers = Array.from({ length: 4 }, () => startWorker(url));
     const victim = workers[0]!;
-    // Kill one process mid-run: once the cluster has done real work and the victim has handlers in flight.
+    // Kill one process mid-run: once the cluster has done real work and the victim is well inside one of the
+    // long (300 ms) handlers, so the kill surely lands mid-handler.
     let killedAt: Date | undefined;
     for (let i = 0; i < 600 && !killedAt; i++) {
       const { rows } = await db.query(
-        "SELECT (SELECT count(*) FROM executions WHERE ended IS NOT NULL) AS done, (SELECT count(*) FROM executions WHERE pid = $1 AND ended IS NULL) AS busy",
+        `SELECT (SELECT count(*) FROM executions WHERE ended IS NOT NULL) AS done,
+          (SELECT count(*) FROM executions WHERE pid = $1 AND ended IS NULL AND task_id LIKE '%0'
+             AND started > clock_timestamp() - interval '100 milliseconds') AS busy`,
         [victim.child.pid],
       );
       if (Number(rows[0].done) >= 100 && Number(rows[0].busy) > 0) {
