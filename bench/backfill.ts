@@ -18,7 +18,7 @@ import type { IngestPayload } from "../src/ingest/runner.js";
 import { runIngestJob } from "../src/jobs/engine.js";
 import { type PlannedJob, planIngestJob } from "../src/jobs/plan.js";
 import { openStore } from "../src/ledger/open.js";
-import { dailyTemplate, writeDailyFiles } from "./lib/dataset.js";
+import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";
 import { type BenchEnv, type BenchEnvOptions, withBenchEnv } from "./lib/env.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { eventAt, eventCount, finishedAt, slotUtilization } from "./lib/sim-events.js";
@@ -172,14 +172,14 @@ export async function runBackfillBench(options: BackfillBenchOptions = {}): Prom
   const checks = new Checks();
   const dataDir = mkdtempSync(join(tmpdir(), "segops-bench-data-"));
   try {
-    writeDailyFiles(dataDir, { from: FROM, days: o.days, rowsPerDay: 200 });
+    writeDailyDataset({ dir: dataDir, from: FROM, days: o.days, rowsPerDay: 200 });
     const start = Date.parse(`${FROM}T00:00:00Z`);
     const range = parseInterval(
       `${FROM}/${new Date(start + o.days * 86_400_000).toISOString().slice(0, 10)}`,
     );
     const plan = planIngestJob({
       kind: "backfill",
-      template: { kind: "task", value: dailyTemplate(DATASOURCE, o.k) },
+      template: { kind: "task", value: dailyTemplate({ datasource: DATASOURCE, k: o.k }) },
       templateName: "bench-daily.json",
       range,
       vars: { dataDir },
