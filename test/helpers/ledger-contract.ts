@@ -154,6 +154,27 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       });
     });
 
+    it("work already started is claimed before new work, so a crash's interrupted tasks resume first", async () => {
+      await seed(
+        ...Array.from({ length: 5 }, (_, i) => task(`new${i}`)),
+        task("started", { runAt: T0 + 10 }),
+      );
+      await clock.advance(10);
+      const [first] = await store.claim({
+        kind: "k",
+        owner: "dead-host",
+        leaseMs: 1000,
+        limit: 1,
+        ids: ["started"],
+      });
+      expect(first?.id).toBe("started");
+      await clock.advance(2000); // the dead host's lease expires
+      const due = await store.listDue({ kind: "k", limit: 1 });
+      expect(due.map((t) => t.id)).toEqual(["started"]);
+      const claimed = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 2 });
+      expect(claimed.map((t) => t.id)).toEqual(["started", "new0"]);
+    });
+
     it("the database itself refuses a second running task with the same exclusion key", async () => {
       await seed(task("a", { exclusionKey: "ds/2026-01-01" }), task("b", { exclusionKey: "ds/2026-01-01" }));
       await expect(backend.raw(url, "UPDATE tasks SET state = 'running'")).rejects.toThrow();

@@ -16,11 +16,18 @@ function claimable(p: Params, kind: string, now: number): string {
       SELECT 1 FROM tasks r WHERE r.exclusion_key = c.exclusion_key AND r.state = 'running' AND r.id <> c.id))`;
 }
 
-/** Due tasks, read only (for `isEligible` pre-filtering); canceled ones first. */
+/**
+ * Claim order: canceled first (finish them promptly), then work already started (suspended, or running
+ * under an expired lease) before new work — after a crash the interrupted tasks are resumed first, and
+ * a window of new tasks that are not yet eligible cannot hide them — then by due time.
+ */
+const CLAIM_ORDER = "c.canceled DESC, CASE WHEN c.state = 'new' THEN 1 ELSE 0 END, c.run_at, c.id";
+
+/** Due tasks, read only (for `isEligible` pre-filtering), in claim order. */
 export function listDue(d: Dialect, o: ListDueOptions, now: number): Statement {
   const p = new Params(d);
   return p.statement(
-    `SELECT * FROM tasks c WHERE ${claimable(p, o.kind, now)} ORDER BY c.canceled DESC, c.run_at, c.id LIMIT ${p.add(o.limit)}`,
+    `SELECT * FROM tasks c WHERE ${claimable(p, o.kind, now)} ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
   );
 }
 
@@ -34,7 +41,7 @@ export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): State
   return p.statement(
     `SELECT c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key FROM tasks c
      WHERE ${claimable(p, o.kind, now)} ${ids}
-     ORDER BY c.canceled DESC, c.run_at, c.id LIMIT ${p.add(o.limit)}
+     ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}
      ${d === "postgres" ? "FOR UPDATE SKIP LOCKED" : ""}`,
   );
 }
