@@ -138,3 +138,78 @@ describe("crash safety: SIGKILL the backfill process, rerun the same command", (
     }, 60_000);
   }
 });
+
+describe("Ctrl-C: the backfill hands its work back and the rerun resumes at once", () => {
+  it("exits 3 with every partition handed back, then the same command finishes without waiting for a lease", async () => {
+    const work = mkdtempSync(join(tmpdir(), "segops-sigint-"));
+    const dataDir = writeDailyDataset({
+      from: "2026-04-01",
+      days: 3,
+      rowsPerDay: 10,
+      dir: join(work, "data"),
+    });
+    const template = join(work, "daily.json");
+    writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "interrupted" })));
+    const ledgerUrl = `sqlite:${join(work, "ledger.db")}`;
+    const sim = await startSim({
+      timeScale: 20,
+      capacity: 8,
+      seed: 4,
+      baseDurationMs: 40_000,
+      handoffDelayMs: 1000,
+    });
+    const store = await openStore(ledgerUrl);
+    const args = [
+      "backfill",
+      template,
+      "--from",
+      "2026-04-01",
+      "--to",
+      "2026-04-04",
+      "--var",
+      `dataDir=${dataDir}`,
+      "--druid",
+      sim.url,
+      "--ledger",
+      ledgerUrl,
+      "--tick",
+      "40",
+      "--json",
+    ];
+    try {
+      const first = runCli(args); // the default 30 s lease
+      await until(
+        "all partitions at Druid",
+        async () => {
+          const job = (await store.listJobs())[0];
+          if (!job) return false;
+          const tasks = await store.listTasks(job.id);
+          return tasks.length === 3 && tasks.every((t) => (t.progress as IngestProgress).step === "running");
+        },
+        { whileRunning: first },
+      );
+      first.child.kill("SIGINT");
+      const interrupted = await first.done;
+      expect(interrupted.code).toBe(3);
+      expect(interrupted.stderr).toContain("interrupted: handing work back");
+      const job = (await store.listJobs())[0];
+      const rows = await store.listTasks(job?.id as string);
+      expect(rows.map((t) => [t.state, t.leaseOwner])).toEqual([
+        ["suspended", null],
+        ["suspended", null],
+        ["suspended", null],
+      ]);
+
+      // Suspended with no lease: the rerun claims them at once instead of sitting out the 30 s lease.
+      expect(rows.every((t) => t.reason?.startsWith("handed back"))).toBe(true);
+      const second = await runCli(args).done;
+      expect(second.code, second.stderr).toBe(0);
+      expect(JSON.parse(second.stdout).counts.done).toBe(3);
+      const accepted = sim.stats().submissions.filter((s) => s.accepted);
+      expect(accepted).toHaveLength(3);
+    } finally {
+      await store.close();
+      await sim.close();
+    }
+  }, 60_000);
+});

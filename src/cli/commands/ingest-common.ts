@@ -142,8 +142,8 @@ export async function driveJob(options: {
   const clock = systemClock;
   const interrupt = new AbortController();
   const onSignal = () => {
-    if (!flags.json)
-      process.stderr.write("\ninterrupted: handing work back; rerun the same command to resume\n");
+    // stderr even with --json: stdout carries only the report.
+    process.stderr.write("\ninterrupted: handing work back; rerun the same command to resume\n");
     interrupt.abort();
   };
   process.once("SIGINT", onSignal);
