@@ -14,6 +14,11 @@ export interface Executor {
   query: Query;
   /** Runs `fn` in one write transaction (SQLite `BEGIN IMMEDIATE`, Postgres `BEGIN`); rolls back on error. */
   tx<T>(fn: (query: Query) => Promise<T>): Promise<T>;
-  isUniqueViolation(error: unknown): boolean;
+  /**
+   * The statement lost to a concurrent transaction — the exclusion index refused a second running task
+   * of a key, or (Postgres) a deadlock or serialization failure rolled it back: safe to retry from a fresh
+   * snapshot.
+   */
+  isConflict(error: unknown): boolean;
   close(): Promise<void>;
 }

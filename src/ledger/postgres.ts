@@ -141,15 +141,18 @@ export class PostgresExecutor implements Executor {
       } catch {
         broken = true;
       }
-      if (error instanceof LedgerError || this.isUniqueViolation(error)) throw error;
+      if (error instanceof LedgerError || this.isConflict(error)) throw error;
       this.#fail("transaction", error);
     } finally {
       client.release(broken);
     }
   }
 
-  isUniqueViolation(error: unknown): boolean {
-    return (error as { code?: unknown } | null)?.code === "23505";
+  isConflict(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    // unique_violation, deadlock_detected (two claims taking index entries of different keys in opposite
+    // orders), serialization_failure
+    return code === "23505" || code === "40P01" || code === "40001";
   }
 
   async close(): Promise<void> {

@@ -17,7 +17,7 @@ import { listEvents } from "./sql/list-events.js";
 import { listJobs } from "./sql/list-jobs.js";
 import { listTasks } from "./sql/list-tasks.js";
 import { renewLease } from "./sql/renew-lease.js";
-import { retryDead } from "./sql/retry-dead.js";
+import { requeue } from "./sql/requeue.js";
 import { type DbRow, toEvent, toJob, toTask } from "./sql/rows.js";
 import { setJobState } from "./sql/set-job-state.js";
 import { transition } from "./sql/transition.js";
@@ -219,14 +219,31 @@ export class SqlStore implements Store {
   }
 
   retryDead(id: string, actor = DEFAULT_ACTOR): Promise<TaskRow | null> {
+    const reason = "retried from dead letter";
     return this.#guard("retryDead", () =>
       this.#simpleTransition(
-        retryDead(this.dialect, id, this.clock.now()),
+        requeue(this.dialect, id, "dead", reason, this.clock.now()),
         "dead",
-        "retried from dead letter",
+        reason,
         actor,
       ),
     );
+  }
+
+  retryTask(id: string, actor = DEFAULT_ACTOR): Promise<TaskRow | null> {
+    return this.#guard("retryTask", async () => {
+      const current = (await this.executor.query(getTask(this.dialect, id)))[0];
+      const state = current ? toTask(current).state : null;
+      if (state !== "failed" && state !== "dead") return null;
+      const reason = `retried after ${state === "dead" ? "dead letter" : "failure"}`;
+      // The UPDATE is a CAS on the state just read: a concurrent retry or drop makes it a no-op.
+      return this.#simpleTransition(
+        requeue(this.dialect, id, state, reason, this.clock.now()),
+        state,
+        reason,
+        actor,
+      );
+    });
   }
 
   dropDead(id: string, actor = DEFAULT_ACTOR): Promise<TaskRow | null> {
@@ -272,9 +289,10 @@ export class SqlStore implements Store {
         try {
           return await this.#claimOnce(options);
         } catch (error) {
-          // Another host committed a running task with one of our keys after our snapshot: the unique
-          // index refused the whole statement (nothing was claimed), and a fresh snapshot will skip it.
-          if (!this.executor.isUniqueViolation(error) || attempt >= CLAIM_ATTEMPTS) throw error;
+          // Another host committed a running task with one of our keys after our snapshot (the unique index
+          // refused the whole statement), or two claims deadlocked on index entries: nothing was claimed,
+          // and a fresh snapshot will skip what the other took.
+          if (!this.executor.isConflict(error) || attempt >= CLAIM_ATTEMPTS) throw error;
         }
       }
     });

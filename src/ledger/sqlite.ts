@@ -129,7 +129,8 @@ export class SqliteExecutor implements Executor {
     });
   }
 
-  isUniqueViolation(error: unknown): boolean {
+  isConflict(error: unknown): boolean {
+    // BEGIN IMMEDIATE serialises writers, so the only conflict is the exclusion index.
     const code = (error as { code?: unknown } | null)?.code;
     return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
   }

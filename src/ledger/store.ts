@@ -86,6 +86,8 @@ export interface Store {
   listDead(jobId?: string): Promise<TaskRow[]>;
   /** dead → new with `retry` reset and `attempt` kept, due now. Null when the task is not dead. */
   retryDead(id: string, actor?: string): Promise<TaskRow | null>;
+  /** failed or dead → new (retry budget reset, cancel cleared, attempt kept), due now. Null when neither. */
+  retryTask(id: string, actor?: string): Promise<TaskRow | null>;
   /** dead → failed ("dropped"): kept for the audit trail, never run again. Null when not dead. */
   dropDead(id: string, actor?: string): Promise<TaskRow | null>;
 

@@ -123,6 +123,17 @@ describe("dlq and cancel from another shell", () => {
     const rerun = await run();
     expect(rerun.code).toBe(1); // the dropped partition stays failed
     expect(rerun.stdout).toMatch(/done 2 · failed 1 · dead 0/);
+
+    // Fix its input too and send the job's failed partitions back: the rerun finishes everything.
+    writeDailyDataset({ from: "2026-08-03", days: 1, rowsPerDay: 10, dir: dataDir });
+    const jobId = /job (\S+)/.exec(rerun.stdout)?.[1] as string;
+    const retried = await runCli(["retry", jobId, "--ledger", ledger]).done;
+    expect(retried.stdout).toContain("1 partition(s) sent back to run");
+    const last = await run();
+    expect(last.code, last.stdout).toBe(0);
+    expect(last.stdout).toMatch(/done 3 · failed 0 · dead 0/);
+    // The dropped partition's failed ids are never resubmitted: its fourth attempt ran.
+    expect(last.stdout).toMatch(/2026-08-03\/2026-08-04\s+done\s+4\s/);
   }, 60_000);
 
   it("cancels a running job from another process and shuts its Druid tasks down", async () => {

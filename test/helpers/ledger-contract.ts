@@ -234,6 +234,42 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(await store.cancelTask("a", "too late")).toBeNull();
     });
 
+    it("a failed or canceled task is retried as new (budget reset, cancel cleared, attempt kept); others are not", async () => {
+      await seed(task("failed"), task("canceled"), task("done"), task("fresh"));
+      for (const id of ["failed", "done"]) {
+        const [t] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: [id] });
+        const to = id === "failed" ? "failed" : "done";
+        await store.transition({ id, owner: "me", version: t!.version }, { to, reason: "ended" });
+      }
+      await store.cancelTask("canceled", "user asked", "cli");
+      const [c] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["canceled"] });
+      await store.transition(
+        { id: "canceled", owner: "me", version: c!.version },
+        { to: "failed", reason: "canceled" },
+      );
+
+      for (const id of ["failed", "canceled"]) {
+        const again = await store.retryTask(id, "cli");
+        expect(again).toMatchObject({
+          state: "new",
+          retry: 0,
+          canceled: false,
+          attempt: 1,
+          leaseOwner: null,
+        });
+        expect((await store.listEvents({ taskId: id })).at(-1)).toMatchObject({
+          fromState: "failed",
+          toState: "new",
+          actor: "cli",
+          reason: "retried after failure",
+        });
+      }
+      expect(await store.retryTask("done")).toBeNull();
+      expect(await store.retryTask("fresh")).toBeNull();
+      expect(await store.retryTask("missing")).toBeNull();
+      expect(await row("done")).toMatchObject({ state: "done" });
+    });
+
     it("a dead letter is retried with its retry budget reset and its attempt kept, or dropped", async () => {
       await seed(task("a"), task("b"));
       for (const id of ["a", "b"]) {

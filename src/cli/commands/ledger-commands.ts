@@ -106,6 +106,37 @@ export function registerLedgerCommands(program: Command): void {
     });
   });
 
+  ledgerCommand(
+    program,
+    "retry",
+    "send a job's failed, canceled and dead-lettered partitions (or one partition) back to run",
+  )
+    .argument("<id>", "job id or ledger task id")
+    .action(async (id: string, flags: LedgerFlags, cmd: Command) => {
+      const { out } = writers(cmd);
+      await withLedger(flags, async (store) => {
+        const job = await store.getJob(id);
+        const ids = job
+          ? (await store.listTasks(id))
+              .filter((t) => t.state === "failed" || t.state === "dead")
+              .map((t) => t.id)
+          : [id];
+        const sent: string[] = [];
+        for (const taskId of ids) if (await store.retryTask(taskId, "cli")) sent.push(taskId);
+        if (!job && sent.length === 0) {
+          throw new UsageError(
+            `${id} is neither a job nor a failed or dead-lettered partition in ${flags.ledger}`,
+          );
+        }
+        const jobId = job?.id ?? (await store.getTask(id))?.jobId;
+        if (job && job.state !== "open" && sent.length > 0)
+          await store.setJobState(job.id, "open", "partitions retried", "cli");
+        out(
+          `${sent.length} partition(s) sent back to run; rerun the job's command to run them (job ${jobId})\n`,
+        );
+      });
+    });
+
   const dlq = program.command("dlq").description("dead-lettered partitions: list, show, retry, drop");
   ledgerCommand(dlq, "list", "list dead-lettered partitions")
     .option("--job <id>", "only this job's")
