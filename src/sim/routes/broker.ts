@@ -3,6 +3,7 @@ import type { SimEngine } from "../engine.js";
 import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { execute, parseSql, SqlError, type SqlRow, Timestamp, type Value } from "../sql.js";
+import { bindParameters, type SqlParameterValue } from "../sql-parameters.js";
 import { instantText } from "../time.js";
 import { isServed, shardSpecJson } from "../timeline.js";
 import { versionTraits } from "../versions.js";
@@ -125,7 +126,7 @@ function sqlError(message: string, position: Record<string, string> = {}): Reply
 
 async function sql(ctx: RouteContext): Promise<Reply> {
   if (!isJson(ctx.req)) return empty(415);
-  let body: { query?: unknown; resultFormat?: unknown; header?: unknown };
+  let body: { query?: unknown; resultFormat?: unknown; header?: unknown; parameters?: unknown };
   try {
     body = JSON.parse(await ctx.body()) as typeof body;
   } catch (error) {
@@ -134,7 +135,8 @@ async function sql(ctx: RouteContext): Promise<Reply> {
   if (typeof body?.query !== "string" || body.query.trim() === "") return sqlError("Query must not be empty");
   let result: { columns: string[]; rows: Value[][] };
   try {
-    const q = parseSql(body.query);
+    const parameters = Array.isArray(body.parameters) ? (body.parameters as SqlParameterValue[]) : [];
+    const q = parseSql(bindParameters(body.query, parameters));
     const name = q.table.replace(/^druid\./i, "");
     let table: { rows: SqlRow[]; columns: string[] } | null;
     if (name.toLowerCase() === "sys.segments")

@@ -1,0 +1,63 @@
+import { SqlError } from "./sql.js";
+
+/** A Druid SQL dynamic parameter (`{"type": "VARCHAR", "value": "x"}`, api-contract §3.6). */
+export interface SqlParameterValue {
+  type?: unknown;
+  value?: unknown;
+}
+
+const NUMERIC = new Set(["TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "REAL", "DOUBLE", "DECIMAL"]);
+
+function literal(p: SqlParameterValue, position: number): string {
+  const type = typeof p?.type === "string" ? p.type.toUpperCase() : "";
+  const value = p?.value;
+  if (value === null || value === undefined) return "NULL";
+  if (NUMERIC.has(type) || (type === "" && typeof value === "number")) {
+    const n = Number(value);
+    if (!Number.isFinite(n))
+      throw new SqlError(`Parameter at position [${position}] is not a number: ${String(value)}`);
+    return String(n);
+  }
+  if (type === "BOOLEAN") return value === true || value === "true" ? "TRUE" : "FALSE";
+  if (type === "TIMESTAMP") return `TIMESTAMP '${String(value).replace(/'/g, "''")}'`;
+  return `'${String(value).replace(/'/g, "''")}'`;
+}
+
+/**
+ * Binds dynamic parameters the way Druid's planner does, by position: each `?` outside string literals
+ * and quoted identifiers becomes the parameter's literal. A `?` without a parameter is Druid's
+ * "Parameter at position [n] is not bound" error.
+ */
+export function bindParameters(query: string, parameters: readonly SqlParameterValue[]): string {
+  let out = "";
+  let position = 0;
+  for (let i = 0; i < query.length; i++) {
+    const c = query[i] as string;
+    if (c === "'" || c === '"') {
+      const end = closingQuote(query, i, c);
+      out += query.slice(i, end + 1);
+      i = end;
+    } else if (c === "?") {
+      const p = parameters[position];
+      if (p === undefined) throw new SqlError(`Parameter at position [${position}] is not bound`);
+      out += literal(p, position);
+      position++;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** Index of the quote closing the one at `start` (a doubled quote is an escaped one). */
+function closingQuote(text: string, start: number, quote: string): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] !== quote) continue;
+    if (text[i + 1] === quote) {
+      i++;
+      continue;
+    }
+    return i;
+  }
+  return text.length - 1;
+}
