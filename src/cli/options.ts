@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../core/errors.js";
 import type { DruidAuth, DruidHttpOptions } from "../druid/http.js";
 
@@ -109,4 +109,23 @@ export function druidOptionsFrom(flags: DruidFlags, env: NodeJS.ProcessEnv = pro
     options.tls = { ...(flags.caFile ? { caFile: flags.caFile } : {}), rejectUnauthorized: !flags.insecure };
   }
   return options;
+}
+
+/** Commander argument parsers for numeric flags, naming the flag in their error. */
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 up, got "${value}"`);
+    return n;
+  };
+}
+
+export function positiveNumber(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a number above 0, got "${value}"`);
+    return n;
+  };
 }

@@ -15,7 +15,8 @@ import {
 import { planIngestJob } from "../../jobs/plan.js";
 import { startSim } from "../../sim/server.js";
 import { openLedger } from "../context.js";
-import { driveJob, positiveInt } from "./ingest-common.js";
+import { positiveInt } from "../options.js";
+import { driveJob } from "./ingest-common.js";
 import { writers } from "./render.js";
 
 /**

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import type { Interval } from "../../core/interval.js";
@@ -9,7 +9,13 @@ import { formatJobReport, jobReport } from "../../jobs/report.js";
 import type { Store } from "../../ledger/store.js";
 import { parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
-import { addDruidOptions, addLedgerOption, type DruidFlags } from "../options.js";
+import {
+  addDruidOptions,
+  addLedgerOption,
+  type DruidFlags,
+  positiveInt,
+  positiveNumber,
+} from "../options.js";
 import { progressMode, startProgress } from "../progress.js";
 import { collect } from "./render.js";
 
@@ -27,24 +33,6 @@ export interface IngestFlags extends DruidFlags {
   new?: boolean;
   json?: boolean;
   ledger: string;
-}
-
-export function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1)
-      throw new InvalidArgumentError(`${name} must be a whole number from 1 up, got "${value}"`);
-    return n;
-  };
-}
-
-export function positiveNumber(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0)
-      throw new InvalidArgumentError(`${name} must be a number above 0, got "${value}"`);
-    return n;
-  };
 }
 
 export function addIngestOptions(command: Command): Command {

@@ -6,8 +6,7 @@ import { StatusBatcher } from "../../ingest/status-batcher.js";
 import { statusLookupFor } from "../../jobs/engine.js";
 import { type PolledTask, pollTasks } from "../../jobs/poll.js";
 import { connectDruid } from "../context.js";
-import { addDruidOptions, type DruidFlags } from "../options.js";
-import { positiveInt, positiveNumber } from "./ingest-common.js";
+import { addDruidOptions, type DruidFlags, positiveInt, positiveNumber } from "../options.js";
 
 interface PollFlags extends DruidFlags {
   file?: string;

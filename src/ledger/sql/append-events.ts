@@ -1,16 +1,9 @@
 import type { Dialect } from "../store.js";
-import type { JsonObject } from "../types.js";
+import type { EventRow, JsonObject } from "../types.js";
 import { Params, type Statement } from "./statement.js";
 
-export interface NewEvent {
-  readonly jobId: string;
-  readonly taskId: string | null;
-  readonly fromState: string | null;
-  readonly toState: string;
-  readonly reason: string;
-  readonly actor: string;
-  readonly data?: JsonObject;
-}
+/** An event to append: what an `EventRow` holds before the database gives it an id and a time. */
+export type NewEvent = Omit<EventRow, "id" | "at" | "data"> & { readonly data?: JsonObject };
 
 /** Appends events (the audit trail is insert-only: nothing ever updates or deletes an event). */
 export function appendEvents(d: Dialect, events: readonly NewEvent[], now: number): Statement {

@@ -15,6 +15,14 @@ const served = (engine: SimEngine, ds: string) => engine.store.all(ds).filter((s
 const used = (engine: SimEngine, ds: string) => engine.store.used(ds, engine.now);
 const has = (q: URLSearchParams, name: string) => q.has(name);
 
+/** A segment list as Druid answers it: ids, or whole `DataSegment`s with `?full` (§3.2, §3.4). */
+function segmentList(engine: SimEngine, segs: SimSegment[], query: URLSearchParams): Reply {
+  return json(
+    200,
+    has(query, "full") ? segs.map((s) => segmentJson(s, engine.options.druidVersion)) : segs.map((s) => s.id),
+  );
+}
+
 function servers(s: SimSegment): string[] {
   return s.servedAt === null ? [] : ["localhost:8083"];
 }
@@ -148,12 +156,7 @@ async function postMetadataSegments(ctx: RouteContext): Promise<Reply> {
   const segs = used(ctx.engine, ctx.params.dataSource ?? "").filter((s) =>
     intervals.some((i) => overlaps(i, s.interval)),
   );
-  return json(
-    200,
-    has(ctx.query, "full")
-      ? segs.map((s) => segmentJson(s, ctx.engine.options.druidVersion))
-      : segs.map((s) => s.id),
-  );
+  return segmentList(ctx.engine, segs, ctx.query);
 }
 
 function metadataDataSources({ engine, query }: RouteContext): Reply {
@@ -246,13 +249,7 @@ export function coordinatorRoutes(): Route[] {
       path: `${BASE}/datasources/:dataSource/segments`,
       handler: ({ engine, params, query }) => {
         const segs = served(engine, params.dataSource ?? "");
-        if (segs.length === 0) return empty(204);
-        return json(
-          200,
-          has(query, "full")
-            ? segs.map((s) => segmentJson(s, engine.options.druidVersion))
-            : segs.map((s) => s.id),
-        );
+        return segs.length === 0 ? empty(204) : segmentList(engine, segs, query);
       },
     },
     {
@@ -301,13 +298,7 @@ export function coordinatorRoutes(): Route[] {
       path: `${BASE}/metadata/datasources/:dataSource/segments`,
       handler: ({ engine, params, query }) => {
         const segs = used(engine, params.dataSource ?? "");
-        if (segs.length === 0) return empty(404);
-        return json(
-          200,
-          has(query, "full")
-            ? segs.map((s) => segmentJson(s, engine.options.druidVersion))
-            : segs.map((s) => s.id),
-        );
+        return segs.length === 0 ? empty(404) : segmentList(engine, segs, query);
       },
     },
     {
