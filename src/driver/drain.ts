@@ -4,7 +4,7 @@ import { Driver, type DriverOptions } from "./driver.js";
 
 /** Options of `drain`: the driver's, plus which job to wait for. */
 export interface DrainOptions extends DriverOptions {
-  /** Run until no task of this job is new, running or suspended. */
+  /** Run until no task of this job is new, running or suspended; only this job's tasks are claimed. */
   readonly jobId: string;
   /** Stop (leaving the work resumable) at this time, ms since epoch. @default no deadline */
   readonly deadline?: number;
@@ -30,7 +30,8 @@ export function nonTerminal(counts: StateCounts): number {
 export async function drain(options: DrainOptions): Promise<DrainResult> {
   const clock = options.clock ?? systemClock;
   const pollMs = options.pollMs ?? 1000;
-  const driver = new Driver(options);
+  // Draining a job runs that job only, unless the caller names a wider set.
+  const driver = new Driver({ ...options, jobIds: options.jobIds ?? [options.jobId] });
   const failed = new AbortController();
   driver.start();
   // A storage failure must interrupt our wait immediately, not at the next poll.

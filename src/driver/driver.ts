@@ -31,6 +31,12 @@ export interface DriverOptions {
   readonly random?: () => number;
   /** @default silent */
   readonly log?: DriverLog;
+  /**
+   * The jobs this driver runs; tasks of other jobs in the same ledger are never claimed (they may belong to
+   * another cluster or another user). A service that owns every job in its ledger leaves it unset.
+   * @default every job in the ledger
+   */
+  readonly jobIds?: readonly string[];
 }
 
 export type DriverState = "created" | "running" | "stopping" | "stopped";
@@ -57,6 +63,7 @@ export class Driver {
   readonly #pollMs: number;
   readonly #random: () => number;
   readonly #log: DriverLog;
+  readonly #jobIds: readonly string[] | undefined;
   readonly #inFlight = new Map<InFlight, { spec: RunnerSpec; settled: Promise<void> }>();
   #state: DriverState = "created";
   #wake = new AbortController();
@@ -74,6 +81,7 @@ export class Driver {
     this.#pollMs = options.pollMs ?? 1000;
     this.#random = options.random ?? Math.random;
     this.#log = options.log ?? silent;
+    this.#jobIds = options.jobIds;
   }
 
   get state(): DriverState {
@@ -173,7 +181,11 @@ export class Driver {
     if (free <= 0) return 0;
     let ids: string[] | undefined;
     if (spec.isEligible) {
-      const due = await this.#store.listDue({ kind: spec.kind, limit: Math.min(100, free * 4) });
+      const due = await this.#store.listDue({
+        kind: spec.kind,
+        limit: Math.min(100, free * 4),
+        ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
+      });
       ids = due.filter((t) => t.canceled || this.#eligible(spec, t)).map((t) => t.id);
       if (ids.length === 0) return 0;
     }
@@ -183,6 +195,7 @@ export class Driver {
       leaseMs: this.#leaseMs,
       limit: free,
       ...(ids ? { ids } : {}),
+      ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
     });
     for (const row of tasks) this.#dispatch(spec, row);
     return tasks.length;

@@ -161,6 +161,11 @@ export class DruidClient {
     }
   }
 
+  /** Base URL per service, without credentials: which cluster this client talks to. */
+  get endpoints(): Record<"overlord" | "coordinator" | "broker", string | null> {
+    return this.#http.endpoints();
+  }
+
   /** Whether the bulk status endpoint is in use (false after the cluster answered 404/405 for it). */
   get bulkStatusSupported(): boolean {
     return this.#bulkStatusSupported;

@@ -88,7 +88,17 @@ export interface DruidHttpOptions {
   dispatcher?: Dispatcher;
   /** Where retries and give-ups are reported. */
   logger?: DruidClientLogger;
+  /**
+   * Told about every attempt: whether Druid answered (any status it decided on, 4xx included) or not
+   * (connection failures, timeouts, 5xx, 429/503). Lets a long run notice and bound an outage.
+   */
+  onAttempt?: (attempt: DruidAttempt) => void;
 }
+
+/** One attempt's reachability, as `onAttempt` sees it. */
+export type DruidAttempt =
+  | { readonly reachable: true; readonly endpoint: string }
+  | { readonly reachable: false; readonly endpoint: string; readonly error: DruidError };
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -203,6 +213,7 @@ function isAbort(signal: AbortSignal | undefined): signal is AbortSignal {
  */
 export class DruidHttp {
   readonly #bases: Partial<Record<DruidService, BaseUrl>>;
+  readonly #onAttempt: ((attempt: DruidAttempt) => void) | undefined;
   readonly #authHeader: string | undefined;
   readonly #secrets: string[];
   readonly #dispatcher: Dispatcher;
@@ -236,6 +247,7 @@ export class DruidHttp {
       );
     }
     this.#bases = bases;
+    this.#onAttempt = options.onAttempt;
 
     const auth = options.auth ?? urlAuth;
     const secrets: string[] = [];
@@ -279,6 +291,15 @@ export class DruidHttp {
     }
   }
 
+  /** Base URL per service (origin and path prefix, never credentials); null where none is configured. */
+  endpoints(): Record<DruidService, string | null> {
+    const of = (service: DruidService) => {
+      const b = this.#bases[service];
+      return b ? `${b.origin}${b.prefix}` : null;
+    };
+    return { overlord: of("overlord"), coordinator: of("coordinator"), broker: of("broker") };
+  }
+
   /** Masks every credential (and its encodings) in a text. */
   redact(text: string): string {
     return redact(text, this.#secrets);
@@ -299,6 +320,7 @@ export class DruidHttp {
         const passed = req.passStatuses?.includes(response.status) ?? false;
         if ((response.status >= 200 && response.status < 300) || passed) {
           req.validate?.(response);
+          this.#onAttempt?.({ reachable: true, endpoint });
           return response;
         }
         error = classifyResponse(response, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
@@ -307,6 +329,9 @@ export class DruidHttp {
         error = classify(caught, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
       }
       error.attempts = attemptsMade;
+      this.#onAttempt?.(
+        error.retryable ? { reachable: false, endpoint, error } : { reachable: true, endpoint },
+      );
       if (!this.#mayRetry(error, req.idempotent)) throw error;
       const decision = nextRetry(
         {

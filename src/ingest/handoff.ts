@@ -15,10 +15,34 @@ import { liveTimeline, type TimelineSegment } from "./timeline.js";
  */
 
 export type HandoffVerdict =
-  | { state: "handed-off"; version: string | null; segments: TimelineSegment[] }
-  | { state: "waiting"; version: string | null; missing: string[] }
+  | {
+      state: "handed-off";
+      /** Null only for an attempt that provably ingested no rows (it published nothing). */
+      version: string | null;
+      segments: TimelineSegment[];
+      proof: OwnershipProof | null;
+    }
+  | { state: "waiting"; version: string | null; missing: string[]; proof: OwnershipProof | null }
   /** Someone else's newer version is live over ours: waiting cannot help. */
-  | { state: "superseded"; version: string; liveVersions: string[] };
+  | { state: "superseded"; version: string; liveVersions: string[] }
+  /** Our attempt published data, but none of it is used any more (marked unused, dropped, forgotten). */
+  | { state: "lost"; reason: string }
+  /**
+   * A new version exists but nothing proves it is ours (it is later than our task could have locked, or
+   * our baseline was read after the task ran). `candidate` is what the caller may try to prove otherwise.
+   */
+  | { state: "unproven"; candidate: string | null; reason: string };
+
+/** How a version was tied to our attempt. */
+export type OwnershipProof =
+  /** Recorded earlier (it was proven then); from then on only that version counts. */
+  | "recorded"
+  /** New since the baseline read before our submission, and within our task's lifetime. */
+  | "window"
+  /** New since the baseline, and the task's duration is unknown (older checkpoints). */
+  | "baseline"
+  /** No other task of the datasource was created between our task and this version. */
+  | "sole-task";
 
 /**
  * What existed before our attempt was submitted (checkpointed then), so that afterwards our segments
@@ -33,44 +57,106 @@ export interface HandoffQuestion {
   interval: Interval;
   mode: "replace" | "append";
   baseline: Baseline;
+  /**
+   * False when the Druid task already existed when the baseline was read (another job or ledger
+   * submitted the same spec): the baseline then already holds the task's own segments.
+   * @default true
+   */
+  baselineTrusted?: boolean;
   /** Our version once identified (checkpointed), so a later foreign version is not mistaken for ours. */
   version?: string | null;
   /**
    * When Druid created our task (`createdTime`, ISO): our lock — and so our version, a lock timestamp
-   * (§4.1) — cannot be older, which rules out a foreign task that locked the interval before ours.
+   * (docs/druid-api.md, "Versions") — cannot be older, which rules out a foreign task that locked before ours.
    */
   notBefore?: string | null;
+  /**
+   * `createdTime` + the task's run duration (ISO): the latest lock time that certainly belongs to our
+   * task's lifetime. A replace that overshadows ours must lock after our task released its lock, so a
+   * version past this is ours only if something else proves it (a lock that waited longer than the run).
+   */
+  notAfter?: string | null;
+  /** Rows the attempt ingested per its report (null when Druid kept no report). */
+  rowsIngested?: number | null;
 }
 
+type Ours =
+  | { kind: "found"; segments: TimelineSegment[]; proof: OwnershipProof }
+  | { kind: "none" }
+  | { kind: "lost"; reason: string }
+  | { kind: "unproven"; candidate: string | null; reason: string };
+
 /**
- * Our segments: for a replace, the oldest version that was not there before and is not older than our
- * task (Druid gives each lock a fresh, increasing version, §4.1; a later foreign replace is newer, an
- * earlier one older than our task); for an append, the segment ids that were not there before (they
- * join the chunk's existing version, §4.3).
+ * Our segments, and how we know they are ours. For a replace: the recorded version if there is one;
+ * else the oldest version that was not there before and is not older than our task (Druid gives each
+ * lock a fresh, increasing version; a later foreign replace is newer, an earlier one older than our
+ * task), accepted only within our task's lifetime. For an append: the segment ids that were not there
+ * before (they join the chunk's existing version), which needs a baseline read before the task existed.
  */
-export function identifyOurs(used: readonly TimelineSegment[], q: HandoffQuestion): TimelineSegment[] {
+export function identifyOurs(used: readonly TimelineSegment[], q: HandoffQuestion): Ours {
   const inInterval = used.filter((s) => s.start < q.interval.end && q.interval.start < s.end);
+  const trusted = q.baselineTrusted !== false;
+  const where = formatInterval(q.interval);
   if (q.mode === "append") {
+    if (!trusted) {
+      return {
+        kind: "unproven",
+        candidate: null,
+        reason: `the task was submitted before this job read ${where} (by another job or ledger with the same spec), so its appended segments cannot be told apart from the ones already there`,
+      };
+    }
     const before = new Set(q.baseline.segmentIds);
-    return inInterval.filter((s) => !before.has(s.id));
+    const ours = inInterval.filter((s) => !before.has(s.id));
+    return ours.length > 0 ? { kind: "found", segments: ours, proof: "baseline" } : { kind: "none" };
   }
-  if (q.version) return inInterval.filter((s) => s.version === q.version);
-  const before = new Set(q.baseline.versions);
+  if (q.version) {
+    const ours = inInterval.filter((s) => s.version === q.version);
+    return ours.length > 0
+      ? { kind: "found", segments: ours, proof: "recorded" }
+      : { kind: "lost", reason: `our version ${q.version} is no longer used in ${where}` };
+  }
+  const before = new Set(trusted ? q.baseline.versions : []);
   const notBefore = q.notBefore ?? "";
+  if (!trusted && !notBefore) {
+    return { kind: "unproven", candidate: null, reason: "Druid did not say when our task was created" };
+  }
   const fresh = [...new Set(inInterval.map((s) => s.version))]
     .filter((v) => !before.has(v) && v >= notBefore)
     .sort();
   const version = fresh[0];
-  return version === undefined ? [] : inInterval.filter((s) => s.version === version);
+  if (version === undefined) return { kind: "none" };
+  if (q.notAfter && version > q.notAfter) {
+    return {
+      kind: "unproven",
+      candidate: version,
+      reason: `the oldest new version ${version} is later than our task's lifetime (${q.notBefore} to ${q.notAfter})`,
+    };
+  }
+  const segments = inInterval.filter((s) => s.version === version);
+  return { kind: "found", segments, proof: q.notAfter ? "window" : "baseline" };
 }
 
 /** Pure decision for one partition, from the used segments overlapping it (with served flags). */
 export function handoffVerdict(q: HandoffQuestion, used: readonly TimelineSegment[]): HandoffVerdict {
-  const ours = identifyOurs(used, q);
-  // A task that ingested no rows publishes nothing (or, in REPLACE_LEGACY, leaves chunks alone): Druid
-  // commits segment metadata before it reports SUCCESS, so "nothing new" is final, not a lag.
-  if (ours.length === 0) return { state: "handed-off", version: null, segments: [] };
-  // Versions compare as strings (api-contract §4.1).
+  const found = identifyOurs(used, q);
+  if (found.kind === "lost") return { state: "lost", reason: found.reason };
+  if (found.kind === "unproven")
+    return { state: "unproven", candidate: found.candidate, reason: found.reason };
+  if (found.kind === "none") {
+    // Druid commits segment metadata before it reports SUCCESS, so "nothing new" is final, not a lag. It
+    // is a success only for an attempt that ingested no rows (it publishes nothing, or in REPLACE_LEGACY
+    // leaves chunks alone); rows ingested and nothing of ours used means our data is gone.
+    if (q.rowsIngested === 0) return { state: "handed-off", version: null, segments: [], proof: null };
+    return {
+      state: "lost",
+      reason:
+        q.rowsIngested === null || q.rowsIngested === undefined
+          ? `no new segments in ${formatInterval(q.interval)} and Druid kept no report saying the task ingested nothing`
+          : `the task ingested ${q.rowsIngested} row(s) but none of its segments is used in ${formatInterval(q.interval)}`,
+    };
+  }
+  const ours = found.segments;
+  // Versions compare as strings (docs/druid-api.md, "Versions").
   const version = ours.map((s) => s.version).sort()[ours.length - 1] as string;
   const oursIds = new Set(ours.map((s) => s.id));
   const pieces = liveTimeline(used, q.interval);
@@ -96,8 +182,8 @@ export function handoffVerdict(q: HandoffQuestion, used: readonly TimelineSegmen
   }
   if (newer.size > 0) return { state: "superseded", version, liveVersions: [...newer].sort() };
   return missing.length === 0
-    ? { state: "handed-off", version, segments: ours }
-    : { state: "waiting", version, missing: [...new Set(missing)] };
+    ? { state: "handed-off", version, segments: ours, proof: found.proof }
+    : { state: "waiting", version, missing: [...new Set(missing)], proof: found.proof };
 }
 
 /** Reads what exists in the interval now: the baseline for the attempt about to be submitted. */

@@ -11,7 +11,7 @@ import type { JsonObject, TaskRow } from "../ledger/types.js";
 import type { AdmissionTracker } from "./admission-tracker.js";
 import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
 import { type AttemptFailure, classifyTaskFailure, isPoisoned } from "./failure.js";
-import { type Baseline, type HandoffChecker, readBaseline } from "./handoff.js";
+import { type Baseline, type HandoffChecker, type OwnershipProof, readBaseline } from "./handoff.js";
 import { toTimelineSegment } from "./segments.js";
 import type { StatusBatcher } from "./status-batcher.js";
 
@@ -52,7 +52,7 @@ export interface IngestSummary {
   version: string | null;
   /** Rows stored in the live segments (Druid ≥ 37 reports them in segment metadata; null before). */
   rows: number | null;
-  /** Rows the task ingested per its report (before rollup): processed − unparseable − thrown away. */
+  /** Rows the task ingested per its report (before rollup): processed + processed with error. */
   rowsIngested: number | null;
   segments: number;
   bytes: number;
@@ -68,6 +68,13 @@ export interface IngestProgress {
   taskId?: string;
   attempt?: number;
   baseline?: Baseline;
+  /**
+   * False when Druid already knew this attempt's id before the baseline was read (the same spec was
+   * submitted by another job or ledger): the baseline then holds the task's own segments.
+   */
+  baselineTrusted?: boolean;
+  /** Resubmits answered "duplicate" while the status endpoint does not know the task, in a row. */
+  forgotten?: number;
   submittedAt?: number;
   reattached?: boolean;
   succeededAt?: number;
@@ -84,6 +91,14 @@ export interface IngestProgress {
   /** Druid's last reported state of the current attempt (null before it is known). */
   druidState?: string | null;
   version?: string | null;
+  /** How `version` was tied to this attempt (see `OwnershipProof`). */
+  versionProof?: OwnershipProof | null;
+  /** When the current handoff wait began (a `retry` after a handoff timeout starts a new window). */
+  handoffSince?: number;
+  /** Set when the handoff wait timed out; a later run of this step is a retry and waits afresh. */
+  handoffTimedOut?: boolean;
+  /** Why the partition ended without being done, when segops (not Druid) decided it. */
+  outcome?: "superseded" | "lost" | "unproven" | "handoff-timeout" | "audit-failed" | "forgotten" | null;
   handedOffAt?: number;
   failures?: AttemptFailure[];
   taskIds?: string[];
@@ -153,6 +168,17 @@ function payloadOf(task: TaskRow): IngestPayload {
   return task.payload as unknown as IngestPayload;
 }
 
+/**
+ * Rows an attempt ingested (before rollup): Druid's counters are disjoint — `processed` rows parsed
+ * cleanly, `processedWithError` were ingested with a bad column, `unparseable` and `thrownAway` were not.
+ */
+export function rowsIngestedOf(rowStats: IngestProgress["rowStats"]): number | null {
+  return rowStats ? rowStats.processed + rowStats.processedWithError : null;
+}
+
+/** Resubmits answered "duplicate" for a task the status endpoint does not know before we give up. */
+export const FORGOTTEN_LIMIT = 5;
+
 /** Druid errors that retrying cannot fix: abort with Druid's own words. */
 function isFatal(error: unknown): error is DruidError {
   return isDruidError(error) && !error.retryable && error.code !== "NotFound";
@@ -169,6 +195,43 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
   const poisonAfter = options.poisonAfter ?? 3;
   const { client, clock, batcher, handoff } = options;
   const note = (task: TaskRow, step: string, detail: string) => options.onStep?.(task, step, detail);
+
+  /**
+   * A version is a lock time, and a task locks only after Druid created it. So a version no other task
+   * of the datasource could have taken — none but ours (and its sub-tasks) created between our task and
+   * that version — is ours. True when proven; otherwise what stood in the way.
+   */
+  async function soleTask(
+    datasource: string,
+    taskId: string,
+    createdTime: string,
+    version: string,
+    call: CallOptions,
+  ): Promise<true | string> {
+    const since = Date.parse(createdTime);
+    // Druid counts createdTimeInterval back from now (docs/druid-api.md, "Task lists"): cover since our task.
+    const window = `${new Date(since - 60_000).toISOString()}/${new Date(Math.max(clock.now(), since) + 3_600_000).toISOString()}`;
+    let tasks: Awaited<ReturnType<DruidClient["tasks"]>>;
+    try {
+      tasks = await client.tasks({ datasource, createdTimeInterval: window }, call);
+    } catch (error) {
+      if (isFatal(error)) return `the task list could not be read: ${describe(error)}`;
+      throw error;
+    }
+    const others = tasks.filter(
+      (t) =>
+        t.id !== taskId &&
+        t.groupId !== taskId &&
+        typeof t.createdTime === "string" &&
+        t.createdTime >= createdTime &&
+        t.createdTime <= version,
+    );
+    if (others.length === 0) return true;
+    return `${others.length} other task(s) of ${datasource} were created in between (${others
+      .slice(0, 3)
+      .map((t) => t.id)
+      .join(", ")}${others.length > 3 ? ", …" : ""})`;
+  }
 
   async function handler(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = payloadOf(task);
@@ -203,6 +266,9 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       });
     }
     if (p.taskId !== taskId) {
+      // A baseline proves what is ours only if it was read before the task existed. Ask Druid first: a
+      // known id was submitted by someone else with the same spec (another job or ledger).
+      const known = await batcher.get(taskId, ctx.signal);
       let baseline: Baseline;
       try {
         baseline = await readBaseline(client, payload.datasource, interval, ctx.signal);
@@ -216,10 +282,13 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         taskId,
         attempt: task.attempt,
         baseline,
+        baselineTrusted: known.state === "UNKNOWN",
         taskIds,
         version: null,
+        versionProof: null,
         reattached: false,
         druidState: null,
+        forgotten: 0,
       });
     }
 
@@ -232,6 +301,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
           step: "running",
           submittedAt: clock.now(),
           reattached: result.outcome === "duplicate",
+          ...(result.outcome === "accepted" ? { forgotten: 0 } : {}),
         });
       } catch (error) {
         if (isFatal(error)) throw new TaskAbort(`Druid rejected ${taskId}: ${describe(error)}`);
@@ -243,10 +313,20 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       options.admission?.track(task.id, payload.slots, taskId);
       const status = await batcher.get(taskId, ctx.signal);
       if (status.state === "UNKNOWN") {
-        // Druid forgot (or never stored) a task we submitted: submit the same id again (api-contract §2.3).
-        await save({ step: "submit" });
+        // Druid forgot (or never stored) a task we submitted: submit the same id again (docs/druid-api.md,
+        // "Task status"). If Druid keeps answering "duplicate" for an id its status endpoint does not know,
+        // resubmitting cannot help: stop with the evidence instead of looping.
+        const forgotten = p.reattached ? (p.forgotten ?? 0) + 1 : 0;
+        if (forgotten >= FORGOTTEN_LIMIT) {
+          await save({ outcome: "forgotten", forgotten });
+          throw new TaskAbort(
+            `Druid answers "duplicate" to ${taskId} but its status endpoint does not know the task (${forgotten} times in a row): the Overlord's task storage disagrees with itself; check the Overlord (leader change, metadata store) before retrying`,
+          );
+        }
+        await save({ step: "submit", forgotten });
         throw new TaskProgress(`Druid does not know ${taskId}; resubmitting`, 0);
       }
+      if (p.forgotten) await save({ forgotten: 0 });
       if (status.state === "RUNNING") {
         if (p.druidState !== "RUNNING") await save({ druidState: "RUNNING" });
         throw new TaskProgress(`Druid task ${taskId} RUNNING`, tickMs);
@@ -284,6 +364,8 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       await save({
         step: "handoff",
         succeededAt: clock.now(),
+        handoffSince: clock.now(),
+        handoffTimedOut: false,
         druidDurationMs: status.duration,
         druidState: "SUCCESS",
         druidCreatedTime: plus?.status?.createdTime ?? null,
@@ -292,28 +374,62 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
     }
 
     if (p.step === "handoff") {
+      // Reached again after a handoff timeout: only `segops retry` brings a task back from that, and it
+      // means "wait again", so the window starts now.
+      if (p.handoffTimedOut) await save({ handoffTimedOut: false, handoffSince: clock.now(), outcome: null });
+      const created = p.druidCreatedTime ? Date.parse(p.druidCreatedTime) : Number.NaN;
+      const lifetimeEnd =
+        Number.isFinite(created) && typeof p.druidDurationMs === "number" && p.druidDurationMs >= 0
+          ? new Date(created + p.druidDurationMs).toISOString()
+          : null;
       const verdict = await handoff.check(
         payload.datasource,
         {
           interval,
           mode: payload.mode,
           baseline: p.baseline ?? { versions: [], segmentIds: [] },
+          baselineTrusted: p.baselineTrusted !== false,
           version: p.version ?? null,
           notBefore: p.druidCreatedTime ?? null,
+          notAfter: lifetimeEnd,
+          rowsIngested: rowsIngestedOf(p.rowStats),
         },
         ctx.signal,
       );
       if (verdict.state === "superseded") {
+        await save({ outcome: "superseded" });
         throw new TaskAbort(
           `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${payload.interval}`,
         );
       }
+      if (verdict.state === "lost") {
+        await save({ outcome: "lost" });
+        throw new TaskAbort(`not done: ${taskId} SUCCEEDED but its data is gone: ${verdict.reason}`);
+      }
+      if (verdict.state === "unproven") {
+        const proven =
+          verdict.candidate !== null && p.druidCreatedTime
+            ? await soleTask(payload.datasource, taskId, p.druidCreatedTime, verdict.candidate, call)
+            : null;
+        if (proven === true && verdict.candidate) {
+          // Nothing else could have locked in between: the version is ours. Record it, then check handoff.
+          await save({ version: verdict.candidate, versionProof: "sole-task" });
+          throw new TaskProgress(`version ${verdict.candidate} of ${payload.interval} proven ours`, 0);
+        }
+        await save({ outcome: "unproven" });
+        throw new TaskAbort(
+          `not done: cannot prove that the data in ${payload.interval} came from ${taskId}: ${verdict.reason}${typeof proven === "string" ? `; ${proven}` : ""}. Check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
+        );
+      }
       if (verdict.state === "waiting") {
-        if (verdict.version && !p.version) await save({ version: verdict.version });
-        const waited = clock.now() - (p.succeededAt ?? clock.now());
+        if (verdict.version && !p.version)
+          await save({ version: verdict.version, versionProof: verdict.proof });
+        const since = p.handoffSince ?? p.succeededAt ?? clock.now();
+        const waited = clock.now() - since;
         if (waited >= handoffTimeoutMs) {
+          await save({ handoffTimedOut: true, outcome: "handoff-timeout" });
           throw new TaskAbort(
-            `SUCCESS but never queryable: ${taskId} succeeded ${Math.round(waited / 1000)}s ago and ${payload.interval} is still not served; missing: ${verdict.missing.slice(0, 5).join("; ")}${verdict.missing.length > 5 ? ` (+${verdict.missing.length - 5} more)` : ""}`,
+            `SUCCESS but never queryable: ${taskId} succeeded and ${payload.interval} is still not served after ${Math.round(waited / 1000)}s; missing: ${verdict.missing.slice(0, 5).join("; ")}${verdict.missing.length > 5 ? ` (+${verdict.missing.length - 5} more)` : ""}`,
           );
         }
         if (JSON.stringify(p.missing) !== JSON.stringify(verdict.missing))
@@ -321,7 +437,13 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         throw new TaskProgress(`waiting for handoff of ${payload.interval}`, tickMs);
       }
       note(task, "handed-off", payload.interval);
-      await save({ step: "audit", version: verdict.version, handedOffAt: clock.now(), missing: [] });
+      await save({
+        step: "audit",
+        version: verdict.version,
+        versionProof: verdict.proof,
+        handedOffAt: clock.now(),
+        missing: [],
+      });
     }
 
     if (p.step === "audit") {
@@ -346,7 +468,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         compactionCandidates: report.compactionCandidates.length,
       };
       if (!report.ok) {
-        await save({ audit });
+        await save({ audit, outcome: "audit-failed" });
         throw new TaskAbort(
           `audit failed for ${payload.interval}: ${report.violations.map((v) => `${v.chunk} ${v.kind}: ${v.message}`).join("; ")}`,
         );
@@ -356,9 +478,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         druidTaskId: taskId,
         version: p.version ?? null,
         rows: report.totals.rows,
-        rowsIngested: p.rowStats
-          ? p.rowStats.processed - p.rowStats.unparseable - p.rowStats.thrownAway
-          : null,
+        rowsIngested: rowsIngestedOf(p.rowStats),
         segments: report.totals.segments,
         bytes: report.totals.bytes,
         druidDurationMs: p.druidDurationMs ?? null,

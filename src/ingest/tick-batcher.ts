@@ -33,6 +33,8 @@ export class TickBatcher<K, Q, A> {
 
   ask(key: K, question: Q, signal?: AbortSignal): Promise<A> {
     if (this.#stop.signal.aborted) return Promise.reject(new Error(`${this.options.name} is stopped`));
+    // An abort listener added to an aborted signal never fires: answer now instead of waiting forever.
+    if (signal?.aborted) return Promise.reject(signal.reason);
     this.#loop ??= this.#run();
     return new Promise<A>((resolve, reject) => {
       // The abort listener lives exactly as long as the wait: a task polled for hours must not pile them up.

@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { UsageError } from "../core/errors.js";
 import { type DrainResult, drain } from "../driver/drain.js";
 import type { DriverLog } from "../driver/driver.js";
 import type { DruidClient } from "../druid/client.js";
@@ -8,7 +9,8 @@ import { HandoffChecker } from "../ingest/handoff.js";
 import { ingestRunner } from "../ingest/runner.js";
 import { StatusBatcher, type TaskStatusSnapshot } from "../ingest/status-batcher.js";
 import type { Store } from "../ledger/store.js";
-import type { TaskRow } from "../ledger/types.js";
+import type { JobRow, JobState, TaskRow } from "../ledger/types.js";
+import { assertJobCluster, clusterOf } from "./cluster.js";
 
 /**
  * Wires one process's ingestion machinery — a status batcher, a handoff checker, admission control and
@@ -42,6 +44,31 @@ export interface EngineOptions {
 export interface EngineResult extends DrainResult {
   peakSlots: number;
   statusLookups: number;
+  /** The job as settled after the run: `done`/`failed` once every partition is terminal, else `open`. */
+  job: JobRow;
+}
+
+/** A job's state from its partitions: open while any is unfinished; then failed if any failed or died. */
+export function jobStateFor(counts: DrainResult["counts"]): JobState {
+  if (counts.new + counts.running + counts.suspended > 0) return "open";
+  return counts.failed + counts.dead > 0 ? "failed" : "done";
+}
+
+/**
+ * Records a job's state once its partitions say it changed. Every caller of the library gets it: the
+ * driver that commits a job's last partition settles that job, whichever process planned it.
+ */
+export async function settleJob(store: Store, jobId: string, actor = "driver"): Promise<JobRow | null> {
+  const [job, counts] = await Promise.all([store.getJob(jobId), store.countTasks(jobId)]);
+  if (!job) return null;
+  const state = jobStateFor(counts);
+  // A canceled job keeps its state; an open one that finished, or a finished one sent back by retry, moves.
+  if (job.state === state || job.state === "canceled") return job;
+  const reason =
+    state === "open"
+      ? "partitions sent back to run"
+      : `every partition finished: ${counts.done} done, ${counts.failed} failed, ${counts.dead} dead-lettered`;
+  return (await store.setJobState(jobId, state, reason, actor)) ?? job;
 }
 
 export function statusLookupFor(client: DruidClient) {
@@ -63,6 +90,10 @@ export function statusLookupFor(client: DruidClient) {
 
 export async function runIngestJob(options: EngineOptions): Promise<EngineResult> {
   const tickMs = options.tickMs ?? 1000;
+  const planned = await options.store.getJob(options.jobId);
+  if (!planned) throw new UsageError(`no job ${options.jobId} in the ledger`, { jobId: options.jobId });
+  // Before anything is claimed: a job never runs against a cluster other than its own.
+  assertJobCluster(planned, clusterOf(options.client));
   const maxConcurrency = options.maxConcurrency ?? 8;
   const batcher = new StatusBatcher({
     lookup: statusLookupFor(options.client),
@@ -91,10 +122,17 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
     ...(options.sizeBand ? { sizeBand: options.sizeBand } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
   });
+  const settling = {
+    ...runner,
+    onFinish: async (task: TaskRow) => {
+      await runner.onFinish?.(task);
+      await settleJob(options.store, task.jobId, options.owner ?? "driver");
+    },
+  };
   try {
     const result = await drain({
       store: options.store,
-      runners: [runner],
+      runners: [settling],
       clock: options.clock,
       jobId: options.jobId,
       pollMs: Math.max(10, Math.floor(tickMs / 2)),
@@ -104,7 +142,8 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
       ...(options.log ? { log: options.log } : {}),
       ...(options.owner ? { owner: options.owner } : {}),
     });
-    return { ...result, peakSlots: admission.peakSlots, statusLookups: batcher.stats.lookups };
+    const job = (await settleJob(options.store, options.jobId, options.owner ?? "driver")) ?? planned;
+    return { ...result, job, peakSlots: admission.peakSlots, statusLookups: batcher.stats.lookups };
   } finally {
     await batcher.stop();
     await handoff.stop();

@@ -16,6 +16,7 @@ import {
   type SpecIssue,
   validateSpec,
 } from "../spec/index.js";
+import type { ClusterBinding } from "./cluster.js";
 
 /**
  * Job planning (architecture doc, "Job identity"): everything that can be wrong with the input is found
@@ -38,6 +39,11 @@ export interface IngestJobInput {
   nonce?: string;
   /** Options stored with the job (poisonAfter, maxConcurrency, ...), not part of its identity. */
   options?: JsonObject;
+  /**
+   * The Druid the job is for: part of its identity (the same command against another cluster is another
+   * job) and stored with it, so the job refuses to run anywhere else.
+   */
+  cluster?: ClusterBinding;
 }
 
 export interface PlannedJob {
@@ -66,7 +72,7 @@ function modeOf(spec: JsonObject): "replace" | "append" {
 }
 
 export function jobIdFor(input: IngestJobInput, datasource: string): string {
-  const identity: JsonValue = {
+  const identity: { [key: string]: JsonValue } = {
     kind: input.kind,
     template: input.template.kind === "sql" ? input.template.text : (input.template.value as JsonValue),
     range: formatInterval(input.range),
@@ -76,6 +82,9 @@ export function jobIdFor(input: IngestJobInput, datasource: string): string {
     idPrefix: input.idPrefix ?? "segops",
     nonce: input.nonce ?? null,
   };
+  // Only the Overlord and Coordinator decide where data lands (the Broker may be any query node).
+  if (input.cluster)
+    identity.cluster = { overlord: input.cluster.overlord, coordinator: input.cluster.coordinator };
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
   return `${input.kind}_${datasourcePart(datasource)}_${intervalSlug(input.range)}_${hash}`;
 }
@@ -100,6 +109,8 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
     input.kind === "run" ? [input.range] : splitInterval(input.range, parseGranularity(partitionGranularity));
   const datasource = datasourceOf(probe.spec as JsonObject);
   const jobId = jobIdFor(input, datasource);
+  // What `--new` jobs over the same inputs share: an unfinished one must not be silently doubled.
+  const baseId = input.nonce ? jobIdFor({ ...input, nonce: undefined }, datasource) : jobId;
   const prefix = input.nonce ? `${input.idPrefix ?? "segops"}-${input.nonce}` : (input.idPrefix ?? "segops");
 
   const errors: SpecIssue[] = [];
@@ -149,6 +160,9 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
         datasource,
         specVersion,
         vars: (input.vars ?? {}) as JsonObject,
+        baseId,
+        ...(input.nonce ? { nonce: input.nonce } : {}),
+        ...(input.cluster ? { cluster: { ...input.cluster } } : {}),
         ...(input.options ?? {}),
       },
     },

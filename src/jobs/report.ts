@@ -50,6 +50,16 @@ export function partitionReport(task: TaskRow): PartitionReport {
   };
 }
 
+/**
+ * How a stopped job is picked up again. A `--new` job cannot be named by rerunning its command (that
+ * would plan yet another job), so the hint names it by id.
+ */
+export function resumeHint(job: { id: string; options: JobRow["options"] }): string {
+  return job.options.nonce
+    ? `segops resume ${job.id}`
+    : `segops resume ${job.id} (or rerun the same command)`;
+}
+
 /** 0 all done and audited · 1 some failed or dead-lettered · 3 work left (deadline) — architecture doc. */
 export function exitCodeFor(counts: StateCounts): number {
   if (counts.failed + counts.dead > 0) return ExitCode.SomeFailed;
@@ -116,7 +126,7 @@ export function formatJobReport(report: JobReport): string {
     report.exitCode === ExitCode.Ok
       ? `ALL ${report.partitions.length} PARTITIONS DONE AND AUDITED`
       : report.exitCode === ExitCode.Deadline
-        ? `UNFINISHED: ${c.new + c.running + c.suspended} partition(s) left; rerun the same command to resume`
+        ? `UNFINISHED: ${c.new + c.running + c.suspended} partition(s) left; resume with ${resumeHint({ id: report.job, options: report.options })}`
         : `NOT ALL DONE: ${c.failed} failed, ${c.dead} dead-lettered (segops dlq list --job ${report.job})`;
   return [
     `job ${report.job}`,

@@ -26,12 +26,16 @@ export interface ClaimOptions {
   readonly limit: number;
   /** Restrict the claim to these ids (after an `isEligible` pre-filter); the predicate still applies. */
   readonly ids?: readonly string[];
+  /** Claim only tasks of these jobs. @default every job in the ledger */
+  readonly jobIds?: readonly string[];
 }
 
 /** Options of `listDue`. */
 export interface ListDueOptions {
   readonly kind: string;
   readonly limit: number;
+  /** Only tasks of these jobs. @default every job in the ledger */
+  readonly jobIds?: readonly string[];
 }
 
 export interface ListJobsOptions {

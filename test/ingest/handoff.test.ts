@@ -30,7 +30,12 @@ const replace = (versions: string[] = [], ids: string[] = []): HandoffQuestion =
 describe("handoff gate", () => {
   it("waits while our new version is published but not yet served", () => {
     const v = handoffVerdict(replace(["v1"]), [seg("v1"), seg("v2", { served: false })]);
-    expect(v).toEqual({ state: "waiting", version: "v2", missing: ["wiki_v2_0 not served"] });
+    expect(v).toEqual({
+      state: "waiting",
+      version: "v2",
+      missing: ["wiki_v2_0 not served"],
+      proof: "baseline",
+    });
   });
 
   it("passes once our version is live and served, ignoring the overshadowed old one", () => {
@@ -68,7 +73,12 @@ describe("handoff gate", () => {
     const early = "2026-05-01T09:59:59.000Z";
     const ours = "2026-05-01T10:00:00.500Z";
     const v = handoffVerdict(q, [seg(early), seg(ours, { served: false })]);
-    expect(v).toEqual({ state: "waiting", version: ours, missing: [`wiki_${ours}_0 not served`] });
+    expect(v).toEqual({
+      state: "waiting",
+      version: ours,
+      missing: [`wiki_${ours}_0 not served`],
+      proof: "baseline",
+    });
   });
 
   it("identifies appended segments by id, not version", () => {
@@ -78,7 +88,12 @@ describe("handoff gate", () => {
       baseline: { versions: ["v1"], segmentIds: ["wiki_v1_0"] },
     };
     const v = handoffVerdict(q, [seg("v1"), seg("v1", { partitionNum: 1, served: false })]);
-    expect(v).toEqual({ state: "waiting", version: "v1", missing: ["wiki_v1_1 not served"] });
+    expect(v).toEqual({
+      state: "waiting",
+      version: "v1",
+      missing: ["wiki_v1_1 not served"],
+      proof: "baseline",
+    });
   });
 
   it("checks every waiting partition of a datasource with one pair of Coordinator calls per tick", async () => {
@@ -122,5 +137,75 @@ describe("handoff gate", () => {
     expect(calls).toEqual(["meta wiki 10", "served wiki"]);
     expect(results.every((r) => r.state === "waiting")).toBe(true);
     await checker.stop();
+  });
+});
+
+describe("issue 9.3: done only with data that provably came from our attempt", () => {
+  const old = "2026-04-01T00:00:00.000Z";
+  const created = "2026-05-01T10:00:00.000Z";
+  const ended = "2026-05-01T10:05:00.000Z";
+  const ours = "2026-05-01T10:00:01.000Z";
+  const foreign = "2026-05-01T11:00:00.000Z";
+  const q = (extra: Partial<HandoffQuestion> = {}): HandoffQuestion => ({
+    ...replace([old]),
+    notBefore: created,
+    notAfter: ended,
+    rowsIngested: 8,
+    ...extra,
+  });
+
+  it("issue 9.3: no version of ours found is not handed off when the task ingested rows", () => {
+    const v = handoffVerdict(q(), [seg(old)]);
+    expect(v).toMatchObject({ state: "lost" });
+    expect((v as { reason: string }).reason).toContain("ingested 8 row(s)");
+  });
+
+  it("issue 9.3: an attempt that ingested no rows and published nothing is handed off with no version", () => {
+    expect(handoffVerdict(q({ rowsIngested: 0 }), [seg(old)])).toMatchObject({
+      state: "handed-off",
+      version: null,
+    });
+  });
+
+  it("issue 9.3: nothing new and no report to say the task ingested nothing is not done", () => {
+    expect(handoffVerdict(q({ rowsIngested: null }), [seg(old)]).state).toBe("lost");
+  });
+
+  it("issue 9.3(a): a recorded version whose segments vanished is lost, not handed off", () => {
+    const v = handoffVerdict(q({ version: ours }), [seg(old)]);
+    expect(v).toMatchObject({ state: "lost" });
+    expect((v as { reason: string }).reason).toContain(`our version ${ours} is no longer used`);
+  });
+
+  it("issue 9.3(c): a foreign version later than our task's lifetime is never taken for ours", () => {
+    // Ours became unused; only the later replace is left, and it is past our task's end.
+    const v = handoffVerdict(q(), [seg(old), seg(foreign)]);
+    expect(v).toMatchObject({ state: "unproven", candidate: foreign });
+  });
+
+  it("issue 9.3: a version within our task's lifetime is ours, proven by the window", () => {
+    const v = handoffVerdict(q(), [seg(old), seg(ours)]);
+    expect(v).toMatchObject({ state: "handed-off", version: ours, proof: "window" });
+  });
+
+  it("issue 9.3(b): an adopted task's old version under a newer live one is superseded", () => {
+    // The task existed before this job read the interval: its version is in the baseline, and
+    // another spec's replace is live over it.
+    const adopted = q({
+      baseline: { versions: [old, ours, foreign], segmentIds: [] },
+      baselineTrusted: false,
+    });
+    const v = handoffVerdict(adopted, [seg(old), seg(ours), seg(foreign)]);
+    expect(v).toEqual({ state: "superseded", version: ours, liveVersions: [foreign] });
+  });
+
+  it("issue 9.3(b): an adopted task whose version is gone, under another's replace, is not done", () => {
+    const adopted = q({ baseline: { versions: [old, foreign], segmentIds: [] }, baselineTrusted: false });
+    expect(handoffVerdict(adopted, [seg(old), seg(foreign)]).state).toBe("unproven");
+  });
+
+  it("issue 9.3: an adopted append cannot tell its segments apart: unproven, never done", () => {
+    const adopted: HandoffQuestion = { ...q(), mode: "append", baselineTrusted: false };
+    expect(handoffVerdict(adopted, [seg(old), seg(old, { partitionNum: 1 })]).state).toBe("unproven");
   });
 });

@@ -6,6 +6,7 @@ import { registerId } from "./id.js";
 import { registerLedgerCommands } from "./ledger-commands.js";
 import { registerPoll } from "./poll.js";
 import { registerRender } from "./render.js";
+import { registerResume } from "./resume.js";
 import { registerRun } from "./run.js";
 import { registerSim } from "./sim.js";
 import { registerSubmit } from "./submit.js";
@@ -19,6 +20,7 @@ export const commands: RegisterCommand[] = [
   registerDemo,
   registerRun,
   registerBackfill,
+  registerResume,
   registerSubmit,
   registerWait,
   registerPoll,

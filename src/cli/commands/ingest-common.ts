@@ -2,10 +2,12 @@ import { type Command, Option } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import type { Interval } from "../../core/interval.js";
-import type { DruidClient } from "../../druid/client.js";
+import { nonTerminal } from "../../driver/drain.js";
+import { DruidClient } from "../../druid/client.js";
+import { type ClusterBinding, clusterOf } from "../../jobs/cluster.js";
 import { runIngestJob } from "../../jobs/engine.js";
 import { type IngestJobInput, planIngestJob } from "../../jobs/plan.js";
-import { formatJobReport, jobReport } from "../../jobs/report.js";
+import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import type { Store } from "../../ledger/store.js";
 import { parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
@@ -13,6 +15,7 @@ import {
   addDruidOptions,
   addLedgerOption,
   type DruidFlags,
+  druidOptionsFrom,
   positiveInt,
   positiveNumber,
 } from "../options.js";
@@ -85,6 +88,7 @@ export async function executeIngest(
 ): Promise<number> {
   const template = await readTemplateFile(templatePath);
   const vars = parseVars(flags.var);
+  const cluster = await clusterOfFlags(flags);
   const plan = planIngestJob({
     kind,
     template,
@@ -96,12 +100,14 @@ export async function executeIngest(
     ...(flags.prefix ? { idPrefix: flags.prefix } : {}),
     ...(flags.new ? { nonce: Date.now().toString(36) } : {}),
     options: { maxConcurrency: flags.maxConcurrency, poisonAfter: flags.poisonAfter },
+    cluster,
   });
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
   const client = await connectDruid(flags);
   let store: Store | undefined;
   try {
     store = await openLedger(flags.ledger);
+    if (flags.new) await refuseDoubling(store, String(plan.job.options?.baseId ?? plan.job.id));
     const { created } = await store.createJob(plan.job, plan.tasks, "cli");
     if (!flags.json) {
       process.stderr.write(
@@ -113,6 +119,36 @@ export async function executeIngest(
     await store?.close();
     await client.close();
   }
+}
+
+/** The cluster the flags point at (no connection is made). */
+async function clusterOfFlags(flags: DruidFlags): Promise<ClusterBinding> {
+  const client = new DruidClient(druidOptionsFrom(flags));
+  try {
+    return clusterOf(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * `--new` over inputs whose job is unfinished would ingest the same data again under new task ids (rows
+ * doubled by an appending template): refuse and name the way back instead.
+ */
+async function refuseDoubling(store: Store, baseId: string): Promise<void> {
+  const open = (await store.listJobs({ state: "open", limit: 10_000 })).filter(
+    (j) => j.id === baseId || j.options.baseId === baseId,
+  );
+  const unfinished: string[] = [];
+  for (const job of open) {
+    const left = nonTerminal(await store.countTasks(job.id));
+    if (left > 0) unfinished.push(`${job.id} (${left} partition(s) left)`);
+  }
+  if (unfinished.length === 0) return;
+  throw new UsageError(
+    `--new would ingest again what an unfinished job over the same inputs is ingesting: ${unfinished.join(", ")}. Resume it with \`segops resume JOB\` (or the same command without --new), or cancel it first (\`segops cancel JOB\`) if a fresh ingestion is really wanted`,
+    { unfinished },
+  );
 }
 
 /** Runs a stored job to the end (or deadline / Ctrl-C) and prints its report; returns the exit code. */
@@ -129,9 +165,11 @@ export async function driveJob(options: {
   const { store, client, jobId, flags } = options;
   const clock = systemClock;
   const interrupt = new AbortController();
+  const planned = await store.getJob(jobId);
+  if (!planned) throw new UsageError(`no job ${jobId} in the ledger`, { jobId });
   const onSignal = () => {
     // stderr even with --json: stdout carries only the report.
-    process.stderr.write("\ninterrupted: handing work back; rerun the same command to resume\n");
+    process.stderr.write(`\ninterrupted: handing work back; resume with ${resumeHint(planned)}\n`);
     interrupt.abort();
   };
   process.once("SIGINT", onSignal);
@@ -166,8 +204,6 @@ export async function driveJob(options: {
   const job = await store.getJob(jobId);
   if (!job) throw new UsageError(`job ${jobId} vanished from the ledger`);
   const report = await jobReport(store, job);
-  const state = report.exitCode === 0 ? "done" : report.exitCode === 1 ? "failed" : "open";
-  if (job.state !== state) await store.setJobState(jobId, state, `run ended: exit ${report.exitCode}`, "cli");
   process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatJobReport(report)}\n`);
   return report.exitCode;
 }

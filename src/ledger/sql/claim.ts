@@ -7,9 +7,11 @@ import { CLAIMABLE, Params, type Statement } from "./statement.js";
  * The `NOT EXISTS` only avoids wasted work; the unique index `tasks_running_key` is what makes
  * exclusion race-safe across hosts.
  */
-function claimable(p: Params, kind: string, now: number): string {
+function claimable(p: Params, kind: string, now: number, jobIds?: readonly string[]): string {
   const t = p.add(now);
-  return `c.kind = ${p.add(kind)}
+  // A driver runs only the jobs it was asked to run: a shared ledger holds other jobs, maybe for other clusters.
+  const jobs = jobIds ? `AND ${p.inList("c.job_id", jobIds)}` : "";
+  return `c.kind = ${p.add(kind)} ${jobs}
     AND (c.run_at <= ${t} OR c.canceled)
     AND (c.state IN ${CLAIMABLE} OR (c.state = 'running' AND c.lease_expires_at <= ${t}))
     AND (c.exclusion_key IS NULL OR NOT EXISTS (
@@ -27,7 +29,7 @@ const CLAIM_ORDER = "c.canceled DESC, CASE WHEN c.state = 'new' THEN 1 ELSE 0 EN
 export function listDue(d: Dialect, o: ListDueOptions, now: number): Statement {
   const p = new Params(d);
   return p.statement(
-    `SELECT * FROM tasks c WHERE ${claimable(p, o.kind, now)} ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
+    `SELECT * FROM tasks c WHERE ${claimable(p, o.kind, now, o.jobIds)} ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
   );
 }
 
@@ -40,7 +42,7 @@ export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): State
   const ids = o.ids ? `AND ${p.inList("c.id", o.ids)}` : "";
   return p.statement(
     `SELECT c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key FROM tasks c
-     WHERE ${claimable(p, o.kind, now)} ${ids}
+     WHERE ${claimable(p, o.kind, now, o.jobIds)} ${ids}
      ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}
      ${d === "postgres" ? "FOR UPDATE SKIP LOCKED" : ""}`,
   );
