@@ -3,6 +3,7 @@ import { UsageError } from "../core/errors.js";
 import { type DrainResult, drain } from "../driver/drain.js";
 import type { DriverLog } from "../driver/driver.js";
 import type { DruidClient } from "../druid/client.js";
+import type { OutageMonitor } from "../druid/outage.js";
 import { AdmissionTracker } from "../ingest/admission-tracker.js";
 import type { SizeBand } from "../ingest/audit.js";
 import { HandoffChecker } from "../ingest/handoff.js";
@@ -39,6 +40,11 @@ export interface EngineOptions {
   onStep?: (task: TaskRow, step: string, detail: string) => void;
   log?: DriverLog;
   owner?: string;
+  /**
+   * Bounds a Druid outage: fed by the client's `onAttempt`, it stops the run (work handed back,
+   * resumable) once Druid has not answered for `timeoutMs`.
+   */
+  outage?: { monitor: OutageMonitor; timeoutMs: number };
 }
 
 export interface EngineResult extends DrainResult {
@@ -46,6 +52,8 @@ export interface EngineResult extends DrainResult {
   statusLookups: number;
   /** The job as settled after the run: `done`/`failed` once every partition is terminal, else `open`. */
   job: JobRow;
+  /** Set when the run stopped because Druid did not answer for the outage timeout. */
+  outage: { since: number; lastError: string | null } | null;
 }
 
 /** A job's state from its partitions: open while any is unfinished; then failed if any failed or died. */
@@ -86,6 +94,26 @@ export function statusLookupFor(client: DruidClient) {
     }
     return out;
   };
+}
+
+/** Aborts `stop` once the monitor has seen no answer for `timeoutMs`; resolves with the outage (or null). */
+async function watchOutage(
+  outage: NonNullable<EngineOptions["outage"]>,
+  clock: Clock,
+  tickMs: number,
+  stop: AbortController,
+  external: AbortSignal | undefined,
+): Promise<EngineResult["outage"]> {
+  const done = external ? AbortSignal.any([external, stop.signal]) : stop.signal;
+  while (!done.aborted) {
+    const since = outage.monitor.since;
+    if (since !== null && outage.monitor.outageMs() >= outage.timeoutMs) {
+      stop.abort(new Error("Druid outage"));
+      return { since, lastError: outage.monitor.lastError };
+    }
+    await clock.sleep(tickMs, done).catch(() => undefined);
+  }
+  return null;
 }
 
 export async function runIngestJob(options: EngineOptions): Promise<EngineResult> {
@@ -129,6 +157,12 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
       await settleJob(options.store, task.jobId, options.owner ?? "driver");
     },
   };
+  // An outage longer than allowed stops the run like Ctrl-C does: work handed back, resumable.
+  const stop = new AbortController();
+  const watch = options.outage
+    ? watchOutage(options.outage, options.clock, tickMs, stop, options.signal)
+    : null;
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   try {
     const result = await drain({
       store: options.store,
@@ -138,13 +172,23 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
       pollMs: Math.max(10, Math.floor(tickMs / 2)),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal,
       ...(options.log ? { log: options.log } : {}),
       ...(options.owner ? { owner: options.owner } : {}),
     });
     const job = (await settleJob(options.store, options.jobId, options.owner ?? "driver")) ?? planned;
-    return { ...result, job, peakSlots: admission.peakSlots, statusLookups: batcher.stats.lookups };
+    stop.abort();
+    const outage = (await watch) ?? null;
+    return {
+      ...result,
+      job,
+      outage,
+      peakSlots: admission.peakSlots,
+      statusLookups: batcher.stats.lookups,
+    };
   } finally {
+    stop.abort();
+    await watch;
     await batcher.stop();
     await handoff.stop();
   }

@@ -1,11 +1,12 @@
 import { type Command, Option } from "commander";
 import { systemClock } from "../../core/clock.js";
-import { UsageError } from "../../core/errors.js";
+import { ExitCode, UsageError } from "../../core/errors.js";
 import type { Interval } from "../../core/interval.js";
 import { nonTerminal } from "../../driver/drain.js";
 import { DruidClient } from "../../druid/client.js";
+import { OutageMonitor } from "../../druid/outage.js";
 import { type ClusterBinding, clusterOf } from "../../jobs/cluster.js";
-import { runIngestJob } from "../../jobs/engine.js";
+import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { type IngestJobInput, planIngestJob } from "../../jobs/plan.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import type { Store } from "../../ledger/store.js";
@@ -33,25 +34,40 @@ export interface IngestFlags extends DruidFlags {
   tick: number;
   lease: number;
   deadline?: number;
+  druidOutageTimeout: number;
   new?: boolean;
   json?: boolean;
   ledger: string;
 }
 
-export function addIngestOptions(command: Command): Command {
-  addDruidOptions(command);
-  addLedgerOption(command);
+/** Flags that steer a run (not part of a job's identity): shared by run, backfill and resume. */
+export function addRunControlOptions(command: Command, defaults: { fromJob?: boolean } = {}): Command {
+  const concurrency = "partitions in flight at once";
+  const poison = "dead-letter after N same-class failures";
   return command
-    .option("--var <k=v>", "template variable (repeatable)", collect, [])
-    .option("--spec-version <v>", "spec version: changing it forces new Druid task ids")
-    .option("--prefix <p>", "Druid task id prefix", "segops")
-    .option("--max-concurrency <n>", "partitions in flight at once", positiveInt("--max-concurrency"), 8)
-    .option("--poison-after <n>", "dead-letter after N same-class failures", positiveInt("--poison-after"), 3)
+    .option(
+      "--max-concurrency <n>",
+      defaults.fromJob ? `${concurrency} (default: the job's)` : concurrency,
+      positiveInt("--max-concurrency"),
+      ...(defaults.fromJob ? [] : [8]),
+    )
+    .option(
+      "--poison-after <n>",
+      defaults.fromJob ? `${poison} (default: the job's)` : poison,
+      positiveInt("--poison-after"),
+      ...(defaults.fromJob ? [] : [3]),
+    )
     .option(
       "--handoff-timeout <s>",
       "fail a partition not queryable this long after SUCCESS",
       positiveNumber("--handoff-timeout"),
       900,
+    )
+    .option(
+      "--druid-outage-timeout <s>",
+      "stop (exit 4, resumable) when Druid has not answered for this long",
+      positiveNumber("--druid-outage-timeout"),
+      600,
     )
     .addOption(
       new Option("--tick <ms>", "polling cadence in ms")
@@ -70,8 +86,23 @@ export function addIngestOptions(command: Command): Command {
       "stop after S seconds, leaving the job resumable (exit 3)",
       positiveNumber("--deadline"),
     )
-    .option("--new", "start a new job (new Druid task ids) instead of resuming the one these inputs name")
     .option("--json", "print the final report as JSON (no progress display)");
+}
+
+export function addIngestOptions(command: Command): Command {
+  addDruidOptions(command);
+  addLedgerOption(command);
+  command
+    .option("--var <k=v>", "template variable (repeatable)", collect, [])
+    .option("--spec-version <v>", "spec version: changing it forces new Druid task ids")
+    .option("--prefix <p>", "Druid task id prefix", "segops")
+    .option("--new", "start a new job (new Druid task ids) instead of resuming the one these inputs name");
+  return addRunControlOptions(command);
+}
+
+/** A client for the flags that reports every attempt to `monitor` (checked with one cheap call first). */
+export function connectWatched(flags: DruidFlags, monitor: OutageMonitor): Promise<DruidClient> {
+  return connectDruid(flags, { client: { onAttempt: monitor.record } });
 }
 
 /**
@@ -103,7 +134,8 @@ export async function executeIngest(
     cluster,
   });
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
-  const client = await connectDruid(flags);
+  const monitor = new OutageMonitor(systemClock);
+  const client = await connectWatched(flags, monitor);
   let store: Store | undefined;
   try {
     store = await openLedger(flags.ledger);
@@ -114,7 +146,7 @@ export async function executeIngest(
         `${created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
       );
     }
-    return await driveJob({ store, client, jobId: plan.job.id, total: plan.tasks.length, flags });
+    return await driveJob({ store, client, monitor, jobId: plan.job.id, total: plan.tasks.length, flags });
   } finally {
     await store?.close();
     await client.close();
@@ -155,12 +187,15 @@ async function refuseDoubling(store: Store, baseId: string): Promise<void> {
 export async function driveJob(options: {
   store: Store;
   client: DruidClient;
+  /** Fed by the client's attempts: bounds an outage and shows it in the progress display. */
+  monitor?: OutageMonitor;
   jobId: string;
   total: number;
   flags: Pick<
     IngestFlags,
     "maxConcurrency" | "poisonAfter" | "handoffTimeout" | "tick" | "lease" | "deadline" | "json"
-  >;
+  > &
+    Partial<Pick<IngestFlags, "druidOutageTimeout">>;
 }): Promise<number> {
   const { store, client, jobId, flags } = options;
   const clock = systemClock;
@@ -180,9 +215,11 @@ export async function driveJob(options: {
     jobId,
     total: options.total,
     clock,
+    ...(options.monitor ? { outage: options.monitor } : {}),
   });
+  let result: EngineResult;
   try {
-    await runIngestJob({
+    result = await runIngestJob({
       store,
       client,
       clock,
@@ -195,6 +232,9 @@ export async function driveJob(options: {
       signal: interrupt.signal,
       ...(flags.deadline !== undefined ? { deadline: clock.now() + flags.deadline * 1000 } : {}),
       onStep: (task, step, detail) => progress.step(task, step, detail),
+      ...(options.monitor
+        ? { outage: { monitor: options.monitor, timeoutMs: (flags.druidOutageTimeout ?? 600) * 1000 } }
+        : {}),
     });
   } finally {
     await progress.stop();
@@ -204,6 +244,18 @@ export async function driveJob(options: {
   const job = await store.getJob(jobId);
   if (!job) throw new UsageError(`job ${jobId} vanished from the ledger`);
   const report = await jobReport(store, job);
+  if (result.outage) {
+    // Druid stopped answering: the work was handed back like on Ctrl-C; say so, and exit 4 (unreachable).
+    process.stderr.write(
+      `Druid has not answered since ${new Date(result.outage.since).toISOString()} (${result.outage.lastError ?? "no answer"}); stopped with the work handed back: resume with ${resumeHint(job)} once it is back\n`,
+    );
+    process.stdout.write(
+      flags.json
+        ? `${JSON.stringify({ ...report, exitCode: ExitCode.Unreachable, outage: result.outage }, null, 2)}\n`
+        : `${formatJobReport(report)}\n`,
+    );
+    return ExitCode.Unreachable;
+  }
   process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatJobReport(report)}\n`);
   return report.exitCode;
 }

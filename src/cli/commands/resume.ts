@@ -1,20 +1,24 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
+import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
+import { OutageMonitor } from "../../druid/outage.js";
 import type { Store } from "../../ledger/store.js";
-import { connectDruid, openLedger } from "../context.js";
-import {
-  addDruidOptions,
-  addLedgerOption,
-  type DruidFlags,
-  positiveInt,
-  positiveNumber,
-} from "../options.js";
-import { driveJob, type IngestFlags } from "./ingest-common.js";
+import { openLedger } from "../context.js";
+import { addDruidOptions, addLedgerOption, type DruidFlags } from "../options.js";
+import { addRunControlOptions, connectWatched, driveJob, type IngestFlags } from "./ingest-common.js";
 
 type ResumeFlags = DruidFlags &
   Pick<
     IngestFlags,
-    "maxConcurrency" | "poisonAfter" | "handoffTimeout" | "tick" | "lease" | "deadline" | "json" | "ledger"
+    | "maxConcurrency"
+    | "poisonAfter"
+    | "handoffTimeout"
+    | "druidOutageTimeout"
+    | "tick"
+    | "lease"
+    | "deadline"
+    | "json"
+    | "ledger"
   >;
 
 /**
@@ -30,39 +34,8 @@ export function registerResume(program: Command): void {
     );
   addDruidOptions(command);
   addLedgerOption(command);
-  command
-    .option(
-      "--max-concurrency <n>",
-      "partitions in flight at once (default: the job's)",
-      positiveInt("--max-concurrency"),
-    )
-    .option(
-      "--poison-after <n>",
-      "dead-letter after N same-class failures (default: the job's)",
-      positiveInt("--poison-after"),
-    )
-    .option(
-      "--handoff-timeout <s>",
-      "fail a partition not queryable this long after SUCCESS",
-      positiveNumber("--handoff-timeout"),
-      900,
-    )
-    .addOption(
-      new Option("--tick <ms>", "polling cadence in ms")
-        .argParser(positiveInt("--tick"))
-        .default(1000)
-        .hideHelp(),
-    )
-    .addOption(
-      new Option("--lease <ms>", "ledger lease").argParser(positiveInt("--lease")).default(30_000).hideHelp(),
-    )
-    .option(
-      "--deadline <s>",
-      "stop after S seconds, leaving the job resumable (exit 3)",
-      positiveNumber("--deadline"),
-    )
-    .option("--json", "print the final report as JSON (no progress display)")
-    .action(async (jobId: string, flags: ResumeFlags & { maxConcurrency?: number; poisonAfter?: number }) => {
+  addRunControlOptions(command, { fromJob: true }).action(
+    async (jobId: string, flags: ResumeFlags & { maxConcurrency?: number; poisonAfter?: number }) => {
       let store: Store | undefined;
       try {
         store = await openLedger(flags.ledger);
@@ -74,13 +47,15 @@ export function registerResume(program: Command): void {
           typeof job.options[key] === "number" ? (job.options[key] as number) : fallback;
         const counts = await store.countTasks(jobId);
         const total = Object.values(counts).reduce((a, b) => a + b, 0);
-        const client = await connectDruid(flags);
+        const monitor = new OutageMonitor(systemClock);
+        const client = await connectWatched(flags, monitor);
         try {
           if (!flags.json)
             process.stderr.write(`resuming job ${jobId}: ${total} partition(s), ledger ${flags.ledger}\n`);
           process.exitCode = await driveJob({
             store,
             client,
+            monitor,
             jobId,
             total,
             flags: {
@@ -95,5 +70,6 @@ export function registerResume(program: Command): void {
       } finally {
         await store?.close();
       }
-    });
+    },
+  );
 }
