@@ -71,6 +71,18 @@ function modeOf(spec: JsonObject): "replace" | "append" {
   return io?.appendToExisting === true ? "append" : "replace";
 }
 
+/** The partition granularity, or an error naming where it came from (the flag or the spec's JSON path). */
+function partitionGranularityOf(input: IngestJobInput, value: string | JsonObject) {
+  try {
+    return parseGranularity(value);
+  } catch (error) {
+    const path = input.granularity ? "--granularity" : "spec.dataSchema.granularitySpec.segmentGranularity";
+    throw new InvalidSpecError([{ path, message: error instanceof Error ? error.message : String(error) }], {
+      template: input.templateName,
+    });
+  }
+}
+
 export function jobIdFor(input: IngestJobInput, datasource: string): string {
   const identity: { [key: string]: JsonValue } = {
     kind: input.kind,
@@ -106,7 +118,9 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   const partitionGranularity = input.granularity ?? specGranularity(probe.spec as JsonObject);
   // `run` is one partition (one Druid task) over the whole interval; validation checks its alignment.
   const partitions =
-    input.kind === "run" ? [input.range] : splitInterval(input.range, parseGranularity(partitionGranularity));
+    input.kind === "run"
+      ? [input.range]
+      : splitInterval(input.range, partitionGranularityOf(input, partitionGranularity));
   const datasource = datasourceOf(probe.spec as JsonObject);
   const jobId = jobIdFor(input, datasource);
   // What `--new` jobs over the same inputs share: an unfinished one must not be silently doubled.

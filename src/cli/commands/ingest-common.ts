@@ -117,6 +117,14 @@ export async function executeIngest(
   flags: IngestFlags,
   extra: { granularity?: string } = {},
 ): Promise<number> {
+  // An empty value would silently mean the default (other task ids than the user asked for).
+  for (const [flag, value] of [
+    ["--prefix", flags.prefix],
+    ["--spec-version", flags.specVersion],
+  ] as const) {
+    if (value !== undefined && value.trim() === "")
+      throw new UsageError(`${flag} must not be empty (leave it out for the default)`, { flag });
+  }
   const template = await readTemplateFile(templatePath);
   const vars = parseVars(flags.var);
   const cluster = await clusterOfFlags(flags);
@@ -127,8 +135,8 @@ export async function executeIngest(
     range,
     vars,
     ...(extra.granularity ? { granularity: extra.granularity } : {}),
-    ...(flags.specVersion ? { specVersion: flags.specVersion } : {}),
-    ...(flags.prefix ? { idPrefix: flags.prefix } : {}),
+    ...(flags.specVersion !== undefined ? { specVersion: flags.specVersion } : {}),
+    ...(flags.prefix !== undefined ? { idPrefix: flags.prefix } : {}),
     ...(flags.new ? { nonce: Date.now().toString(36) } : {}),
     options: { maxConcurrency: flags.maxConcurrency, poisonAfter: flags.poisonAfter },
     cluster,

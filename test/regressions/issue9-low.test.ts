@@ -1,0 +1,189 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock, systemClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
+import type { TaskContext } from "../../src/driver/spec.js";
+import { DruidClient } from "../../src/druid/client.js";
+import { HandoffChecker } from "../../src/ingest/handoff.js";
+import { FORGOTTEN_LIMIT, type IngestProgress, ingestRunner } from "../../src/ingest/runner.js";
+import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
+import { clusterOf } from "../../src/jobs/cluster.js";
+import { runIngestJob } from "../../src/jobs/engine.js";
+import { planIngestJob } from "../../src/jobs/plan.js";
+import { openStore } from "../../src/ledger/open.js";
+import type { JsonObject, TaskRow } from "../../src/ledger/types.js";
+import { startSim } from "../../src/sim/index.js";
+import { runCli } from "../helpers/cli-process.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()?.();
+});
+
+function row(progress: JsonObject): TaskRow {
+  return {
+    id: "job/20260101-20260102",
+    jobId: "job",
+    kind: "ingest",
+    exclusionKey: null,
+    payload: {
+      datasource: "wiki",
+      interval: "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
+      spec: dailyTemplate({ datasource: "wiki" }),
+      specVersion: "1",
+      idPrefix: "segops",
+      mode: "replace",
+      segmentGranularity: "day",
+      slots: 1,
+    },
+    state: "running",
+    attempt: 1,
+    retry: 0,
+    maxRetry: null,
+    progress,
+    leaseOwner: "me",
+    leaseExpiresAt: 1,
+    runAt: 0,
+    canceled: false,
+    reason: null,
+    lastError: null,
+    version: 3,
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
+
+describe("issue 9, low items in the ingestion path", () => {
+  it("issue 9: a task Druid's status endpoint forgets while submit answers duplicate is not resubmitted forever", async () => {
+    const clock = new ManualClock(0);
+    let submits = 0;
+    const client = {
+      metadataSegments: async () => [],
+      servedSegments: async () => [],
+      submitTask: async (spec: { id: string }) => {
+        submits++;
+        return { outcome: "duplicate" as const, taskId: spec.id };
+      },
+    } as unknown as DruidClient;
+    const batcher = { get: async (id: string) => ({ id, state: "UNKNOWN" }) } as unknown as StatusBatcher;
+    const runner = ingestRunner({
+      client,
+      clock,
+      batcher,
+      handoff: new HandoffChecker({ clock, source: client }),
+    });
+    let progress: JsonObject = {};
+    const ctx: TaskContext = {
+      signal: new AbortController().signal,
+      owner: "me",
+      clock,
+      checkpoint: async (patch) => {
+        progress = { ...progress, ...patch };
+        return row(progress);
+      },
+    };
+    let outcome: unknown;
+    for (let i = 0; i < 20; i++) {
+      try {
+        await runner.handler(row(progress), ctx);
+        outcome = "returned";
+      } catch (error) {
+        outcome = error;
+      }
+      if (!(outcome instanceof TaskProgress)) break;
+    }
+    expect(outcome).toBeInstanceOf(TaskAbort);
+    expect((outcome as Error).message).toMatch(
+      /answers "duplicate" .* status endpoint does not know the task/,
+    );
+    expect(submits).toBe(FORGOTTEN_LIMIT);
+    expect((progress as IngestProgress).outcome).toBe("forgotten");
+  });
+
+  it("issue 9: segops retry after 'SUCCESS but never queryable' waits for handoff again instead of failing at once", async () => {
+    const sim = await startSim({
+      timeScale: 200,
+      capacity: 2,
+      handoffDelayMs: 1000,
+      baseDurationMs: 2000,
+      seed: 3,
+    });
+    const client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+    const store = await openStore("sqlite::memory:");
+    closers.push(
+      () => sim.close(),
+      () => client.close(),
+      () => store.close(),
+    );
+    sim.setNeverLoad("stuck", true);
+    const data = writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 8 });
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: dailyTemplate({ datasource: "stuck" }) },
+      templateName: "t.json",
+      range: parseInterval("2026-06-01/2026-06-02"),
+      vars: { dataDir: data },
+      cluster: clusterOf(client),
+    });
+    await store.createJob(plan.job, plan.tasks);
+    const options = { store, client, clock: systemClock, jobId: plan.job.id, tickMs: 20, leaseMs: 5000 };
+    const first = await runIngestJob({ ...options, handoffTimeoutMs: 2000 });
+    expect(first.counts.failed).toBe(1);
+    const [failed] = await store.listTasks(plan.job.id);
+    expect(failed?.lastError).toMatch(/SUCCESS but never queryable/);
+
+    // The Historicals come back; the user sends the partition back with `segops retry`.
+    // Loading takes a while (a minute of emulated time): the retry must wait for it, not fail at once.
+    sim.setNeverLoad("stuck", false);
+    for (const s of sim.engine.store.all("stuck")) s.servedAt = sim.engine.now + 60_000;
+    expect(await store.retryTask(failed?.id as string, "test")).not.toBeNull();
+    const second = await runIngestJob({ ...options, handoffTimeoutMs: 2000 });
+    expect(second.counts.done).toBe(1);
+    expect(second.job.state).toBe("done");
+    // No new Druid task: the same attempt was waited for again.
+    expect(sim.stats().submissions.filter((s) => s.accepted)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("issue 9, low items in the ingest commands", () => {
+  const work = mkdtempSync(join(tmpdir(), "segops-i9low-"));
+  const template = join(work, "t.json");
+  writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "low" })));
+  const base = [
+    "backfill",
+    template,
+    "--from",
+    "2026-06-01",
+    "--to",
+    "2026-06-02",
+    "--var",
+    "dataDir=/nowhere",
+  ];
+  const ledger = join(work, "ledger.db");
+  const rest = ["--druid", "http://127.0.0.1:9", "--ledger", `sqlite:${ledger}`];
+
+  it.each(["--prefix", "--spec-version"])(
+    "issue 9: %s '' is refused (exit 2) instead of silently falling back to the default",
+    async (flag) => {
+      const result = await runCli([...base, flag, "", ...rest]).done;
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${flag} must not be empty`);
+    },
+  );
+
+  it("issue 9: backfill names the JSON path of a bad segmentGranularity, as validate does", async () => {
+    const bad = dailyTemplate({ datasource: "low" }) as {
+      spec: { dataSchema: { granularitySpec: JsonObject } };
+    };
+    bad.spec.dataSchema.granularitySpec.segmentGranularity = "fortnightly";
+    const file = join(work, "bad.json");
+    writeFileSync(file, JSON.stringify(bad));
+    const result = await runCli(["backfill", file, ...base.slice(2), ...rest]).done;
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain("spec.dataSchema.granularitySpec.segmentGranularity");
+  });
+});
