@@ -213,3 +213,107 @@ describe("Ctrl-C: the backfill hands its work back and the rerun resumes at once
     }
   }, 60_000);
 });
+
+describe("issue 9.1 under SIGKILL: a shared ledger, two clusters", () => {
+  it.each([21, 22])(
+    "the killed prod backfill never runs on the stage cluster, and its rerun fills prod (seed %i)",
+    async (seed) => {
+      const work = mkdtempSync(join(tmpdir(), "segops-twoclusters-"));
+      const prodData = writeDailyDataset({
+        from: "2026-05-01",
+        days: 20,
+        rowsPerDay: 8,
+        dir: join(work, "prod"),
+      });
+      const stageData = writeDailyDataset({
+        from: "2026-05-01",
+        days: 2,
+        rowsPerDay: 8,
+        dir: join(work, "stage"),
+      });
+      const prodTemplate = join(work, "prod.json");
+      const stageTemplate = join(work, "stage.json");
+      writeFileSync(prodTemplate, JSON.stringify(dailyTemplate({ datasource: "prod" })));
+      writeFileSync(stageTemplate, JSON.stringify(dailyTemplate({ datasource: "stage" })));
+      const ledgerUrl = `sqlite:${join(work, "ledger.db")}`;
+      const a = await startSim({
+        timeScale: 50,
+        capacity: 2,
+        seed,
+        baseDurationMs: 4000,
+        handoffDelayMs: 1000,
+      });
+      const b = await startSim({
+        timeScale: 50,
+        capacity: 2,
+        seed: seed + 1,
+        baseDurationMs: 4000,
+        handoffDelayMs: 1000,
+      });
+      const store = await openStore(ledgerUrl);
+      const common = ["--ledger", ledgerUrl, "--tick", "30", "--lease", "500", "--json"];
+      const prodArgs = [
+        "backfill",
+        prodTemplate,
+        "--from",
+        "2026-05-01",
+        "--to",
+        "2026-05-21",
+        "--var",
+        `dataDir=${prodData}`,
+        "--druid",
+        a.url,
+        ...common,
+      ];
+      try {
+        const first = runCli(prodArgs);
+        await until(
+          "a few prod partitions done",
+          async () => {
+            const job = (await store.listJobs())[0];
+            return job ? (await store.countTasks(job.id)).done >= 3 : false;
+          },
+          { whileRunning: first },
+        );
+        first.child.kill("SIGKILL");
+        await first.done;
+
+        // Once the killed run's leases have lapsed, a stage backfill on cluster B shares the ledger.
+        await new Promise((r) => setTimeout(r, 600));
+        const stage = await runCli([
+          "backfill",
+          stageTemplate,
+          "--from",
+          "2026-05-01",
+          "--to",
+          "2026-05-03",
+          "--var",
+          `dataDir=${stageData}`,
+          "--druid",
+          b.url,
+          ...common,
+        ]).done;
+        expect(stage.code, stage.stderr).toBe(0);
+        const toB = b.stats().submissions.filter((s) => s.accepted);
+        expect(toB.map((s) => s.id?.includes("_stage_"))).toEqual([true, true]);
+
+        const rerun = await runCli(prodArgs).done;
+        expect(rerun.code, rerun.stderr).toBe(0);
+        expect(JSON.parse(rerun.stdout).counts.done).toBe(20);
+        const perDay = new Map<string, number>();
+        for (const r of a.engine.store.liveRows("prod", a.engine.now)) {
+          const day = new Date(r.__time as number).toISOString().slice(0, 10);
+          perDay.set(day, (perDay.get(day) ?? 0) + 1);
+        }
+        expect(perDay.size).toBe(20);
+        expect([...perDay.values()].every((n) => n === 8)).toBe(true);
+        expect(b.engine.store.liveRows("prod", b.engine.now)).toHaveLength(0);
+      } finally {
+        await store.close();
+        await a.close();
+        await b.close();
+      }
+    },
+    90_000,
+  );
+});
