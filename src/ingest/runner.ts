@@ -11,6 +11,7 @@ import type { JsonObject, TaskRow } from "../ledger/types.js";
 import type { AdmissionTracker } from "./admission-tracker.js";
 import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
 import { type AttemptFailure, classifyTaskFailure, isPoisoned } from "./failure.js";
+import { checkDataGates, type DataGates, DEFAULT_GATES, firstParseErrors } from "./gates.js";
 import { type Baseline, type HandoffChecker, type OwnershipProof, readBaseline } from "./handoff.js";
 import { toTimelineSegment } from "./segments.js";
 import type { StatusBatcher } from "./status-batcher.js";
@@ -42,6 +43,8 @@ export interface IngestPayload {
   segmentGranularity: string | JsonObject;
   /** Worker slots one attempt occupies (k+1). */
   slots: number;
+  /** Row-count gates; absent in partitions planned before gates existed (then the defaults apply). */
+  gates?: DataGates;
 }
 
 export type IngestStep = "submit" | "running" | "handoff" | "audit" | "done";
@@ -88,6 +91,8 @@ export interface IngestProgress {
     thrownAway: number;
     processedWithError: number;
   } | null;
+  /** The first parse-error messages of the latest attempt's report. */
+  parseErrors?: string[];
   /** Druid's last reported state of the current attempt (null before it is known). */
   druidState?: string | null;
   version?: string | null;
@@ -334,9 +339,13 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
       if (status.state === "FAILED") {
         options.admission?.untrack(task.id);
         let errorMsg = status.errorMsg;
+        let rowStats: IngestProgress["rowStats"] = null;
+        let parseErrors: string[] = [];
         try {
-          const reports = await client.taskReports(taskId, call);
-          errorMsg = reports?.ingestionStatsAndErrors?.payload.errorMsg ?? errorMsg;
+          const payloadOfReport = (await client.taskReports(taskId, call))?.ingestionStatsAndErrors?.payload;
+          errorMsg = payloadOfReport?.errorMsg ?? errorMsg;
+          rowStats = buildSegmentsStats(payloadOfReport?.rowStats);
+          parseErrors = firstParseErrors(payloadOfReport?.unparseableEvents);
         } catch {
           // The status's errorMsg is enough when the report is gone.
         }
@@ -351,7 +360,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
             errorMsg,
           },
         ];
-        await save({ failures, druidState: "FAILED" });
+        await save({ failures, druidState: "FAILED", rowStats, parseErrors });
         note(task, "failed", `${taskId}: ${errorMsg ?? "no message"}`);
         throw new AttemptFailed(`Druid task ${taskId} FAILED: ${errorMsg ?? "no message"}`, failures);
       }
@@ -361,6 +370,19 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         client.taskReports(taskId, call).catch(() => null),
         client.taskStatus(taskId, call).catch(() => null),
       ]);
+      const rowStats = buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
+      const parseErrors = firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
+      const gate = rowStats ? checkDataGates(rowStats, payload.gates ?? DEFAULT_GATES, parseErrors) : null;
+      if (gate) {
+        // SUCCESS on bad data is a failed attempt, and a deterministic one: the poison rule applies.
+        const failures = [
+          ...(p.failures ?? []),
+          { attempt: task.attempt, taskId, failureClass: "data-gate", deterministic: true, errorMsg: gate },
+        ];
+        await save({ failures, druidState: "SUCCESS", rowStats, parseErrors });
+        note(task, "failed", `${taskId}: ${gate}`);
+        throw new AttemptFailed(`data gate: ${taskId} SUCCEEDED but ${gate}`, failures);
+      }
       await save({
         step: "handoff",
         succeededAt: clock.now(),
@@ -369,7 +391,8 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         druidDurationMs: status.duration,
         druidState: "SUCCESS",
         druidCreatedTime: plus?.status?.createdTime ?? null,
-        rowStats: buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats),
+        rowStats,
+        parseErrors,
       });
     }
 
@@ -505,7 +528,9 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
     isEligible: (task) => {
       const p = progressOf(task);
       // An attempt with a recorded id may already be at Druid: watch it (or reattach) without waiting.
-      if (p.taskId && p.druidState !== "FAILED") return true;
+      // One that failed (in Druid, or at a data gate) is over: its successor waits for admission.
+      const over = p.druidState === "FAILED" || p.failures?.some((f) => f.taskId === p.taskId);
+      if (p.taskId && !over) return true;
       return options.admission ? options.admission.admit(task.id, payloadOf(task).slots) : true;
     },
     isPoison: (_task, error) => error instanceof AttemptFailed && isPoisoned(error.failures, poisonAfter),

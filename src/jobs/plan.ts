@@ -6,6 +6,7 @@ import { formatInterval, type Interval, intervalSlug } from "../core/interval.js
 import { splitInterval } from "../core/partition.js";
 import { datasourcePart } from "../core/task-id.js";
 import { slotsForSpec } from "../ingest/admission.js";
+import { type DataGates, DEFAULT_GATES, tuningWithGates } from "../ingest/gates.js";
 import { INGEST_KIND, type IngestPayload } from "../ingest/runner.js";
 import type { JsonObject, NewJob, NewTask } from "../ledger/types.js";
 import {
@@ -39,6 +40,8 @@ export interface IngestJobInput {
   nonce?: string;
   /** Options stored with the job (poisonAfter, maxConcurrency, ...), not part of its identity. */
   options?: JsonObject;
+  /** Row-count gates per partition (rendered into the spec where Druid can enforce them). @default DEFAULT_GATES */
+  gates?: DataGates;
   /**
    * The Druid the job is for: part of its identity (the same command against another cluster is another
    * job) and stored with it, so the job refuses to run anywhere else.
@@ -71,6 +74,15 @@ function modeOf(spec: JsonObject): "replace" | "append" {
   return io?.appendToExisting === true ? "append" : "replace";
 }
 
+/** The spec with the gates Druid can enforce rendered into its tuningConfig (when the spec sets none). */
+function withGates(spec: JsonObject, gates: DataGates): JsonObject {
+  const inner = (spec.spec as JsonObject | undefined) ?? {};
+  return {
+    ...spec,
+    spec: { ...inner, tuningConfig: tuningWithGates(inner.tuningConfig as JsonObject | undefined, gates) },
+  };
+}
+
 /** The partition granularity, or an error naming where it came from (the flag or the spec's JSON path). */
 function partitionGranularityOf(input: IngestJobInput, value: string | JsonObject) {
   try {
@@ -94,6 +106,9 @@ export function jobIdFor(input: IngestJobInput, datasource: string): string {
     idPrefix: input.idPrefix ?? "segops",
     nonce: input.nonce ?? null,
   };
+  // Gates change the rendered spec (and so the task ids); the defaults keep older job ids as they were.
+  if (input.gates && JSON.stringify(input.gates) !== JSON.stringify(DEFAULT_GATES))
+    identity.gates = input.gates as unknown as JsonValue;
   // Only the Overlord and Coordinator decide where data lands (the Broker may be any query node).
   if (input.cluster)
     identity.cluster = { overlord: input.cluster.overlord, coordinator: input.cluster.coordinator };
@@ -127,6 +142,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   const baseId = input.nonce ? jobIdFor({ ...input, nonce: undefined }, datasource) : jobId;
   const prefix = input.nonce ? `${input.idPrefix ?? "segops"}-${input.nonce}` : (input.idPrefix ?? "segops");
 
+  const gates = input.gates ?? DEFAULT_GATES;
   const errors: SpecIssue[] = [];
   const warnings = new Map<string, SpecIssue>();
   const tasks: NewTask[] = [];
@@ -138,12 +154,13 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       ...(input.vars ? { vars: input.vars } : {}),
     });
     if (prepared.kind !== "task") throw new UsageError("expected a native task template");
-    const result = validateSpec(prepared.spec, { partition: interval });
+    const gated = withGates(prepared.spec as JsonObject, gates);
+    const result = validateSpec(gated, { partition: interval });
     for (const e of result.errors)
       errors.push({ path: e.path, message: `${formatInterval(interval)}: ${e.message}` });
     for (const w of [...prepared.warnings, ...result.warnings])
       if (!w.path.startsWith("id")) warnings.set(`${w.path}:${w.message}`, w);
-    const { id: _pinned, ...spec } = prepared.spec;
+    const { id: _pinned, ...spec } = gated;
     const payload: IngestPayload = {
       datasource,
       interval: formatInterval(interval),
@@ -153,6 +170,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       mode: modeOf(spec as JsonObject),
       segmentGranularity: specGranularity(spec as JsonObject),
       slots: slotsForSpec(spec),
+      gates,
     };
     tasks.push({
       id: `${jobId}/${intervalSlug(interval)}`,

@@ -1,4 +1,5 @@
 import { ExitCode } from "../core/errors.js";
+import { describeRowStats } from "../ingest/gates.js";
 import type { IngestPayload, IngestProgress } from "../ingest/runner.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, StateCounts, TaskRow } from "../ledger/types.js";
@@ -17,6 +18,10 @@ export interface PartitionReport {
   rows: number | null;
   segments: number | null;
   bytes: number | null;
+  /** Druid's row counters of the latest attempt (processed, with errors, unparseable, thrown away). */
+  rowStats: IngestProgress["rowStats"] | null;
+  /** The first parse-error messages of the latest attempt's report. */
+  parseErrors: string[];
   error: string | null;
 }
 
@@ -46,6 +51,8 @@ export function partitionReport(task: TaskRow): PartitionReport {
     rows: p.summary ? (p.summary.rows ?? p.summary.rowsIngested) : null,
     segments: p.summary?.segments ?? null,
     bytes: p.summary?.bytes ?? null,
+    rowStats: p.rowStats ?? null,
+    parseErrors: p.parseErrors ?? [],
     error: task.state === "done" ? null : task.lastError,
   };
 }
@@ -128,10 +135,18 @@ export function formatJobReport(report: JobReport): string {
       : report.exitCode === ExitCode.Deadline
         ? `UNFINISHED: ${c.new + c.running + c.suspended} partition(s) left; resume with ${resumeHint({ id: report.job, options: report.options })}`
         : `NOT ALL DONE: ${c.failed} failed, ${c.dead} dead-lettered (segops dlq list --job ${report.job})`;
+  // The evidence of each partition that did not finish well: Druid's counters and first parse errors.
+  const evidence = report.partitions
+    .filter((p) => (p.state === "failed" || p.state === "dead") && (p.rowStats || p.parseErrors.length > 0))
+    .map(
+      (p) =>
+        `  ${p.interval.replace(/T00:00:00\.000Z/g, "")}: ${p.rowStats ? describeRowStats(p.rowStats) : "no row counters"}${p.parseErrors.length > 0 ? `; first parse errors: ${p.parseErrors.slice(0, 3).join(" | ")}` : ""}`,
+    );
   return [
     `job ${report.job}`,
     line(header),
     ...rows.map(line),
+    ...evidence,
     `done ${c.done} · failed ${c.failed} · dead ${c.dead} · left ${c.new + c.running + c.suspended} · rows ${report.totals.rows} · segments ${report.totals.segments} · ${bytes(report.totals.bytes)}`,
     verdict,
   ].join("\n");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/core/canonical-json.js";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
+import { deriveTaskId } from "../../src/core/task-id.js";
 import type { IngestPayload } from "../../src/ingest/runner.js";
 import { planIngestJob } from "../../src/jobs/plan.js";
 import { InvalidSpecError } from "../../src/spec/index.js";
@@ -64,5 +65,58 @@ describe("job planning", () => {
     expect(() =>
       planIngestJob({ ...base, template: { kind: "sql", text: "REPLACE INTO x OVERWRITE ALL SELECT 1" } }),
     ).toThrow(/SQL \(MSQ\) templates .* native index_parallel specs/);
+  });
+});
+
+describe("job planning with data gates", () => {
+  const t = template(dailyTemplate({ datasource: "plan" }));
+  const payloads = (gates?: Parameters<typeof planIngestJob>[0]["gates"]) =>
+    planIngestJob({ ...base, template: t, ...(gates ? { gates } : {}) }).tasks.map(
+      (task) => task.payload as unknown as IngestPayload,
+    );
+  const ids = (ps: IngestPayload[]) =>
+    ps.map((p) =>
+      deriveTaskId({
+        spec: p.spec,
+        interval: parseInterval(p.interval),
+        specVersion: p.specVersion,
+        attempt: 1,
+        prefix: p.idPrefix,
+        datasource: p.datasource,
+      }),
+    );
+
+  it("renders the gate into the spec Druid gets, so the rendered value is part of the task id", () => {
+    const strict = payloads();
+    const tuning = (p: IngestPayload) =>
+      (p.spec.spec as { tuningConfig: Record<string, unknown> }).tuningConfig;
+    expect(tuning(strict[0] as IngestPayload)).toMatchObject({
+      maxParseExceptions: 0,
+      maxSavedParseExceptions: 5,
+    });
+    const lenient = payloads({ maxUnparseable: { kind: "count", max: 5 }, minRows: 0 });
+    expect(tuning(lenient[0] as IngestPayload).maxParseExceptions).toBe(5);
+    expect(ids(lenient)).not.toEqual(ids(strict));
+    // A percentage cannot be handed to Druid: nothing rendered, checked after the task.
+    const pct = payloads({ maxUnparseable: { kind: "percent", max: 1 }, minRows: 0 });
+    expect(tuning(pct[0] as IngestPayload).maxParseExceptions).toBeUndefined();
+  });
+
+  it("names another job for other gates, the same job for the default ones", () => {
+    const a = planIngestJob({ ...base, template: t });
+    expect(
+      planIngestJob({
+        ...base,
+        template: t,
+        gates: { maxUnparseable: { kind: "count", max: 0 }, minRows: 0 },
+      }).job.id,
+    ).toBe(a.job.id);
+    expect(
+      planIngestJob({
+        ...base,
+        template: t,
+        gates: { maxUnparseable: { kind: "count", max: 9 }, minRows: 0 },
+      }).job.id,
+    ).not.toBe(a.job.id);
   });
 });

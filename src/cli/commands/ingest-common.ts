@@ -1,10 +1,11 @@
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { ExitCode, UsageError } from "../../core/errors.js";
 import type { Interval } from "../../core/interval.js";
 import { nonTerminal } from "../../driver/drain.js";
 import { DruidClient } from "../../druid/client.js";
 import { OutageMonitor } from "../../druid/outage.js";
+import { type DataGates, parseUnparseableLimit } from "../../ingest/gates.js";
 import { type ClusterBinding, clusterOf } from "../../jobs/cluster.js";
 import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { type IngestJobInput, planIngestJob } from "../../jobs/plan.js";
@@ -36,8 +37,20 @@ export interface IngestFlags extends DruidFlags {
   deadline?: number;
   druidOutageTimeout: number;
   new?: boolean;
+  maxUnparseable: string;
+  minRows: number;
   json?: boolean;
   ledger: string;
+}
+
+/** A count flag where 0 means "no minimum": plain decimal digits only. */
+function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n))
+      throw new InvalidArgumentError(`${name} must be a whole number from 0 up, got "${value}"`);
+    return n;
+  };
 }
 
 /** Flags that steer a run (not part of a job's identity): shared by run, backfill and resume. */
@@ -96,6 +109,12 @@ export function addIngestOptions(command: Command): Command {
     .option("--var <k=v>", "template variable (repeatable)", collect, [])
     .option("--spec-version <v>", "spec version: changing it forces new Druid task ids")
     .option("--prefix <p>", "Druid task id prefix", "segops")
+    .option(
+      "--max-unparseable <n|p%>",
+      "rows with parse errors a partition may have: a count (handed to Druid as maxParseExceptions) or a percentage",
+      "0",
+    )
+    .option("--min-rows <n>", "fewest rows a partition must ingest", nonNegativeInt("--min-rows"), 0)
     .option("--new", "start a new job (new Druid task ids) instead of resuming the one these inputs name");
   return addRunControlOptions(command);
 }
@@ -125,6 +144,13 @@ export async function executeIngest(
     if (value !== undefined && value.trim() === "")
       throw new UsageError(`${flag} must not be empty (leave it out for the default)`, { flag });
   }
+  const maxUnparseable = parseUnparseableLimit(flags.maxUnparseable ?? "0");
+  if (!maxUnparseable)
+    throw new UsageError(
+      `--max-unparseable: expected a row count (e.g. 10) or a percentage from 0 to 100 (e.g. 0.5%), got ${JSON.stringify(flags.maxUnparseable)}`,
+      { flag: "--max-unparseable" },
+    );
+  const gates: DataGates = { maxUnparseable, minRows: flags.minRows ?? 0 };
   const template = await readTemplateFile(templatePath);
   const vars = parseVars(flags.var);
   const cluster = await clusterOfFlags(flags);
@@ -139,6 +165,7 @@ export async function executeIngest(
     ...(flags.prefix !== undefined ? { idPrefix: flags.prefix } : {}),
     ...(flags.new ? { nonce: Date.now().toString(36) } : {}),
     options: { maxConcurrency: flags.maxConcurrency, poisonAfter: flags.poisonAfter },
+    gates,
     cluster,
   });
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
