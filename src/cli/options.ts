@@ -1,7 +1,9 @@
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../core/errors.js";
 import type { DruidAuth, DruidHttpOptions } from "../druid/http.js";
+import { redactUserinfo } from "../druid/redact.js";
 
 /**
  * Flags shared by every command that talks to Druid or the ledger. Secrets are never taken from argv
@@ -27,7 +29,20 @@ export function addDruidOptions(command: Command): Command {
     .option("--password-file <path>", "file holding the basic-auth password")
     .option("--token-file <path>", "file holding a bearer token (or set SEGOPS_DRUID_TOKEN)")
     .option("--ca-file <path>", "PEM file with extra CA certificates for https URLs")
-    .option("--insecure", "do not verify TLS certificates (throwaway test clusters only)");
+    .option("--insecure", "do not verify TLS certificates (throwaway test clusters only)")
+    .addOption(
+      new Option(
+        "--retry-budget <s>",
+        "seconds one Druid call (and the startup check) may spend waiting between retries",
+      )
+        .argParser(positiveNumber("--retry-budget"))
+        .hideHelp(),
+    )
+    .addOption(
+      new Option("--retry-base <ms>", "first retry's backoff ceiling in ms (doubles per retry)")
+        .argParser(positiveNumber("--retry-base"))
+        .hideHelp(),
+    );
 }
 
 export function addLedgerOption(command: Command): Command {
@@ -48,6 +63,50 @@ export interface DruidFlags {
   tokenFile?: string;
   caFile?: string;
   insecure?: boolean;
+  retryBudget?: number;
+  retryBase?: number;
+}
+
+/** Why a file could not be read, in words, with the OS code for searching. */
+function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    ENOENT: "no such file",
+    EISDIR: "it is a directory",
+    EACCES: "permission denied",
+    ENOTDIR: "a parent is not a directory",
+  };
+  return code ? `${words[code] ?? "unreadable"} (${code})` : "unreadable";
+}
+
+const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/** Reads `--ca-file` once and checks it holds PEM certificates, so a wrong file fails as bad input now. */
+function readCaFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`--ca-file ${path}: cannot read it: ${unreadable(error)}`, { flag: "--ca-file" });
+  }
+  const blocks = text.match(PEM_CERT) ?? [];
+  if (blocks.length === 0) {
+    throw new UsageError(
+      `--ca-file ${path}: no PEM certificate in it: expected at least one "-----BEGIN CERTIFICATE-----" block`,
+      { flag: "--ca-file" },
+    );
+  }
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new UsageError(
+        `--ca-file ${path}: certificate ${i + 1} of ${blocks.length} is not a valid PEM certificate: ${(error as Error).message}`,
+        { flag: "--ca-file" },
+      );
+    }
+  }
+  return text;
 }
 
 function readSecret(path: string, flag: string): string {
@@ -66,7 +125,11 @@ function checkUrl(flag: string, value: string | undefined): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${flag}: "${value}" is not a URL; expected e.g. http://localhost:8888`);
+    // Userinfo redacted: a password typed into a URL must not come back in the error.
+    throw new UsageError(
+      `${flag}: malformed URL "${redactUserinfo(value)}"; expected e.g. http://localhost:8888`,
+      { flag },
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UsageError(`${flag}: expected an http:// or https:// URL, got ${url.protocol}`);
@@ -105,17 +168,21 @@ export function druidOptionsFrom(flags: DruidFlags, env: NodeJS.ProcessEnv = pro
   if (url) options.url = url;
   if (brokerUrl) options.brokerUrl = brokerUrl;
   if (auth) options.auth = auth;
-  if (flags.caFile || flags.insecure) {
-    options.tls = { ...(flags.caFile ? { caFile: flags.caFile } : {}), rejectUnauthorized: !flags.insecure };
+  if (flags.caFile !== undefined || flags.insecure) {
+    const ca = flags.caFile !== undefined ? readCaFile(flags.caFile) : undefined;
+    options.tls = { ...(ca !== undefined ? { ca } : {}), rejectUnauthorized: !flags.insecure };
   }
   return options;
 }
 
-/** Commander argument parsers for numeric flags, naming the flag in their error. */
+/**
+ * Commander argument parsers for numeric flags, naming the flag in their error. Only plain decimal
+ * digits: `Number()` alone would also take "0x2", "1e3", " 3", "+3" and "" (as 0).
+ */
 export function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1)
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
       throw new InvalidArgumentError(`${name} must be a whole number from 1 up, got "${value}"`);
     return n;
   };
@@ -124,8 +191,10 @@ export function positiveInt(name: string) {
 export function positiveNumber(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0)
-      throw new InvalidArgumentError(`${name} must be a number above 0, got "${value}"`);
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(
+        `${name} must be a number above 0 in decimal digits (e.g. 30 or 0.5), got "${value}"`,
+      );
     return n;
   };
 }

@@ -28,10 +28,46 @@ export interface CanonicalOptions {
   readonly exclude?: readonly JsonPath[];
 }
 
+/**
+ * The deepest nesting segops accepts in a template or spec (the root object is level 1): far beyond
+ * any real Druid spec, and well inside what every recursive walk (render, validate, hash, YAML) can take.
+ */
+export const MAX_NESTING_DEPTH = 200;
+
+/** A last guard in {@link normalizeJson} for values that did not come through a template load. */
+const MAX_CANONICAL_DEPTH = 1000;
+
+/**
+ * The path of the first array or object nested deeper than `limit` levels, or null. Iterative, so a
+ * hostile depth cannot overflow the stack while it is being measured.
+ */
+export function tooDeepAt(value: unknown, limit: number = MAX_NESTING_DEPTH): JsonPath | null {
+  const stack: Array<{ value: unknown; path: (string | number)[] }> = [{ value, path: [] }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value: v, path } = next;
+    if (v === null || typeof v !== "object") continue;
+    if (path.length >= limit) return path;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: [...path, i] });
+    } else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i] as string;
+        stack.push({ value: (v as Record<string, unknown>)[k], path: [...path, k] });
+      }
+    }
+  }
+  return null;
+}
+
 function describePath(path: JsonPath): string {
   return path.length === 0
     ? "(root)"
     : path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("");
+}
+
+function clipPath(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 80)}…${text.slice(-30)}` : text;
 }
 
 function isPlainObject(v: object): boolean {
@@ -68,6 +104,12 @@ function normalize(value: unknown, exclude: readonly JsonPath[], path: (string |
       // -0 and 0 are the same JSON number; normalise so deep-equality after a round trip holds.
       return value === 0 ? 0 : value;
     case "object": {
+      if (path.length >= MAX_CANONICAL_DEPTH) {
+        throw new CanonicalJsonError(
+          `nesting deeper than ${MAX_CANONICAL_DEPTH} levels at ${clipPath(describePath(path))}`,
+          { path: describePath(path), limit: MAX_CANONICAL_DEPTH },
+        );
+      }
       if (Array.isArray(value)) {
         return value.map((item, i) =>
           item === undefined ? null : normalize(item, descend(exclude, i), [...path, i]),

@@ -84,7 +84,7 @@ export function splitInterval(
     if (problems.length > 0) {
       const widened = widenToGranularity(range, gran);
       throw new PartitionError(
-        `range ${formatInterval(range)} is not aligned to ${name}: ${problems.join("; ")}. Use ${formatInterval(widened)} or allow widening`,
+        `range ${formatInterval(range)} is not aligned to ${name}: ${problems.join("; ")}. Use ${formatInterval(widened)} instead, or a finer granularity`,
         { range: formatInterval(range), granularity: name, widened: formatInterval(widened) },
       );
     }

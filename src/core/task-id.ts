@@ -196,3 +196,18 @@ export function druidIdProblem(field: string, value: string): string | null {
   }
   return null;
 }
+
+/**
+ * Checks a task id given by a user (`segops wait ID`, `segops poll`) by Druid's own rule, so an id Druid
+ * could never have accepted is bad input (exit code 2) instead of a task that never turns up.
+ * `where` says where the id came from (e.g. `--file ids.txt line 3`).
+ */
+export function checkTaskId(id: string, where = "task id"): string {
+  const problem = druidIdProblem("Task ID", id);
+  if (problem !== null) {
+    throw new TaskIdError(`${where} ${JSON.stringify(id)} can never be a Druid task id: ${problem}`, {
+      taskId: id,
+    });
+  }
+  return id;
+}

@@ -23,3 +23,15 @@ export function redact(text: string, variants: readonly string[]): string {
   }
   return result;
 }
+
+/**
+ * Hides the userinfo of a URL-like text, even one too malformed to parse: everything between the
+ * scheme's `//` (or the start) and the last `@` becomes `***` (`http://admin:pw@[bad` → `http://***@[bad`).
+ */
+export function redactUserinfo(text: string): string {
+  const at = text.lastIndexOf("@");
+  if (at < 0) return text;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text);
+  const start = scheme ? scheme[0].length : 0;
+  return at < start ? text : `${text.slice(0, start)}***${text.slice(at)}`;
+}

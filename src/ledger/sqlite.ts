@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { LedgerError, ledgerFailure } from "./errors.js";
@@ -13,6 +13,46 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number;
   /** Clock reading for `applied_at` of migrations. */
   readonly now: () => number;
+  /** Refuse (with {@link NoLedgerError}) instead of creating a missing database file. */
+  readonly mustExist?: boolean;
+}
+
+/** `mustExist` was asked for and there is no database file: nothing has run against this ledger. */
+export class NoLedgerError extends LedgerError {
+  readonly path: string;
+  constructor(path: string) {
+    super(`no ledger at ${path} (nothing has run here yet)`, { path, missing: true });
+    this.path = path;
+  }
+}
+
+function osReason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code ? `${e.code}: ${e.message.replace(/^[A-Z]+: /, "")}` : String(error);
+}
+
+/**
+ * `mkdir -p` one level at a time. Node's `mkdirSync(…, { recursive: true })` loops forever where a
+ * mkdir keeps failing with ENOENT under an existing parent (e.g. anything under /proc).
+ */
+export function ensureDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); ; ) {
+    const found = statSync(d, { throwIfNoEntry: false });
+    if (found?.isDirectory()) break;
+    if (found) throw Object.assign(new Error(`not a directory, ${d}`), { code: "ENOTDIR" });
+    missing.push(d);
+    const parent = dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
 }
 
 const BEGIN: Statement = { text: "BEGIN IMMEDIATE", values: [] };
@@ -44,10 +84,20 @@ export class SqliteExecutor implements Executor {
   }
 
   static open(path: string, options: SqliteOptions): SqliteExecutor {
+    if (path !== ":memory:") {
+      if (options.mustExist && !existsSync(path)) throw new NoLedgerError(path);
+      try {
+        ensureDirectory(dirname(path));
+      } catch (error) {
+        throw new LedgerError(
+          `cannot create the directory of the SQLite ledger ${path}: ${osReason(error)}`,
+          { path },
+        );
+      }
+    }
     let db: Database.Database;
     try {
-      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path);
+      db = new Database(path, options.mustExist ? { fileMustExist: true } : {});
       db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
       if (path !== ":memory:") db.pragma("journal_mode = WAL");
       // Checkpoint (and fsync) every ~16 MB of WAL rather than every 4 MB: a transition writes several

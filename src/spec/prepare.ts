@@ -1,7 +1,7 @@
 import type { JsonValue } from "../core/canonical-json.js";
 import type { Interval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
-import type { SpecIssue } from "./issues.js";
+import { formatPath, type SpecIssue, TemplateError } from "./issues.js";
 import { renderSql, SQL_VOLATILE_PATHS, type SqlTaskBody, sqlTarget } from "./msq.js";
 import { type LoadedTemplate, renderTemplate } from "./template.js";
 
@@ -70,6 +70,7 @@ export function prepareSpec(template: LoadedTemplate, options: PrepareOptions): 
     return { kind: "sql", body, taskId: `query-${id}`, warnings: draft.warnings };
   }
   const draft = renderTemplate(template.value, ctx);
+  checkDatasource(template.value, draft.spec, options.vars ?? {});
   const taskId = deriveTaskId({ ...idOptions, spec: draft.spec });
   const warnings = [...draft.warnings];
   if (typeof draft.spec.id === "string" && draft.spec.id !== taskId) {
@@ -79,4 +80,41 @@ export function prepareSpec(template: LoadedTemplate, options: PrepareOptions): 
     });
   }
   return { kind: "task", spec: { ...draft.spec, id: taskId }, taskId, warnings };
+}
+
+const DATASOURCE_PATHS = [["spec", "dataSchema", "dataSource"], ["dataSource"]] as const;
+
+function at(value: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
+  let v = value;
+  for (const key of path) {
+    if (v === null || typeof v !== "object" || Array.isArray(v) || !Object.hasOwn(v, key)) return undefined;
+    v = v[key];
+  }
+  return v;
+}
+
+/**
+ * An empty `--var` is legal (optional suffixes, empty filters), so an empty datasource is caught here,
+ * where the variable that emptied it can still be named.
+ */
+function checkDatasource(
+  template: { readonly [key: string]: JsonValue },
+  spec: { [key: string]: JsonValue },
+  vars: Readonly<Record<string, string>>,
+): void {
+  for (const path of DATASOURCE_PATHS) {
+    const raw = at(template as { [key: string]: JsonValue }, path);
+    if (at(spec, path) !== "" || typeof raw !== "string" || !raw.includes("{{")) continue;
+    const empty = [...raw.matchAll(/\{\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)]
+      .map((m) => m[1] as string)
+      .filter((name) => vars[name] === "");
+    const why =
+      empty.length === 0
+        ? `its placeholders in ${JSON.stringify(raw)} render to nothing`
+        : `${empty.map((n) => `--var ${n}`).join(", ")} ${empty.length === 1 ? "is" : "are"} empty`;
+    throw new TemplateError(
+      `${formatPath(path)}: the datasource renders empty because ${why}; pass a datasource name`,
+      { path: formatPath(path), variables: empty },
+    );
+  }
 }

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
-import YAML from "yaml";
-import type { JsonValue } from "../core/canonical-json.js";
+import YAML, { CST, Parser } from "yaml";
+import { type JsonValue, MAX_NESTING_DEPTH, tooDeepAt } from "../core/canonical-json.js";
 import {
   formatInstant,
   formatInterval,
@@ -8,7 +8,7 @@ import {
   parseInterval,
   sameInterval,
 } from "../core/interval.js";
-import { formatPath, type SpecIssue, TemplateError } from "./issues.js";
+import { describeValue, formatPath, type SpecIssue, TemplateError } from "./issues.js";
 
 /**
  * Spec templates: plain JSON or YAML whose string values may contain placeholders. Rendering is data
@@ -100,6 +100,9 @@ export function parseTemplateText(text: string, name = "template"): LoadedTempla
       throw new TemplateError(`cannot parse ${name} as JSON: ${(e as Error).message}`, { file: name });
     }
   } else {
+    // The YAML composer recurses per level: measure the depth on the (iterative) CST first.
+    const deepYaml = yamlTooDeepAt(text);
+    if (deepYaml) throw tooDeep(name, deepYaml);
     const doc = YAML.parseDocument(text, { schema: "core", uniqueKeys: true, prettyErrors: true });
     const problem = doc.errors[0] ?? doc.warnings[0];
     if (problem) {
@@ -108,14 +111,72 @@ export function parseTemplateText(text: string, name = "template"): LoadedTempla
       const first = problem.message.split("\n")[0] ?? problem.message;
       throw new TemplateError(`cannot parse ${name} as YAML${where}: ${first}`, { file: name });
     }
-    value = doc.toJS({ maxAliasCount: 100 });
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      // e.g. yaml's ReferenceError for alias expansion beyond maxAliasCount: still a bad template.
+      throw new TemplateError(`cannot load ${name} as YAML: ${(e as Error).message}`, {
+        file: name,
+      });
+    }
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new TemplateError(`${name} must hold a JSON/YAML object (a Druid task), found ${typeof value}`, {
-      file: name,
-    });
+    throw new TemplateError(
+      `${name} must hold a JSON/YAML object (a Druid task), found ${describeValue(value)}`,
+      { file: name },
+    );
   }
+  // Bounded here, on load, so no later recursive walk (render, validate, hash) can overflow the stack.
+  const deep = tooDeepAt(value, MAX_NESTING_DEPTH);
+  if (deep) throw tooDeep(name, deep);
   return { kind: "task", value: value as { [key: string]: JsonValue } };
+}
+
+function tooDeep(name: string, path: readonly (string | number)[]): TemplateError {
+  const where = formatPath(path);
+  const shown = where.length > 120 ? `${where.slice(0, 80)}…${where.slice(-30)}` : where;
+  return new TemplateError(
+    `${name}: nesting deeper than ${MAX_NESTING_DEPTH} levels at ${shown} (${path.length + 1} levels deep there)`,
+    { file: name, path: where, limit: MAX_NESTING_DEPTH },
+  );
+}
+
+type CstToken = CST.Token;
+type CstItem = { key?: CstToken | null; value?: CstToken };
+
+/** The path of the first YAML collection nested deeper than the limit, walking the CST without recursion. */
+function yamlTooDeepAt(text: string): (string | number)[] | null {
+  const stack: Array<{ token: CstToken | null | undefined; path: (string | number)[] }> = [];
+  for (const token of new Parser().parse(text)) stack.push({ token, path: [] });
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { token, path } = next;
+    if (!token) continue;
+    if (token.type === "document") {
+      stack.push({ token: token.value, path });
+      continue;
+    }
+    if (token.type !== "block-map" && token.type !== "block-seq" && token.type !== "flow-collection")
+      continue;
+    if (path.length >= MAX_NESTING_DEPTH) return path;
+    const isSeq =
+      token.type === "block-seq" || (token.type === "flow-collection" && token.start.source === "[");
+    const items = token.items as CstItem[];
+    // Pushed last to first, so the first too-deep path in document order is found.
+    for (let i = items.length - 1; i >= 0; i--) {
+      const item = items[i] as CstItem;
+      const seg = isSeq ? i : keyText(item.key);
+      stack.push({ token: item.value, path: [...path, seg] });
+      // A complex key (a collection used as a key) nests too.
+      if (item.key && !isSeq) stack.push({ token: item.key, path: [...path, seg] });
+    }
+  }
+  return null;
+}
+
+function keyText(key: CstToken | null | undefined): string {
+  if (!key) return "";
+  const scalar = CST.isScalar(key) ? CST.resolveAsScalar(key) : null;
+  return scalar ? scalar.value : "?";
 }
 
 /** How `{{start}}`/`{{end}}` are written: ISO in JSON specs, SQL timestamp literals in SQL. */

@@ -186,4 +186,21 @@ describe("issue 9, low items in the ingest commands", () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain("spec.dataSchema.granularitySpec.segmentGranularity");
   });
+
+  it("issue 9: an unaligned range names a real remedy, not an option that does not exist", async () => {
+    const result = await runCli([
+      "backfill",
+      template,
+      "--from",
+      "2026-06-01T06:00:00Z",
+      "--to",
+      "2026-06-03",
+      "--var",
+      "dataDir=/nowhere",
+      ...rest,
+    ]).done;
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).not.toContain("allow widening");
+    expect(result.stderr).toMatch(/instead, or a finer granularity/);
+  });
 });

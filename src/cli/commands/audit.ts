@@ -17,7 +17,15 @@ export function registerAudit(program: Command): void {
       .description("check that every time chunk has exactly one live, served version and no doubled appends")
       .option("--interval <interval>", "range to audit (default: all time)")
       .option("--granularity <g>", "time chunk size (default: each live segment interval is a chunk)")
-      .option("--json", "print the audit report as JSON"),
+      .option("--json", "print the audit report as JSON")
+      .addHelpText(
+        "after",
+        [
+          "",
+          "Exit 0 when the audit holds; exit 1 on a violation or when the range has no segments",
+          "(a misspelt datasource is not a pass); 2 on bad input; 4 when Druid cannot be reached.",
+        ].join("\n"),
+      ),
   ).action(
     async (
       datasource: string,
@@ -40,6 +48,16 @@ export function registerAudit(program: Command): void {
           segments: used.map((s) => toTimelineSegment(s, servedIds)),
           ...(granularity ? { granularity } : {}),
         });
+        // Nothing to audit is not a pass: a misspelt datasource would otherwise read "AUDIT OK".
+        if (used.length === 0) {
+          const range = flags.interval ? formatInterval(interval) : "all time";
+          const problem = `no segments of ${datasource} in ${range}; check the datasource name and --interval`;
+          if (flags.json)
+            out(`${JSON.stringify({ ...report, ok: false, noSegments: true, problem }, null, 2)}\n`);
+          else out(`AUDIT FAILED: ${problem}\n`);
+          process.exitCode = 1;
+          return;
+        }
         if (flags.json) out(`${JSON.stringify(report, null, 2)}\n`);
         else {
           for (const c of report.chunks) {

@@ -1,9 +1,11 @@
 import type { Command } from "commander";
+import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import type { IngestProgress } from "../../ingest/runner.js";
-import { formatJobReport, jobReport, partitionReport } from "../../jobs/report.js";
+import { formatJobReport, type JobReport, jobReport, partitionReport } from "../../jobs/report.js";
+import { NoLedgerError } from "../../ledger/open.js";
 import type { Store } from "../../ledger/store.js";
-import { isTerminal } from "../../ledger/types.js";
+import { isTerminal, type JobState, type StateCounts, type TaskRow } from "../../ledger/types.js";
 import { connectDruid, openLedger } from "../context.js";
 import { addDruidOptions, addLedgerOption, type DruidFlags } from "../options.js";
 import { writers } from "./render.js";
@@ -24,41 +26,134 @@ async function withLedger<T>(flags: LedgerFlags, fn: (store: Store) => Promise<T
   }
 }
 
+/**
+ * For read-only commands: opens the ledger only if it exists (a SQLite file is never created), else
+ * answers with `missing`, given "no ledger at PATH (nothing has run here yet)".
+ */
+async function withExistingLedger<T>(
+  flags: LedgerFlags,
+  missing: (note: string) => T,
+  fn: (store: Store) => Promise<T>,
+): Promise<T> {
+  let store: Store;
+  try {
+    store = await openLedger(flags.ledger, { mustExist: true });
+  } catch (error) {
+    if (error instanceof NoLedgerError) return missing(error.message);
+    throw error;
+  }
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const LISTING_HELP =
+  "\nRead-only: with no ledger yet (nothing has run here) it says so, creates none and exits 0 (an\nempty listing; [] with --json).";
+const SHOW_HELP =
+  "\nRead-only: with no ledger yet (nothing has run here) it says so, creates none and exits 2.";
+
+/** An empty listing for a ledger that does not exist yet; with --json, stdout stays parseable. */
+function emptyListing(flags: LedgerFlags, note: string, out: (s: string) => void, err: (s: string) => void) {
+  if (!flags.json) return out(`${note}\n`);
+  out("[]\n");
+  err(`${note}\n`);
+}
+
 function ledgerCommand(program: Command, name: string, description: string): Command {
   return addLedgerOption(program.command(name).description(description).option("--json", "print JSON"));
 }
 
-export function registerLedgerCommands(program: Command): void {
-  ledgerCommand(program, "jobs", "list jobs in the ledger with their partition counts").action(
-    async (flags: LedgerFlags, cmd: Command) => {
-      const { out } = writers(cmd);
-      await withLedger(flags, async (store) => {
-        const jobs = await store.listJobs({ limit: 100 });
-        const rows = await Promise.all(
-          jobs.map(async (j) => ({ ...j, counts: await store.countTasks(j.id) })),
-        );
-        if (flags.json) return out(`${JSON.stringify(rows, null, 2)}\n`);
-        if (rows.length === 0) return out(`no jobs in ${flags.ledger}\n`);
-        for (const j of rows) {
-          const c = j.counts;
-          out(
-            `${j.id}  ${j.state}  done ${c.done} running ${c.running} pending ${c.new + c.suspended} failed ${c.failed} dead ${c.dead}  ${new Date(j.createdAt).toISOString()}\n`,
-          );
-        }
-      });
-    },
+/**
+ * The state shown for a job. The stored state can lag (a run stopped before recording it), so an open
+ * job whose partitions have all ended is shown as they ended; the stored state is not changed.
+ */
+function shownState(state: JobState, c: StateCounts): JobState {
+  const left = c.new + c.running + c.suspended;
+  const total = left + c.done + c.failed + c.dead;
+  if (state !== "open" || total === 0 || left > 0) return state;
+  return c.failed + c.dead > 0 ? "failed" : "done";
+}
+
+/** Partitions another process holds right now (running under a lease that has not expired). */
+function leasedNow(tasks: readonly TaskRow[], now: number): TaskRow[] {
+  return tasks.filter(
+    (t) =>
+      t.state === "running" && t.leaseOwner !== null && t.leaseExpiresAt !== null && t.leaseExpiresAt > now,
   );
+}
+
+/** The verdict for a job being run right now: who holds it, instead of a hint to resume it. */
+function runningVerdict(report: JobReport, leased: readonly TaskRow[]): string {
+  const until = new Map<string, number>();
+  for (const t of leased) {
+    const owner = t.leaseOwner as string;
+    until.set(owner, Math.max(until.get(owner) ?? 0, t.leaseExpiresAt as number));
+  }
+  const holders = [...until].map(([owner, ms]) => `leased by ${owner} until ${new Date(ms).toISOString()}`);
+  const c = report.counts;
+  const waiting = c.new + c.suspended + c.running - leased.length;
+  const failures = c.failed + c.dead > 0 ? `; so far ${c.failed} failed, ${c.dead} dead-lettered` : "";
+  return `RUNNING: ${leased.length} partition(s) running (${holders.join(", ")}), ${waiting} waiting${failures}; another process is running this job`;
+}
+
+export function registerLedgerCommands(program: Command): void {
+  ledgerCommand(program, "jobs", "list jobs in the ledger with their partition counts")
+    .addHelpText("after", LISTING_HELP)
+    .action(async (flags: LedgerFlags, cmd: Command) => {
+      const { out, err } = writers(cmd);
+      await withExistingLedger(
+        flags,
+        (note) => emptyListing(flags, note, out, err),
+        async (store) => {
+          const jobs = await store.listJobs({ limit: 100 });
+          const rows = await Promise.all(
+            jobs.map(async (j) => {
+              const counts = await store.countTasks(j.id);
+              return { ...j, state: shownState(j.state, counts), counts };
+            }),
+          );
+          if (flags.json) return out(`${JSON.stringify(rows, null, 2)}\n`);
+          if (rows.length === 0) return out(`no jobs in ${flags.ledger}\n`);
+          for (const j of rows) {
+            const c = j.counts;
+            out(
+              `${j.id}  ${j.state}  done ${c.done} running ${c.running} pending ${c.new + c.suspended} failed ${c.failed} dead ${c.dead}  ${new Date(j.createdAt).toISOString()}\n`,
+            );
+          }
+        },
+      );
+    });
 
   ledgerCommand(program, "status", "show a job's partitions (default: the newest job)")
     .argument("[job]", "job id")
+    .addHelpText(
+      "after",
+      "\nExit 0 when shown, also when there is nothing to show yet (no ledger or no jobs; null with\n--json); exit 2 when JOB is not in the ledger. A ledger is never created.",
+    )
     .action(async (jobId: string | undefined, flags: LedgerFlags, cmd: Command) => {
-      const { out } = writers(cmd);
-      await withLedger(flags, async (store) => {
+      const { out, err } = writers(cmd);
+      const nothing = (note: string) => {
+        if (jobId) throw new UsageError(note, { jobId });
+        if (flags.json) {
+          out("null\n");
+          err(`${note}\n`);
+        } else out(`${note}\n`);
+      };
+      await withExistingLedger(flags, nothing, async (store) => {
         const job = jobId ? await store.getJob(jobId) : (await store.listJobs({ limit: 1 }))[0];
-        if (!job)
-          throw new UsageError(jobId ? `no job ${jobId} in ${flags.ledger}` : `no jobs in ${flags.ledger}`);
+        if (!job) return nothing(jobId ? `no job ${jobId} in ${flags.ledger}` : `no jobs in ${flags.ledger}`);
         const report = await jobReport(store, job);
-        out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatJobReport(report)}\n`);
+        if (flags.json) {
+          out(`${JSON.stringify({ ...report, state: shownState(report.state, report.counts) }, null, 2)}\n`);
+          return;
+        }
+        const lines = formatJobReport(report).split("\n");
+        const leased = leasedNow(await store.listTasks(job.id), systemClock.now());
+        // The last line is the verdict; while another process holds partitions, "resume" would mislead.
+        if (leased.length > 0) lines[lines.length - 1] = runningVerdict(report, leased);
+        out(`${lines.join("\n")}\n`);
       });
     });
 
@@ -131,29 +226,36 @@ export function registerLedgerCommands(program: Command): void {
         const jobId = job?.id ?? (await store.getTask(id))?.jobId;
         if (job && job.state !== "open" && sent.length > 0)
           await store.setJobState(job.id, "open", "partitions retried", "cli");
-        out(
-          `${sent.length} partition(s) sent back to run; rerun the job's command to run them (job ${jobId})\n`,
-        );
+        out(`${sent.length} partition(s) sent back to run; run them with segops resume ${jobId}\n`);
       });
     });
 
   const dlq = program.command("dlq").description("dead-lettered partitions: list, show, retry, drop");
   ledgerCommand(dlq, "list", "list dead-lettered partitions")
     .option("--job <id>", "only this job's")
+    .addHelpText("after", LISTING_HELP)
     .action(async (flags: LedgerFlags & { job?: string }, cmd: Command) => {
-      const { out } = writers(cmd);
-      await withLedger(flags, async (store) => {
-        const dead = (await store.listDead(flags.job)).map(partitionReport);
-        if (flags.json) return out(`${JSON.stringify(dead, null, 2)}\n`);
-        if (dead.length === 0) return out("no dead-lettered partitions\n");
-        for (const d of dead) out(`${d.task}  attempts ${d.attempts}  ${d.error ?? ""}\n`);
-      });
+      const { out, err } = writers(cmd);
+      await withExistingLedger(
+        flags,
+        (note) => emptyListing(flags, note, out, err),
+        async (store) => {
+          const dead = (await store.listDead(flags.job)).map(partitionReport);
+          if (flags.json) return out(`${JSON.stringify(dead, null, 2)}\n`);
+          if (dead.length === 0) return out("no dead-lettered partitions\n");
+          for (const d of dead) out(`${d.task}  attempts ${d.attempts}  ${d.error ?? ""}\n`);
+        },
+      );
     });
   ledgerCommand(dlq, "show", "show one dead-lettered partition with its failure history")
     .argument("<id>", "ledger task id")
+    .addHelpText("after", SHOW_HELP)
     .action(async (id: string, flags: LedgerFlags, cmd: Command) => {
       const { out } = writers(cmd);
-      await withLedger(flags, async (store) => {
+      const missing = (note: string): never => {
+        throw new UsageError(note, { taskId: id });
+      };
+      await withExistingLedger(flags, missing, async (store) => {
         const task = await store.getTask(id);
         if (task?.state !== "dead") throw new UsageError(`${id} is not a dead-lettered partition`);
         const p = task.progress as unknown as IngestProgress;
@@ -176,9 +278,7 @@ export function registerLedgerCommands(program: Command): void {
         await withLedger(flags, async (store) => {
           const row = name === "retry" ? await store.retryDead(id, "cli") : await store.dropDead(id, "cli");
           if (!row) throw new UsageError(`${id} is not a dead-lettered partition (see segops dlq list)`);
-          out(
-            `${id} ${verb}${name === "retry" ? `; rerun the job's command (or segops backfill …) to run it: job ${row.jobId}` : ""}\n`,
-          );
+          out(`${id} ${verb}${name === "retry" ? `; run it with segops resume ${row.jobId}` : ""}\n`);
         });
       });
   }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
+import { checkTaskId } from "../../core/task-id.js";
 import { StatusBatcher } from "../../ingest/status-batcher.js";
 import { statusLookupFor } from "../../jobs/engine.js";
 import { type PolledTask, pollTasks } from "../../jobs/poll.js";
@@ -18,7 +19,7 @@ interface PollFlags extends DruidFlags {
 }
 
 function readIds(ids: string[], file: string | undefined): string[] {
-  const all = [...ids];
+  const all = ids.map((id, i) => checkTaskId(id, `task id #${i + 1}`));
   if (file) {
     let text: string;
     try {
@@ -28,7 +29,12 @@ function readIds(ids: string[], file: string | undefined): string[] {
         `cannot read --file ${file}: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`,
       );
     }
-    all.push(...text.split(/\s+/).filter((line) => line !== "" && !line.startsWith("#")));
+    for (const [i, line] of text.split("\n").entries()) {
+      // "#" starts a comment to the end of the line.
+      for (const id of line.replace(/(^|\s)#.*/, "").split(/\s+/)) {
+        if (id !== "") all.push(checkTaskId(id, `--file ${file} line ${i + 1}:`));
+      }
+    }
   }
   if (all.length === 0)
     throw new UsageError("no task ids: pass ids as arguments or --file FILE (one per line)");

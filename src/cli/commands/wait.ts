@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import { formatInterval, type Interval, parseInterval } from "../../core/interval.js";
+import { checkTaskId } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
 import { HandoffChecker } from "../../ingest/handoff.js";
 import { StatusBatcher } from "../../ingest/status-batcher.js";
@@ -59,6 +60,7 @@ export function registerWait(program: Command): void {
       .option("--json", "print the outcome as JSON"),
   ).action(async (taskId: string, flags: WaitFlags, cmd: Command) => {
     const { out, err } = writers(cmd);
+    checkTaskId(taskId);
     const clock = systemClock;
     const started = clock.now();
     const client = await connectDruid(flags);
