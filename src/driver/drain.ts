@@ -39,6 +39,8 @@ export async function drain(options: DrainOptions): Promise<DrainResult> {
   let result: DrainResult | undefined;
   try {
     for (;;) {
+      // A ledger deleted or replaced under the run would make every later "done" a lie: stop on it.
+      await options.store.verify?.();
       const counts = await options.store.countTasks(options.jobId);
       if (nonTerminal(counts) === 0) result = { reason: "idle", counts };
       else if (options.signal?.aborted) result = { reason: "aborted", counts };

@@ -20,5 +20,7 @@ export interface Executor {
    * snapshot.
    */
   isConflict(error: unknown): boolean;
+  /** Throws a LedgerError when the storage under this connection is no longer the one it opened. */
+  checkIdentity?(): void;
   close(): Promise<void>;
 }

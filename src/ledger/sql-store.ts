@@ -404,6 +404,10 @@ export class SqlStore implements Store {
     );
   }
 
+  async verify(): Promise<void> {
+    this.executor.checkIdentity?.();
+  }
+
   close(): Promise<void> {
     return this.#guard("close", () => this.executor.close());
   }

@@ -77,10 +77,38 @@ export class SqliteExecutor implements Executor {
   readonly #db: Database.Database;
   readonly #cache = new Map<string, Database.Statement>();
   readonly #queue: { tail: Promise<unknown> };
+  /** The file this connection holds, to notice it being deleted or replaced under a running process. */
+  readonly #file: { path: string; dev: number; ino: number } | null;
 
-  private constructor(db: Database.Database, queue: { tail: Promise<unknown> }) {
+  private constructor(
+    db: Database.Database,
+    queue: { tail: Promise<unknown> },
+    file: { path: string; dev: number; ino: number } | null,
+  ) {
     this.#db = db;
     this.#queue = queue;
+    this.#file = file;
+  }
+
+  /**
+   * A deleted ledger file stays writable through this open connection (the inode lives on), and a file
+   * put in its place is another ledger: either way this process's work would be recorded nowhere anyone
+   * can read. Throws a LedgerError naming what happened.
+   */
+  checkIdentity(): void {
+    if (!this.#file) return;
+    const { path, dev, ino } = this.#file;
+    const now = statSync(path, { throwIfNoEntry: false });
+    if (!now)
+      throw new LedgerError(
+        `the SQLite ledger ${path} was deleted while this process used it: what it recorded since is lost; restore the file (or start again) and rerun`,
+        { path, reason: "deleted" },
+      );
+    if (now.dev !== dev || now.ino !== ino)
+      throw new LedgerError(
+        `the SQLite ledger ${path} was replaced by another file while this process used it: rerun against the ledger you mean`,
+        { path, reason: "replaced" },
+      );
   }
 
   static open(path: string, options: SqliteOptions): SqliteExecutor {
@@ -116,7 +144,9 @@ export class SqliteExecutor implements Executor {
       queue = { tail: Promise.resolve() };
       if (typeof key === "string") QUEUES.set(key, queue);
     }
-    const executor = new SqliteExecutor(db, queue);
+    const stat = path === ":memory:" ? undefined : statSync(path, { throwIfNoEntry: false });
+    const file = stat ? { path, dev: stat.dev, ino: stat.ino } : null;
+    const executor = new SqliteExecutor(db, queue, file);
     executor.#migrate(options.now);
     return executor;
   }

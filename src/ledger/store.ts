@@ -109,5 +109,11 @@ export interface Store {
   /** Shallow-merges `progress` into the row (CAS, no event). Null when canceled, taken over or finished. */
   checkpoint(ref: TaskRef, progress: JsonObject): Promise<TaskRow | null>;
 
+  /**
+   * Rejects with a LedgerError when the ledger is no longer the one this store opened (a SQLite file
+   * deleted or replaced under the process). Long runs call it as they go.
+   */
+  verify?(): Promise<void>;
+
   close(): Promise<void>;
 }

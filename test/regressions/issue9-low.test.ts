@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { planIngestJob } from "../../src/jobs/plan.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { JsonObject, TaskRow } from "../../src/ledger/types.js";
 import { startSim } from "../../src/sim/index.js";
-import { runCli } from "../helpers/cli-process.js";
+import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -203,4 +203,50 @@ describe("issue 9, low items in the ingest commands", () => {
     expect(result.stderr).not.toContain("allow widening");
     expect(result.stderr).toMatch(/instead, or a finer granularity/);
   });
+});
+
+describe("issue 9: a ledger deleted or replaced mid-run", () => {
+  it.each(["deleted", "replaced"] as const)(
+    "issue 9: a ledger %s mid-run does not end ALL DONE: exit 4 naming it",
+    async (what) => {
+      const sim = await startSim({ timeScale: 20, capacity: 2, baseDurationMs: 20_000, seed: 6 });
+      closers.push(() => sim.close());
+      const work = mkdtempSync(join(tmpdir(), "segops-i9gone-"));
+      const dataDir = writeDailyDataset({
+        from: "2026-06-01",
+        days: 2,
+        rowsPerDay: 8,
+        dir: join(work, "data"),
+      });
+      const template = join(work, "t.json");
+      writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "gone" })));
+      const ledger = join(work, "ledger.db");
+      const run = runCli([
+        "backfill",
+        template,
+        "--from",
+        "2026-06-01",
+        "--to",
+        "2026-06-03",
+        "--var",
+        `dataDir=${dataDir}`,
+        "--druid",
+        sim.url,
+        "--ledger",
+        `sqlite:${ledger}`,
+        "--tick",
+        "30",
+      ]);
+      await until("a submission reached Druid", () => sim.stats().submissions.some((s) => s.accepted), {
+        whileRunning: run,
+      });
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${ledger}${suffix}`, { force: true });
+      if (what === "replaced") writeFileSync(ledger, "");
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toContain(`the SQLite ledger ${ledger} was ${what}`);
+      expect(result.stdout).not.toContain("DONE AND AUDITED");
+    },
+    60_000,
+  );
 });
