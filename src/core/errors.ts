@@ -28,5 +28,7 @@ export const ExitCode = {
   Usage: 2,
   Deadline: 3,
   Unreachable: 4,
+  /** `wait --handoff`: the task succeeded, but a later task replaced its interval. */
+  Superseded: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -581,6 +581,33 @@ export class DruidClient {
     return response.status === 204 ? [] : (this.#parse(response) as string[]);
   }
 
+  /**
+   * `GET /rules/{ds}?full`: the datasource's retention rules followed by the cluster default ones, in the
+   * order the Coordinator applies them (Druid `CoordinatorRulesResource`, `MetadataRuleManager#getRulesWithDefault`).
+   */
+  async loadRules(
+    datasource: string,
+    options?: CallOptions,
+  ): Promise<Array<{ type: string } & Record<string, unknown>>> {
+    const rules = await this.#json<unknown>(
+      {
+        service: "coordinator",
+        method: "GET",
+        path: `${COORDINATOR}/rules/${seg(datasource)}`,
+        query: { full: true },
+        idempotent: true,
+      },
+      options,
+    );
+    if (!Array.isArray(rules) || !rules.every((r) => isRecord(r) && typeof r.type === "string"))
+      throw new UnexpectedResponseError({
+        endpoint: `GET ${COORDINATOR}/rules/{ds}`,
+        status: 200,
+        druidMessage: "expected an array of rules",
+      });
+    return rules as Array<{ type: string } & Record<string, unknown>>;
+  }
+
   // ---------------------------------------------------------------- Broker
 
   /**

@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { formatInterval, type Interval } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
+import { type LoadRule, neverLoaded } from "./load-rules.js";
 import { toTimelineSegment } from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { liveTimeline, type TimelineSegment } from "./timeline.js";
@@ -25,6 +26,8 @@ export type HandoffVerdict =
   | { state: "waiting"; version: string | null; missing: string[]; proof: OwnershipProof | null }
   /** Someone else's newer version is live over ours: waiting cannot help. */
   | { state: "superseded"; version: string; liveVersions: string[] }
+  /** Our segments are there, but the load rules never load some of them: waiting cannot help. */
+  | { state: "never-loaded"; version: string; reason: string }
   /** Our attempt published data, but none of it is used any more (marked unused, dropped, forgotten). */
   | { state: "lost"; reason: string }
   /**
@@ -136,8 +139,18 @@ export function identifyOurs(used: readonly TimelineSegment[], q: HandoffQuestio
   return { kind: "found", segments, proof: q.notAfter ? "window" : "baseline" };
 }
 
+/** What else the decision may look at: the datasource's load rules (null when unknown) and the time. */
+export interface HandoffContext {
+  rules?: readonly LoadRule[] | null;
+  now?: number;
+}
+
 /** Pure decision for one partition, from the used segments overlapping it (with served flags). */
-export function handoffVerdict(q: HandoffQuestion, used: readonly TimelineSegment[]): HandoffVerdict {
+export function handoffVerdict(
+  q: HandoffQuestion,
+  used: readonly TimelineSegment[],
+  context: HandoffContext = {},
+): HandoffVerdict {
   const found = identifyOurs(used, q);
   if (found.kind === "lost") return { state: "lost", reason: found.reason };
   if (found.kind === "unproven")
@@ -181,6 +194,14 @@ export function handoffVerdict(q: HandoffQuestion, used: readonly TimelineSegmen
     }
   }
   if (newer.size > 0) return { state: "superseded", version, liveVersions: [...newer].sort() };
+  if (missing.length > 0 && context.rules) {
+    // Say at once when the rules will never load what we wait for, instead of at the handoff timeout.
+    const unserved = ours
+      .filter((s) => !s.tombstone && !s.served)
+      .map((s) => ({ start: s.start, end: s.end }));
+    const reason = neverLoaded(context.rules, unserved, context.now ?? Date.now());
+    if (reason) return { state: "never-loaded", version, reason };
+  }
   return missing.length === 0
     ? { state: "handed-off", version, segments: ours, proof: found.proof }
     : { state: "waiting", version, missing: [...new Set(missing)], proof: found.proof };
@@ -205,8 +226,10 @@ export async function readBaseline(
   };
 }
 
-/** The two Coordinator reads the gate needs (a DruidClient satisfies it). */
+/** The Coordinator reads the gate needs (a DruidClient satisfies it). */
 export interface HandoffSource {
+  /** The datasource's rule chain with the defaults; optional (without it, rules are not considered). */
+  loadRules?(datasource: string, options?: { signal?: AbortSignal }): Promise<LoadRule[]>;
   metadataSegments(
     datasource: string,
     intervals: readonly string[],
@@ -254,16 +277,60 @@ export class HandoffChecker {
   ): Promise<void> {
     try {
       const intervals = [...new Set(pending.map((p) => formatInterval(p.question.interval)))];
-      this.stats.requests += 2;
-      const [used, served] = await Promise.all([
-        this.options.source.metadataSegments(datasource, intervals, { signal }),
-        this.options.source.servedSegments(datasource, { signal }),
+      const source = this.options.source;
+      this.stats.requests += source.loadRules ? 3 : 2;
+      const [used, served, rules] = await Promise.all([
+        source.metadataSegments(datasource, intervals, { signal }),
+        source.servedSegments(datasource, { signal }),
+        // Rules only sharpen the verdict: when they cannot be read, decide without them.
+        source.loadRules ? source.loadRules(datasource, { signal }).catch(() => null) : Promise.resolve(null),
       ]);
       const servedIds = new Set(served);
       const segments = used.map((s) => toTimelineSegment(s, servedIds));
-      for (const p of pending) p.resolve(handoffVerdict(p.question, segments));
+      const context = { rules, now: this.options.clock.now() };
+      for (const p of pending) p.resolve(handoffVerdict(p.question, segments, context));
     } catch (error) {
       for (const p of pending) p.reject(error);
     }
   }
+}
+
+/** The task list read `proveSoleTask` needs (a DruidClient satisfies it). */
+export interface TaskListSource {
+  tasks(
+    filter: { datasource?: string; createdTimeInterval?: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<Array<{ id: string; groupId?: string | null; createdTime?: string | null }>>;
+}
+
+/**
+ * A version is a lock time, and a task locks only after Druid created it. So a version that no other task
+ * of the datasource could have taken — none but ours (and its sub-tasks) created between our task and that
+ * version — is ours. Resolves true when proven, else with what stood in the way.
+ */
+export async function proveSoleTask(
+  source: TaskListSource,
+  q: { datasource: string; taskId: string; createdTime: string; version: string; now: number },
+  signal?: AbortSignal,
+): Promise<true | string> {
+  const since = Date.parse(q.createdTime);
+  // Druid counts createdTimeInterval back from now (docs/druid-api.md, "Task lists"): cover since our task.
+  const window = `${new Date(since - 60_000).toISOString()}/${new Date(Math.max(q.now, since) + 3_600_000).toISOString()}`;
+  const tasks = await source.tasks(
+    { datasource: q.datasource, createdTimeInterval: window },
+    signal ? { signal } : {},
+  );
+  const others = tasks.filter(
+    (t) =>
+      t.id !== q.taskId &&
+      t.groupId !== q.taskId &&
+      typeof t.createdTime === "string" &&
+      t.createdTime >= q.createdTime &&
+      t.createdTime <= q.version,
+  );
+  if (others.length === 0) return true;
+  return `${others.length} other task(s) of ${q.datasource} were created in between (${others
+    .slice(0, 3)
+    .map((t) => t.id)
+    .join(", ")}${others.length > 3 ? ", …" : ""})`;
 }

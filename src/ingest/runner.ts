@@ -12,7 +12,13 @@ import type { AdmissionTracker } from "./admission-tracker.js";
 import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
 import { type AttemptFailure, classifyTaskFailure, isPoisoned } from "./failure.js";
 import { checkDataGates, type DataGates, DEFAULT_GATES, firstParseErrors } from "./gates.js";
-import { type Baseline, type HandoffChecker, type OwnershipProof, readBaseline } from "./handoff.js";
+import {
+  type Baseline,
+  type HandoffChecker,
+  type OwnershipProof,
+  proveSoleTask,
+  readBaseline,
+} from "./handoff.js";
 import { toTimelineSegment } from "./segments.js";
 import type { StatusBatcher } from "./status-batcher.js";
 
@@ -103,7 +109,15 @@ export interface IngestProgress {
   /** Set when the handoff wait timed out; a later run of this step is a retry and waits afresh. */
   handoffTimedOut?: boolean;
   /** Why the partition ended without being done, when segops (not Druid) decided it. */
-  outcome?: "superseded" | "lost" | "unproven" | "handoff-timeout" | "audit-failed" | "forgotten" | null;
+  outcome?:
+    | "superseded"
+    | "lost"
+    | "unproven"
+    | "never-loaded"
+    | "handoff-timeout"
+    | "audit-failed"
+    | "forgotten"
+    | null;
   handedOffAt?: number;
   failures?: AttemptFailure[];
   taskIds?: string[];
@@ -201,11 +215,7 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
   const { client, clock, batcher, handoff } = options;
   const note = (task: TaskRow, step: string, detail: string) => options.onStep?.(task, step, detail);
 
-  /**
-   * A version is a lock time, and a task locks only after Druid created it. So a version no other task
-   * of the datasource could have taken — none but ours (and its sub-tasks) created between our task and
-   * that version — is ours. True when proven; otherwise what stood in the way.
-   */
+  /** `proveSoleTask` with a fatal Druid error turned into the reason it could not be proven. */
   async function soleTask(
     datasource: string,
     taskId: string,
@@ -213,29 +223,16 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
     version: string,
     call: CallOptions,
   ): Promise<true | string> {
-    const since = Date.parse(createdTime);
-    // Druid counts createdTimeInterval back from now (docs/druid-api.md, "Task lists"): cover since our task.
-    const window = `${new Date(since - 60_000).toISOString()}/${new Date(Math.max(clock.now(), since) + 3_600_000).toISOString()}`;
-    let tasks: Awaited<ReturnType<DruidClient["tasks"]>>;
     try {
-      tasks = await client.tasks({ datasource, createdTimeInterval: window }, call);
+      return await proveSoleTask(
+        client,
+        { datasource, taskId, createdTime, version, now: clock.now() },
+        call.signal,
+      );
     } catch (error) {
       if (isFatal(error)) return `the task list could not be read: ${describe(error)}`;
       throw error;
     }
-    const others = tasks.filter(
-      (t) =>
-        t.id !== taskId &&
-        t.groupId !== taskId &&
-        typeof t.createdTime === "string" &&
-        t.createdTime >= createdTime &&
-        t.createdTime <= version,
-    );
-    if (others.length === 0) return true;
-    return `${others.length} other task(s) of ${datasource} were created in between (${others
-      .slice(0, 3)
-      .map((t) => t.id)
-      .join(", ")}${others.length > 3 ? ", …" : ""})`;
   }
 
   async function handler(task: TaskRow, ctx: TaskContext): Promise<void> {
@@ -423,6 +420,12 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
         await save({ outcome: "superseded" });
         throw new TaskAbort(
           `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${payload.interval}`,
+        );
+      }
+      if (verdict.state === "never-loaded") {
+        await save({ outcome: "never-loaded", version: verdict.version });
+        throw new TaskAbort(
+          `never queryable under the load rules: ${taskId} SUCCEEDED but ${verdict.reason}; change the datasource's rules (Coordinator /druid/coordinator/v1/rules/${payload.datasource}) and retry`,
         );
       }
       if (verdict.state === "lost") {

@@ -1,10 +1,11 @@
 import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
-import { UsageError } from "../../core/errors.js";
+import { ExitCode, UsageError } from "../../core/errors.js";
 import { formatInterval, type Interval, parseInterval } from "../../core/interval.js";
 import { checkTaskId } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
-import { HandoffChecker } from "../../ingest/handoff.js";
+import { HandoffChecker, type HandoffVerdict, proveSoleTask } from "../../ingest/handoff.js";
+import { buildSegmentsStats, rowsIngestedOf } from "../../ingest/runner.js";
 import { StatusBatcher } from "../../ingest/status-batcher.js";
 import { statusLookupFor } from "../../jobs/engine.js";
 import { pollTasks } from "../../jobs/poll.js";
@@ -43,14 +44,15 @@ async function target(
 
 /**
  * `segops wait`: the sensor half. Exit 0 only on SUCCESS (and handoff with --handoff), 1 on FAILED with
- * Druid's errorMsg, 3 on timeout — what an Airflow deferrable sensor or a Dagster op needs.
+ * Druid's errorMsg (or data lost, never queryable, not provably this task's), 3 on timeout, 5 when a later
+ * task replaced the interval (SUPERSEDED) — what an Airflow deferrable sensor or a Dagster op needs.
  */
 export function registerWait(program: Command): void {
   addDruidOptions(
     program
       .command("wait <taskId>")
       .description(
-        "wait for a Druid task: exit 0 on SUCCESS (and handoff with --handoff), 1 on FAILED, 3 on timeout",
+        "wait for a Druid task: exit 0 on SUCCESS (and handoff with --handoff), 1 on FAILED, 3 on timeout, 5 when superseded",
       )
       .option("--datasource <ds>", "datasource for --handoff (default: from the task's payload)")
       .option("--interval <interval>", "interval for --handoff (default: from the task's payload)")
@@ -85,14 +87,35 @@ export function registerWait(program: Command): void {
       if (result.outcome !== "SUCCESS") return finish(1, result.outcome, { errorMsg: result.errorMsg });
       if (!flags.handoff) return finish(0, "SUCCESS", { duration: result.duration });
       const { datasource, interval } = await target(client, taskId, flags);
-      const createdTime = (await client.taskStatus(taskId)).status?.createdTime ?? null;
+      const status = (await client.taskStatus(taskId)).status;
+      const createdTime = status?.createdTime ?? null;
+      const created = createdTime ? Date.parse(createdTime) : Number.NaN;
+      const notAfter =
+        Number.isFinite(created) && typeof status?.duration === "number" && status.duration >= 0
+          ? new Date(created + status.duration).toISOString()
+          : null;
+      const report = await client.taskReports(taskId).catch(() => null);
+      const rowsIngested = rowsIngestedOf(
+        buildSegmentsStats(report?.ingestionStatsAndErrors?.payload.rowStats),
+      );
       if (!flags.json) err(`SUCCESS; waiting for handoff of ${datasource} ${formatInterval(interval)}\n`);
+      let version: string | null = null;
       for (;;) {
-        // No baseline for a task we did not submit: its version is the oldest one not older than the task.
-        const verdict = await handoff
+        // No baseline for a task we did not submit: its version is the oldest one not older than the task,
+        // within its lifetime (or proven by no other task having been created in between).
+        const verdict: HandoffVerdict | null = await handoff
           .check(
             datasource,
-            { interval, mode: "replace", baseline: { versions: [], segmentIds: [] }, notBefore: createdTime },
+            {
+              interval,
+              mode: "replace",
+              baseline: { versions: [], segmentIds: [] },
+              baselineTrusted: false,
+              version,
+              notBefore: createdTime,
+              notAfter,
+              rowsIngested,
+            },
             timeout.signal,
           )
           .catch((error) => {
@@ -105,10 +128,35 @@ export function registerWait(program: Command): void {
         if (verdict.state === "handed-off")
           return finish(0, "SUCCESS", { handoff: true, version: verdict.version });
         if (verdict.state === "superseded") {
-          return finish(1, "SUPERSEDED", {
-            errorMsg: `newer version ${verdict.liveVersions.join(", ")} is live`,
+          // Its own exit code: the task did its work, but what Druid serves there now is someone else's.
+          return finish(ExitCode.Superseded, "SUPERSEDED", {
+            version: verdict.version,
+            errorMsg: `a later task replaced the interval: version ${verdict.liveVersions.join(", ")} is live over this task's ${verdict.version}`,
           });
         }
+        if (verdict.state === "never-loaded")
+          return finish(1, "NEVER_QUERYABLE", {
+            errorMsg: `never queryable under the load rules: ${verdict.reason}`,
+          });
+        if (verdict.state === "lost") return finish(1, "LOST", { errorMsg: verdict.reason });
+        if (verdict.state === "unproven") {
+          const proven =
+            verdict.candidate && createdTime
+              ? await proveSoleTask(
+                  client,
+                  { datasource, taskId, createdTime, version: verdict.candidate, now: clock.now() },
+                  timeout.signal,
+                )
+              : null;
+          if (proven === true) {
+            version = verdict.candidate;
+            continue;
+          }
+          return finish(1, "UNPROVEN", {
+            errorMsg: `cannot prove that the data in ${formatInterval(interval)} came from ${taskId}: ${verdict.reason}${typeof proven === "string" ? `; ${proven}` : ""}`,
+          });
+        }
+        if (verdict.version && !version) version = verdict.version;
       }
     } finally {
       if (timer) clearTimeout(timer);

@@ -1,0 +1,127 @@
+import { formatInterval, type Interval } from "../core/interval.js";
+
+/**
+ * Load rules (Druid docs `operations/rule-configuration.md`; source `server/.../coordinator/rules/`): the
+ * Coordinator's `RunRules` duty gives each used segment the first rule of the datasource's chain (its own
+ * rules, then the cluster's `_default`) that applies to it. A segment whose rule drops it, loads it with
+ * no replicas, or that no rule matches, is never loaded: waiting for its handoff cannot succeed. Pure.
+ */
+
+export type LoadRule = { type: string } & Record<string, unknown>;
+
+/** What the first applicable rule does with a segment: null when no rule applies. */
+export type RuleEffect = { rule: LoadRule; loads: boolean } | null;
+
+const DAY = 86_400_000;
+
+/** ISO 8601 period → milliseconds (Joda's standard field lengths: a month is 30 days, a year 365). */
+export function periodMs(period: string): number | null {
+  const m =
+    /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
+      period,
+    );
+  if (!m || period === "P" || period.endsWith("T")) return null;
+  const [, y, mo, w, d, h, mi, s] = m.map((v) => (v === undefined ? 0 : Number(v)));
+  return (
+    ((y as number) * 365 + (mo as number) * 30 + (w as number) * 7 + (d as number)) * DAY +
+    (h as number) * 3_600_000 +
+    (mi as number) * 60_000 +
+    (s as number) * 1000
+  );
+}
+
+function parseRuleInterval(text: unknown): Interval | null {
+  if (typeof text !== "string") return null;
+  const [a, b] = text.split("/");
+  const start = Date.parse(a ?? "");
+  const end = Date.parse(b ?? "");
+  return Number.isFinite(start) && Number.isFinite(end) ? { start, end } : null;
+}
+
+const overlaps = (a: Interval, b: Interval) => a.start < b.end && b.start < a.end;
+const contains = (outer: Interval, inner: Interval) => outer.start <= inner.start && inner.end <= outer.end;
+
+/** Whether `rule` applies to a segment over `segment` at `now` (each rule type's `appliesTo`). */
+export function ruleApplies(rule: LoadRule, segment: Interval, now: number): boolean {
+  const includeFuture = rule.includeFuture !== false; // default true for period rules
+  const window = (): Interval | null => {
+    const ms = typeof rule.period === "string" ? periodMs(rule.period) : null;
+    return ms === null ? null : { start: now - ms, end: now };
+  };
+  switch (rule.type) {
+    case "loadForever":
+    case "dropForever":
+    case "broadcastForever":
+      return true;
+    case "loadByInterval":
+    case "broadcastByInterval": {
+      // `Rules.eligibleForLoad(interval, segment)`: overlap.
+      const i = parseRuleInterval(rule.interval);
+      return i !== null && overlaps(i, segment);
+    }
+    case "dropByInterval": {
+      // `IntervalDropRule`: the rule's interval contains the segment's.
+      const i = parseRuleInterval(rule.interval);
+      return i !== null && contains(i, segment);
+    }
+    case "loadByPeriod":
+    case "broadcastByPeriod": {
+      const w = window();
+      if (!w) return false;
+      return includeFuture ? w.start < segment.end : overlaps(w, segment);
+    }
+    case "dropByPeriod": {
+      const w = window();
+      if (!w) return false;
+      return includeFuture ? w.start <= segment.start : contains(w, segment);
+    }
+    case "dropBeforeByPeriod": {
+      // `PeriodDropBeforeRule`: everything that ended before now − period.
+      const ms = typeof rule.period === "string" ? periodMs(rule.period) : null;
+      return ms !== null && segment.end <= now - ms;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Replicas a load rule asks for; a missing `tieredReplicants` means the default tier's 2. */
+function replicas(rule: LoadRule): number {
+  const tiers = rule.tieredReplicants;
+  if (tiers === undefined || tiers === null) return rule.useDefaultTierForNull === false ? 0 : 2;
+  if (typeof tiers !== "object") return 0;
+  return Object.values(tiers as Record<string, unknown>).reduce<number>(
+    (n, v) => n + (typeof v === "number" && v > 0 ? v : 0),
+    0,
+  );
+}
+
+/** The first rule of the chain that applies to the segment, and whether it loads it. */
+export function ruleFor(rules: readonly LoadRule[], segment: Interval, now: number): RuleEffect {
+  for (const rule of rules) {
+    if (!ruleApplies(rule, segment, now)) continue;
+    if (rule.type.startsWith("drop")) return { rule, loads: false };
+    if (rule.type.startsWith("broadcast")) return { rule, loads: true };
+    return { rule, loads: replicas(rule) > 0 };
+  }
+  return null;
+}
+
+/**
+ * Why segments over these intervals can never be served under the rules, or null when every one of them
+ * is loaded by some rule.
+ */
+export function neverLoaded(
+  rules: readonly LoadRule[],
+  intervals: readonly Interval[],
+  now: number,
+): string | null {
+  for (const interval of intervals) {
+    const effect = ruleFor(rules, interval, now);
+    if (effect === null)
+      return `no load rule matches ${formatInterval(interval)} (rules: ${JSON.stringify(rules)})`;
+    if (!effect.loads)
+      return `${formatInterval(interval)} is matched first by ${JSON.stringify(effect.rule)}, which does not load it`;
+  }
+  return null;
+}

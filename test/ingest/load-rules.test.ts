@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { parseInterval } from "../../src/core/interval.js";
+import { type HandoffQuestion, handoffVerdict } from "../../src/ingest/handoff.js";
+import { neverLoaded, periodMs, ruleApplies, ruleFor } from "../../src/ingest/load-rules.js";
+import type { TimelineSegment } from "../../src/ingest/timeline.js";
+
+const now = Date.parse("2026-06-15T00:00:00Z");
+const day = (d: string) => parseInterval(`${d}/P1D`);
+
+describe("load rules (Druid's RunRules: the first applicable rule of the chain decides)", () => {
+  it("Druid's default chain loads everything with 2 replicas", () => {
+    const defaults = [{ type: "loadForever", tieredReplicants: { _default_tier: 2 } }];
+    expect(ruleFor(defaults, day("2020-01-01"), now)?.loads).toBe(true);
+    expect(neverLoaded(defaults, [day("2026-06-01")], now)).toBeNull();
+  });
+
+  it("IntervalDropRule drops segments its interval contains; IntervalLoadRule loads what it overlaps", () => {
+    const drop = { type: "dropByInterval", interval: "2026-06-01/2026-06-03" };
+    expect(ruleApplies(drop, day("2026-06-02"), now)).toBe(true);
+    expect(ruleApplies(drop, parseInterval("2026-06-02T12:00:00Z/2026-06-03T12:00:00Z"), now)).toBe(false);
+    const load = {
+      type: "loadByInterval",
+      interval: "2026-06-01T12:00:00Z/2026-06-01T13:00:00Z",
+      tieredReplicants: { hot: 1 },
+    };
+    expect(ruleApplies(load, day("2026-06-01"), now)).toBe(true);
+  });
+
+  it("period rules count back from now; includeFuture defaults to true", () => {
+    const recent = { type: "loadByPeriod", period: "P7D", tieredReplicants: { _default_tier: 1 } };
+    expect(ruleApplies(recent, day("2026-06-10"), now)).toBe(true);
+    expect(ruleApplies(recent, day("2026-06-01"), now)).toBe(false);
+    expect(ruleApplies(recent, day("2026-07-01"), now)).toBe(true);
+    expect(ruleApplies({ ...recent, includeFuture: false }, day("2026-07-01"), now)).toBe(false);
+    expect(ruleApplies({ type: "dropBeforeByPeriod", period: "P30D" }, day("2026-05-01"), now)).toBe(true);
+    expect(ruleApplies({ type: "dropBeforeByPeriod", period: "P30D" }, day("2026-06-01"), now)).toBe(false);
+    expect(periodMs("P1M")).toBe(30 * 86_400_000);
+    expect(periodMs("PT1H30M")).toBe(5_400_000);
+    expect(periodMs("P")).toBeNull();
+  });
+
+  it("says why an interval can never be served: a drop rule, zero replicas, or no rule at all", () => {
+    const interval = day("2026-06-02");
+    expect(neverLoaded([{ type: "dropForever" }], [interval], now)).toMatch(
+      /matched first by .*dropForever.*does not load it/,
+    );
+    expect(neverLoaded([{ type: "loadForever", tieredReplicants: {} }], [interval], now)).toMatch(
+      /does not load it/,
+    );
+    expect(
+      neverLoaded(
+        [{ type: "loadByPeriod", period: "P1D", includeFuture: false, tieredReplicants: { t: 1 } }],
+        [interval],
+        now,
+      ),
+    ).toMatch(/no load rule matches/);
+    // Order matters: a load rule before a drop rule wins.
+    expect(
+      neverLoaded(
+        [
+          { type: "loadByInterval", interval: "2026-06-02/2026-06-03", tieredReplicants: { t: 1 } },
+          { type: "dropForever" },
+        ],
+        [interval],
+        now,
+      ),
+    ).toBeNull();
+  });
+});
+
+describe("handoff with load rules", () => {
+  const seg = (version: string, served: boolean): TimelineSegment => ({
+    id: `wiki_${version}_0`,
+    start: day("2026-06-02").start,
+    end: day("2026-06-02").end,
+    version,
+    partitionNum: 0,
+    corePartitions: 1,
+    tombstone: false,
+    sizeBytes: 10,
+    numRows: 5,
+    served,
+  });
+  const q: HandoffQuestion = {
+    interval: day("2026-06-02"),
+    mode: "replace",
+    baseline: { versions: [], segmentIds: [] },
+  };
+
+  it("an interval excluded by a drop rule is never queryable: said at once, not at the handoff timeout", () => {
+    const rules = [{ type: "dropByInterval", interval: "2026-06-01/2026-06-05" }, { type: "loadForever" }];
+    const v = handoffVerdict(q, [seg("v1", false)], { rules, now });
+    expect(v).toMatchObject({ state: "never-loaded", version: "v1" });
+  });
+
+  it("waits as before when the rules load the interval, or when they could not be read", () => {
+    expect(handoffVerdict(q, [seg("v1", false)], { rules: [{ type: "loadForever" }], now }).state).toBe(
+      "waiting",
+    );
+    expect(handoffVerdict(q, [seg("v1", false)], { rules: null, now }).state).toBe("waiting");
+  });
+});
