@@ -19,6 +19,7 @@ import {
   proveSoleTask,
   readBaseline,
 } from "./handoff.js";
+import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 import { toTimelineSegment } from "./segments.js";
 import type { StatusBatcher } from "./status-batcher.js";
 
@@ -179,12 +180,21 @@ export function buildSegmentsStats(
   };
 }
 
+/** The task's progress, checked against the ingest kind's schema: a malformed row aborts with the field. */
 function progressOf(task: TaskRow): IngestProgress {
-  return task.progress as unknown as IngestProgress;
+  const parsed = ingestProgressSchema.safeParse(task.progress);
+  if (!parsed.success) throw new TaskAbort(`progress of ${task.id} is malformed: ${issues(parsed.error)}`);
+  return parsed.data as IngestProgress;
 }
 
 function payloadOf(task: TaskRow): IngestPayload {
-  return task.payload as unknown as IngestPayload;
+  const parsed = ingestPayloadSchema.safeParse(task.payload);
+  if (!parsed.success) throw new TaskAbort(`payload of ${task.id} is malformed: ${issues(parsed.error)}`);
+  return parsed.data as IngestPayload;
+}
+
+function issues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
+  return error.issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
 }
 
 /**

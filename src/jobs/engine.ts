@@ -2,16 +2,18 @@ import type { Clock } from "../core/clock.js";
 import { UsageError } from "../core/errors.js";
 import { type DrainResult, drain } from "../driver/drain.js";
 import type { DriverLog } from "../driver/driver.js";
+import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
 import type { OutageMonitor } from "../druid/outage.js";
 import { AdmissionTracker } from "../ingest/admission-tracker.js";
 import type { SizeBand } from "../ingest/audit.js";
 import { HandoffChecker } from "../ingest/handoff.js";
-import { ingestRunner } from "../ingest/runner.js";
+import type { DruidServices } from "../ingest/kind.js";
 import { StatusBatcher, type TaskStatusSnapshot } from "../ingest/status-batcher.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, TaskRow } from "../ledger/types.js";
 import { assertJobCluster, clusterOf } from "./cluster.js";
+import { KINDS } from "./kinds.js";
 
 /**
  * Wires one process's ingestion machinery — a status batcher, a handoff checker, admission control and
@@ -45,6 +47,8 @@ export interface EngineOptions {
    * resumable) once Druid has not answered for `timeoutMs`.
    */
   outage?: { monitor: OutageMonitor; timeoutMs: number };
+  /** The kinds of work this process runs. @default KINDS (every kind of this build) */
+  kinds?: readonly KindOfWork<DruidServices>[];
 }
 
 export interface EngineResult extends DrainResult {
@@ -116,7 +120,8 @@ async function watchOutage(
   return null;
 }
 
-export async function runIngestJob(options: EngineOptions): Promise<EngineResult> {
+/** Runs one job, whatever its kinds of work, to the end (or deadline, signal, outage); settles its state. */
+export async function runJob(options: EngineOptions): Promise<EngineResult> {
   const tickMs = options.tickMs ?? 1000;
   const planned = await options.store.getJob(options.jobId);
   if (!planned) throw new UsageError(`no job ${options.jobId} in the ledger`, { jobId: options.jobId });
@@ -135,7 +140,7 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
     maxConcurrency,
     tickMs,
   });
-  const runner = ingestRunner({
+  const services: DruidServices = {
     client: options.client,
     clock: options.clock,
     batcher,
@@ -149,14 +154,17 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
     ...(options.maxRetry !== undefined ? { maxRetry: options.maxRetry } : {}),
     ...(options.sizeBand ? { sizeBand: options.sizeBand } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
-  });
-  const settling = {
-    ...runner,
-    onFinish: async (task: TaskRow) => {
-      await runner.onFinish?.(task);
-      await settleJob(options.store, task.jobId, options.owner ?? "driver");
-    },
   };
+  const runners = (options.kinds ?? KINDS).map((kind) => {
+    const runner = kind.runner(services);
+    return {
+      ...runner,
+      onFinish: async (task: TaskRow) => {
+        await runner.onFinish?.(task);
+        await settleJob(options.store, task.jobId, options.owner ?? "driver");
+      },
+    };
+  });
   // An outage longer than allowed stops the run like Ctrl-C does: work handed back, resumable.
   const stop = new AbortController();
   const watch = options.outage
@@ -166,7 +174,7 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
   try {
     const result = await drain({
       store: options.store,
-      runners: [settling],
+      runners,
       clock: options.clock,
       jobId: options.jobId,
       pollMs: Math.max(10, Math.floor(tickMs / 2)),
@@ -193,3 +201,6 @@ export async function runIngestJob(options: EngineOptions): Promise<EngineResult
     await handoff.stop();
   }
 }
+
+/** The name the ingestion commands have always used: every job is run the same way now. */
+export const runIngestJob = runJob;

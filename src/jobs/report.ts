@@ -1,27 +1,17 @@
 import { ExitCode } from "../core/errors.js";
+import type { KindOfWork, PartitionView } from "../driver/kind.js";
 import { describeRowStats } from "../ingest/gates.js";
-import type { IngestPayload, IngestProgress } from "../ingest/runner.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, StateCounts, TaskRow } from "../ledger/types.js";
+import { KINDS } from "./kinds.js";
 
 /** One line per partition of a job: what happened, with the numbers a user checks. */
-export interface PartitionReport {
+export interface PartitionReport extends Omit<PartitionView, "failures"> {
   task: string;
-  interval: string;
+  /** The partition's kind of work. */
+  kind: string;
   state: TaskRow["state"];
-  step: string | null;
   attempts: number;
-  druidTaskId: string | null;
-  druidState: string | null;
-  version: string | null;
-  /** Rows stored (from segment metadata), else rows ingested (from the task report). */
-  rows: number | null;
-  segments: number | null;
-  bytes: number | null;
-  /** Druid's row counters of the latest attempt (processed, with errors, unparseable, thrown away). */
-  rowStats: IngestProgress["rowStats"] | null;
-  /** The first parse-error messages of the latest attempt's report. */
-  parseErrors: string[];
   error: string | null;
 }
 
@@ -36,23 +26,33 @@ export interface JobReport {
   exitCode: number;
 }
 
-export function partitionReport(task: TaskRow): PartitionReport {
-  const p = task.progress as unknown as IngestProgress;
-  const payload = task.payload as unknown as Partial<IngestPayload>;
+/** A partition of a kind this build does not know: what the ledger row alone says. */
+function unknownKind(task: TaskRow): PartitionView {
+  return {
+    interval: typeof task.payload.interval === "string" ? task.payload.interval : task.id,
+    step: null,
+    druidTaskId: null,
+    druidState: null,
+    version: null,
+    rows: null,
+    segments: null,
+    bytes: null,
+    rowStats: null,
+    parseErrors: [],
+    failures: [],
+  };
+}
+
+/** One partition of any kind, described by its kind (`KindOfWork.describe`). */
+export function partitionReport(task: TaskRow, kinds: readonly KindOfWork<never>[] = KINDS): PartitionReport {
+  const kind = kinds.find((k) => k.name === task.kind);
+  const { failures: _failures, ...view } = kind ? kind.describe(task) : unknownKind(task);
   return {
     task: task.id,
-    interval: payload.interval ?? "",
+    kind: task.kind,
     state: task.state,
-    step: p.step ?? null,
     attempts: task.attempt,
-    druidTaskId: p.taskId ?? null,
-    druidState: p.druidState ?? null,
-    version: p.version ?? null,
-    rows: p.summary ? (p.summary.rows ?? p.summary.rowsIngested) : null,
-    segments: p.summary?.segments ?? null,
-    bytes: p.summary?.bytes ?? null,
-    rowStats: p.rowStats ?? null,
-    parseErrors: p.parseErrors ?? [],
+    ...view,
     error: task.state === "done" ? null : task.lastError,
   };
 }
@@ -74,9 +74,15 @@ export function exitCodeFor(counts: StateCounts): number {
   return ExitCode.Ok;
 }
 
-export async function jobReport(store: Store, job: JobRow): Promise<JobReport> {
+export async function jobReport(
+  store: Store,
+  job: JobRow,
+  kinds: readonly KindOfWork<never>[] = KINDS,
+): Promise<JobReport> {
   const [tasks, counts] = await Promise.all([store.listTasks(job.id), store.countTasks(job.id)]);
-  const partitions = tasks.map(partitionReport).sort((a, b) => (a.interval < b.interval ? -1 : 1));
+  const partitions = tasks
+    .map((t) => partitionReport(t, kinds))
+    .sort((a, b) => (a.interval < b.interval ? -1 : 1));
   const totals = { rows: 0, segments: 0, bytes: 0 };
   for (const p of partitions) {
     totals.rows += p.rows ?? 0;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
-import type { IngestProgress } from "../../ingest/runner.js";
+import { KINDS } from "../../jobs/kinds.js";
 import { formatJobReport, type JobReport, jobReport, partitionReport } from "../../jobs/report.js";
 import { NoLedgerError } from "../../ledger/open.js";
 import type { Store } from "../../ledger/store.js";
@@ -183,15 +183,14 @@ export function registerLedgerCommands(program: Command): void {
         `canceled ${flagged} unfinished partition(s) of ${id}; a running driver finishes them at its next step\n`,
       );
       if (!flags.shutdown) return;
-      const running = tasks.filter((t) => {
-        const p = t.progress as unknown as IngestProgress;
-        return !isTerminal(t.state) && p.taskId && p.druidState !== "FAILED" && p.step === "running";
-      });
+      // Each kind says which Druid tasks a partition has running.
+      const running = tasks
+        .filter((t) => !isTerminal(t.state))
+        .flatMap((t) => KINDS.find((k) => k.name === t.kind)?.activeDruidTasks(t) ?? []);
       if (running.length === 0) return;
       const client = await connectDruid(flags);
       try {
-        for (const t of running) {
-          const druidId = (t.progress as unknown as IngestProgress).taskId as string;
+        for (const druidId of running) {
           await client.shutdownTask(druidId);
           out(`asked Druid to shut down ${druidId}\n`);
         }
@@ -240,7 +239,7 @@ export function registerLedgerCommands(program: Command): void {
         flags,
         (note) => emptyListing(flags, note, out, err),
         async (store) => {
-          const dead = (await store.listDead(flags.job)).map(partitionReport);
+          const dead = (await store.listDead(flags.job)).map((t) => partitionReport(t));
           if (flags.json) return out(`${JSON.stringify(dead, null, 2)}\n`);
           if (dead.length === 0) return out("no dead-lettered partitions\n");
           for (const d of dead) out(`${d.task}  attempts ${d.attempts}  ${d.error ?? ""}\n`);
@@ -258,10 +257,9 @@ export function registerLedgerCommands(program: Command): void {
       await withExistingLedger(flags, missing, async (store) => {
         const task = await store.getTask(id);
         if (task?.state !== "dead") throw new UsageError(`${id} is not a dead-lettered partition`);
-        const p = task.progress as unknown as IngestProgress;
         const shown = {
           ...partitionReport(task),
-          failures: p.failures ?? [],
+          failures: KINDS.find((k) => k.name === task.kind)?.describe(task).failures ?? [],
           events: await store.listEvents({ taskId: id }),
         };
         out(`${JSON.stringify(shown, null, 2)}\n`);

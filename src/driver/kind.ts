@@ -1,0 +1,81 @@
+import type { z } from "zod";
+import type { JsonObject, TaskRow } from "../ledger/types.js";
+import type { RunnerSpec } from "./spec.js";
+
+/**
+ * A kind of work (ingest now; compaction, kill, rollback, MSQ next) declared in one object: the ledger
+ * task kind it drives, how its payload and progress are encoded (zod schemas, no casts), its runner (the
+ * handler as named steps), how a partition of it is described in reports and the API, and which Druid
+ * tasks it owns. Jobs, reports, `status`, `dlq`, `retry`, `cancel` and the engine work for any kind
+ * through this interface; adding a kind is one folder and one line in the registry (`jobs/kinds.ts`).
+ *
+ * `S` is what its runner needs from the engine (for Druid work: the client, the status batcher, the
+ * handoff checker, admission control and the run's settings).
+ */
+export interface KindOfWork<S = unknown> {
+  /** The ledger task kind (`tasks.kind`). */
+  readonly name: string;
+  /** What a partition's task carries, written once when the job is planned. */
+  readonly payload: z.ZodType<Record<string, unknown>>;
+  /** The task's checkpointed progress (every field optional: an empty object is a task not yet started). */
+  readonly progress: z.ZodType<Record<string, unknown>>;
+  /** The runner the driver claims this kind's tasks for. */
+  runner(services: S): RunnerSpec;
+  /** One partition, as reports, `status` and the API show it. */
+  describe(task: TaskRow): PartitionView;
+  /** The Druid task ids this partition currently has running at Druid (what `cancel --shutdown` stops). */
+  activeDruidTasks(task: TaskRow): string[];
+}
+
+/** A partition as every kind shows it. */
+export interface PartitionView {
+  /** The partition's interval (canonical), or another short label for work that has none. */
+  interval: string;
+  /** The kind's current step. */
+  step: string | null;
+  /** Druid task id of the current attempt. */
+  druidTaskId: string | null;
+  druidState: string | null;
+  version: string | null;
+  /** Rows stored, else rows ingested; null when not known. */
+  rows: number | null;
+  segments: number | null;
+  bytes: number | null;
+  /** Druid's row counters of the latest attempt, when the kind ingests. */
+  rowStats: { processed: number; processedWithError: number; unparseable: number; thrownAway: number } | null;
+  /** The first parse-error messages of the latest attempt's report. */
+  parseErrors: string[];
+  /** Everything the kind recorded about earlier attempts (failure classes, messages). */
+  failures: JsonObject[];
+}
+
+/** Decodes a task's progress with its kind's schema: a malformed row is a clear error, not a cast. */
+export function progressOf<T extends Record<string, unknown>>(
+  kind: Pick<KindOfWork, "name" | "progress">,
+  task: TaskRow,
+): T {
+  const parsed = kind.progress.safeParse(task.progress);
+  if (!parsed.success)
+    throw new Error(
+      `progress of ${task.id} is not a ${kind.name} progress: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    );
+  return parsed.data as T;
+}
+
+/** Decodes a task's payload with its kind's schema. */
+export function payloadOf<T extends Record<string, unknown>>(
+  kind: Pick<KindOfWork, "name" | "payload">,
+  task: TaskRow,
+): T {
+  const parsed = kind.payload.safeParse(task.payload);
+  if (!parsed.success)
+    throw new Error(
+      `payload of ${task.id} is not a ${kind.name} payload: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    );
+  return parsed.data as T;
+}
+
+/** Looks a task's kind up in a registry; null for a kind this process does not know. */
+export function kindOf<S>(kinds: readonly KindOfWork<S>[], name: string): KindOfWork<S> | null {
+  return kinds.find((k) => k.name === name) ?? null;
+}

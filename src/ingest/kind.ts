@@ -1,0 +1,43 @@
+import type { KindOfWork, PartitionView } from "../driver/kind.js";
+import type { JsonObject, TaskRow } from "../ledger/types.js";
+import {
+  INGEST_KIND,
+  type IngestPayload,
+  type IngestProgress,
+  type IngestRunnerOptions,
+  ingestRunner,
+} from "./runner.js";
+import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
+
+/** What the engine hands a kind that works through Druid tasks. */
+export type DruidServices = IngestRunnerOptions;
+
+/** Native batch ingestion (`index_parallel`): one partition = one interval = one Druid task per attempt. */
+export const ingestKind: KindOfWork<DruidServices> = {
+  name: INGEST_KIND,
+  payload: ingestPayloadSchema,
+  progress: ingestProgressSchema,
+  runner: (services) => ingestRunner(services),
+  describe(task: TaskRow): PartitionView {
+    const p = task.progress as IngestProgress;
+    const payload = task.payload as Partial<IngestPayload>;
+    return {
+      interval: payload.interval ?? "",
+      step: p.step ?? null,
+      druidTaskId: p.taskId ?? null,
+      druidState: p.druidState ?? null,
+      version: p.version ?? null,
+      rows: p.summary ? (p.summary.rows ?? p.summary.rowsIngested) : null,
+      segments: p.summary?.segments ?? null,
+      bytes: p.summary?.bytes ?? null,
+      rowStats: p.rowStats ?? null,
+      parseErrors: p.parseErrors ?? [],
+      failures: (p.failures ?? []) as unknown as JsonObject[],
+    };
+  },
+  activeDruidTasks(task: TaskRow): string[] {
+    const p = task.progress as IngestProgress;
+    const over = p.druidState === "FAILED" || p.failures?.some((f) => f.taskId === p.taskId);
+    return p.taskId && p.step === "running" && !over ? [p.taskId] : [];
+  },
+};
