@@ -1,0 +1,57 @@
+import { parseGranularity } from "../../core/granularity.js";
+import { formatInterval } from "../../core/interval.js";
+import { TaskAbort } from "../../driver/signals.js";
+import { auditTimeline } from "../audit.js";
+import type { IngestSummary } from "../runner.js";
+import { toTimelineSegment } from "../segments.js";
+import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
+
+/**
+ * The version audit of the handed-off partition: one live version per time chunk, ours, served, nothing
+ * appended twice. Passing, the partition's summary is recorded and the handler returns (done).
+ */
+export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
+  const { payload, taskId } = a;
+  const p = a.progress();
+  const [used, served] = await Promise.all([
+    io.client.metadataSegments(payload.datasource, [formatInterval(a.interval)], a.call),
+    io.client.servedSegments(payload.datasource, a.call),
+  ]);
+  const servedIds = new Set(served);
+  const report = auditTimeline({
+    datasource: payload.datasource,
+    interval: a.interval,
+    segments: used.map((s) => toTimelineSegment(s, servedIds)),
+    granularity: parseGranularity(payload.segmentGranularity),
+    expect: { ...(p.version ? { version: p.version } : {}), mode: payload.mode },
+    sizeBand: io.settings.sizeBand,
+  });
+  const audit = {
+    ok: report.ok,
+    violations: report.violations,
+    totals: report.totals,
+    chunks: report.chunks,
+    compactionCandidates: report.compactionCandidates.length,
+  };
+  if (!report.ok) {
+    await a.save({ audit, outcome: "audit-failed" });
+    throw new TaskAbort(
+      `audit failed for ${payload.interval}: ${report.violations.map((v) => `${v.chunk} ${v.kind}: ${v.message}`).join("; ")}`,
+    );
+  }
+  const summary: IngestSummary = {
+    taskIds: p.taskIds ?? [taskId],
+    druidTaskId: taskId,
+    version: p.version ?? null,
+    rows: report.totals.rows,
+    rowsIngested: rowsIngestedOf(p.rowStats),
+    segments: report.totals.segments,
+    bytes: report.totals.bytes,
+    druidDurationMs: p.druidDurationMs ?? null,
+    handoffMs: p.handedOffAt && p.succeededAt ? p.handedOffAt - p.succeededAt : null,
+    compactionCandidates: report.compactionCandidates.length,
+    attempts: a.task.attempt,
+  };
+  await a.save({ step: "done", audit, summary });
+  a.note("done", `${summary.rows ?? "?"} rows in ${summary.segments} segment(s)`);
+}

@@ -1,0 +1,106 @@
+import { TaskAbort, TaskProgress } from "../../driver/signals.js";
+import { proveSoleTask } from "../handoff.js";
+import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } from "./attempt.js";
+
+/**
+ * Waits until the data is queryable and provably ours (docs/architecture.md, "How ours is proven"): our
+ * version live over the whole interval and every live segment served. Superseded, lost, not provably ours
+ * or never loaded under the load rules end the partition with the evidence; past the handoff timeout it
+ * fails "SUCCESS but never queryable". A `retry` after a timeout waits afresh.
+ */
+export async function awaitHandoff(a: Attempt, io: StepIO): Promise<void> {
+  const { taskId, payload } = a;
+  // Reached again after a handoff timeout: only `segops retry` brings a task back from that, and it means
+  // "wait again", so the window starts now.
+  if (a.progress().handoffTimedOut)
+    await a.save({ handoffTimedOut: false, handoffSince: io.clock.now(), outcome: null });
+  const p = a.progress();
+  const created = p.druidCreatedTime ? Date.parse(p.druidCreatedTime) : Number.NaN;
+  const lifetimeEnd =
+    Number.isFinite(created) && typeof p.druidDurationMs === "number" && p.druidDurationMs >= 0
+      ? new Date(created + p.druidDurationMs).toISOString()
+      : null;
+  const verdict = await io.handoff.check(
+    payload.datasource,
+    {
+      interval: a.interval,
+      mode: payload.mode,
+      baseline: p.baseline ?? { versions: [], segmentIds: [] },
+      baselineTrusted: p.baselineTrusted !== false,
+      version: p.version ?? null,
+      notBefore: p.druidCreatedTime ?? null,
+      notAfter: lifetimeEnd,
+      rowsIngested: rowsIngestedOf(p.rowStats),
+    },
+    a.call.signal,
+  );
+  switch (verdict.state) {
+    case "superseded":
+      await a.save({ outcome: "superseded" });
+      throw new TaskAbort(
+        `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${payload.interval}`,
+      );
+    case "never-loaded":
+      await a.save({ outcome: "never-loaded", version: verdict.version });
+      throw new TaskAbort(
+        `never queryable under the load rules: ${taskId} SUCCEEDED but ${verdict.reason}; change the datasource's rules (Coordinator /druid/coordinator/v1/rules/${payload.datasource}) and retry`,
+      );
+    case "lost":
+      await a.save({ outcome: "lost" });
+      throw new TaskAbort(`not done: ${taskId} SUCCEEDED but its data is gone: ${verdict.reason}`);
+    case "unproven": {
+      let proven: true | string | null = null;
+      if (verdict.candidate !== null && p.druidCreatedTime) {
+        try {
+          proven = await proveSoleTask(
+            io.client,
+            {
+              datasource: payload.datasource,
+              taskId,
+              createdTime: p.druidCreatedTime,
+              version: verdict.candidate,
+              now: io.clock.now(),
+            },
+            a.call.signal,
+          );
+        } catch (error) {
+          if (!isFatal(error)) throw error;
+          proven = `the task list could not be read: ${describeError(error)}`;
+        }
+      }
+      if (proven === true && verdict.candidate) {
+        // Nothing else could have locked in between: the version is ours. Record it, then check handoff.
+        await a.save({ version: verdict.candidate, versionProof: "sole-task" });
+        throw new TaskProgress(`version ${verdict.candidate} of ${payload.interval} proven ours`, 0);
+      }
+      await a.save({ outcome: "unproven" });
+      throw new TaskAbort(
+        `not done: cannot prove that the data in ${payload.interval} came from ${taskId}: ${verdict.reason}${typeof proven === "string" ? `; ${proven}` : ""}. Check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
+      );
+    }
+    case "waiting": {
+      if (verdict.version && !p.version)
+        await a.save({ version: verdict.version, versionProof: verdict.proof });
+      const waited = io.clock.now() - (p.handoffSince ?? p.succeededAt ?? io.clock.now());
+      if (waited >= io.settings.handoffTimeoutMs) {
+        await a.save({ handoffTimedOut: true, outcome: "handoff-timeout" });
+        const more = verdict.missing.length > 5 ? ` (+${verdict.missing.length - 5} more)` : "";
+        throw new TaskAbort(
+          `SUCCESS but never queryable: ${taskId} succeeded and ${payload.interval} is still not served after ${Math.round(waited / 1000)}s; missing: ${verdict.missing.slice(0, 5).join("; ")}${more}`,
+        );
+      }
+      if (JSON.stringify(p.missing) !== JSON.stringify(verdict.missing))
+        await a.save({ missing: verdict.missing });
+      throw new TaskProgress(`waiting for handoff of ${payload.interval}`, io.settings.tickMs);
+    }
+    case "handed-off":
+      a.note("handed-off", payload.interval);
+      await a.save({
+        step: "audit",
+        version: verdict.version,
+        versionProof: verdict.proof,
+        handedOffAt: io.clock.now(),
+        missing: [],
+      });
+  }
+}

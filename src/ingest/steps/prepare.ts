@@ -1,0 +1,36 @@
+import { TaskAbort } from "../../driver/signals.js";
+import { type Baseline, readBaseline } from "../handoff.js";
+import { type Attempt, describeError, isFatal, type StepIO } from "./attempt.js";
+
+/**
+ * Before anything is submitted: record this attempt's id with the baseline (what the interval holds
+ * now), so that a resubmit after a crash is a duplicate that reattaches, never a second ingestion, and our
+ * segments can later be told apart. A baseline proves what is ours only if it was read before the task
+ * existed, so Druid is asked first: an id it already knows was submitted by someone else with the same
+ * spec (another job or ledger), and the baseline is then marked untrusted.
+ */
+export async function prepareAttempt(a: Attempt, io: StepIO): Promise<void> {
+  const p = a.progress();
+  if (p.taskId === a.taskId) return;
+  const known = await io.batcher.get(a.taskId, a.call.signal);
+  let baseline: Baseline;
+  try {
+    baseline = await readBaseline(io.client, a.payload.datasource, a.interval, a.call.signal);
+  } catch (error) {
+    if (isFatal(error)) throw new TaskAbort(`cannot read existing segments: ${describeError(error)}`);
+    throw error;
+  }
+  await a.save({
+    step: "submit",
+    taskId: a.taskId,
+    attempt: a.task.attempt,
+    baseline,
+    baselineTrusted: known.state === "UNKNOWN",
+    taskIds: [...(p.taskIds ?? []), a.taskId],
+    version: null,
+    versionProof: null,
+    reattached: false,
+    druidState: null,
+    forgotten: 0,
+  });
+}

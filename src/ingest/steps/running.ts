@@ -1,0 +1,93 @@
+import { TaskAbort, TaskProgress } from "../../driver/signals.js";
+import { classifyTaskFailure } from "../failure.js";
+import { checkDataGates, DEFAULT_GATES, firstParseErrors } from "../gates.js";
+import type { IngestProgress } from "../runner.js";
+import { type Attempt, AttemptFailed, buildSegmentsStats, type StepIO } from "./attempt.js";
+
+/** Resubmits answered "duplicate" for a task the status endpoint does not know before we give up. */
+export const FORGOTTEN_LIMIT = 5;
+
+/**
+ * Waits for the attempt to end, through the process's one status batcher. RUNNING: come back next tick.
+ * Unknown to Druid: submit the same id again (bounded when Druid keeps answering "duplicate"). FAILED: a new
+ * attempt, with Druid's errorMsg, its failure class and the row counters. SUCCESS: the data gates decide on
+ * Druid's counters; passing, the partition moves to the handoff step.
+ */
+export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
+  const p = a.progress();
+  const { taskId } = a;
+  io.admission?.track(a.task.id, a.payload.slots, taskId);
+  const status = await io.batcher.get(taskId, a.call.signal);
+  if (status.state === "UNKNOWN") {
+    // Druid forgot (or never stored) a task we submitted: submit the same id again (docs/druid-api.md,
+    // "Task status"). If Druid keeps answering "duplicate" for an id its status endpoint does not know,
+    // resubmitting cannot help: stop with the evidence instead of looping.
+    const forgotten = p.reattached ? (p.forgotten ?? 0) + 1 : 0;
+    if (forgotten >= FORGOTTEN_LIMIT) {
+      await a.save({ outcome: "forgotten", forgotten });
+      throw new TaskAbort(
+        `Druid answers "duplicate" to ${taskId} but its status endpoint does not know the task (${forgotten} times in a row): the Overlord's task storage disagrees with itself; check the Overlord (leader change, metadata store) before retrying`,
+      );
+    }
+    await a.save({ step: "submit", forgotten });
+    throw new TaskProgress(`Druid does not know ${taskId}; resubmitting`, 0);
+  }
+  if (p.forgotten) await a.save({ forgotten: 0 });
+  if (status.state === "RUNNING") {
+    if (p.druidState !== "RUNNING") await a.save({ druidState: "RUNNING" });
+    throw new TaskProgress(`Druid task ${taskId} RUNNING`, io.settings.tickMs);
+  }
+  if (status.state === "FAILED") {
+    io.admission?.untrack(a.task.id);
+    let errorMsg = status.errorMsg;
+    let rowStats: IngestProgress["rowStats"] = null;
+    let parseErrors: string[] = [];
+    try {
+      const report = (await io.client.taskReports(taskId, a.call))?.ingestionStatsAndErrors?.payload;
+      errorMsg = report?.errorMsg ?? errorMsg;
+      rowStats = buildSegmentsStats(report?.rowStats);
+      parseErrors = firstParseErrors(report?.unparseableEvents);
+    } catch {
+      // The status's errorMsg is enough when the report is gone.
+    }
+    const cls = classifyTaskFailure(errorMsg);
+    const failures = [
+      ...(p.failures ?? []),
+      { attempt: a.task.attempt, taskId, failureClass: cls.name, deterministic: cls.deterministic, errorMsg },
+    ];
+    await a.save({ failures, druidState: "FAILED", rowStats, parseErrors });
+    a.note("failed", `${taskId}: ${errorMsg ?? "no message"}`);
+    throw new AttemptFailed(`Druid task ${taskId} FAILED: ${errorMsg ?? "no message"}`, failures);
+  }
+  io.admission?.untrack(a.task.id);
+  a.note("succeeded", taskId);
+  const [reports, plus] = await Promise.all([
+    io.client.taskReports(taskId, a.call).catch(() => null),
+    io.client.taskStatus(taskId, a.call).catch(() => null),
+  ]);
+  const rowStats = buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
+  const parseErrors = firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
+  const gate = rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null;
+  if (gate) {
+    // SUCCESS on bad data is a failed attempt, and a deterministic one: the poison rule applies.
+    const failures = [
+      ...(p.failures ?? []),
+      { attempt: a.task.attempt, taskId, failureClass: "data-gate", deterministic: true, errorMsg: gate },
+    ];
+    await a.save({ failures, druidState: "SUCCESS", rowStats, parseErrors });
+    a.note("failed", `${taskId}: ${gate}`);
+    throw new AttemptFailed(`data gate: ${taskId} SUCCEEDED but ${gate}`, failures);
+  }
+  const now = io.clock.now();
+  await a.save({
+    step: "handoff",
+    succeededAt: now,
+    handoffSince: now,
+    handoffTimedOut: false,
+    druidDurationMs: status.duration,
+    druidState: "SUCCESS",
+    druidCreatedTime: plus?.status?.createdTime ?? null,
+    rowStats,
+    parseErrors,
+  });
+}

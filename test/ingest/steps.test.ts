@@ -1,0 +1,370 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
+import type { DruidClient } from "../../src/druid/client.js";
+import { InvalidSpecError, UnavailableError } from "../../src/druid/errors.js";
+import type { DataSegment } from "../../src/druid/types.js";
+import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
+import type { HandoffChecker, HandoffVerdict } from "../../src/ingest/handoff.js";
+import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
+import type { StatusBatcher, StatusResult } from "../../src/ingest/status-batcher.js";
+import { type Attempt, AttemptFailed, type StepIO } from "../../src/ingest/steps/attempt.js";
+import { auditPartition } from "../../src/ingest/steps/audit.js";
+import { awaitHandoff } from "../../src/ingest/steps/handoff.js";
+import { prepareAttempt } from "../../src/ingest/steps/prepare.js";
+import { awaitTerminal } from "../../src/ingest/steps/running.js";
+import { submitNative } from "../../src/ingest/steps/submit.js";
+import type { TaskRow } from "../../src/ledger/types.js";
+import { dailyTemplate } from "../helpers/dataset.js";
+
+/**
+ * Issue 11: each step of the ingestion handler on its own, over fake Druid I/O (the other steps are not
+ * involved). The end-to-end suites run them together against the emulator.
+ */
+
+const INTERVAL = "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z";
+const TASK_ID = "segops_wiki_20260101_abc_a1";
+
+const payload: IngestPayload = {
+  datasource: "wiki",
+  interval: INTERVAL,
+  spec: dailyTemplate({ datasource: "wiki" }),
+  specVersion: "1",
+  idPrefix: "segops",
+  mode: "replace",
+  segmentGranularity: "day",
+  slots: 1,
+};
+
+function attempt(progress: IngestProgress = {}): Attempt & { saved: IngestProgress[]; notes: string[] } {
+  let p = progress;
+  const saved: IngestProgress[] = [];
+  const notes: string[] = [];
+  const task = { id: "job/20260101", attempt: 1 } as TaskRow;
+  return {
+    task,
+    payload,
+    interval: parseInterval(INTERVAL),
+    taskId: TASK_ID,
+    call: {},
+    progress: () => p,
+    save: async (patch) => {
+      saved.push(patch);
+      p = { ...p, ...patch };
+    },
+    note: (step, detail) => notes.push(`${step} ${detail}`),
+    saved,
+    notes,
+  };
+}
+
+function io(over: {
+  client?: Partial<Record<keyof DruidClient, unknown>>;
+  status?: StatusResult;
+  verdict?: HandoffVerdict;
+  clock?: ManualClock;
+}): StepIO {
+  return {
+    client: (over.client ?? {}) as unknown as DruidClient,
+    clock: over.clock ?? new ManualClock(Date.UTC(2026, 0, 2)),
+    batcher: {
+      get: async (id: string) => over.status ?? { id, state: "UNKNOWN" },
+    } as unknown as StatusBatcher,
+    handoff: { check: async () => over.verdict } as unknown as HandoffChecker,
+    settings: { tickMs: 1000, handoffTimeoutMs: 60_000, sizeBand: DEFAULT_SIZE_BAND },
+  };
+}
+
+const segment = (version: string): DataSegment => ({
+  dataSource: "wiki",
+  interval: INTERVAL,
+  version,
+  loadSpec: {},
+  dimensions: "page",
+  metrics: "count",
+  shardSpec: { type: "numbered", partitionNum: 0, partitions: 1 },
+  binaryVersion: 9,
+  size: 1000,
+  identifier: `wiki_2026-01-01T00:00:00.000Z_2026-01-02T00:00:00.000Z_${version}`,
+});
+
+const rejects = async (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+
+describe("prepare: the id and baseline are recorded before anything is submitted", () => {
+  it("trusts the baseline when Druid does not know the id yet", async () => {
+    const a = attempt();
+    await prepareAttempt(a, io({ client: { metadataSegments: async () => [segment("v0")] } }));
+    expect(a.progress()).toMatchObject({
+      step: "submit",
+      taskId: TASK_ID,
+      baselineTrusted: true,
+      baseline: { versions: ["v0"] },
+      taskIds: [TASK_ID],
+    });
+  });
+
+  it("marks the baseline untrusted when Druid already knows the id (another job submitted it)", async () => {
+    const a = attempt();
+    const status: StatusResult = { id: TASK_ID, state: "SUCCESS", duration: 10, errorMsg: null };
+    await prepareAttempt(a, io({ status, client: { metadataSegments: async () => [] } }));
+    expect(a.progress().baselineTrusted).toBe(false);
+  });
+
+  it("does nothing for an attempt already prepared (a resumed task keeps its baseline)", async () => {
+    const a = attempt({ taskId: TASK_ID, step: "running" });
+    await prepareAttempt(a, io({}));
+    expect(a.saved).toEqual([]);
+  });
+});
+
+describe("submit", () => {
+  it("moves to running on accepted, and reattaches on Druid's duplicate answer", async () => {
+    for (const outcome of ["accepted", "duplicate"] as const) {
+      const a = attempt({ step: "submit", taskId: TASK_ID });
+      const sent: string[] = [];
+      await submitNative(
+        a,
+        io({
+          client: {
+            submitTask: async (spec: { id: string }) => {
+              sent.push(spec.id);
+              return { outcome, taskId: spec.id };
+            },
+          },
+        }),
+      );
+      expect(sent).toEqual([TASK_ID]);
+      expect(a.progress()).toMatchObject({ step: "running", reattached: outcome === "duplicate" });
+    }
+  });
+
+  it("aborts with Druid's words when it rejects the spec, and leaves retryable failures to the driver", async () => {
+    const invalid = new InvalidSpecError({
+      endpoint: "POST /druid/indexer/v1/task",
+      status: 400,
+      druidMessage: "bad granularity",
+    });
+    const a = attempt({ step: "submit" });
+    const error = await rejects(
+      submitNative(a, io({ client: { submitTask: async () => Promise.reject(invalid) } })),
+    );
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toContain("bad granularity");
+    const busy = new UnavailableError({ endpoint: "POST /druid/indexer/v1/task", status: 503 });
+    expect(
+      await rejects(
+        submitNative(
+          attempt({ step: "submit" }),
+          io({ client: { submitTask: async () => Promise.reject(busy) } }),
+        ),
+      ),
+    ).toBe(busy);
+  });
+});
+
+describe("running: waiting for the Druid task to end", () => {
+  const reports = (processed: number, unparseable: number) => ({
+    ingestionStatsAndErrors: {
+      type: "ingestionStatsAndErrors",
+      taskId: TASK_ID,
+      payload: {
+        ingestionState: "COMPLETED",
+        unparseableEvents: { buildSegments: unparseable > 0 ? ["Unable to parse row [x]"] : [] },
+        rowStats: {
+          totals: { buildSegments: { processed, unparseable, thrownAway: 0, processedWithError: 0 } },
+        },
+        errorMsg: null,
+      },
+    },
+  });
+
+  it("comes back next tick while RUNNING", async () => {
+    const a = attempt({ step: "running" });
+    const error = await rejects(
+      awaitTerminal(a, io({ status: { id: TASK_ID, state: "RUNNING", duration: -1, errorMsg: null } })),
+    );
+    expect(error).toBeInstanceOf(TaskProgress);
+    expect(a.progress().druidState).toBe("RUNNING");
+  });
+
+  it("goes back to submit the same id when Druid does not know it", async () => {
+    const a = attempt({ step: "running" });
+    expect(await rejects(awaitTerminal(a, io({})))).toBeInstanceOf(TaskProgress);
+    expect(a.progress().step).toBe("submit");
+  });
+
+  it("fails the attempt with Druid's message, its failure class and the row counters", async () => {
+    const a = attempt({ step: "running" });
+    const error = await rejects(
+      awaitTerminal(
+        a,
+        io({
+          status: { id: TASK_ID, state: "FAILED", duration: 5, errorMsg: "status says little" },
+          client: {
+            taskReports: async () => ({
+              ingestionStatsAndErrors: {
+                ...reports(0, 3).ingestionStatsAndErrors,
+                payload: {
+                  ...reports(0, 3).ingestionStatsAndErrors.payload,
+                  errorMsg: "Max parse exceptions[0] exceeded",
+                },
+              },
+            }),
+          },
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(AttemptFailed);
+    expect(a.progress().failures?.[0]).toMatchObject({
+      failureClass: "parse-exceptions",
+      deterministic: true,
+    });
+    expect(a.progress().rowStats).toMatchObject({ unparseable: 3 });
+  });
+
+  it("fails a SUCCESS whose counters fail the data gate, deterministically", async () => {
+    const a = attempt({ step: "running" });
+    const error = await rejects(
+      awaitTerminal(
+        a,
+        io({
+          status: { id: TASK_ID, state: "SUCCESS", duration: 5, errorMsg: null },
+          client: {
+            taskReports: async () => reports(0, 20),
+            taskStatus: async () => ({ status: { createdTime: "x" } }),
+          },
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(AttemptFailed);
+    expect(a.progress().failures?.[0]).toMatchObject({ failureClass: "data-gate", deterministic: true });
+    expect(a.progress().step).toBe("running");
+  });
+
+  it("moves a clean SUCCESS to handoff with Druid's createdTime and duration", async () => {
+    const a = attempt({ step: "running" });
+    await awaitTerminal(
+      a,
+      io({
+        status: { id: TASK_ID, state: "SUCCESS", duration: 5000, errorMsg: null },
+        client: {
+          taskReports: async () => reports(8, 0),
+          taskStatus: async () => ({ status: { createdTime: "2026-01-02T00:00:00.000Z" } }),
+        },
+      }),
+    );
+    expect(a.progress()).toMatchObject({
+      step: "handoff",
+      druidState: "SUCCESS",
+      druidDurationMs: 5000,
+      druidCreatedTime: "2026-01-02T00:00:00.000Z",
+      rowStats: { processed: 8 },
+    });
+  });
+});
+
+describe("handoff", () => {
+  it("moves to audit once handed off, recording the version and its proof", async () => {
+    const a = attempt({ step: "handoff" });
+    await awaitHandoff(
+      a,
+      io({ verdict: { state: "handed-off", version: "v1", segments: [], proof: "window" } }),
+    );
+    expect(a.progress()).toMatchObject({ step: "audit", version: "v1", versionProof: "window" });
+  });
+
+  it("waits, and fails 'SUCCESS but never queryable' past the timeout", async () => {
+    const clock = new ManualClock(1_000_000);
+    const a = attempt({ step: "handoff", handoffSince: 1_000_000 });
+    const verdict: HandoffVerdict = {
+      state: "waiting",
+      version: "v1",
+      missing: ["wiki_v1_0 not served"],
+      proof: "window",
+    };
+    expect(await rejects(awaitHandoff(a, io({ verdict, clock })))).toBeInstanceOf(TaskProgress);
+    expect(a.progress().version).toBe("v1");
+    await clock.advance(60_000);
+    const error = await rejects(awaitHandoff(a, io({ verdict, clock })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/SUCCESS but never queryable: .* missing: wiki_v1_0 not served/);
+    expect(a.progress()).toMatchObject({ handoffTimedOut: true, outcome: "handoff-timeout" });
+  });
+
+  it("records a version proven by no other task having been created in between, then checks again", async () => {
+    const a = attempt({ step: "handoff", druidCreatedTime: "2026-01-02T00:00:00.000Z" });
+    const verdict: HandoffVerdict = {
+      state: "unproven",
+      candidate: "2026-01-02T05:00:00.000Z",
+      reason: "late",
+    };
+    const error = await rejects(
+      awaitHandoff(
+        a,
+        io({
+          verdict,
+          client: { tasks: async () => [{ id: TASK_ID, createdTime: "2026-01-02T00:00:00.000Z" }] },
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(TaskProgress);
+    expect(a.progress()).toMatchObject({ version: "2026-01-02T05:00:00.000Z", versionProof: "sole-task" });
+  });
+
+  it("ends superseded, lost and never-loaded partitions with the evidence", async () => {
+    const cases: Array<[HandoffVerdict, RegExp, string]> = [
+      [
+        { state: "superseded", version: "v1", liveVersions: ["v2"] },
+        /superseded: a newer version \(v2\)/,
+        "superseded",
+      ],
+      [{ state: "lost", reason: "gone" }, /its data is gone: gone/, "lost"],
+      [
+        { state: "never-loaded", version: "v1", reason: "dropForever" },
+        /never queryable under the load rules/,
+        "never-loaded",
+      ],
+    ];
+    for (const [verdict, message, outcome] of cases) {
+      const a = attempt({ step: "handoff" });
+      const error = await rejects(awaitHandoff(a, io({ verdict })));
+      expect(error).toBeInstanceOf(TaskAbort);
+      expect((error as Error).message).toMatch(message);
+      expect(a.progress().outcome).toBe(outcome);
+    }
+  });
+});
+
+describe("audit", () => {
+  const client = (versions: string[]) => ({
+    metadataSegments: async () => versions.map(segment),
+    servedSegments: async () => versions.map((v) => segment(v).identifier),
+  });
+
+  it("records the summary and finishes when one live version, ours, is served", async () => {
+    const a = attempt({
+      step: "audit",
+      version: "v1",
+      taskIds: [TASK_ID],
+      rowStats: { processed: 8, processedWithError: 0, unparseable: 0, thrownAway: 0 },
+    });
+    await auditPartition(a, io({ client: client(["v1"]) }));
+    expect(a.progress()).toMatchObject({
+      step: "done",
+      summary: { version: "v1", segments: 1, rowsIngested: 8 },
+    });
+  });
+
+  it("aborts with the violations when another version is live", async () => {
+    const a = attempt({ step: "audit", version: "v1" });
+    const error = await rejects(auditPartition(a, io({ client: client(["v1", "v2"]) })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/audit failed/);
+    expect(a.progress().outcome).toBe("audit-failed");
+  });
+});
