@@ -2,6 +2,7 @@ export { defaultTaskBackoff, TASK_BACKOFF, taskBackoff } from "./backoff.js";
 export { type DrainOptions, type DrainResult, drain } from "./drain.js";
 export { Driver, type DriverLog, type DriverOptions, type DriverState } from "./driver.js";
 export { type StopReason, TaskStopped } from "./in-flight.js";
+export { type KindOfWork, kindOf, type PartitionView, payloadOf, progressOf } from "./kind.js";
 export { decide, type RunResult } from "./outcome.js";
 export {
   asSignal,

@@ -19,6 +19,7 @@ export {
   type ViolationKind,
 } from "./audit.js";
 export { type AttemptFailure, classifyTaskFailure, type FailureClass, isPoisoned } from "./failure.js";
+export * from "./gates.js";
 export {
   type Baseline,
   HandoffChecker,
@@ -29,6 +30,8 @@ export {
   identifyOurs,
   readBaseline,
 } from "./handoff.js";
+export { type DruidServices, ingestKind } from "./kind.js";
+export * from "./load-rules.js";
 export {
   AttemptFailed,
   INGEST_KIND,
@@ -39,6 +42,7 @@ export {
   type IngestSummary,
   ingestRunner,
 } from "./runner.js";
+export { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 export { segmentId, toTimelineSegment } from "./segments.js";
 export {
   StatusBatcher,
@@ -47,4 +51,6 @@ export {
   type StatusResult,
   type TaskStatusSnapshot,
 } from "./status-batcher.js";
+export type { Attempt, Step, StepIO } from "./steps/attempt.js";
+export { submitNative } from "./steps/submit.js";
 export { liveTimeline, type TimelinePiece, type TimelineSegment } from "./timeline.js";

@@ -1,4 +1,14 @@
-export { type EngineOptions, type EngineResult, runIngestJob, statusLookupFor } from "./engine.js";
+export * from "./cluster.js";
+export {
+  type EngineOptions,
+  type EngineResult,
+  jobStateFor,
+  runIngestJob,
+  runJob,
+  settleJob,
+  statusLookupFor,
+} from "./engine.js";
+export { KINDS } from "./kinds.js";
 export { type IngestJobInput, jobIdFor, type PlannedJob, planIngestJob } from "./plan.js";
 export { type PolledTask, type PollOptions, type PollOutcome, pollTasks } from "./poll.js";
 export {

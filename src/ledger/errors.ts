@@ -1,3 +1,4 @@
+import { LATEST_VERSION } from "./sql/schema.js";
 import { SegopsError } from "../core/errors.js";
 
 /**
@@ -32,4 +33,21 @@ export function ledgerFailure(operation: string, error: unknown, secret?: string
     operation,
     ...(typeof code === "string" ? { cause: code } : {}),
   });
+}
+
+/** `mustExist` was asked for and there is no database file: nothing has run against this ledger. */
+export class NoLedgerError extends LedgerError {
+  readonly path: string;
+  constructor(path: string) {
+    super(`no ledger at ${path} (nothing has run here yet)`, { path, missing: true });
+    this.path = path;
+  }
+}
+
+/** The ledger was migrated by a newer segops. */
+export function newerSchema(found: number): LedgerError {
+  return new LedgerError(
+    `the ledger's schema is version ${found}, newer than this segops supports (${LATEST_VERSION}): upgrade segops, or use another ledger`,
+    { found, supported: LATEST_VERSION },
+  );
 }

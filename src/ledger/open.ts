@@ -1,9 +1,7 @@
 import { type Clock, systemClock } from "../core/clock.js";
 import { UsageError } from "../core/errors.js";
-import { redactUrl } from "./errors.js";
-import { PostgresExecutor } from "./postgres.js";
+import { NoLedgerError, redactUrl } from "./errors.js";
 import { SqlStore } from "./sql-store.js";
-import { NoLedgerError, SqliteExecutor } from "./sqlite.js";
 import type { Store } from "./store.js";
 
 export { NoLedgerError };
@@ -115,7 +113,8 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   if (target.kind === "sqlite") {
     const busy = options.busyTimeoutMs;
     return new SqlStore(
-      SqliteExecutor.open(target.path, {
+      // Each backend (and its native driver) loads only when a ledger of its kind is opened.
+      (await import("./sqlite.js")).SqliteExecutor.open(target.path, {
         now,
         ...(busy !== undefined ? { busyTimeoutMs: busy } : {}),
         ...(options.mustExist ? { mustExist: true } : {}),
@@ -125,7 +124,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   }
   const pool = options.poolSize;
   return new SqlStore(
-    await PostgresExecutor.open(url, { now, ...(pool !== undefined ? { poolSize: pool } : {}) }),
+    await (await import("./postgres.js")).PostgresExecutor.open(url, { now, ...(pool !== undefined ? { poolSize: pool } : {}) }),
     clock,
   );
 }

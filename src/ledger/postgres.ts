@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { LedgerError, ledgerFailure, redactUrl, scrub } from "./errors.js";
+import { LedgerError, ledgerFailure, newerSchema, redactUrl, scrub } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
 import type { DbRow } from "./sql/rows.js";
 import { currentVersionSql, LATEST_VERSION, MIGRATIONS, metaTable, recordVersionSql } from "./sql/schema.js";
 import type { Statement } from "./sql/statement.js";
-import { newerSchema } from "./sqlite.js";
 
 /** Options of the PostgreSQL backend. */
 export interface PostgresOptions {

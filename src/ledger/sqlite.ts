@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { LedgerError, ledgerFailure } from "./errors.js";
+import { LedgerError, ledgerFailure, NoLedgerError, newerSchema } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
 import type { DbRow } from "./sql/rows.js";
 import { currentVersionSql, LATEST_VERSION, MIGRATIONS, metaTable, recordVersionSql } from "./sql/schema.js";
@@ -17,14 +17,6 @@ export interface SqliteOptions {
   readonly mustExist?: boolean;
 }
 
-/** `mustExist` was asked for and there is no database file: nothing has run against this ledger. */
-export class NoLedgerError extends LedgerError {
-  readonly path: string;
-  constructor(path: string) {
-    super(`no ledger at ${path} (nothing has run here yet)`, { path, missing: true });
-    this.path = path;
-  }
-}
 
 function osReason(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
@@ -222,9 +214,3 @@ export class SqliteExecutor implements Executor {
   }
 }
 
-export function newerSchema(found: number): LedgerError {
-  return new LedgerError(
-    `the ledger's schema is version ${found}, newer than this segops supports (${LATEST_VERSION}): upgrade segops, or use another ledger`,
-    { found, supported: LATEST_VERSION },
-  );
-}
