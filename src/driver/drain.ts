@@ -1,4 +1,5 @@
 import { systemClock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import type { StateCounts } from "../ledger/types.js";
 import { Driver, type DriverOptions } from "./driver.js";
 
@@ -29,7 +30,7 @@ export function nonTerminal(counts: StateCounts): number {
  */
 export async function drain(options: DrainOptions): Promise<DrainResult> {
   const clock = options.clock ?? systemClock;
-  const pollMs = options.pollMs ?? 1000;
+  const pollMs = options.pollMs ?? DEFAULTS.tickMs;
   // Draining a job runs that job only, unless the caller names a wider set.
   const driver = new Driver({ ...options, jobIds: options.jobIds ?? [options.jobId] });
   const failed = new AbortController();

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { type Clock, systemClock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import { LedgerError } from "../ledger/errors.js";
 import type { Store } from "../ledger/store.js";
 import { isTerminal, type TaskRow, type Transition } from "../ledger/types.js";
@@ -21,11 +22,11 @@ export interface DriverOptions {
   readonly clock?: Clock;
   /** Lease owner id; unique per driver. @default `${hostname}:${pid}:${random}` */
   readonly owner?: string;
-  /** Lease length: how long a dead driver's task stays unclaimable. @default 30000 */
+  /** Lease length: how long a dead driver's task stays unclaimable. @default DEFAULTS.leaseMs (30000) */
   readonly leaseMs?: number;
   /** Heartbeat (lease renewal) interval. @default leaseMs / 6 */
   readonly heartbeatMs?: number;
-  /** Sleep between claim cycles when nothing was claimed. @default 1000 */
+  /** Sleep between claim cycles when nothing was claimed. @default DEFAULTS.tickMs (1000) */
   readonly pollMs?: number;
   /** Randomness for backoff jitter. @default Math.random */
   readonly random?: () => number;
@@ -76,9 +77,9 @@ export class Driver {
     this.#runners = options.runners;
     this.#clock = options.clock ?? systemClock;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
     this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.#leaseMs / 6));
-    this.#pollMs = options.pollMs ?? 1000;
+    this.#pollMs = options.pollMs ?? DEFAULTS.tickMs;
     this.#random = options.random ?? Math.random;
     this.#log = options.log ?? silent;
     this.#jobIds = options.jobIds;

@@ -1,3 +1,4 @@
+import { DEFAULTS } from "../core/defaults.js";
 import type { TaskRow, Transition } from "../ledger/types.js";
 import { defaultTaskBackoff } from "./backoff.js";
 import { asSignal } from "./signals.js";
@@ -45,7 +46,7 @@ export function decide(result: RunResult, c: DecideContext): Transition {
       return { to: "suspended", runAt: c.now + Math.max(0, signal.delayMs ?? 0), reason: signal.reason };
     case "progress": {
       if (c.stopping) return handBack;
-      const delay = Math.max(0, signal.delayMs ?? c.spec.progressDelayMs ?? 1000);
+      const delay = Math.max(0, signal.delayMs ?? c.spec.progressDelayMs ?? DEFAULTS.tickMs);
       return {
         to: "progress",
         reason: signal.reason,

@@ -31,7 +31,7 @@ export interface RunnerSpec {
   backoff?(retry: number): number;
   /** Retry ceiling when the task row has none (`tasks.max_retry`); negative = unbounded. */
   readonly maxRetry: number;
-  /** Delay before the next step after `TaskProgress` without a delay. @default 1000 */
+  /** Delay before the next step after `TaskProgress` without a delay. @default DEFAULTS.tickMs (1000) */
   readonly progressDelayMs?: number;
   /**
    * Poison rule: called for a retry-class failure (`TaskRetry` or any other error) with the committed

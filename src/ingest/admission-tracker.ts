@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import type { DruidClient } from "../druid/client.js";
 import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admission.js";
 
@@ -24,7 +25,7 @@ export class AdmissionTracker {
       client: Pick<DruidClient, "workers" | "tasks" | "totalWorkerCapacity">;
       clock: Clock;
       maxConcurrency: number;
-      /** Refresh period. @default 1000 */
+      /** Refresh period. @default DEFAULTS.tickMs (1000) */
       tickMs?: number;
       headroom?: number;
     },
@@ -71,7 +72,7 @@ export class AdmissionTracker {
   /** Refreshes the worker snapshot and our tasks' runner states, at most once per tick. */
   async refresh(): Promise<void> {
     const now = this.options.clock.now();
-    if (!this.#wanted || now - this.#refreshedAt < (this.options.tickMs ?? 1000)) return;
+    if (!this.#wanted || now - this.#refreshedAt < (this.options.tickMs ?? DEFAULTS.tickMs)) return;
     this.#refreshedAt = now;
     this.#wanted = false;
     const [workers, pending, waiting] = await Promise.all([

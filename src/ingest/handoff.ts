@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import { formatInterval, type Interval } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded } from "./load-rules.js";
@@ -241,7 +242,7 @@ export interface HandoffSource {
 export interface HandoffCheckerOptions {
   source: HandoffSource;
   clock: Clock;
-  /** Time between checks while anyone waits. @default 2000 */
+  /** Time between checks while anyone waits. @default DEFAULTS.tickMs (1000) */
   tickMs?: number;
 }
 
@@ -254,7 +255,7 @@ export class HandoffChecker {
     this.#batcher = new TickBatcher({
       name: "handoff checker",
       clock: options.clock,
-      nextDelay: () => options.tickMs ?? 2000,
+      nextDelay: () => options.tickMs ?? DEFAULTS.tickMs,
       flush: async (batch, signal) => {
         this.stats.rounds++;
         await Promise.all([...batch].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));

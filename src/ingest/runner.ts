@@ -1,5 +1,6 @@
 import { backoffDelay } from "../core/backoff.js";
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import { parseInterval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
 import { TaskAbort, TaskRetry } from "../driver/signals.js";
@@ -131,18 +132,18 @@ export interface IngestRunnerOptions {
   batcher: StatusBatcher;
   handoff: HandoffChecker;
   admission?: AdmissionTracker;
-  /** Handlers in flight in this process (= Druid tasks this process watches). @default 64 */
+  /** Handlers in flight in this process (= Druid tasks this process watches). @default DEFAULTS.maxConcurrency (8) */
   concurrency?: number;
-  /** Cadence of status polls for one task. @default 1000 */
+  /** Cadence of status polls for one task. @default DEFAULTS.tickMs (1000) */
   tickMs?: number;
-  /** Give up on handoff this long after SUCCESS. @default 15 min */
+  /** Give up on handoff this long after SUCCESS. @default DEFAULTS.handoffTimeoutMs (15 min) */
   handoffTimeoutMs?: number;
-  /** Dead-letter after this many same-class deterministic failures. @default 3 */
+  /** Dead-letter after this many same-class deterministic failures. @default DEFAULTS.poisonAfter (3) */
   poisonAfter?: number;
-  /** Retry ceiling for transient failures (Druid unreachable, failed attempts). @default 10 */
+  /** Retry ceiling for transient failures (Druid unreachable, failed attempts). @default DEFAULTS.maxRetry (10) */
   maxRetry?: number;
   sizeBand?: SizeBand;
-  /** First retry delay after a failed attempt or an unreachable Druid; grows to 60× with full jitter. @default 5000 */
+  /** First retry delay after a failed attempt or an unreachable Druid; grows to 60× with full jitter. @default DEFAULTS.retryBaseTicks ticks (5000) */
   retryBaseMs?: number;
   /** Told about each step a partition finishes (progress display, logs). */
   onStep?: (task: TaskRow, step: string, detail: string) => void;
@@ -171,9 +172,9 @@ function issues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: s
 }
 
 export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
-  const tickMs = options.tickMs ?? 1000;
-  const handoffTimeoutMs = options.handoffTimeoutMs ?? 15 * 60_000;
-  const poisonAfter = options.poisonAfter ?? 3;
+  const tickMs = options.tickMs ?? DEFAULTS.tickMs;
+  const handoffTimeoutMs = options.handoffTimeoutMs ?? DEFAULTS.handoffTimeoutMs;
+  const poisonAfter = options.poisonAfter ?? DEFAULTS.poisonAfter;
   const { client, clock, batcher, handoff } = options;
 
   const io: StepIO = {
@@ -235,11 +236,11 @@ export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
   return {
     kind: INGEST_KIND,
     handler,
-    concurrency: options.concurrency ?? 64,
-    maxRetry: options.maxRetry ?? 10,
+    concurrency: options.concurrency ?? DEFAULTS.maxConcurrency,
+    maxRetry: options.maxRetry ?? DEFAULTS.maxRetry,
     progressDelayMs: tickMs,
     backoff: (retry) => {
-      const baseMs = options.retryBaseMs ?? 5000;
+      const baseMs = options.retryBaseMs ?? tickMs * DEFAULTS.retryBaseTicks;
       return backoffDelay(retry - 1, { baseMs, capMs: baseMs * 60 });
     },
     // Only partitions not yet submitted wait for admission; anything already at Druid must be watched.

@@ -1,5 +1,6 @@
 import { backoffDelay } from "../core/backoff.js";
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import { type Batch, TickBatcher } from "./tick-batcher.js";
 
 /**
@@ -53,7 +54,7 @@ export class StatusBatcher {
 
   constructor(options: StatusBatcherOptions) {
     this.#opts = {
-      tickMs: 1000,
+      tickMs: DEFAULTS.tickMs,
       maxBackoffMs: 30_000,
       isRetryable: (e) => (e as { retryable?: unknown })?.retryable === true,
       random: Math.random,

@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import { UsageError } from "../core/errors.js";
 import { type DrainResult, drain } from "../driver/drain.js";
 import type { DriverLog } from "../driver/driver.js";
@@ -26,7 +27,7 @@ export interface EngineOptions {
   client: DruidClient;
   clock: Clock;
   jobId: string;
-  /** Polling cadence (status batches, handoff checks, worker refresh). @default 1000 */
+  /** Polling cadence (status batches, handoff checks, worker refresh). @default DEFAULTS.tickMs (1000) */
   tickMs?: number;
   maxConcurrency?: number;
   poisonAfter?: number;
@@ -122,12 +123,12 @@ async function watchOutage(
 
 /** Runs one job, whatever its kinds of work, to the end (or deadline, signal, outage); settles its state. */
 export async function runJob(options: EngineOptions): Promise<EngineResult> {
-  const tickMs = options.tickMs ?? 1000;
+  const tickMs = options.tickMs ?? DEFAULTS.tickMs;
   const planned = await options.store.getJob(options.jobId);
   if (!planned) throw new UsageError(`no job ${options.jobId} in the ledger`, { jobId: options.jobId });
   // Before anything is claimed: a job never runs against a cluster other than its own.
   assertJobCluster(planned, clusterOf(options.client));
-  const maxConcurrency = options.maxConcurrency ?? 8;
+  const maxConcurrency = options.maxConcurrency ?? DEFAULTS.maxConcurrency;
   const batcher = new StatusBatcher({
     lookup: statusLookupFor(options.client),
     clock: options.clock,
@@ -148,7 +149,7 @@ export async function runJob(options: EngineOptions): Promise<EngineResult> {
     admission,
     concurrency: maxConcurrency,
     tickMs,
-    retryBaseMs: options.retryBaseMs ?? tickMs * 5,
+    retryBaseMs: options.retryBaseMs ?? tickMs * DEFAULTS.retryBaseTicks,
     ...(options.poisonAfter !== undefined ? { poisonAfter: options.poisonAfter } : {}),
     ...(options.handoffTimeoutMs !== undefined ? { handoffTimeoutMs: options.handoffTimeoutMs } : {}),
     ...(options.maxRetry !== undefined ? { maxRetry: options.maxRetry } : {}),

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { systemClock } from "../../core/clock.js";
+import { DEFAULTS } from "../../core/defaults.js";
 import { ExitCode, UsageError } from "../../core/errors.js";
 import type { Interval } from "../../core/interval.js";
 import { nonTerminal } from "../../driver/drain.js";
@@ -62,36 +63,36 @@ export function addRunControlOptions(command: Command, defaults: { fromJob?: boo
       "--max-concurrency <n>",
       defaults.fromJob ? `${concurrency} (default: the job's)` : concurrency,
       positiveInt("--max-concurrency"),
-      ...(defaults.fromJob ? [] : [8]),
+      ...(defaults.fromJob ? [] : [DEFAULTS.maxConcurrency]),
     )
     .option(
       "--poison-after <n>",
       defaults.fromJob ? `${poison} (default: the job's)` : poison,
       positiveInt("--poison-after"),
-      ...(defaults.fromJob ? [] : [3]),
+      ...(defaults.fromJob ? [] : [DEFAULTS.poisonAfter]),
     )
     .option(
       "--handoff-timeout <s>",
       "fail a partition not queryable this long after SUCCESS",
       positiveNumber("--handoff-timeout"),
-      900,
+      DEFAULTS.handoffTimeoutMs / 1000,
     )
     .option(
       "--druid-outage-timeout <s>",
       "stop (exit 4, resumable) when Druid has not answered for this long",
       positiveNumber("--druid-outage-timeout"),
-      600,
+      DEFAULTS.druidOutageTimeoutMs / 1000,
     )
     .addOption(
       new Option("--tick <ms>", "polling cadence in ms")
         .argParser(positiveInt("--tick"))
-        .default(1000)
+        .default(DEFAULTS.tickMs)
         .hideHelp(),
     )
     .addOption(
       new Option("--lease <ms>", "ledger lease: how long a crashed process's partitions stay locked")
         .argParser(positiveInt("--lease"))
-        .default(30_000)
+        .default(DEFAULTS.leaseMs)
         .hideHelp(),
     )
     .option(
@@ -268,7 +269,12 @@ export async function driveJob(options: {
       ...(flags.deadline !== undefined ? { deadline: clock.now() + flags.deadline * 1000 } : {}),
       onStep: (task, step, detail) => progress.step(task, step, detail),
       ...(options.monitor
-        ? { outage: { monitor: options.monitor, timeoutMs: (flags.druidOutageTimeout ?? 600) * 1000 } }
+        ? {
+            outage: {
+              monitor: options.monitor,
+              timeoutMs: (flags.druidOutageTimeout ?? DEFAULTS.druidOutageTimeoutMs / 1000) * 1000,
+            },
+          }
         : {}),
     });
   } finally {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
+import { DEFAULTS } from "../../core/defaults.js";
 import { UsageError } from "../../core/errors.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import type { Store } from "../../ledger/store.js";
@@ -60,8 +61,8 @@ export function registerResume(program: Command): void {
             total,
             flags: {
               ...flags,
-              maxConcurrency: flags.maxConcurrency ?? stored("maxConcurrency", 8),
-              poisonAfter: flags.poisonAfter ?? stored("poisonAfter", 3),
+              maxConcurrency: flags.maxConcurrency ?? stored("maxConcurrency", DEFAULTS.maxConcurrency),
+              poisonAfter: flags.poisonAfter ?? stored("poisonAfter", DEFAULTS.poisonAfter),
             },
           });
         } finally {

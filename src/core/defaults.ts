@@ -1,0 +1,22 @@
+/**
+ * Every default that more than one layer needs, in one table: the CLI's flags, the engine, the runner,
+ * the driver and the batchers read these names, so a default is changed in one place.
+ */
+export const DEFAULTS = {
+  /** Polling cadence: status batches, handoff checks, worker refreshes. */
+  tickMs: 1000,
+  /** Partitions of one run in flight at once (also bounded by the cluster's free worker slots). */
+  maxConcurrency: 8,
+  /** Ledger lease: how long a crashed process's partitions stay locked. */
+  leaseMs: 30_000,
+  /** How long after SUCCESS the data must become queryable. */
+  handoffTimeoutMs: 15 * 60_000,
+  /** Stop a run (work handed back) when Druid has not answered for this long. */
+  druidOutageTimeoutMs: 10 * 60_000,
+  /** Same-class deterministic failures before a partition is dead-lettered. */
+  poisonAfter: 3,
+  /** Retry ceiling for transient failures of one partition. */
+  maxRetry: 10,
+  /** First retry delay after a failed attempt, in ticks (grows to 60× with full jitter). */
+  retryBaseTicks: 5,
+} as const;
