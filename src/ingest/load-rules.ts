@@ -1,3 +1,4 @@
+import { DateTime, Duration } from "luxon";
 import { formatInterval, type Interval } from "../core/interval.js";
 
 /**
@@ -12,22 +13,14 @@ export type LoadRule = { type: string } & Record<string, unknown>;
 /** What the first applicable rule does with a segment: null when no rule applies. */
 export type RuleEffect = { rule: LoadRule; loads: boolean } | null;
 
-const DAY = 86_400_000;
-
-/** ISO 8601 period → milliseconds (Joda's standard field lengths: a month is 30 days, a year 365). */
-export function periodMs(period: string): number | null {
-  const m =
-    /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      period,
-    );
-  if (!m || period === "P" || period.endsWith("T")) return null;
-  const [, y, mo, w, d, h, mi, s] = m.map((v) => (v === undefined ? 0 : Number(v)));
-  return (
-    ((y as number) * 365 + (mo as number) * 30 + (w as number) * 7 + (d as number)) * DAY +
-    (h as number) * 3_600_000 +
-    (mi as number) * 60_000 +
-    (s as number) * 1000
-  );
+/**
+ * `now` minus an ISO 8601 period, counted back in calendar units as Joda's `new Interval(period, now)`
+ * does (a month back from March 31 is February 28/29, not 30 days); null when the period is malformed.
+ */
+export function periodStart(period: string, now: number): number | null {
+  const duration = Duration.fromISO(period);
+  if (!duration.isValid || duration.toMillis() === 0) return null;
+  return DateTime.fromMillis(now, { zone: "utc" }).minus(duration).toMillis();
 }
 
 function parseRuleInterval(text: unknown): Interval | null {
@@ -45,8 +38,8 @@ const contains = (outer: Interval, inner: Interval) => outer.start <= inner.star
 export function ruleApplies(rule: LoadRule, segment: Interval, now: number): boolean {
   const includeFuture = rule.includeFuture !== false; // default true for period rules
   const window = (): Interval | null => {
-    const ms = typeof rule.period === "string" ? periodMs(rule.period) : null;
-    return ms === null ? null : { start: now - ms, end: now };
+    const start = typeof rule.period === "string" ? periodStart(rule.period, now) : null;
+    return start === null ? null : { start, end: now };
   };
   switch (rule.type) {
     case "loadForever":
@@ -77,8 +70,8 @@ export function ruleApplies(rule: LoadRule, segment: Interval, now: number): boo
     }
     case "dropBeforeByPeriod": {
       // `PeriodDropBeforeRule`: everything that ended before now − period.
-      const ms = typeof rule.period === "string" ? periodMs(rule.period) : null;
-      return ms !== null && segment.end <= now - ms;
+      const start = typeof rule.period === "string" ? periodStart(rule.period, now) : null;
+      return start !== null && segment.end <= start;
     }
     default:
       return false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseInterval } from "../../src/core/interval.js";
 import { type HandoffQuestion, handoffVerdict } from "../../src/ingest/handoff.js";
-import { neverLoaded, periodMs, ruleApplies, ruleFor } from "../../src/ingest/load-rules.js";
+import { neverLoaded, periodStart, ruleApplies, ruleFor } from "../../src/ingest/load-rules.js";
 import type { TimelineSegment } from "../../src/ingest/timeline.js";
 
 const now = Date.parse("2026-06-15T00:00:00Z");
@@ -34,9 +34,12 @@ describe("load rules (Druid's RunRules: the first applicable rule of the chain d
     expect(ruleApplies({ ...recent, includeFuture: false }, day("2026-07-01"), now)).toBe(false);
     expect(ruleApplies({ type: "dropBeforeByPeriod", period: "P30D" }, day("2026-05-01"), now)).toBe(true);
     expect(ruleApplies({ type: "dropBeforeByPeriod", period: "P30D" }, day("2026-06-01"), now)).toBe(false);
-    expect(periodMs("P1M")).toBe(30 * 86_400_000);
-    expect(periodMs("PT1H30M")).toBe(5_400_000);
-    expect(periodMs("P")).toBeNull();
+    // Calendar periods, as Joda counts them back: a month before March 31 is the end of February.
+    expect(new Date(periodStart("P1M", Date.parse("2026-03-31T00:00:00Z")) as number).toISOString()).toBe(
+      "2026-02-28T00:00:00.000Z",
+    );
+    expect(periodStart("PT1H30M", now)).toBe(now - 5_400_000);
+    expect(periodStart("P", now)).toBeNull();
   });
 
   it("says why an interval can never be served: a drop rule, zero replicas, or no rule at all", () => {
