@@ -29,8 +29,8 @@ export { type Clock, systemClock } from "./core/clock.js";
 export { ExitCode, SegopsError, UsageError } from "./core/errors.js";
 // The driver, for kinds of work of your own.
 export type { KindOfWork, PartitionView } from "./driver/kind.js";
+export type { Runner, TaskContext } from "./driver/runner.js";
 export { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "./driver/signals.js";
-export type { RunnerSpec, TaskContext } from "./driver/spec.js";
 // Druid.
 export { DruidClient, type DruidClientOptions } from "./druid/client.js";
 export { DruidError } from "./druid/errors.js";

@@ -7,7 +7,7 @@ import type { Store } from "../ledger/store.js";
 import { isTerminal, type TaskRow, type Transition } from "../ledger/types.js";
 import { InFlight, TaskStopped } from "./in-flight.js";
 import { ceilingOf, decide, type RunResult, reasonOf } from "./outcome.js";
-import { type RunnerSpec, validateSpecs } from "./spec.js";
+import { type Runner, validateRunners } from "./runner.js";
 
 /** Where the driver reports what it contains (hook failures); pino's `warn(obj, msg)` fits. */
 export interface DriverLog {
@@ -17,7 +17,7 @@ export interface DriverLog {
 /** Options of `Driver`. */
 export interface DriverOptions {
   readonly store: Store;
-  readonly runners: readonly RunnerSpec[];
+  readonly runners: readonly Runner[];
   /** @default systemClock */
   readonly clock?: Clock;
   /** Lease owner id; unique per driver. @default `${hostname}:${pid}:${random}` */
@@ -57,7 +57,7 @@ const HAND_BACK = (now: number): Transition => ({
 export class Driver {
   readonly owner: string;
   readonly #store: Store;
-  readonly #runners: readonly RunnerSpec[];
+  readonly #runners: readonly Runner[];
   readonly #clock: Clock;
   readonly #leaseMs: number;
   readonly #heartbeatMs: number;
@@ -65,14 +65,14 @@ export class Driver {
   readonly #random: () => number;
   readonly #log: DriverLog;
   readonly #jobIds: readonly string[] | undefined;
-  readonly #inFlight = new Map<InFlight, { spec: RunnerSpec; settled: Promise<void> }>();
+  readonly #inFlight = new Map<InFlight, { runner: Runner; settled: Promise<void> }>();
   #state: DriverState = "created";
   #wake = new AbortController();
   #failure: unknown;
   #loop: Promise<void> = Promise.resolve();
 
   constructor(options: DriverOptions) {
-    validateSpecs(options.runners);
+    validateRunners(options.runners);
     this.#store = options.store;
     this.#runners = options.runners;
     this.#clock = options.clock ?? systemClock;
@@ -142,9 +142,9 @@ export class Driver {
       while (this.#state === "running") {
         await this.#upkeep();
         let claimed = 0;
-        for (const spec of this.#runners) {
+        for (const runner of this.#runners) {
           if (this.#state !== "running") break;
-          claimed += await this.#claimFor(spec);
+          claimed += await this.#claimFor(runner);
         }
         if (claimed === 0 && this.#state === "running") await this.#sleep(this.#pollMs);
       }
@@ -156,11 +156,11 @@ export class Driver {
   }
 
   async #upkeep(): Promise<void> {
-    for (const spec of this.#runners) {
+    for (const runner of this.#runners) {
       try {
-        await spec.onCycle?.();
+        await runner.onCycle?.();
       } catch (error) {
-        this.#log.warn({ kind: spec.kind, error: reasonOf(error) }, "onCycle failed");
+        this.#log.warn({ kind: runner.kind, error: reasonOf(error) }, "onCycle failed");
       }
     }
   }
@@ -175,50 +175,50 @@ export class Driver {
     }
   }
 
-  async #claimFor(spec: RunnerSpec): Promise<number> {
+  async #claimFor(runner: Runner): Promise<number> {
     let running = 0;
-    for (const f of this.#inFlight.values()) if (f.spec === spec) running++;
-    const free = spec.concurrency - running;
+    for (const f of this.#inFlight.values()) if (f.runner === runner) running++;
+    const free = runner.concurrency - running;
     if (free <= 0) return 0;
     let ids: string[] | undefined;
-    if (spec.isEligible) {
+    if (runner.isEligible) {
       const due = await this.#store.listDue({
-        kind: spec.kind,
+        kind: runner.kind,
         limit: Math.min(100, free * 4),
         ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
       });
-      ids = due.filter((t) => t.canceled || this.#eligible(spec, t)).map((t) => t.id);
+      ids = due.filter((t) => t.canceled || this.#eligible(runner, t)).map((t) => t.id);
       if (ids.length === 0) return 0;
     }
     const tasks = await this.#store.claim({
-      kind: spec.kind,
+      kind: runner.kind,
       owner: this.owner,
       leaseMs: this.#leaseMs,
       limit: free,
       ...(ids ? { ids } : {}),
       ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
     });
-    for (const row of tasks) this.#dispatch(spec, row);
+    for (const row of tasks) this.#dispatch(runner, row);
     return tasks.length;
   }
 
-  #eligible(spec: RunnerSpec, task: TaskRow): boolean {
+  #eligible(runner: Runner, task: TaskRow): boolean {
     try {
-      return spec.isEligible?.(task) !== false;
+      return runner.isEligible?.(task) !== false;
     } catch (error) {
-      this.#log.warn({ kind: spec.kind, taskId: task.id, error: reasonOf(error) }, "isEligible failed");
+      this.#log.warn({ kind: runner.kind, taskId: task.id, error: reasonOf(error) }, "isEligible failed");
       return false;
     }
   }
 
-  #dispatch(spec: RunnerSpec, row: TaskRow): void {
+  #dispatch(runner: Runner, row: TaskRow): void {
     // We re-claimed a task we still hold (our own lease lapsed, e.g. a stalled event loop): the older
     // copy's version is stale, so its writes would be refused anyway; stop its handler now.
     for (const held of this.#inFlight.keys()) if (held.row.id === row.id) held.stop("lost");
     const task = new InFlight(row, this.owner, this.#store);
     if (this.#state !== "running") task.stop("shutdown");
     const heartbeat = this.#heartbeat(task);
-    const settled = this.#runTask(spec, task)
+    const settled = this.#runTask(runner, task)
       .catch((error) => this.#fail(error))
       .finally(async () => {
         heartbeat.stop();
@@ -226,7 +226,7 @@ export class Driver {
         this.#inFlight.delete(task);
         this.#wake.abort();
       });
-    this.#inFlight.set(task, { spec, settled });
+    this.#inFlight.set(task, { runner, settled });
   }
 
   #heartbeat(task: InFlight): { stop(): void; done: Promise<void> } {
@@ -251,26 +251,26 @@ export class Driver {
   }
 
   /** Runs one claimed task until it leaves this driver; every outcome is settled exactly once. */
-  async #runTask(spec: RunnerSpec, task: InFlight): Promise<void> {
+  async #runTask(runner: Runner, task: InFlight): Promise<void> {
     for (let step = 0; ; step++) {
       if (step > 0 && !(await task.refresh())) return;
       if (this.#state !== "running") {
-        await this.#finish(spec, task, HAND_BACK(this.#clock.now()));
+        await this.#finish(runner, task, HAND_BACK(this.#clock.now()));
         return;
       }
       const row = task.row;
       if (row.canceled) {
-        await this.#finish(spec, task, { to: "failed", reason: `canceled: ${row.reason ?? ""}` });
+        await this.#finish(runner, task, { to: "failed", reason: `canceled: ${row.reason ?? ""}` });
         return;
       }
-      const ceiling = ceilingOf(row, spec);
+      const ceiling = ceilingOf(row, runner);
       if (ceiling >= 0 && row.retry > ceiling) {
-        await this.#finish(spec, task, { to: "failed", reason: `retry ceiling (${ceiling}) reached` });
+        await this.#finish(runner, task, { to: "failed", reason: `retry ceiling (${ceiling}) reached` });
         return;
       }
       let result: RunResult;
       try {
-        await spec.handler(row, {
+        await runner.handler(row, {
           signal: task.controller.signal,
           owner: this.owner,
           clock: this.#clock,
@@ -289,13 +289,13 @@ export class Driver {
       if (task.lost) return;
       const change = decide(result, {
         task: task.row,
-        spec,
+        runner,
         now: this.#clock.now(),
         leaseMs: this.#leaseMs,
         stopping: this.#state !== "running",
         random: this.#random,
       });
-      const committed = await this.#finish(spec, task, change);
+      const committed = await this.#finish(runner, task, change);
       if (committed?.state !== "running") return;
       // TaskProgress: keep lease and exclusion, wait, then run the next step on a fresh row.
       try {
@@ -303,7 +303,7 @@ export class Driver {
       } catch {
         if (task.lost) return;
         if (this.#state !== "running") {
-          await this.#finish(spec, task, HAND_BACK(this.#clock.now()));
+          await this.#finish(runner, task, HAND_BACK(this.#clock.now()));
           return;
         }
       }
@@ -314,16 +314,16 @@ export class Driver {
    * Commits `change`; on a refusal caused only by a cancel (row still ours) finishes the task as canceled.
    * Runs `onFinish` only when this driver committed the terminal state. Returns the committed row or null.
    */
-  async #finish(spec: RunnerSpec, task: InFlight, change: Transition): Promise<TaskRow | null> {
+  async #finish(runner: Runner, task: InFlight, change: Transition): Promise<TaskRow | null> {
     let row = await task.commit(change);
     if (!row && !task.lost && task.row.canceled) {
       row = await task.commit({ to: "failed", reason: `canceled: ${task.row.reason ?? ""}` });
     }
-    if (row && isTerminal(row.state) && spec.onFinish) {
+    if (row && isTerminal(row.state) && runner.onFinish) {
       try {
-        await spec.onFinish(row);
+        await runner.onFinish(row);
       } catch (error) {
-        this.#log.warn({ kind: spec.kind, taskId: row.id, error: reasonOf(error) }, "onFinish failed");
+        this.#log.warn({ kind: runner.kind, taskId: row.id, error: reasonOf(error) }, "onFinish failed");
       }
     }
     return row;

@@ -4,6 +4,7 @@ export { Driver, type DriverLog, type DriverOptions, type DriverState } from "./
 export { type StopReason, TaskStopped } from "./in-flight.js";
 export { type KindOfWork, kindOf, type PartitionView, payloadOf, progressOf } from "./kind.js";
 export { decide, type RunResult } from "./outcome.js";
+export { DriverConfigError, type Runner, type TaskContext } from "./runner.js";
 export {
   asSignal,
   type RetryOptions,
@@ -14,4 +15,3 @@ export {
   TaskProgress,
   TaskRetry,
 } from "./signals.js";
-export { DriverConfigError, type RunnerSpec, type TaskContext } from "./spec.js";

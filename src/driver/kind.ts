@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
-import type { RunnerSpec } from "./spec.js";
+import type { Runner } from "./runner.js";
 
 /**
  * A kind of work (ingest now; compaction, kill, rollback, MSQ next) declared in one object: the ledger
@@ -20,7 +20,7 @@ export interface KindOfWork<S = unknown> {
   /** The task's checkpointed progress (every field optional: an empty object is a task not yet started). */
   readonly progress: z.ZodType<Record<string, unknown>>;
   /** The runner the driver claims this kind's tasks for. */
-  runner(services: S): RunnerSpec;
+  runner(services: S): Runner;
   /** One partition, as reports, `status` and the API show it. */
   describe(task: TaskRow): PartitionView;
   /** The Druid task ids this partition currently has running at Druid (what `cancel --shutdown` stops). */

@@ -1,8 +1,8 @@
 import { DEFAULTS } from "../core/defaults.js";
 import type { TaskRow, Transition } from "../ledger/types.js";
 import { defaultTaskBackoff } from "./backoff.js";
+import type { Runner } from "./runner.js";
 import { asSignal } from "./signals.js";
-import type { RunnerSpec } from "./spec.js";
 
 /** How one handler run ended: it returned, or it threw `error`. */
 export type RunResult = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
@@ -10,7 +10,7 @@ export type RunResult = { readonly ok: true } | { readonly ok: false; readonly e
 export interface DecideContext {
   /** The committed row the handler ran on. */
   readonly task: TaskRow;
-  readonly spec: RunnerSpec;
+  readonly runner: Runner;
   readonly now: number;
   readonly leaseMs: number;
   /** The driver is shutting down: unfinished work is handed back instead of retried. */
@@ -27,13 +27,13 @@ export function reasonOf(error: unknown): string {
 }
 
 /** The effective retry ceiling of a task: its own, else its runner's; negative = unbounded. */
-export function ceilingOf(task: TaskRow, spec: RunnerSpec): number {
-  return task.maxRetry ?? spec.maxRetry;
+export function ceilingOf(task: TaskRow, runner: Runner): number {
+  return task.maxRetry ?? runner.maxRetry;
 }
 
 /**
  * Maps a handler's result to the transition to commit (driver-contract.md, signal table). Pure apart
- * from calling the spec's own pure hooks (`backoff`, `isPoison`).
+ * from calling the runner's own pure hooks (`backoff`, `isPoison`).
  */
 export function decide(result: RunResult, c: DecideContext): Transition {
   if (result.ok) return { to: "done", reason: "completed" };
@@ -46,7 +46,7 @@ export function decide(result: RunResult, c: DecideContext): Transition {
       return { to: "suspended", runAt: c.now + Math.max(0, signal.delayMs ?? 0), reason: signal.reason };
     case "progress": {
       if (c.stopping) return handBack;
-      const delay = Math.max(0, signal.delayMs ?? c.spec.progressDelayMs ?? DEFAULTS.tickMs);
+      const delay = Math.max(0, signal.delayMs ?? c.runner.progressDelayMs ?? DEFAULTS.tickMs);
       return {
         to: "progress",
         reason: signal.reason,
@@ -62,12 +62,12 @@ export function decide(result: RunResult, c: DecideContext): Transition {
       const reason = signal?.kind === "retry" ? signal.reason : reasonOf(result.error);
       if (isPoison(c, result.error)) return { to: "dead", reason: `poison: ${reason}` };
       const retry = c.task.retry + 1;
-      const delay = c.spec.backoff ? c.spec.backoff(retry) : defaultTaskBackoff(retry, c.random);
+      const delay = c.runner.backoff ? c.runner.backoff(retry) : defaultTaskBackoff(retry, c.random);
       return {
         to: "retry",
         reason,
         runAt: c.now + Math.max(0, delay),
-        ceiling: ceilingOf(c.task, c.spec),
+        ceiling: ceilingOf(c.task, c.runner),
         newAttempt: signal?.kind === "retry" && signal.options.newAttempt === true,
       };
     }
@@ -76,7 +76,7 @@ export function decide(result: RunResult, c: DecideContext): Transition {
 
 function isPoison(c: DecideContext, error: unknown): boolean {
   try {
-    return c.spec.isPoison?.(c.task, error) === true;
+    return c.runner.isPoison?.(c.task, error) === true;
   } catch {
     // A broken poison rule must not dead-letter work; the retry ceiling still bounds it.
     return false;

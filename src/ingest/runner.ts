@@ -3,8 +3,8 @@ import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { parseInterval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
+import type { Runner, TaskContext } from "../driver/runner.js";
 import { TaskAbort, TaskRetry } from "../driver/signals.js";
-import type { RunnerSpec, TaskContext } from "../driver/spec.js";
 import type { DruidClient } from "../druid/client.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
 import type { AdmissionTracker } from "./admission-tracker.js";
@@ -171,7 +171,7 @@ function issues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: s
   return error.issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
 }
 
-export function ingestRunner(options: IngestRunnerOptions): RunnerSpec {
+export function ingestRunner(options: IngestRunnerOptions): Runner {
   const tickMs = options.tickMs ?? DEFAULTS.tickMs;
   const handoffTimeoutMs = options.handoffTimeoutMs ?? DEFAULTS.handoffTimeoutMs;
   const poisonAfter = options.poisonAfter ?? DEFAULTS.poisonAfter;

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { taskBackoff } from "../../src/driver/backoff.js";
 import { decide } from "../../src/driver/outcome.js";
+import { DriverConfigError, type Runner, validateRunners } from "../../src/driver/runner.js";
 import { asSignal, TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../src/driver/signals.js";
-import { DriverConfigError, type RunnerSpec, validateSpecs } from "../../src/driver/spec.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 
 const NOW = 1_000_000;
@@ -28,8 +28,8 @@ const task: TaskRow = {
   createdAt: 0,
   updatedAt: 0,
 };
-const spec: RunnerSpec = { kind: "k", concurrency: 1, maxRetry: 5, handler: async () => undefined };
-const ctx = { task, spec, now: NOW, leaseMs: 30_000, stopping: false, random: () => 0.5 };
+const runner: Runner = { kind: "k", concurrency: 1, maxRetry: 5, handler: async () => undefined };
+const ctx = { task, runner, now: NOW, leaseMs: 30_000, stopping: false, random: () => 0.5 };
 
 describe("signals", () => {
   it("a signal from another copy of the module is recognised by its brand and kind", () => {
@@ -76,7 +76,7 @@ describe("decide", () => {
   it("any other error is a retry with the next backoff, using the task's own ceiling when it has one", () => {
     const change = decide(
       { ok: false, error: new RangeError("oops") },
-      { ...ctx, task: { ...task, maxRetry: 0 }, spec: { ...spec, backoff: (r) => r * 100 } },
+      { ...ctx, task: { ...task, maxRetry: 0 }, runner: { ...runner, backoff: (r) => r * 100 } },
     );
     expect(change).toEqual({
       to: "retry",
@@ -88,18 +88,18 @@ describe("decide", () => {
   });
 
   it("the poison rule dead-letters a retry-class failure, and a throwing rule does not", () => {
-    const poison = { ...spec, isPoison: (_t: TaskRow, e: unknown) => String(e).includes("Parse") };
-    expect(decide({ ok: false, error: new Error("ParseException") }, { ...ctx, spec: poison })).toEqual({
+    const poison = { ...runner, isPoison: (_t: TaskRow, e: unknown) => String(e).includes("Parse") };
+    expect(decide({ ok: false, error: new Error("ParseException") }, { ...ctx, runner: poison })).toEqual({
       to: "dead",
       reason: "poison: Error: ParseException",
     });
     const broken = {
-      ...spec,
+      ...runner,
       isPoison: () => {
         throw new Error("bug");
       },
     };
-    expect(decide({ ok: false, error: new Error("x") }, { ...ctx, spec: broken }).to).toBe("retry");
+    expect(decide({ ok: false, error: new Error("x") }, { ...ctx, runner: broken }).to).toBe("retry");
   });
 
   it("while stopping, unfinished work is handed back due now without using a retry", () => {
@@ -136,12 +136,12 @@ describe("backoff", () => {
   });
 });
 
-describe("runner spec validation", () => {
+describe("runner validation", () => {
   it("says precisely what is wrong", () => {
-    expect(() => validateSpecs([{ ...spec, concurrency: 0 }])).toThrow(
+    expect(() => validateRunners([{ ...runner, concurrency: 0 }])).toThrow(
       'Expected `concurrency` of runner "k" to be an integer from 1 and up, got 0',
     );
-    expect(() => validateSpecs([spec, spec])).toThrow(DriverConfigError);
-    expect(() => validateSpecs([])).toThrow("at least one runner");
+    expect(() => validateRunners([runner, runner])).toThrow(DriverConfigError);
+    expect(() => validateRunners([])).toThrow("at least one runner");
   });
 });

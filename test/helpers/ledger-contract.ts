@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from "../../src/core/clock.js";
 import { drain } from "../../src/driver/drain.js";
 import { Driver, type DriverOptions } from "../../src/driver/driver.js";
+import type { Runner, TaskContext } from "../../src/driver/runner.js";
 import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../src/driver/signals.js";
-import type { RunnerSpec, TaskContext } from "../../src/driver/spec.js";
 import { openStore } from "../../src/ledger/open.js";
 import { LATEST_VERSION } from "../../src/ledger/sql/schema.js";
 import type { Store } from "../../src/ledger/store.js";
@@ -78,7 +78,7 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
   }
   const stateIs = (id: string, state: TaskRow["state"]) => async () => (await row(id)).state === state;
 
-  function spec(overrides: Partial<RunnerSpec> & Pick<RunnerSpec, "handler">): RunnerSpec {
+  function spec(overrides: Partial<Runner> & Pick<Runner, "handler">): Runner {
     return {
       kind: "k",
       concurrency: 2,
@@ -91,7 +91,7 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
     };
   }
 
-  function drive(runner: RunnerSpec, options: Partial<DriverOptions> = {}): Driver {
+  function drive(runner: Runner, options: Partial<DriverOptions> = {}): Driver {
     const d = new Driver({
       store,
       runners: [runner],

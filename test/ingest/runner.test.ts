@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import type { TaskContext } from "../../src/driver/spec.js";
+import type { TaskContext } from "../../src/driver/runner.js";
 import type { DruidClient } from "../../src/druid/client.js";
 import { HandoffChecker } from "../../src/ingest/handoff.js";
 import { ingestRunner } from "../../src/ingest/runner.js";

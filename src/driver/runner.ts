@@ -18,7 +18,7 @@ export interface TaskContext {
 }
 
 /** A declared runner: domain work only; the driver owns the loop, lease, retries and every state write. */
-export interface RunnerSpec {
+export interface Runner {
   /** Which ledger tasks (`tasks.kind`) this runner drives. */
   readonly kind: string;
   /** Domain work for one step: return = done; throw a signal (or any error = retry). Never writes state. */
@@ -53,17 +53,16 @@ export class DriverConfigError extends SegopsError {
 }
 
 /** Eager validation with precise messages. */
-export function validateSpecs(specs: readonly RunnerSpec[]): void {
-  if (specs.length === 0) throw new DriverConfigError("Expected at least one runner spec, got none");
+export function validateRunners(runners: readonly Runner[]): void {
+  if (runners.length === 0) throw new DriverConfigError("Expected at least one runner, got none");
   const kinds = new Set<string>();
-  for (const s of specs) {
+  for (const s of runners) {
     if (typeof s.kind !== "string" || s.kind === "") {
       throw new DriverConfigError(
         `Expected \`kind\` to be a non-empty string, got ${JSON.stringify(s.kind)}`,
       );
     }
-    if (kinds.has(s.kind))
-      throw new DriverConfigError(`Two runner specs for kind "${s.kind}"`, { kind: s.kind });
+    if (kinds.has(s.kind)) throw new DriverConfigError(`Two runners for kind "${s.kind}"`, { kind: s.kind });
     kinds.add(s.kind);
     if (!Number.isInteger(s.concurrency) || s.concurrency < 1) {
       throw new DriverConfigError(
