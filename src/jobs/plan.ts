@@ -71,7 +71,9 @@ function datasourceOf(spec: JsonObject): string {
 
 function modeOf(spec: JsonObject): "replace" | "append" {
   const io = (spec.spec as JsonObject | undefined)?.ioConfig as JsonObject | undefined;
-  return io?.appendToExisting === true ? "append" : "replace";
+  // Jackson coerces the string "true" to a boolean, so Druid appends for it too.
+  const append = io?.appendToExisting;
+  return append === true || (typeof append === "string" && /^true$/i.test(append)) ? "append" : "replace";
 }
 
 /** The spec with the gates Druid can enforce rendered into its tuningConfig (when the spec sets none). */

@@ -3,6 +3,8 @@ export * from "./load.js";
 export * from "./msq.js";
 export * from "./options.js";
 export * from "./prepare.js";
+export type { RuleScope } from "./rules.js";
 export { DIMENSION_TYPES } from "./schema.js";
 export * from "./template.js";
 export * from "./validate.js";
+export * from "./validate-template.js";

@@ -3,6 +3,7 @@ import { type Granularity, isAligned, parseGranularity } from "../core/granulari
 import { formatInterval, type Interval, parseInstant, sameInterval } from "../core/interval.js";
 import { druidIdProblem } from "../core/task-id.js";
 import type { SpecIssue, ValidationResult } from "./issues.js";
+import type { RuleScope } from "./rules.js";
 import { type RenderContext, substitute } from "./template.js";
 
 /**
@@ -58,19 +59,127 @@ function sqlInstant(text: string): number | undefined {
   }
 }
 
-function partitionedBy(clause: string): Granularity | "unreadable" {
+/** Contents of quoted literals and identifiers replaced by spaces, so keywords are found only in SQL text. */
+function maskQuoted(sql: string): string {
+  return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, (q) => `${q[0]}${" ".repeat(q.length - 2)}${q[0]}`);
+}
+
+/** Leading `SET name = value;` statements (Druid SQL sets query context with them, e.g. `SET maxNumTasks = 5;`). */
+const SET_STATEMENT =
+  /^\s*SET\s+(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:'(?:[^']|'')*'|[^;']*?)\s*;/i;
+
+/** The statement after any leading SET statements, comments removed. */
+function statement(query: string): string {
+  let sql = stripComments(query);
+  for (let m = SET_STATEMENT.exec(sql); m; m = SET_STATEMENT.exec(sql)) sql = sql.slice(m[0].length);
+  return sql;
+}
+
+/** `GranularityType`'s names, with the ISO period of each standard one (`GranularityType.isStandard`). */
+const STANDARD_GRANULARITIES: Readonly<Record<string, string | null>> = {
+  SECOND: "PT1S",
+  MINUTE: "PT1M",
+  FIVE_MINUTE: "PT5M",
+  TEN_MINUTE: "PT10M",
+  FIFTEEN_MINUTE: "PT15M",
+  THIRTY_MINUTE: "PT30M",
+  HOUR: "PT1H",
+  SIX_HOUR: "PT6H",
+  EIGHT_HOUR: "PT8H",
+  DAY: "P1D",
+  WEEK: "P1W",
+  MONTH: "P1M",
+  QUARTER: "P3M",
+  YEAR: "P1Y",
+  ALL: null,
+  NONE: null,
+};
+const STANDARD_PERIODS = new Map(
+  Object.entries(STANDARD_GRANULARITIES)
+    .filter((e): e is [string, string] => e[1] !== null)
+    .map(([name, iso]) => [iso, name]),
+);
+
+/** A standard granularity by name or ISO period, named as Druid names it (`DAY`, not `P1D`). */
+function standard(nameOrIso: string): Granularity {
+  return parseGranularity((STANDARD_PERIODS.get(nameOrIso) ?? nameOrIso).toLowerCase());
+}
+
+/** `DruidSqlParserUtils.makeInvalidPartitionByException`. */
+function invalidPartitionBy(text: string): string {
+  const documented = Object.keys(STANDARD_GRANULARITIES)
+    .filter((n) => n !== "WEEK" && n !== "NONE")
+    .map((n) => `'${n}'`)
+    .join(", ");
+  return `Invalid granularity[${text}] specified after PARTITIONED BY clause. Expected ${documented}, ALL TIME, FLOOR() or TIME_FLOOR()`;
+}
+
+/** An ISO period (Joda `new Period(String)`) in canonical form for the standard-granularity check, or undefined. */
+function canonicalPeriod(text: string): string | undefined {
+  const m = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/i.exec(
+    text.trim(),
+  );
+  if (!m || m.slice(1).every((v) => v === undefined) || /T$/i.test(text.trim())) return undefined;
+  const [y, mo, w, d, h, mi, se] = m.slice(1).map((v) => Number(v ?? 0)) as number[];
+  const date = `${y ? `${y}Y` : ""}${mo ? `${mo}M` : ""}${w ? `${w}W` : ""}${d ? `${d}D` : ""}`;
+  const time = `${h ? `${h}H` : ""}${mi ? `${mi}M` : ""}${se ? `${se}S` : ""}`;
+  return `P${date}${time ? `T${time}` : ""}`;
+}
+
+/**
+ * `DruidSqlParserUtils.convertSqlNodeToGranularity` + `validateSupportedGranularityForPartitionedBy`: the
+ * keywords HOUR, DAY, MONTH, YEAR, ALL [TIME]; a granularity name or ISO period (identifier or string
+ * literal); `FLOOR(__time TO unit)`; `TIME_FLOOR(__time, 'period')` — and the result must be a standard
+ * granularity (`GranularityType`). Returns the granularity to align the OVERWRITE window to, or Druid's error.
+ */
+function partitionedBy(clause: string): { granularity: Granularity } | { error: string } | "unreadable" {
   const c = clause.trim();
-  const word = /^([A-Za-z_]+)(\s+TIME)?$/i.exec(c);
-  const quoted = /^'([^']+)'$/.exec(c);
-  const timeFloor = /^TIME_FLOOR\s*\(\s*"?__time"?\s*,\s*'([^']+)'\s*\)$/i.exec(c);
-  const floor = /^FLOOR\s*\(\s*"?__time"?\s+TO\s+([A-Za-z_]+)\s*\)$/i.exec(c);
-  const raw = word?.[1] ?? quoted?.[1] ?? timeFloor?.[1] ?? floor?.[1];
-  if (raw === undefined) return "unreadable";
-  try {
-    return parseGranularity(raw);
-  } catch {
-    return "unreadable";
+  const fromText = (text: string): { granularity: Granularity } | { error: string } => {
+    const upper = text.toUpperCase();
+    const iso =
+      upper in STANDARD_GRANULARITIES
+        ? STANDARD_GRANULARITIES[upper]
+        : STANDARD_PERIODS.has(canonicalPeriod(text) ?? "")
+          ? canonicalPeriod(text)
+          : undefined;
+    if (iso === undefined) return { error: invalidPartitionBy(c) };
+    return { granularity: standard(iso === null ? upper : iso) };
+  };
+  if (/^ALL(\s+TIME)?$/i.test(c)) return { granularity: standard("ALL") };
+  const word = /^[A-Za-z_][A-Za-z0-9_]*$/.exec(c);
+  if (word) return fromText(c);
+  const quoted = /^'([^']*)'$/.exec(c) ?? /^"([^"]*)"$/.exec(c);
+  if (quoted) return fromText(quoted[1] as string);
+  const timeFloor = /^TIME_FLOOR\s*\(\s*("__time"|__time)\s*,\s*'([^']*)'\s*\)$/i.exec(c);
+  if (timeFloor) {
+    const iso = canonicalPeriod(timeFloor[2] as string);
+    if (iso === undefined) return { error: `granularity['${timeFloor[2]}'] is an invalid period literal.` };
+    if (!STANDARD_PERIODS.has(iso)) return { error: invalidPartitionBy(c) };
+    return { granularity: standard(iso) };
   }
+  const floor = /^FLOOR\s*\(\s*("__time"|__time)\s+TO\s+([A-Za-z_]+)\s*\)$/i.exec(c);
+  if (floor) {
+    const unit = (floor[2] as string).toUpperCase();
+    const iso = {
+      SECOND: "PT1S",
+      MINUTE: "PT1M",
+      HOUR: "PT1H",
+      DAY: "P1D",
+      WEEK: "P1W",
+      MONTH: "P1M",
+      QUARTER: "P3M",
+      YEAR: "P1Y",
+    }[unit];
+    if (iso === undefined) return { error: `${unit} is not a valid period granularity for ingestion.` };
+    return { granularity: standard(iso) };
+  }
+  const call = /^([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(c);
+  if (call && !/^(TIME_)?FLOOR$/i.test(call[1] as string)) {
+    return {
+      error: `Invalid operator[${(call[1] as string).toUpperCase()}] specified. PARTITIONED BY clause only supports FLOOR(__time TO <unit>) and TIME_FLOOR(__time, period) functions.`,
+    };
+  }
+  return "unreadable";
 }
 
 const HEAD = /^\s*(REPLACE|INSERT)\s+INTO\s+("(?:[^"]|"")+"|[^\s(]+)/i;
@@ -81,7 +190,7 @@ function unquote(table: string): string {
 
 /** The target datasource of an INSERT/REPLACE query, or undefined when the query has another form. */
 export function sqlTarget(query: string): string | undefined {
-  const head = HEAD.exec(stripComments(query));
+  const head = HEAD.exec(statement(query));
   return head ? unquote(head[2] as string) : undefined;
 }
 
@@ -89,13 +198,29 @@ export function sqlTarget(query: string): string | undefined {
 export interface ValidateSqlOptions {
   /** The partition the OVERWRITE window must equal; without it only the form and alignment are checked. */
   readonly partition?: Interval;
+  /**
+   * `all` (default): Druid's rules and segops' (REPLACE with an OVERWRITE WHERE window segops can read).
+   * `druid`: only what Druid refuses (INSERT and OVERWRITE ALL are fine).
+   */
+  readonly rules?: RuleScope;
 }
 
-/** Checks a rendered MSQ query; issue paths are `query`, `query.table`, `query.overwrite`, `query.partitionedBy`. */
+/** The last match of a keyword pattern in masked SQL (global regex), or undefined. */
+function lastMatch(masked: string, re: RegExp): RegExpExecArray | undefined {
+  let last: RegExpExecArray | undefined;
+  for (let m = re.exec(masked); m; m = re.exec(masked)) last = m;
+  return last;
+}
+
+/**
+ * Checks a rendered MSQ query; issue paths are `query`, `query.table`, `query.overwrite`,
+ * `query.partitionedBy`, `query.clusteredBy`. Leading `SET` statements are skipped.
+ */
 export function validateSql(query: string, options: ValidateSqlOptions = {}): ValidationResult {
   const errors: SpecIssue[] = [];
   const warnings: SpecIssue[] = [];
-  const sql = stripComments(query);
+  const segops = (options.rules ?? "all") === "all";
+  const sql = statement(query);
   const head = HEAD.exec(sql);
   if (!head) {
     errors.push({
@@ -108,7 +233,7 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
   const table = unquote(head[2] as string);
   const idProblem = druidIdProblem("dataSource", table);
   if (idProblem) errors.push({ path: "query.table", message: idProblem });
-  if (verb === "INSERT") {
+  if (verb === "INSERT" && segops) {
     errors.push({
       path: "query",
       message:
@@ -116,24 +241,39 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
     });
   }
   const rest = sql.slice(head[0].length);
-  const partition = /\bPARTITIONED\s+BY\s+([\s\S]+?)(?:\s+CLUSTERED\s+BY\b[\s\S]*)?\s*;?\s*$/i.exec(rest);
-  let gran: Granularity | "unreadable" | undefined;
-  if (!partition) {
+  const masked = maskQuoted(rest);
+  const partitioned = lastMatch(masked, /\bPARTITIONED\s+BY\b/gi);
+  const clustered = lastMatch(masked, /\bCLUSTERED\s+BY\b/gi);
+  let gran: Granularity | undefined;
+  if (!partitioned) {
     errors.push({
       path: "query.partitionedBy",
       message: `Operation [${verb}] requires a PARTITIONED BY to be explicitly defined`,
     });
   } else {
-    gran = partitionedBy(partition[1] as string);
-    if (gran === "unreadable") {
-      warnings.push({
-        path: "query.partitionedBy",
-        message: `cannot read PARTITIONED BY ${(partition[1] as string).trim()}; alignment of the window is not checked`,
+    if (clustered && clustered.index < partitioned.index) {
+      // The grammar takes PARTITIONED BY, then CLUSTERED BY (DruidSqlValidator's message).
+      errors.push({
+        path: "query.clusteredBy",
+        message:
+          "CLUSTERED BY found before PARTITIONED BY, CLUSTERED BY must come after the PARTITIONED BY clause",
       });
     }
+    const from = partitioned.index + partitioned[0].length;
+    const to = clustered && clustered.index > partitioned.index ? clustered.index : rest.length;
+    const clause = rest.slice(from, to).replace(/;\s*$/, "").trim();
+    const read = partitionedBy(clause);
+    if (read === "unreadable") {
+      warnings.push({
+        path: "query.partitionedBy",
+        message: `cannot read PARTITIONED BY ${clause}; alignment of the window is not checked`,
+      });
+    } else if ("error" in read) {
+      errors.push({ path: "query.partitionedBy", message: read.error });
+    } else gran = read.granularity;
   }
   if (verb !== "REPLACE") return { valid: errors.length === 0, errors, warnings };
-  const overwrite = /\bOVERWRITE\s+(ALL\b|WHERE\b([\s\S]*?)(?=\bSELECT\b|\bWITH\b|$))/i.exec(rest);
+  const overwrite = /\bOVERWRITE\s+(ALL\b|WHERE\b)/i.exec(masked);
   if (!overwrite) {
     errors.push({
       path: "query.overwrite",
@@ -143,17 +283,26 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
     return { valid: false, errors, warnings };
   }
   if ((overwrite[1] as string).toUpperCase().startsWith("ALL")) {
-    errors.push({
-      path: "query.overwrite",
-      message:
-        "OVERWRITE ALL replaces the whole datasource; a partition needs OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'",
-    });
-    return { valid: false, errors, warnings };
+    if (segops) {
+      errors.push({
+        path: "query.overwrite",
+        message:
+          "OVERWRITE ALL replaces the whole datasource; a partition needs OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'",
+      });
+    }
+    return { valid: errors.length === 0, errors, warnings };
   }
-  const window = readWindow(overwrite[2] ?? "");
+  const condFrom = overwrite.index + overwrite[0].length;
+  const after = /\b(SELECT|WITH)\b/i.exec(masked.slice(condFrom));
+  const window = readWindow(rest.slice(condFrom, after ? condFrom + after.index : rest.length));
   if (typeof window === "string") {
-    errors.push({ path: "query.overwrite", message: window });
-    return { valid: false, errors, warnings };
+    if (segops) errors.push({ path: "query.overwrite", message: window });
+    else
+      warnings.push({
+        path: "query.overwrite",
+        message: `${window}; the window's alignment with PARTITIONED BY is not checked`,
+      });
+    return { valid: errors.length === 0, errors, warnings };
   }
   if (options.partition && !sameInterval(window, options.partition)) {
     errors.push({
@@ -161,7 +310,8 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
       message: `the OVERWRITE window ${formatInterval(window)} must equal the partition interval ${formatInterval(options.partition)}`,
     });
   }
-  if (gran !== undefined && gran !== "unreadable") {
+  if (gran !== undefined) {
+    // DruidSqlParserUtils.validateQueryAndConvertToIntervals: both ends on PARTITIONED BY's buckets.
     const aligned = gran.kind === "period" && isAligned(gran, window.start) && isAligned(gran, window.end);
     if (!aligned) {
       const name = gran.kind === "period" ? gran.name.toUpperCase() : gran.kind.toUpperCase();

@@ -1,3 +1,4 @@
+import { DateTime } from "luxon";
 import { type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
 import {
   formatInstant,
@@ -11,17 +12,23 @@ import { druidIdProblem } from "../core/task-id.js";
 import type { SpecIssue } from "./issues.js";
 
 /**
- * Cross-field rules: Druid's own submit-time checks (api-contract §5, §4.3, §2.2; messages quoted where
- * Druid has one) and segops' rules for safe, idempotent partitions. Each rule reads the raw task with
- * defensive accessors, so it runs even when the structural schema found problems elsewhere.
+ * Cross-field rules: Druid's own submit-time checks (each with the Druid class and rule it models; messages
+ * quoted where Druid has one) and segops' rules for safe, idempotent partitions. Rules read the task as Druid
+ * reads it (`druid-view.ts`: nulls absent, scalars coerced), with defensive accessors, so each runs even when
+ * the structural schema found problems elsewhere.
  */
 
 type Obj = Record<string, unknown>;
+
+/** Which rules run: Druid's and segops' (`all`, the default), or only Druid's (`druid`). */
+export type RuleScope = "all" | "druid";
 
 export interface RuleContext {
   readonly task: Obj;
   /** The partition interval the task must cover exactly, when known. */
   readonly partition?: Interval;
+  /** `druid`: only the rules Druid enforces (no partition alignment, no idempotence warnings). */
+  readonly scope: RuleScope;
   error(path: string, message: string): void;
   warn(path: string, message: string): void;
 }
@@ -32,6 +39,10 @@ function obj(v: unknown): Obj | undefined {
 
 function arr(v: unknown): unknown[] | undefined {
   return Array.isArray(v) ? v : undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === "number" ? v : undefined;
 }
 
 function tryGranularity(v: unknown): Granularity | undefined {
@@ -51,62 +62,169 @@ function tryInterval(v: unknown): Interval | undefined {
   }
 }
 
+/** Whether two granularities are equal (Druid's `Granularity.equals`): same kind, period, zone and origin. */
+function sameBuckets(a: Granularity, b: Granularity | undefined): boolean {
+  const key = (g: Granularity) => {
+    const p = g as { kind: string; period?: unknown; timeZone?: unknown; origin?: unknown; type?: unknown };
+    return JSON.stringify([p.kind, p.type, p.period, p.timeZone, p.origin]);
+  };
+  return b !== undefined && key(a) === key(b);
+}
+
 function granName(g: Granularity): string {
   return g.kind === "period" ? g.name.toUpperCase() : g.kind.toUpperCase();
 }
 
-/** Aggregators of Druid core and its bundled extensions; others are warned about, not refused. */
-const KNOWN_AGGREGATORS = new Set([
+/** `AggregatorsModule`: the aggregators of Druid core. */
+const CORE_AGGREGATORS = [
   "count",
   "longSum",
   "doubleSum",
   "floatSum",
-  "longMin",
-  "longMax",
-  "doubleMin",
   "doubleMax",
   "floatMin",
   "floatMax",
-  "longFirst",
-  "longLast",
-  "doubleFirst",
-  "doubleLast",
-  "floatFirst",
-  "floatLast",
-  "stringFirst",
-  "stringLast",
-  "longAny",
-  "doubleAny",
-  "floatAny",
-  "stringAny",
+  "doubleMin",
+  "longMax",
+  "longMin",
+  "javascript",
+  "histogram",
   "hyperUnique",
   "cardinality",
   "filtered",
+  "longFirst",
+  "doubleFirst",
+  "floatFirst",
+  "stringFirst",
+  "stringFirstFold",
+  "longLast",
+  "doubleLast",
+  "doubleMean",
+  "floatLast",
+  "stringLast",
+  "stringLastFold",
+  "longAny",
+  "floatAny",
+  "doubleAny",
+  "stringAny",
+  "grouping",
   "expression",
-  "javascript",
+  "singleValue",
+];
+
+/**
+ * Aggregators registered by Druid's bundled (`extensions-core`) extensions: datasketches (`SketchModule`,
+ * `OldApiSketchModule`, `HllSketchModule`, `DoublesSketchModule`, `KllSketchModule`,
+ * `ArrayOfDoublesSketchModule`), histogram, stats and bloom-filter.
+ */
+const BUNDLED_AGGREGATORS = [
   "thetaSketch",
+  "sketchBuild",
+  "sketchMerge",
+  "HLLSketch",
   "HLLSketchBuild",
   "HLLSketchMerge",
   "quantilesDoublesSketch",
-  "arrayOfDoublesSketch",
+  "quantilesDoublesSketchMerge",
   "KllDoublesSketch",
+  "KllDoublesSketchMerge",
   "KllFloatsSketch",
+  "KllFloatsSketchMerge",
+  "arrayOfDoublesSketch",
   "approxHistogram",
   "approxHistogramFold",
   "fixedBucketsHistogram",
-  "bloom",
   "variance",
-  "tDigestSketch",
-  "momentSketch",
-]);
+  "varianceFold",
+  "bloom",
+];
+
+/** Aggregators of the community extensions in Druid's repository (`extensions-contrib`), by extension. */
+const CONTRIB_AGGREGATORS: Readonly<Record<string, string>> = {
+  compressedBigDecimalSum: "druid-compressed-bigdecimal",
+  compressedBigDecimalMax: "druid-compressed-bigdecimal",
+  compressedBigDecimalMin: "druid-compressed-bigdecimal",
+  ddSketch: "druid-ddsketch",
+  distinctCount: "druid-distinctcount",
+  Bitmap64ExactCountBuild: "druid-exact-count-bitmap",
+  Bitmap64ExactCountMerge: "druid-exact-count-bitmap",
+  momentSketch: "druid-momentsketch",
+  momentSketchMerge: "druid-momentsketch",
+  spectatorHistogram: "druid-spectator-histogram",
+  spectatorHistogramTimer: "druid-spectator-histogram",
+  spectatorHistogramDistribution: "druid-spectator-histogram",
+  tDigestSketch: "druid-tdigestsketch",
+  timeMin: "druid-time-min-max",
+  timeMax: "druid-time-min-max",
+};
+
+const KNOWN_AGGREGATORS = new Set([...CORE_AGGREGATORS, ...BUNDLED_AGGREGATORS]);
 
 /** Aggregators that read one input column: `fieldName` (or, for sums/min/max, `expression`) is required. */
-const FIELD_AGGREGATORS = /^(long|double|float)(Sum|Min|Max)$|^(long|double|float|string)(First|Last|Any)$/;
+const SIMPLE_AGGREGATORS = /^(long|double|float)(Sum|Min|Max)$/;
+const FIELD_AGGREGATORS = /^(long|double|float|string)(First|Last|Any)$/;
 
 const PARTITION_TYPES = new Set(["dynamic", "hashed", "single_dim", "dimension", "range"]);
 
-/** Input sources that bring their own row format (no `inputFormat`). */
-const FORMATLESS_SOURCES = new Set(["druid", "sql"]);
+/**
+ * Input sources whose `needsFormat()` is false: `DruidInputSource` ("druid"), `SqlInputSource` ("sql"),
+ * `DeltaInputSource` ("delta"), `GeneratorInputSource` ("generator"). `CombiningInputSource` needs one when
+ * any delegate does; every other source (local, http, inline, s3, iceberg, …) needs one.
+ */
+const FORMATLESS_SOURCES = new Set(["druid", "sql", "delta", "generator"]);
+
+function needsFormat(source: Obj | undefined): boolean {
+  if (!source) return true;
+  if (source.type === "combining") {
+    const delegates = arr(source.delegates) ?? [];
+    return delegates.some((d) => needsFormat(obj(d)));
+  }
+  return !(typeof source.type === "string" && FORMATLESS_SOURCES.has(source.type));
+}
+
+/** Joda-Time `DateTimeFormat` pattern letters; any other letter outside quotes is "Illegal pattern component". */
+const JODA_LETTERS = new Set("GCYyxweEDMdaKhHkmsSzZ".split(""));
+/** `TimestampParser`'s named formats (compared ignoring case). */
+const TIMESTAMP_FORMATS = new Set(["auto", "iso", "posix", "millis", "micro", "nano", "ruby"]);
+
+/** Why Joda's `DateTimeFormat.forPattern` refuses a pattern, or undefined when it accepts it. */
+export function jodaPatternProblem(pattern: string): string | undefined {
+  if (pattern === "") return "Invalid pattern specification";
+  let quoted = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] as string;
+    if (c === "'") {
+      if (pattern[i + 1] === "'") i++;
+      else quoted = !quoted;
+      continue;
+    }
+    if (!quoted && /[A-Za-z]/.test(c) && !JODA_LETTERS.has(c)) return `Illegal pattern component: ${c}`;
+  }
+  return undefined;
+}
+
+/** Jackson's Joda `DateTimeDeserializer`: epoch milliseconds, or an ISO-8601 date-time string. */
+function dateTimeProblem(value: unknown): string | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : `Invalid format: ${value}`;
+  if (typeof value !== "string")
+    return `expected an ISO-8601 date-time or epoch milliseconds, found ${typeof value}`;
+  if (value.trim() === "") return undefined;
+  return DateTime.fromISO(value.trim(), { zone: "utc" }).isValid ? undefined : `Invalid format: "${value}"`;
+}
+
+/** Jackson's Joda `DurationDeserializer`: milliseconds (a number or numeric string) or `PT<seconds>S`. */
+function durationProblem(value: unknown): string | undefined {
+  if (typeof value === "number") return undefined;
+  if (typeof value !== "string") return undefined; // the schema reports the type
+  const t = value.trim();
+  if (/^[+-]?\d+$/.test(t) || /^PT-?\d+(\.\d{1,3})?S$/i.test(t)) return undefined;
+  return `Invalid format: "${value}": a Joda Duration is milliseconds or "PT<seconds>S" (e.g. "PT10S")`;
+}
+
+/** The `-1`-means-null convention of `PartitionsSpec.isEffectivelyNull`. */
+function effective(v: unknown): number | undefined {
+  return typeof v === "number" && v !== -1 ? v : undefined;
+}
 
 export function checkIds(ctx: RuleContext, dataSourcePath: string, dataSource: unknown): void {
   const { task } = ctx;
@@ -120,53 +238,93 @@ export function checkIds(ctx: RuleContext, dataSourcePath: string, dataSource: u
   }
 }
 
-/** Dimension and metric rules of `DataSchema` (api-contract §5). */
+/** `TimestampSpec`'s creator: the format must make a `TimestampParser`; `missingValue` is a Joda DateTime. */
+function checkTimestampSpec(ctx: RuleContext, path: string, spec: unknown): void {
+  const ts = obj(spec);
+  if (!ts) return;
+  if (typeof ts.format === "string" && !TIMESTAMP_FORMATS.has(ts.format.toLowerCase())) {
+    const problem = jodaPatternProblem(ts.format);
+    if (problem) {
+      ctx.error(`${path}.format`, `Unable to parse timestamps with format [${ts.format}]: ${problem}`);
+    }
+  }
+  if (ts.missingValue !== undefined) {
+    const problem = dateTimeProblem(ts.missingValue);
+    if (problem) ctx.error(`${path}.missingValue`, `cannot read missingValue as a date-time: ${problem}`);
+  }
+}
+
+/**
+ * Dimension and metric rules: `DataSchema.computeAndValidateOutputFieldNames` (names not empty, every output
+ * column once, `__time` reserved for the primary timestamp except as one long dimension, first unless
+ * `forceSegmentSortByTime` is false), `DimensionsSpec.verify` (dimensions and exclusions do not overlap) and
+ * the aggregators' constructors.
+ */
 export function checkColumns(
   ctx: RuleContext,
   base: string,
   dimensionsSpec: unknown,
   metricsSpec: unknown,
+  dimensionsKey = "dimensionsSpec",
 ): void {
   const at = (suffix: string) => (base === "" ? suffix : `${base}.${suffix}`);
-  const seen = new Map<string, string>();
-  const dims = arr(obj(dimensionsSpec)?.dimensions) ?? [];
-  const sortByTime = obj(dimensionsSpec)?.forceSegmentSortByTime !== false;
+  const TIME = "the primary timestamp (__time cannot appear elsewhere except as long-typed dimension)";
+  const seen = new Map<string, string>([["__time", TIME]]);
+  const ds = obj(dimensionsSpec);
+  const dims = arr(ds?.dimensions) ?? [];
+  const sortByTime = ds?.forceSegmentSortByTime !== false;
+  let sawTime = false;
+  const names = new Set<string>();
   dims.forEach((d, i) => {
-    const path = at(`dimensionsSpec.dimensions[${i}]`);
+    const path = at(`${dimensionsKey}.dimensions[${i}]`);
     const name = typeof d === "string" ? d : obj(d)?.name;
     if (typeof name !== "string") return; // structural problem, reported by the schema
+    const namePath = typeof d === "string" ? path : `${path}.name`;
     if (name === "") {
-      ctx.error(
-        typeof d === "string" ? path : `${path}.name`,
-        `Encountered dimension with null or empty name at position[${i}]`,
-      );
+      ctx.error(namePath, `Encountered dimension with null or empty name at position[${i}]`);
       return;
     }
+    names.add(name);
     if (name === "__time") {
       const type = typeof d === "string" ? "string" : (obj(d)?.type ?? "string");
+      if (i > 0 && sortByTime) {
+        ctx.error(
+          path,
+          `Encountered dimension[__time] at position[${i}]: __time can only come first unless dimensionsSpec.forceSegmentSortByTime is false`,
+        );
+        return;
+      }
       if (type !== "long") {
         ctx.error(
           typeof d === "string" ? path : `${path}.type`,
           `Encountered dimension[__time] with incorrect type[${String(type)}]. Type must be 'long'.`,
         );
-      } else if (i > 0 && sortByTime) {
-        ctx.error(
-          path,
-          `__time is at position ${i}, but it can only come first unless dimensionsSpec.forceSegmentSortByTime is false`,
-        );
+        return;
+      }
+      if (!sawTime) {
+        sawTime = true;
+        return;
       }
     }
     const first = seen.get(name);
     if (first !== undefined) {
-      ctx.error(path, `Cannot specify a column more than once: [${name}] already at ${first}`);
+      ctx.error(namePath, `Cannot specify a column more than once: [${name}] already at ${first}`);
     } else seen.set(name, path);
+  });
+  (arr(ds?.dimensionExclusions) ?? []).forEach((x, j) => {
+    if (typeof x === "string" && names.has(x)) {
+      ctx.error(
+        at(`${dimensionsKey}.dimensionExclusions[${j}]`),
+        `dimensions and dimensions exclusions cannot overlap: [${x}] is also a dimension`,
+      );
+    }
   });
   (arr(metricsSpec) ?? []).forEach((m, i) => {
     const path = at(`metricsSpec[${i}]`);
     const agg = obj(m);
     if (!agg) return;
     const { type, name } = agg;
-    if (name === undefined || name === null || name === "") {
+    if (name === undefined || name === "") {
       ctx.error(`${path}.name`, `Encountered metric with null or empty name at position ${i}`);
     } else if (typeof name === "string") {
       const first = seen.get(name);
@@ -175,25 +333,80 @@ export function checkColumns(
       else seen.set(name, `${path}.name`);
     }
     if (typeof type !== "string") return;
-    if (!KNOWN_AGGREGATORS.has(type)) {
-      ctx.warn(
-        `${path}.type`,
-        `"${type}" is not a core or bundled aggregator; fine only if an extension provides it`,
-      );
-    } else if (
-      FIELD_AGGREGATORS.test(type) &&
-      typeof agg.fieldName !== "string" &&
-      typeof agg.expression !== "string"
-    ) {
+    checkAggregator(ctx, path, type, agg);
+  });
+}
+
+/** The aggregator's type must resolve (Jackson's subtype resolution) and its constructor accept the fields. */
+function checkAggregator(ctx: RuleContext, path: string, type: string, agg: Obj): void {
+  const contrib = CONTRIB_AGGREGATORS[type];
+  if (contrib !== undefined) {
+    ctx.warn(
+      `${path}.type`,
+      `"${type}" comes from the community extension ${contrib}: Druid refuses it unless that extension is loaded`,
+    );
+    return;
+  }
+  if (!KNOWN_AGGREGATORS.has(type)) {
+    const near = [...KNOWN_AGGREGATORS].find((k) => k.toLowerCase() === type.toLowerCase());
+    ctx.error(
+      `${path}.type`,
+      `Could not resolve type id '${type}' as a subtype of AggregatorFactory: not an aggregator of Druid or of any extension in Druid's repository${near ? ` (type ids are case-sensitive: "${near}")` : ""}`,
+    );
+    return;
+  }
+  const hasField = typeof agg.fieldName === "string";
+  const hasExpression = typeof agg.expression === "string";
+  if (SIMPLE_AGGREGATORS.test(type)) {
+    // SimpleLongAggregatorFactory & co.: exactly one of fieldName and expression.
+    if (!hasField && !hasExpression) {
       ctx.error(
         `${path}.fieldName`,
         `a ${type} aggregator needs fieldName (the input column), found nothing`,
       );
+    } else if (hasField && hasExpression) {
+      ctx.error(
+        `${path}.expression`,
+        `Must have a valid, non-null fieldName or expression: a ${type} aggregator takes one of them, found both`,
+      );
     }
+  } else if (FIELD_AGGREGATORS.test(type) && !hasField) {
+    ctx.error(`${path}.fieldName`, `a ${type} aggregator needs fieldName (the input column), found nothing`);
+  }
+}
+
+/** `TransformSpec`'s creator: "Transform name '%s' cannot be used twice". */
+function checkTransforms(ctx: RuleContext, path: string, transformSpec: unknown): void {
+  const seen = new Set<string>();
+  (arr(obj(transformSpec)?.transforms) ?? []).forEach((t, i) => {
+    const name = obj(t)?.name;
+    if (typeof name !== "string") return;
+    if (seen.has(name))
+      ctx.error(`${path}.transforms[${i}].name`, `Transform name '${name}' cannot be used twice`);
+    seen.add(name);
   });
 }
 
-/** The rules of an `index_parallel` / `index` task (api-contract §5, §4.3). */
+/** `ArbitraryGranularitySpec`'s creator: "Overlapping intervals" (abutting is fine). */
+function checkArbitrary(ctx: RuleContext, path: string, g: Obj): void {
+  if (g.type !== "arbitrary") return;
+  const list = (arr(g.intervals) ?? [])
+    .map((text, i) => ({ i, iv: tryInterval(text) }))
+    .filter((x): x is { i: number; iv: Interval } => x.iv !== undefined)
+    .sort((a, b) => a.iv.start - b.iv.start || a.iv.end - b.iv.end);
+  for (let k = 1; k < list.length; k++) {
+    const a = list[k - 1] as { i: number; iv: Interval };
+    const b = list[k] as { i: number; iv: Interval };
+    if (b.iv.start < a.iv.end) {
+      ctx.error(
+        `${path}.intervals[${Math.max(a.i, b.i)}]`,
+        `Overlapping intervals: ${formatInterval(a.iv)}, ${formatInterval(b.iv)}`,
+      );
+    }
+  }
+}
+
+/** The rules of an `index_parallel` / `index` task. */
 export function checkIngestion(ctx: RuleContext, type: "index_parallel" | "index"): void {
   const spec = obj(ctx.task.spec);
   if (!spec) return;
@@ -202,16 +415,21 @@ export function checkIngestion(ctx: RuleContext, type: "index_parallel" | "index
   const tuning = obj(spec.tuningConfig);
   if (schema) {
     checkIds(ctx, "spec.dataSchema.dataSource", schema.dataSource);
+    // DataSchema (Druid 37): the parser is gone and the timestampSpec is required.
     if (schema.parser !== undefined) {
       ctx.error(
         "spec.dataSchema.parser",
         "parser was removed in Druid 37, define the timestampSpec and dimensionsSpec on the schema directly instead of nested inside the parser definition",
       );
     }
-    if (schema.timestampSpec === undefined || schema.timestampSpec === null) {
+    if (schema.timestampSpec === undefined) {
       ctx.error("spec.dataSchema.timestampSpec", "timestampSpec must not be null");
     }
+    checkTimestampSpec(ctx, "spec.dataSchema.timestampSpec", schema.timestampSpec);
     checkColumns(ctx, "spec.dataSchema", schema.dimensionsSpec, schema.metricsSpec);
+    checkTransforms(ctx, "spec.dataSchema.transformSpec", schema.transformSpec);
+    const g = obj(schema.granularitySpec);
+    if (g) checkArbitrary(ctx, "spec.dataSchema.granularitySpec", g);
   }
   if (io) {
     if (io.type === undefined) {
@@ -219,10 +437,8 @@ export function checkIngestion(ctx: RuleContext, type: "index_parallel" | "index
     }
     const source = obj(io.inputSource);
     if (!source) ctx.error("spec.ioConfig.inputSource", "inputSource must not be null");
-    if (
-      io.inputFormat === undefined &&
-      !(typeof source?.type === "string" && FORMATLESS_SOURCES.has(source.type))
-    ) {
+    // (Parallel)IndexIngestionSpec: a source whose needsFormat() is true needs an inputFormat.
+    if (io.inputFormat === undefined && needsFormat(source)) {
       ctx.error(
         "spec.ioConfig.inputFormat",
         `inputFormat must not be null (input source ${JSON.stringify(source?.type ?? null)} needs one)`,
@@ -235,13 +451,25 @@ export function checkIngestion(ctx: RuleContext, type: "index_parallel" | "index
       );
     }
   }
-  if (tuning) checkTuning(ctx, tuning, io);
+  if (tuning) checkTuning(ctx, "spec.tuningConfig", tuning, io, type);
   checkIntervals(ctx, schema, io);
 }
 
-function checkTuning(ctx: RuleContext, tuning: Obj, io: Obj | undefined): void {
-  const base = "spec.tuningConfig";
-  if (tuning.type === undefined) ctx.warn(`${base}.type`, "Druid's docs require the task type here; add it");
+/**
+ * Tuning rules: `IndexTuningConfig` (partitions spec for the rollup mode, the deprecated tuning-level
+ * partition fields, targetPartitionSize vs maxRowsPerSegment), `ParallelIndexTuningConfig` (sub-task counts)
+ * and the partitions specs' constructors.
+ */
+function checkTuning(
+  ctx: RuleContext,
+  base: string,
+  tuning: Obj,
+  io: Obj | undefined,
+  type: "index_parallel" | "index" | "compact",
+): void {
+  if (tuning.type === undefined && type !== "compact") {
+    ctx.warn(`${base}.type`, "Druid's docs require the task type here; add it");
+  }
   const perfect = tuning.forceGuaranteedRollup === true;
   const ps = obj(tuning.partitionsSpec);
   const psType = typeof ps?.type === "string" ? ps.type : undefined;
@@ -251,7 +479,7 @@ function checkTuning(ctx: RuleContext, tuning: Obj, io: Obj | undefined): void {
       "Perfect rollup cannot be guaranteed when appending to existing dataSources",
     );
   }
-  if (psType !== undefined && PARTITION_TYPES.has(psType)) {
+  if (ps && psType !== undefined && PARTITION_TYPES.has(psType)) {
     if (perfect && psType === "dynamic") {
       ctx.error(
         `${base}.partitionsSpec.type`,
@@ -263,19 +491,19 @@ function checkTuning(ctx: RuleContext, tuning: Obj, io: Obj | undefined): void {
         `DynamicPartitionsSpec must be used for best-effort rollup: found "${psType}", which needs tuningConfig.forceGuaranteedRollup: true`,
       );
     }
+    checkPartitionsSpec(ctx, `${base}.partitionsSpec`, psType, ps);
     if (
       perfect &&
       (psType === "single_dim" || psType === "dimension") &&
-      typeof ps?.partitionDimension !== "string"
+      typeof ps.partitionDimension !== "string"
     ) {
       ctx.error(
         `${base}.partitionsSpec.partitionDimension`,
         "forceGuaranteedRollup is incompatible with partitionsSpec: partitionDimension must be specified",
       );
     }
-    if (psType === "range" && (arr(ps?.partitionDimensions)?.length ?? 0) === 0) {
-      ctx.error(`${base}.partitionsSpec.partitionDimensions`, "partitionDimensions must be specified");
-    }
+  } else if (!ps) {
+    checkLegacyPartitioning(ctx, base, tuning, perfect);
   }
   if (tuning.maxNumSubTasks !== undefined && tuning.maxNumConcurrentSubTasks !== undefined) {
     ctx.error(
@@ -292,8 +520,105 @@ function checkTuning(ctx: RuleContext, tuning: Obj, io: Obj | undefined): void {
     const v = tuning[key];
     if (typeof v === "number" && v <= 0) ctx.error(`${base}.${key}`, `${key} must be positive, found ${v}`);
   }
-  if (tuning.targetPartitionSize != null && tuning.maxRowsPerSegment != null) {
+  if (tuning.targetPartitionSize !== undefined && tuning.maxRowsPerSegment !== undefined) {
     ctx.error(`${base}.targetPartitionSize`, "Can't use targetPartitionSize and maxRowsPerSegment together");
+  }
+  if (tuning.chatHandlerTimeout !== undefined) {
+    const problem = durationProblem(tuning.chatHandlerTimeout);
+    if (problem) ctx.error(`${base}.chatHandlerTimeout`, problem);
+  }
+  const rows = num(tuning.maxRowsInMemory);
+  if (rows !== undefined && rows <= 0) {
+    ctx.warn(
+      `${base}.maxRowsInMemory`,
+      `maxRowsInMemory ${rows}: Druid accepts it, but then persists to disk after every row; leave it out for the default`,
+    );
+  }
+}
+
+/**
+ * The size rules of the partitions specs' constructors (-1 is "not set"): `DynamicPartitionsSpec` (positive),
+ * `HashedPartitionsSpec` (at most one of targetRowsPerSegment, targetPartitionSize and maxRowsPerSegment, not
+ * together with numShards, positive), `SingleDimensionPartitionsSpec` (aliases targetPartitionSize and
+ * maxPartitionSize) and `DimensionRangePartitionsSpec` (exactly one of targetRowsPerSegment and
+ * maxRowsPerSegment, positive; partitionDimensions required).
+ */
+function checkPartitionsSpec(ctx: RuleContext, path: string, type: string, ps: Obj): void {
+  const positive = (key: string, v: number | undefined, message = `${key} must be greater than 0`) => {
+    if (v !== undefined && v <= 0) ctx.error(`${path}.${key}`, `${message}, found ${v}`);
+  };
+  const atMostOne = (keys: string[]): string | undefined => {
+    const set = keys.filter((k) => effective(ps[k]) !== undefined);
+    if (set.length > 1) {
+      ctx.error(
+        `${path}.${set[1]}`,
+        `At most one of [${set[0]}] or [${set[1]}] must be present (they are aliases of each other)`,
+      );
+    }
+    return set[0];
+  };
+  if (type === "dynamic") {
+    positive("maxRowsPerSegment", effective(ps.maxRowsPerSegment));
+    positive("maxTotalRows", effective(ps.maxTotalRows));
+    return;
+  }
+  if (type === "hashed") {
+    const target = atMostOne(["targetRowsPerSegment", "targetPartitionSize", "maxRowsPerSegment"]);
+    const shards = effective(ps.numShards);
+    if (target !== undefined && shards !== undefined) {
+      ctx.error(
+        `${path}.numShards`,
+        `At most one of [${target}] or [numShards] must be present: give a target size or a shard count, not both`,
+      );
+    }
+    if (target !== undefined) positive(target, effective(ps[target]), `${target} should be positive`);
+    positive("numShards", shards, "numShards should be positive");
+    return;
+  }
+  // single_dim / dimension / range
+  const single = type !== "range";
+  const target = single ? atMostOne(["targetRowsPerSegment", "targetPartitionSize"]) : "targetRowsPerSegment";
+  const max = single ? atMostOne(["maxRowsPerSegment", "maxPartitionSize"]) : "maxRowsPerSegment";
+  const t = target !== undefined ? effective(ps[target]) : undefined;
+  const m = max !== undefined ? effective(ps[max]) : undefined;
+  if ((t === undefined) === (m === undefined)) {
+    ctx.error(
+      t === undefined ? `${path}.targetRowsPerSegment` : `${path}.${max}`,
+      `Exactly one of targetRowsPerSegment or maxRowsPerSegment must be present, found ${t === undefined ? "neither" : "both"}`,
+    );
+  } else if (t !== undefined) positive(target as string, t);
+  else positive(max as string, m);
+  if (!single && (arr(ps.partitionDimensions)?.length ?? 0) === 0) {
+    ctx.error(`${path}.partitionDimensions`, "partitionDimensions must be specified");
+  }
+}
+
+/**
+ * `IndexTuningConfig.getPartitionsSpec` without a partitionsSpec: the deprecated tuning-level fields make
+ * a HashedPartitionsSpec (perfect rollup) or a DynamicPartitionsSpec, whose constructors check them.
+ */
+function checkLegacyPartitioning(ctx: RuleContext, base: string, tuning: Obj, perfect: boolean): void {
+  const rowsKey = tuning.maxRowsPerSegment !== undefined ? "maxRowsPerSegment" : "targetPartitionSize";
+  const rows = effective(tuning[rowsKey]);
+  if (perfect) {
+    const shards = effective(tuning.numShards);
+    if (rows !== undefined && shards !== undefined) {
+      ctx.error(
+        `${base}.numShards`,
+        `At most one of [${rowsKey}] or [numShards] must be present: give a target size or a shard count, not both`,
+      );
+    }
+    if (rows !== undefined && rows <= 0)
+      ctx.error(`${base}.${rowsKey}`, `${rowsKey} should be positive, found ${rows}`);
+    if (shards !== undefined && shards <= 0)
+      ctx.error(`${base}.numShards`, `numShards should be positive, found ${shards}`);
+  } else {
+    if (rows !== undefined && rows <= 0) {
+      ctx.error(`${base}.${rowsKey}`, `maxRowsPerSegment must be greater than 0, found ${rows}`);
+    }
+    const total = effective(tuning.maxTotalRows);
+    if (total !== undefined && total <= 0)
+      ctx.error(`${base}.maxTotalRows`, `maxTotalRows must be greater than 0, found ${total}`);
   }
 }
 
@@ -310,6 +635,18 @@ function checkIntervals(ctx: RuleContext, schema: Obj | undefined, io: Obj | und
   if (io?.dropExisting === true && !hasIntervals) {
     ctx.error(path, "GranularitySpec's intervals cannot be empty when using replace.");
   }
+  if (ctx.partition !== undefined) {
+    const want = formatInterval(ctx.partition);
+    const parsed = (intervals ?? []).map(tryInterval);
+    const exact = parsed.length === 1 && parsed[0] !== undefined && sameInterval(parsed[0], ctx.partition);
+    if (!exact) {
+      ctx.error(
+        path,
+        `must be exactly the partition interval ["${want}"], found ${intervals === undefined ? "nothing" : JSON.stringify(intervals)}`,
+      );
+    }
+  }
+  if (ctx.scope === "druid") return;
   if (io?.appendToExisting === true) {
     ctx.warn(
       "spec.ioConfig.appendToExisting",
@@ -326,17 +663,6 @@ function checkIntervals(ctx: RuleContext, schema: Obj | undefined, io: Obj | und
       path,
       "no intervals: the task locks time chunks as it allocates them, and a lock conflict fails it instead of waiting (api-contract §4.4)",
     );
-  }
-  if (ctx.partition !== undefined) {
-    const want = formatInterval(ctx.partition);
-    const parsed = (intervals ?? []).map(tryInterval);
-    const exact = parsed.length === 1 && parsed[0] !== undefined && sameInterval(parsed[0], ctx.partition);
-    if (!exact) {
-      ctx.error(
-        path,
-        `must be exactly the partition interval ["${want}"], found ${intervals === undefined ? "nothing" : JSON.stringify(intervals)}`,
-      );
-    }
   }
   if (g?.type === "arbitrary") return;
   const seg =
@@ -357,16 +683,45 @@ function checkAligned(ctx: RuleContext, path: string, iv: Interval, seg: Granula
   );
 }
 
-/** The rules of a `compact` task that are cheap to check. */
+/** The rules of a `compact` task (`CompactionTask`'s creator) and segops' partition rules for it. */
 export function checkCompact(ctx: RuleContext): void {
   const { task } = ctx;
   checkIds(ctx, "dataSource", task.dataSource);
-  checkColumns(ctx, "", task.dimensionsSpec, task.metricsSpec);
+  const dimsKey =
+    task.dimensionsSpec === undefined && task.dimensions !== undefined ? "dimensions" : "dimensionsSpec";
+  checkColumns(ctx, "", task[dimsKey], task.metricsSpec, dimsKey);
+  const given = ["ioConfig", "interval", "segments"].filter((k) =>
+    k === "segments" ? (arr(task.segments)?.length ?? 0) > 0 : task[k] !== undefined,
+  );
+  if (given.length > 1) {
+    ctx.error(
+      given[1] as string,
+      `At most one of properties[[ioConfig, interval, segments]] must be present, found ${given.join(" and ")}`,
+    );
+  }
+  // "Conflicting segment granularities found": the deprecated top-level segmentGranularity must agree.
+  const top = tryGranularity(task.segmentGranularity);
+  const specSeg = obj(task.granularitySpec)?.segmentGranularity;
+  const inSpec = specSeg === undefined ? undefined : tryGranularity(specSeg);
+  if (top && obj(task.granularitySpec) && !sameBuckets(top, inSpec)) {
+    ctx.error(
+      "segmentGranularity",
+      `Conflicting segment granularities found ${granName(top)}(segmentGranularity) and ${inSpec ? granName(inSpec) : "null"}(granularitySpec.segmentGranularity). Remove segmentGranularity and set granularitySpec.segmentGranularity`,
+    );
+  }
+  const tuning = obj(task.tuningConfig);
+  if (tuning) checkTuning(ctx, "tuningConfig", tuning, undefined, "compact");
   const inputSpec = obj(obj(task.ioConfig)?.inputSpec);
+  if (inputSpec?.type === "segments") return;
   const path = inputSpec ? "ioConfig.inputSpec.interval" : "interval";
   const text = inputSpec ? inputSpec.interval : task.interval;
   if (text === undefined) {
-    ctx.error("ioConfig.inputSpec", 'expected {"type":"interval","interval":"START/END"}, found nothing');
+    if (given.length === 0) {
+      ctx.error(
+        "ioConfig.inputSpec",
+        'expected {"type":"interval","interval":"START/END"}, found nothing (Druid: At least one of properties[[ioConfig, interval, segments]] must be present)',
+      );
+    }
     return;
   }
   const iv = tryInterval(text);
@@ -377,7 +732,8 @@ export function checkCompact(ctx: RuleContext): void {
       `must be exactly the partition interval "${formatInterval(ctx.partition)}", found ${JSON.stringify(text)}`,
     );
   }
-  const seg = tryGranularity(obj(task.granularitySpec)?.segmentGranularity);
+  if (ctx.scope === "druid") return;
+  const seg = inSpec ?? top;
   if (seg?.kind === "period") checkAligned(ctx, path, iv, seg);
 }
 
@@ -385,12 +741,14 @@ export function checkCompact(ctx: RuleContext): void {
 export function collector(
   task: Obj,
   partition?: Interval,
+  scope: RuleScope = "all",
 ): RuleContext & { errors: SpecIssue[]; warnings: SpecIssue[] } {
   const errors: SpecIssue[] = [];
   const warnings: SpecIssue[] = [];
   return {
     task,
     ...(partition !== undefined ? { partition } : {}),
+    scope,
     errors,
     warnings,
     error: (path, message) => errors.push({ path, message }),

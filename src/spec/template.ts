@@ -353,6 +353,9 @@ function injectInterval(spec: { [key: string]: JsonValue }, interval: Interval):
     }
     io.inputSpec = { ...(inputSpec ?? {}), type: "interval", interval: text };
     spec.ioConfig = io;
+    // CompactionTask takes exactly one of ioConfig, interval and segments (Checks.checkOneNotNullOrEmpty):
+    // the deprecated top-level interval (equal to the partition, checked above) is superseded by ioConfig.
+    delete spec.interval;
     return;
   }
   const schema = obj(obj(spec.spec)?.dataSchema);

@@ -1,13 +1,19 @@
 import type { z } from "zod";
 import type { Interval } from "../core/interval.js";
+import { readAsDruid } from "./druid-view.js";
 import { describeValue, formatPath, type SpecIssue, type ValidationResult } from "./issues.js";
-import { checkCompact, checkIngestion, collector } from "./rules.js";
+import { checkCompact, checkIngestion, collector, type RuleScope } from "./rules.js";
 import { TASK_SCHEMAS } from "./schema.js";
 
 /** Options of {@link validateSpec}. */
 export interface ValidateOptions {
   /** The partition the task must cover exactly; without it interval tightness is not checked. */
   readonly partition?: Interval;
+  /**
+   * `all` (default): Druid's rules and segops' (intervals aligned to segmentGranularity, idempotence
+   * warnings). `druid`: only what Druid itself refuses or reads differently — for specs not run by segops.
+   */
+  readonly rules?: RuleScope;
 }
 
 type Issue = z.core.$ZodIssue;
@@ -15,9 +21,10 @@ type Issue = z.core.$ZodIssue;
 const UNKNOWN_KEY = "unknown field: Druid ignores it silently (api-contract §0); check the spelling";
 
 /**
- * Pre-flight validation of a rendered task: the structural shape (zod), Druid's submit-time rules and
- * segops' partition rules. Unknown keys are warnings; everything Druid would reject at submit, or that
- * would make a partition touch its neighbours, is an error naming its JSON path.
+ * Pre-flight validation of a rendered task, read the way Druid reads it (`druid-view.ts`: nulls absent,
+ * Jackson's scalar coercion, default implementations): the structural shape (zod), Druid's submit-time rules
+ * and segops' partition rules. Unknown keys and coerced scalars are warnings; everything Druid would reject at
+ * submit, or that would make a partition touch its neighbours, is an error naming its JSON path.
  */
 export function validateSpec(task: unknown, options: ValidateOptions = {}): ValidationResult {
   if (task === null || typeof task !== "object" || Array.isArray(task)) {
@@ -37,15 +44,28 @@ export function validateSpec(task: unknown, options: ValidateOptions = {}): Vali
     );
   }
   const errors: SpecIssue[] = [];
-  const warnings: SpecIssue[] = [];
-  const parsed = TASK_SCHEMAS[type].safeParse(task, { reportInput: true });
+  const schema = TASK_SCHEMAS[type];
+  const view = readAsDruid(t, schema);
+  const warnings: SpecIssue[] = [...view.warnings];
+  const parsed = schema.safeParse(view.task, { reportInput: true });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) convert(issue, [], errors, warnings);
   }
-  const ctx = collector(t, options.partition);
+  const ctx = collector(view.task, options.partition, options.rules ?? "all");
   if (type === "compact") checkCompact(ctx);
   else checkIngestion(ctx, type);
   return result(dedupe([...errors, ...ctx.errors]), dedupe([...warnings, ...ctx.warnings]));
+}
+
+/**
+ * The task as Druid reads it (nulls absent, scalars coerced, default types resolved; see `druid-view.ts`), for
+ * code that acts on a spec's values (e.g. `appendToExisting: "true"` is an append for Druid). Tasks of other
+ * types come back as given.
+ */
+export function druidView(task: Record<string, unknown>): Record<string, unknown> {
+  const type = task.type;
+  if (type !== "index_parallel" && type !== "index" && type !== "compact") return task;
+  return readAsDruid(task, TASK_SCHEMAS[type]).task;
 }
 
 function result(errors: SpecIssue[], warnings: SpecIssue[]): ValidationResult {

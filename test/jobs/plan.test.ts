@@ -120,3 +120,14 @@ describe("job planning with data gates", () => {
     ).not.toBe(a.job.id);
   });
 });
+
+describe("job planning reads the spec as Druid does", () => {
+  it('plans an append for appendToExisting: "true" (Jackson coerces the string)', () => {
+    const t = dailyTemplate({ datasource: "plan", append: true }) as {
+      spec: { ioConfig: Record<string, JsonValue> };
+    };
+    t.spec.ioConfig.appendToExisting = "true";
+    const plan = planIngestJob({ ...base, template: template(t as { [key: string]: JsonValue }) });
+    expect((plan.tasks[0]?.payload as unknown as IngestPayload).mode).toBe("append");
+  });
+});

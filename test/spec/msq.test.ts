@@ -108,12 +108,18 @@ describe("SQL (MSQ) templates", () => {
     );
   });
 
-  it("checks the datasource name and warns on a PARTITIONED BY it cannot read", () => {
+  it("checks the datasource name and refuses a PARTITIONED BY function Druid does not take", () => {
     const bad = validateSql(rendered().replace('"wiki"', '".wiki"'));
     expect(bad.errors.map((e) => e.path)).toEqual(["query.table"]);
-    const unread = validateSql(rendered().replace("PARTITIONED BY DAY", "PARTITIONED BY something(odd)"));
-    expect(unread.valid).toBe(true);
-    expect(unread.warnings.map((w) => w.path)).toEqual(["query.partitionedBy"]);
+    // DruidSqlParserUtils.convertSqlNodeToGranularity: only FLOOR(__time TO unit) and TIME_FLOOR(__time, period).
+    const odd = validateSql(rendered().replace("PARTITIONED BY DAY", "PARTITIONED BY something(odd)"));
+    expect(odd.errors).toEqual([
+      {
+        path: "query.partitionedBy",
+        message:
+          "Invalid operator[SOMETHING] specified. PARTITIONED BY clause only supports FLOOR(__time TO <unit>) and TIME_FLOOR(__time, period) functions.",
+      },
+    ]);
   });
 
   it("ignores comments, including a commented-out OVERWRITE ALL", () => {
@@ -122,5 +128,97 @@ describe("SQL (MSQ) templates", () => {
       "-- OVERWRITE ALL was here\n/* INSERT INTO other */",
     );
     expect(validateSql(q, { partition: day }).errors).toEqual([]);
+  });
+});
+
+describe("Druid's SQL ingestion rules (DruidSqlParserUtils, DruidSqlValidator)", () => {
+  const q = (partitionedBy: string, extra = "") =>
+    `REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01' AND __time < TIMESTAMP '2026-01-02'\nSELECT * FROM src\n${partitionedBy}${extra}`;
+
+  it("skips leading SET statements (query context), also for the target datasource", () => {
+    const text = `-- from the web console\nSET maxNumTasks = 5;\nSET arrayIngestMode = 'array';\n${q("PARTITIONED BY DAY")}`;
+    expect(validateSql(text, { partition: day })).toEqual({ valid: true, errors: [], warnings: [] });
+    expect(sqlTarget(text)).toBe("wiki");
+  });
+
+  it("PARTITIONED BY takes standard granularities only: names, ISO periods, FLOOR and TIME_FLOOR", () => {
+    for (const ok of [
+      "DAY",
+      "'P1D'",
+      "'day'",
+      "P1D",
+      "ALL TIME",
+      "TIME_FLOOR(__time, 'P1D')",
+      "FLOOR(__time TO DAY)",
+    ]) {
+      const r = validateSql(q(`PARTITIONED BY ${ok}`), { rules: "druid" });
+      // ALL cannot align a window: Druid's AllGranularity bucket starts at the beginning of time.
+      expect(
+        r.errors.map((e) => e.path),
+        ok,
+      ).toEqual(ok === "ALL TIME" ? ["query.overwrite"] : []);
+    }
+    const hourly = validateSql(q("PARTITIONED BY HOURLY"));
+    expect(hourly.errors).toEqual([
+      {
+        path: "query.partitionedBy",
+        message:
+          "Invalid granularity[HOURLY] specified after PARTITIONED BY clause. Expected 'SECOND', 'MINUTE', 'FIVE_MINUTE', 'TEN_MINUTE', 'FIFTEEN_MINUTE', 'THIRTY_MINUTE', 'HOUR', 'SIX_HOUR', 'EIGHT_HOUR', 'DAY', 'MONTH', 'QUARTER', 'YEAR', 'ALL', ALL TIME, FLOOR() or TIME_FLOOR()",
+      },
+    ]);
+    // GranularityType.isStandard: P2D is a period, but no standard granularity.
+    expect(validateSql(q("PARTITIONED BY 'P2D'")).errors.map((e) => e.path)).toEqual(["query.partitionedBy"]);
+    expect(validateSql(q("PARTITIONED BY TIME_FLOOR(__time, 'PT2H')")).errors[0]?.message).toMatch(
+      /^Invalid granularity\[TIME_FLOOR/,
+    );
+    expect(validateSql(q("PARTITIONED BY TIME_FLOOR(__time, 'daily')")).errors[0]?.message).toBe(
+      "granularity['daily'] is an invalid period literal.",
+    );
+    expect(validateSql(q("PARTITIONED BY FLOOR(__time TO MILLISECOND)")).errors[0]?.message).toBe(
+      "MILLISECOND is not a valid period granularity for ingestion.",
+    );
+  });
+
+  it("CLUSTERED BY must come after PARTITIONED BY", () => {
+    const r = validateSql(
+      "REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01' AND __time < TIMESTAMP '2026-01-02' SELECT * FROM src CLUSTERED BY page PARTITIONED BY DAY",
+    );
+    expect(r.errors).toEqual([
+      {
+        path: "query.clusteredBy",
+        message:
+          "CLUSTERED BY found before PARTITIONED BY, CLUSTERED BY must come after the PARTITIONED BY clause",
+      },
+    ]);
+    // Keywords inside literals and quoted identifiers are not clauses.
+    const quoted = validateSql(
+      `REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01' AND __time < TIMESTAMP '2026-01-02' SELECT 'CLUSTERED BY x' AS "PARTITIONED BY" FROM src PARTITIONED BY DAY CLUSTERED BY page`,
+    );
+    expect(quoted.errors).toEqual([]);
+  });
+
+  it("with rules: 'druid', INSERT, OVERWRITE ALL and windows segops cannot read are Druid-valid", () => {
+    expect(
+      validateSql("INSERT INTO wiki SELECT * FROM src PARTITIONED BY DAY", { rules: "druid" }).errors,
+    ).toEqual([]);
+    expect(
+      validateSql("REPLACE INTO wiki OVERWRITE ALL SELECT * FROM src PARTITIONED BY DAY", { rules: "druid" })
+        .errors,
+    ).toEqual([]);
+    const between = validateSql(
+      "REPLACE INTO wiki OVERWRITE WHERE __time BETWEEN TIMESTAMP '2026-01-01' AND TIMESTAMP '2026-01-02' SELECT 1 PARTITIONED BY DAY",
+      { rules: "druid" },
+    );
+    expect(between.errors).toEqual([]);
+    expect(between.warnings.map((w) => w.path)).toEqual(["query.overwrite"]);
+    // Druid's own rules still apply.
+    expect(
+      validateSql("INSERT INTO wiki SELECT * FROM src", { rules: "druid" }).errors.map((e) => e.path),
+    ).toEqual(["query.partitionedBy"]);
+    expect(
+      validateSql("REPLACE INTO wiki SELECT * FROM src PARTITIONED BY DAY", { rules: "druid" }).errors.map(
+        (e) => e.path,
+      ),
+    ).toEqual(["query.overwrite"]);
   });
 });

@@ -173,6 +173,18 @@ describe("interval injection and id pinning", () => {
     );
   });
 
+  it("moves a compact task's deprecated top-level interval into ioConfig (CompactionTask takes only one)", () => {
+    const { spec } = renderTemplate(
+      { type: "compact", dataSource: "wiki", interval: "{{interval}}" },
+      { interval: day },
+    );
+    expect(spec.interval).toBeUndefined();
+    expect(spec.ioConfig).toEqual({
+      type: "compact",
+      inputSpec: { type: "interval", interval: "2026-03-05T00:00:00.000Z/2026-03-06T00:00:00.000Z" },
+    });
+  });
+
   it("pins the id and warns when it replaces the template's own", () => {
     const { spec, warnings } = renderTemplate({ ...task(), id: "fixed" }, { interval: day, id: "segops_x" });
     expect(spec.id).toBe("segops_x");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseInterval } from "../../src/core/interval.js";
 import type { ValidationResult } from "../../src/spec/issues.js";
-import { validateSpec } from "../../src/spec/validate.js";
+import { druidView, validateSpec } from "../../src/spec/validate.js";
 
 const day = parseInterval("2026-01-01/2026-01-02");
 const DAY_TEXT = "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z";
@@ -107,11 +107,11 @@ describe("structure (zod), with found and expected in every message", () => {
     });
     expect(onlyErrorAt(r, "spec.dataSchema.dataSource")).toBe("expected string, found nothing");
   });
-  it("names a wrongly typed field", () => {
+  it("names a wrongly typed field (a value Jackson cannot coerce either)", () => {
     const r = check((s) => {
-      s.spec.ioConfig.dropExisting = "true";
+      s.spec.ioConfig.dropExisting = "yes";
     });
-    expect(errorAt(r, "spec.ioConfig.dropExisting")).toBe('expected boolean, found string "true"');
+    expect(errorAt(r, "spec.ioConfig.dropExisting")).toBe('expected boolean, found string "yes"');
   });
   it("refuses an ioConfig type that is not the task type", () => {
     const r = check((s) => {
@@ -165,13 +165,19 @@ describe("structure (zod), with found and expected in every message", () => {
       'expected one of "dynamic", "hashed", "single_dim", "dimension", "range", found string "hash"',
     );
   });
-  it("refuses non-positive sizes where Druid needs positive ones", () => {
+  it("refuses numbers outside a Java int, and only warns on sizes Druid accepts but misuses", () => {
     const r = check((s) => {
-      s.spec.tuningConfig.maxRowsInMemory = 0;
+      s.spec.tuningConfig.maxRowsInMemory = 3_000_000_000;
     });
     expect(onlyErrorAt(r, "spec.tuningConfig.maxRowsInMemory")).toBe(
-      "expected a number more than 0, found number 0",
+      "expected a number at most 2147483647, found number 3000000000",
     );
+    // IndexTuningConfig has no check on maxRowsInMemory: 0 is accepted (and persists after every row).
+    const zero = check((s) => {
+      s.spec.tuningConfig.maxRowsInMemory = 0;
+    });
+    expect(zero.errors).toEqual([]);
+    expect(zero.warnings.map((w) => w.path)).toEqual(["spec.tuningConfig.maxRowsInMemory"]);
   });
 });
 
@@ -254,8 +260,8 @@ describe("Druid's submit-time rules (api-contract §5, §4.3, §2.2)", () => {
     );
     for (const ps of [
       { type: "hashed", numShards: 2 },
-      { type: "single_dim", partitionDimension: "page" },
-      { type: "range", partitionDimensions: ["page"] },
+      { type: "single_dim", partitionDimension: "page", targetRowsPerSegment: 1000 },
+      { type: "range", partitionDimensions: ["page"], maxRowsPerSegment: 1000 },
     ]) {
       const ok = check((s) => {
         s.spec.tuningConfig.forceGuaranteedRollup = true;
@@ -275,14 +281,18 @@ describe("Druid's submit-time rules (api-contract §5, §4.3, §2.2)", () => {
   it("single_dim with perfect rollup needs partitionDimension; range always needs partitionDimensions", () => {
     const single = check((s) => {
       s.spec.tuningConfig.forceGuaranteedRollup = true;
-      s.spec.tuningConfig.partitionsSpec = { type: "single_dim" };
+      s.spec.tuningConfig.partitionsSpec = { type: "single_dim", targetRowsPerSegment: 1000 };
     });
     expect(onlyErrorAt(single, "spec.tuningConfig.partitionsSpec.partitionDimension")).toBe(
       "forceGuaranteedRollup is incompatible with partitionsSpec: partitionDimension must be specified",
     );
     const range = check((s) => {
       s.spec.tuningConfig.forceGuaranteedRollup = true;
-      s.spec.tuningConfig.partitionsSpec = { type: "range", partitionDimensions: [] };
+      s.spec.tuningConfig.partitionsSpec = {
+        type: "range",
+        partitionDimensions: [],
+        targetRowsPerSegment: 1000,
+      };
     });
     expect(onlyErrorAt(range, "spec.tuningConfig.partitionsSpec.partitionDimensions")).toBe(
       "partitionDimensions must be specified",
@@ -407,24 +417,41 @@ describe("Druid's submit-time rules (api-contract §5, §4.3, §2.2)", () => {
     });
     expect(unsorted.errors).toEqual([]);
   });
-  it("aggregators: unknown types warn, field aggregators need fieldName", () => {
+  it("aggregators: unknown types are refused (AggregatorsModule), community ones warn, field aggregators need fieldName", () => {
     const missing = check((s) => {
       s.spec.dataSchema.metricsSpec = [{ type: "doubleSum", name: "x" }];
     });
     expect(onlyErrorAt(missing, "spec.dataSchema.metricsSpec[0].fieldName")).toBe(
       "a doubleSum aggregator needs fieldName (the input column), found nothing",
     );
-    const ext = check((s) => {
+    // Jackson cannot resolve a type id no loaded module registers: Druid answers 400.
+    const unknown = check((s) => {
       s.spec.dataSchema.metricsSpec = [{ type: "myExtensionAgg", name: "x" }];
     });
-    expect(ext.valid).toBe(true);
-    expect(ext.warnings).toEqual([
+    expect(onlyErrorAt(unknown, "spec.dataSchema.metricsSpec[0].type")).toMatch(
+      /^Could not resolve type id 'myExtensionAgg' as a subtype of AggregatorFactory/,
+    );
+    expect(
+      onlyErrorAt(
+        check((s) => (s.spec.dataSchema.metricsSpec = [{ type: "longsum", name: "x", fieldName: "y" }])),
+        "spec.dataSchema.metricsSpec[0].type",
+      ),
+    ).toMatch(/case-sensitive: "longSum"/);
+    const contrib = check((s) => {
+      s.spec.dataSchema.metricsSpec = [{ type: "tDigestSketch", name: "x", fieldName: "y" }];
+    });
+    expect(contrib.valid).toBe(true);
+    expect(contrib.warnings).toEqual([
       {
         path: "spec.dataSchema.metricsSpec[0].type",
         message:
-          '"myExtensionAgg" is not a core or bundled aggregator; fine only if an extension provides it',
+          '"tDigestSketch" comes from the community extension druid-tdigestsketch: Druid refuses it unless that extension is loaded',
       },
     ]);
+    const both = check((s) => {
+      s.spec.dataSchema.metricsSpec = [{ type: "longSum", name: "x", fieldName: "y", expression: "y * 2" }];
+    });
+    expect(onlyErrorAt(both, "spec.dataSchema.metricsSpec[0].expression")).toMatch(/found both/);
   });
   it("a missing ioConfig/tuningConfig type is a warning (unconfirmed whether Druid refuses it, api-contract §10)", () => {
     const r = check((s) => {
@@ -524,5 +551,471 @@ describe("compact tasks (cheap rules)", () => {
     expect(onlyErrorAt(validateSpec({ type: "compact", dataSource: "wiki" }), "ioConfig.inputSpec")).toMatch(
       /found nothing/,
     );
+  });
+});
+
+describe("read as Druid reads it (Jackson + Druid's @JsonCreator constructors)", () => {
+  it("explicit nulls are absent (Druid's @Nullable creators)", () => {
+    const r = check((s) => {
+      s.context = null as unknown as Record<string, unknown>;
+      s.spec.dataSchema.granularitySpec.queryGranularity = null;
+      s.spec.dataSchema.transformSpec = null;
+      s.spec.dataSchema.metricsSpec = null as unknown as Record<string, unknown>[];
+      s.spec.dataSchema.dimensionsSpec = { dimensions: null };
+      s.spec.tuningConfig.splitHintSpec = null;
+      s.spec.tuningConfig.partitionsSpec = { type: "dynamic", maxRowsPerSegment: null };
+    });
+    expect(r).toEqual({ valid: true, errors: [], warnings: [] });
+    // A required field stays required: null is "missing".
+    expect(
+      onlyErrorAt(
+        check((s) => (s.spec.dataSchema.dataSource = null)),
+        "spec.dataSchema.dataSource",
+      ),
+    ).toBe("expected string, found nothing");
+    // A null segmentGranularity is Druid's default, DAY (so the segops alignment rule still applies).
+    expect(check((s) => (s.spec.dataSchema.granularitySpec.segmentGranularity = null)).errors).toEqual([]);
+  });
+
+  it("scalars Jackson coerces are accepted with a warning naming what Druid reads", () => {
+    const r = check((s) => {
+      s.spec.tuningConfig.forceGuaranteedRollup = "false";
+      s.spec.tuningConfig.awaitSegmentAvailabilityTimeoutMillis = "0";
+      s.spec.tuningConfig.maxNumConcurrentSubTasks = 2.7;
+      s.spec.ioConfig.appendToExisting = 0;
+      s.spec.dataSchema.timestampSpec = { column: 5, format: "iso" };
+      s.spec.tuningConfig.maxRetry = "";
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([
+      {
+        path: "spec.dataSchema.timestampSpec.column",
+        message: `found number 5: Druid's JSON mapper (Jackson) reads it as "5"; write "5"`,
+      },
+      {
+        path: "spec.ioConfig.appendToExisting",
+        message: "found number 0: Druid's JSON mapper (Jackson) reads it as false; write false",
+      },
+      {
+        path: "spec.tuningConfig.forceGuaranteedRollup",
+        message: `found string "false": Druid's JSON mapper (Jackson) reads it as false; write false`,
+      },
+      {
+        path: "spec.tuningConfig.awaitSegmentAvailabilityTimeoutMillis",
+        message: `found string "0": Druid's JSON mapper (Jackson) reads it as 0; write 0`,
+      },
+      {
+        path: "spec.tuningConfig.maxNumConcurrentSubTasks",
+        message: "found number 2.7: Druid's JSON mapper (Jackson) truncates it to 2; write 2",
+      },
+      {
+        path: "spec.tuningConfig.maxRetry",
+        message: `found string "": Druid's JSON mapper (Jackson) reads it as null (absent); write nothing (or remove the field)`,
+      },
+    ]);
+    // The coerced value is what the rules see: "true" is perfect rollup, which dynamic partitions refuse.
+    const perfect = check((s) => (s.spec.tuningConfig.forceGuaranteedRollup = "true"));
+    expect(onlyErrorAt(perfect, "spec.tuningConfig.partitionsSpec.type")).toMatch(
+      /cannot be used for perfect rollup/,
+    );
+    // Jackson refuses a decimal string for an integer.
+    expect(
+      onlyErrorAt(
+        check((s) => (s.spec.tuningConfig.maxRetry = "1.5")),
+        "spec.tuningConfig.maxRetry",
+      ),
+    ).toBe('expected number, found string "1.5"');
+  });
+
+  it("fields are known per Druid class: index-only aliases, per-type dimension fields, groupId", () => {
+    const index = check((s) => {
+      s.type = "index";
+      s.spec.ioConfig.type = "index";
+      s.spec.tuningConfig = {
+        type: "index",
+        rowFlushBoundary: 1000,
+        publishTimeout: 0,
+        partitionDimensions: [],
+      };
+    });
+    expect(index).toEqual({ valid: true, errors: [], warnings: [] });
+    // ParallelIndexTuningConfig passes null for them: Druid ignores them in an index_parallel task.
+    const parallel = check((s) => {
+      s.groupId = "g";
+      s.spec.tuningConfig.rowFlushBoundary = 1000;
+      s.spec.tuningConfig.appendableIndexSpec = { type: "onheap" };
+      s.spec.dataSchema.dimensionsSpec.dimensions = [
+        { type: "json", name: "j", formatVersion: 5 },
+        { type: "long", name: "n", createBitmapIndex: false },
+        { type: "string", name: "s", multiValueHandling: "sorted_Set" },
+        { name: "t", multiValueHandling: "array" },
+      ];
+    });
+    expect(parallel.errors).toEqual([]);
+    expect(parallel.warnings.map((w) => w.path)).toEqual([
+      "spec.dataSchema.dimensionsSpec.dimensions[1].createBitmapIndex",
+      "spec.tuningConfig.rowFlushBoundary",
+    ]);
+    const grouped = check((s) => {
+      s.type = "index";
+      s.groupId = "g";
+      s.spec.ioConfig.type = "index";
+      s.spec.tuningConfig = { type: "index" };
+    });
+    expect(grouped.warnings.map((w) => w.path)).toEqual(["groupId"]);
+  });
+
+  it("a partitionsSpec without type is hashed (PartitionsSpec's defaultImpl), with a warning", () => {
+    const r = check((s) => {
+      s.spec.tuningConfig.partitionsSpec = { targetRowsPerSegment: 1000 };
+    });
+    expect(onlyErrorAt(r, "spec.tuningConfig.partitionsSpec.type")).toMatch(
+      /^DynamicPartitionsSpec must be used/,
+    );
+    expect(r.warnings.map((w) => w.path)).toEqual(["spec.tuningConfig.partitionsSpec.type"]);
+    const perfect = check((s) => {
+      s.spec.tuningConfig.forceGuaranteedRollup = true;
+      s.spec.tuningConfig.partitionsSpec = { numShards: -1 };
+    });
+    expect(perfect.errors).toEqual([]);
+  });
+
+  it("input sources whose needsFormat() is false need no inputFormat (combining: when no delegate needs one)", () => {
+    for (const inputSource of [
+      { type: "delta", tablePath: "/delta/wiki" },
+      { type: "sql", database: { type: "mysql" }, sqls: ["SELECT 1"] },
+      { type: "generator", count: 10 },
+      { type: "combining", delegates: [{ type: "druid", dataSource: "w", interval: DAY_TEXT }] },
+    ]) {
+      const r = check((s) => {
+        delete s.spec.ioConfig.inputFormat;
+        s.spec.ioConfig.inputSource = inputSource;
+      });
+      expect(r.errors, inputSource.type).toEqual([]);
+    }
+    const mixed = check((s) => {
+      delete s.spec.ioConfig.inputFormat;
+      s.spec.ioConfig.inputSource = {
+        type: "combining",
+        delegates: [
+          { type: "druid", dataSource: "w", interval: DAY_TEXT },
+          { type: "local", baseDir: "/d" },
+        ],
+      };
+    });
+    expect(onlyErrorAt(mixed, "spec.ioConfig.inputFormat")).toMatch(/^inputFormat must not be null/);
+  });
+
+  it("granularities Druid reads: duration objects, zones and origins of periods", () => {
+    const r = check((s) => {
+      s.spec.dataSchema.granularitySpec.queryGranularity = { type: "duration", duration: 60000 };
+      s.spec.dataSchema.granularitySpec.segmentGranularity = { type: "duration", duration: 86400000 };
+    });
+    expect(r.errors).toEqual([]);
+    const zoned = check((s) => {
+      s.spec.dataSchema.granularitySpec.queryGranularity = {
+        type: "period",
+        period: "PT1H",
+        timeZone: "America/Los_Angeles",
+        origin: "2026-01-01T00:00:00Z",
+      };
+    });
+    expect(zoned.errors).toEqual([]);
+    expect(
+      onlyErrorAt(
+        check(
+          (s) => (s.spec.dataSchema.granularitySpec.queryGranularity = { type: "duration", duration: 0 }),
+        ),
+        "spec.dataSchema.granularitySpec.queryGranularity",
+      ),
+    ).toMatch(/duration/);
+  });
+
+  it("a Joda Duration is milliseconds or PT<seconds>S (chatHandlerTimeout)", () => {
+    for (const ok of [10000, "10000", "PT10S", "PT0.5S"]) {
+      expect(check((s) => (s.spec.tuningConfig.chatHandlerTimeout = ok)).errors, String(ok)).toEqual([]);
+    }
+    expect(
+      onlyErrorAt(
+        check((s) => (s.spec.tuningConfig.chatHandlerTimeout = "PT10M")),
+        "spec.tuningConfig.chatHandlerTimeout",
+      ),
+    ).toMatch(/^Invalid format: "PT10M"/);
+  });
+});
+
+describe("Druid rules modelled from Druid's source", () => {
+  it("TimestampSpec: a format Joda's DateTimeFormat.forPattern refuses; missingValue must be a DateTime", () => {
+    for (const ok of [
+      "auto",
+      "ISO",
+      "posix",
+      "millis",
+      "micro",
+      "nano",
+      "ruby",
+      "yyyy-MM-dd'T'HH:mm:ss.SSSZ",
+      "dd/MMM/yyyy:HH:mm:ss Z",
+    ]) {
+      expect(
+        check((s) => (s.spec.dataSchema.timestampSpec = { column: "t", format: ok })).errors,
+        ok,
+      ).toEqual([]);
+    }
+    expect(
+      onlyErrorAt(
+        check((s) => (s.spec.dataSchema.timestampSpec = { column: "t", format: "yyyy-MM-dd qq" })),
+        "spec.dataSchema.timestampSpec.format",
+      ),
+    ).toBe("Unable to parse timestamps with format [yyyy-MM-dd qq]: Illegal pattern component: q");
+    for (const ok of ["2020-01-01", "2020-01-01T00:00:00.000Z", 0]) {
+      expect(
+        check((s) => (s.spec.dataSchema.timestampSpec = { column: "t", missingValue: ok })).errors,
+      ).toEqual([]);
+    }
+    expect(
+      onlyErrorAt(
+        check((s) => (s.spec.dataSchema.timestampSpec = { column: "t", missingValue: "2020-13-45" })),
+        "spec.dataSchema.timestampSpec.missingValue",
+      ),
+    ).toMatch(/Invalid format: "2020-13-45"/);
+  });
+
+  it("HashedPartitionsSpec: one target size (aliases), not with numShards, positive; -1 is unset", () => {
+    const hashed = (ps: Record<string, unknown>) =>
+      check((s) => {
+        s.spec.tuningConfig.forceGuaranteedRollup = true;
+        s.spec.tuningConfig.partitionsSpec = { type: "hashed", ...ps };
+      });
+    expect(
+      onlyErrorAt(
+        hashed({ numShards: 2, targetRowsPerSegment: 10 }),
+        "spec.tuningConfig.partitionsSpec.numShards",
+      ),
+    ).toMatch(/^At most one of \[targetRowsPerSegment\] or \[numShards\]/);
+    expect(
+      onlyErrorAt(
+        hashed({ targetRowsPerSegment: 10, maxRowsPerSegment: 10 }),
+        "spec.tuningConfig.partitionsSpec.maxRowsPerSegment",
+      ),
+    ).toMatch(/^At most one of \[targetRowsPerSegment\] or \[maxRowsPerSegment\]/);
+    expect(onlyErrorAt(hashed({ numShards: 0 }), "spec.tuningConfig.partitionsSpec.numShards")).toBe(
+      "numShards should be positive, found 0",
+    );
+    expect(hashed({ numShards: -1, targetRowsPerSegment: 10 }).errors).toEqual([]);
+  });
+
+  it("DimensionRangePartitionsSpec / SingleDimensionPartitionsSpec: exactly one of target and max", () => {
+    const ranged = (ps: Record<string, unknown>) =>
+      check((s) => {
+        s.spec.tuningConfig.forceGuaranteedRollup = true;
+        s.spec.tuningConfig.partitionsSpec = ps;
+      });
+    expect(
+      onlyErrorAt(
+        ranged({
+          type: "range",
+          partitionDimensions: ["page"],
+          targetRowsPerSegment: 5,
+          maxRowsPerSegment: 9,
+        }),
+        "spec.tuningConfig.partitionsSpec.maxRowsPerSegment",
+      ),
+    ).toBe("Exactly one of targetRowsPerSegment or maxRowsPerSegment must be present, found both");
+    expect(
+      onlyErrorAt(
+        ranged({ type: "range", partitionDimensions: ["page"] }),
+        "spec.tuningConfig.partitionsSpec.targetRowsPerSegment",
+      ),
+    ).toBe("Exactly one of targetRowsPerSegment or maxRowsPerSegment must be present, found neither");
+    expect(ranged({ type: "single_dim", partitionDimension: "page", maxPartitionSize: 9 }).errors).toEqual(
+      [],
+    );
+    expect(
+      onlyErrorAt(
+        ranged({
+          type: "dimension",
+          partitionDimension: "page",
+          targetPartitionSize: 5,
+          targetRowsPerSegment: 5,
+        }),
+        "spec.tuningConfig.partitionsSpec.targetPartitionSize",
+      ),
+    ).toMatch(/^At most one of \[targetRowsPerSegment\] or \[targetPartitionSize\]/);
+    expect(
+      onlyErrorAt(
+        ranged({ type: "range", partitionDimensions: ["page"], maxRowsPerSegment: 0 }),
+        "spec.tuningConfig.partitionsSpec.maxRowsPerSegment",
+      ),
+    ).toBe("maxRowsPerSegment must be greater than 0, found 0");
+  });
+
+  it("IndexTuningConfig: the deprecated tuning-level partition fields make the partitions spec", () => {
+    const r = check((s) => {
+      s.spec.tuningConfig = {
+        type: "index_parallel",
+        forceGuaranteedRollup: true,
+        maxRowsPerSegment: 10,
+        numShards: 2,
+      };
+    });
+    expect(onlyErrorAt(r, "spec.tuningConfig.numShards")).toMatch(
+      /^At most one of \[maxRowsPerSegment\] or \[numShards\]/,
+    );
+    const dynamic = check((s) => (s.spec.tuningConfig = { type: "index_parallel", maxRowsPerSegment: 0 }));
+    expect(onlyErrorAt(dynamic, "spec.tuningConfig.maxRowsPerSegment")).toBe(
+      "maxRowsPerSegment must be greater than 0, found 0",
+    );
+    expect(
+      check((s) => (s.spec.tuningConfig = { type: "index_parallel", maxRowsPerSegment: -1, numShards: -1 }))
+        .errors,
+    ).toEqual([]);
+  });
+
+  it("DimensionsSpec.verify: a dimension also in dimensionExclusions", () => {
+    const r = check((s) => {
+      s.spec.dataSchema.dimensionsSpec = { dimensions: ["page"], dimensionExclusions: ["user", "page"] };
+    });
+    expect(onlyErrorAt(r, "spec.dataSchema.dimensionsSpec.dimensionExclusions[1]")).toBe(
+      "dimensions and dimensions exclusions cannot overlap: [page] is also a dimension",
+    );
+  });
+
+  it("TransformSpec: a transform name used twice", () => {
+    const r = check((s) => {
+      s.spec.dataSchema.transformSpec = {
+        transforms: [
+          { type: "expression", name: "x", expression: "1" },
+          { type: "expression", name: "x", expression: "2" },
+        ],
+      };
+    });
+    expect(onlyErrorAt(r, "spec.dataSchema.transformSpec.transforms[1].name")).toBe(
+      "Transform name 'x' cannot be used twice",
+    );
+  });
+
+  it("DataSchema: a metric named __time (the primary timestamp)", () => {
+    const r = check((s) => {
+      s.spec.dataSchema.metricsSpec = [{ type: "count", name: "__time" }];
+    });
+    expect(onlyErrorAt(r, "spec.dataSchema.metricsSpec[0].name")).toBe(
+      "Cannot specify a column more than once: [__time] already at the primary timestamp (__time cannot appear elsewhere except as long-typed dimension)",
+    );
+    // As a long dimension it may appear once.
+    const once = check((s) => {
+      s.spec.dataSchema.dimensionsSpec = { dimensions: [{ type: "long", name: "__time" }, "page"] };
+    });
+    expect(once.errors).toEqual([]);
+  });
+
+  it("ArbitraryGranularitySpec: overlapping intervals (abutting ones are fine); it has no segmentGranularity", () => {
+    const arbitrary = (intervals: string[]) =>
+      check((s) => {
+        s.spec.dataSchema.granularitySpec = { type: "arbitrary", segmentGranularity: "day", intervals };
+      }, parseInterval("2026-01-01/2026-01-03"));
+    const r = arbitrary(["2026-01-01/2026-01-03", "2026-01-02/2026-01-03"]);
+    expect(r.errors.map((e) => e.path)).toContain("spec.dataSchema.granularitySpec.intervals[1]");
+    expect(r.errors.find((e) => e.path.endsWith("intervals[1]"))?.message).toBe(
+      "Overlapping intervals: 2026-01-01T00:00:00.000Z/2026-01-03T00:00:00.000Z, 2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z",
+    );
+    const abutting = validateSpec(
+      modified((s) => {
+        s.spec.dataSchema.granularitySpec = {
+          type: "arbitrary",
+          segmentGranularity: "day",
+          intervals: ["2026-01-01/2026-01-02", "2026-01-02/2026-01-03"],
+        };
+      }),
+      { rules: "druid" },
+    );
+    expect(abutting.errors).toEqual([]);
+    expect(abutting.warnings.map((w) => w.path)).toEqual([
+      "spec.dataSchema.granularitySpec.segmentGranularity",
+    ]);
+  });
+
+  it("rules: 'druid' leaves out segops' partition rules (alignment, idempotence warnings)", () => {
+    const misaligned = modified((s) => {
+      s.spec.dataSchema.granularitySpec.intervals = ["2026-01-01T05:00Z/PT1H"];
+      s.spec.ioConfig.dropExisting = false;
+    });
+    expect(validateSpec(misaligned).errors.map((e) => e.path)).toEqual([
+      "spec.dataSchema.granularitySpec.intervals[0]",
+    ]);
+    expect(validateSpec(misaligned, { rules: "druid" })).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+});
+
+describe("compact tasks (CompactionTask's creator)", () => {
+  const base = { type: "compact", dataSource: "wiki" };
+  it("takes exactly one of ioConfig, interval and segments; segments inputSpecs are Druid's too", () => {
+    const both = validateSpec(
+      { ...base, interval: DAY_TEXT, ioConfig: { inputSpec: { type: "interval", interval: DAY_TEXT } } },
+      { rules: "druid" },
+    );
+    expect(onlyErrorAt(both, "interval")).toBe(
+      "At most one of properties[[ioConfig, interval, segments]] must be present, found ioConfig and interval",
+    );
+    expect(validateSpec({ ...base, interval: DAY_TEXT }, { rules: "druid" }).errors).toEqual([]);
+    expect(
+      validateSpec(
+        { ...base, ioConfig: { inputSpec: { type: "segments", segments: ["wiki_2026"] } } },
+        { rules: "druid" },
+      ).errors,
+    ).toEqual([]);
+  });
+  it("the deprecated top-level segmentGranularity is read, and must agree with granularitySpec's", () => {
+    const top = validateSpec({ ...base, interval: DAY_TEXT, segmentGranularity: "DAY" });
+    expect(top).toEqual({ valid: true, errors: [], warnings: [] });
+    const conflict = validateSpec(
+      {
+        ...base,
+        interval: DAY_TEXT,
+        segmentGranularity: "DAY",
+        granularitySpec: { segmentGranularity: "MONTH" },
+      },
+      { rules: "druid" },
+    );
+    expect(onlyErrorAt(conflict, "segmentGranularity")).toMatch(
+      /^Conflicting segment granularities found DAY/,
+    );
+    const same = validateSpec({
+      ...base,
+      interval: DAY_TEXT,
+      segmentGranularity: "day",
+      granularitySpec: { segmentGranularity: "DAY" },
+    });
+    expect(same.errors).toEqual([]);
+  });
+  it("reads the dimensions alias and checks its tuningConfig's partitions spec", () => {
+    const r = validateSpec({
+      ...base,
+      interval: DAY_TEXT,
+      dimensions: { dimensions: ["a", "a"] },
+      tuningConfig: {
+        type: "index_parallel",
+        forceGuaranteedRollup: true,
+        partitionsSpec: { type: "hashed", numShards: 2, targetRowsPerSegment: 5 },
+      },
+    });
+    expect(r.errors.map((e) => e.path)).toEqual([
+      "dimensions.dimensions[1]",
+      "tuningConfig.partitionsSpec.numShards",
+    ]);
+  });
+});
+
+describe("druidView", () => {
+  it("gives the values Druid acts on", () => {
+    const view = druidView({
+      type: "index_parallel",
+      context: null,
+      spec: { ioConfig: { appendToExisting: "true" }, tuningConfig: { partitionsSpec: {} } },
+    });
+    expect(view).toEqual({
+      type: "index_parallel",
+      spec: { ioConfig: { appendToExisting: true }, tuningConfig: { partitionsSpec: { type: "hashed" } } },
+    });
   });
 });
