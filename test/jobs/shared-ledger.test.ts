@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
 import { openStore } from "../../src/ledger/open.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { runCli, until } from "../helpers/cli-process.js";
@@ -10,13 +11,17 @@ import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 
 let pg: TestPostgres;
 let sim: SimHandle;
+// Emulated time stands still until the test moves it: no task can finish before both hosts hold work,
+// however slowly the second process starts on a loaded machine.
+const clock = new ManualClock(Date.UTC(2026, 9, 1));
 beforeAll(async () => {
   pg = await startPostgres();
   sim = await startSim({
-    timeScale: 100,
+    clock,
+    timeScale: 1,
     capacity: 6,
     handoffDelayMs: 1000,
-    baseDurationMs: 100_000,
+    baseDurationMs: 10_000,
     seed: 17,
   });
 }, 60_000);
@@ -56,13 +61,35 @@ describe("two hosts share one backfill through a PostgreSQL ledger", () => {
       "3",
       "--json",
     ];
-    // Host B joins once host A is at work (each task takes about a second, A holds at most 3 at a time).
+    // Each host holds at most 3 partitions; with time frozen, both come to hold some before any finishes.
+    const observer = await openStore(ledger);
     const a = runCli(args);
-    await until("host A submitted its first partitions", () => sim.stats().submissions.length > 0, {
-      whileRunning: a,
-    });
     const b = runCli(args);
+    const owners = async () => {
+      const job = (await observer.listJobs())[0];
+      if (!job) return 0;
+      const held = (await observer.listTasks(job.id)).filter((t) => t.state === "running" && t.leaseOwner);
+      return new Set(held.map((t) => t.leaseOwner)).size;
+    };
+    try {
+      await until("both hosts hold partitions", async () => (await owners()) === 2, {
+        whileRunning: a,
+        timeoutMs: 60_000,
+      });
+    } finally {
+      await observer.close();
+    }
+    // Now let the emulated cluster run: ten emulated seconds per real tick, until both hosts are done.
+    let moving = true;
+    const mover = (async () => {
+      while (moving) {
+        await clock.advance(10_000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     const [ra, rb] = await Promise.all([a.done, b.done]);
+    moving = false;
+    await mover;
     expect(ra.code, ra.stderr).toBe(0);
     expect(rb.code, rb.stderr).toBe(0);
     expect(JSON.parse(ra.stdout).counts.done).toBe(12);
