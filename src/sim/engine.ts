@@ -1,6 +1,14 @@
 import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
+import {
+  coveredSince,
+  defaultDynamicConfig,
+  dropTime,
+  type Placement,
+  placementOf,
+  RuleBook,
+} from "./coordinator.js";
 import { newTaskId } from "./ids.js";
 import { emptyCounters, type IngestResult, ingestRecords, syntheticIngest } from "./ingest.js";
 import { InputError, readInput } from "./input.js";
@@ -10,7 +18,7 @@ import { hash32, type Rng, seededRng } from "./rng.js";
 import type { TaskPlan } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
 import { instantText, intervalText } from "./time.js";
-import { SegmentStore } from "./timeline.js";
+import { isLoadDue, SegmentStore, type SimSegment } from "./timeline.js";
 import { SlotPool } from "./workers.js";
 
 /**
@@ -68,7 +76,10 @@ export interface EngineOptions {
   workers: number;
   capacity: number;
   handoffDelayMs: number;
+  /** Sim ms from the overshadowing segments being served until the overshadowed ones are marked unused. */
   unusedDelayMs: number;
+  /** The dynamic config `millisToWaitBeforeDeleting`: no overshadowed segment goes unused before start + this. */
+  millisToWaitBeforeDeleting: number;
   neverLoad: Set<string>;
   /** Druid major version whose version-specific shapes to emulate (api-contract §8). */
   druidVersion: number;
@@ -92,6 +103,12 @@ export class SimEngine {
   readonly tasks = new Map<string, SimTask>();
   readonly lockbox = new Lockbox();
   readonly store = new SegmentStore();
+  /** Load/drop rules (`/druid/coordinator/v1/rules`). */
+  readonly rules = new RuleBook();
+  /** When the emulated Coordinator started (gates `MarkOvershadowedSegmentsAsUnused`). */
+  readonly startedAt: number;
+  /** The Coordinator dynamic config (`/druid/coordinator/v1/config`). */
+  dynamicConfig: Record<string, unknown>;
   readonly slots: SlotPool;
   readonly stats = new StatsRecorder();
   readonly rng: Rng;
@@ -104,6 +121,8 @@ export class SimEngine {
 
   constructor(readonly options: EngineOptions) {
     this.#t = options.clock.now();
+    this.startedAt = this.#t;
+    this.dynamicConfig = defaultDynamicConfig(options.millisToWaitBeforeDeleting);
     this.rng = seededRng(options.seed);
     this.slots = new SlotPool(options.workers, options.capacity, this.#t);
   }
@@ -130,11 +149,13 @@ export class SimEngine {
       }
       if (!next) break;
       this.#t = Math.max(this.#t, next.endsAt as number);
+      changed = this.#coordinate() || changed;
       this.#guard(next, () => this.#finish(next));
       changed = true;
     }
     this.#t = Math.max(this.#t, target);
     changed = this.#schedule() || changed;
+    changed = this.#coordinate() || changed;
     changed = this.#recordHandoffs() || changed;
     if (changed) this.onChange();
   }
@@ -193,6 +214,83 @@ export class SimEngine {
   loadNow(dataSource: string): void {
     for (const s of this.store.all(dataSource)) if (s.servedAt === null) s.servedAt = this.#t;
     this.onChange();
+  }
+
+  /**
+   * `POST /rules/{dataSource}` (`SQLMetadataRuleManager.overrideRule`). Segments the new rules put on the
+   * Historical that were not there load one handoff delay later (the next Coordinator run assigns them); segments
+   * a drop rule now matches are marked unused at once.
+   */
+  setRules(
+    dataSource: string,
+    rules: Parameters<RuleBook["set"]>[1],
+    audit: Parameters<RuleBook["set"]>[3],
+  ): void {
+    this.sync();
+    const waiting = new Set<SimSegment>();
+    for (const ds of dataSource === "_default" ? this.store.dataSources() : [dataSource]) {
+      for (const s of this.store.used(ds, this.#t))
+        if (isLoadDue(s, this.#t) && !this.isServed(s)) waiting.add(s);
+    }
+    this.rules.set(dataSource, rules, this.#t, audit);
+    for (const s of waiting) {
+      if (this.isServed(s)) s.servedAt = this.#t + this.options.handoffDelayMs;
+    }
+    this.#coordinate();
+    this.onChange();
+  }
+
+  /**
+   * `POST /druid/coordinator/v1/config`: the given fields replace the current ones. Overshadowed segments whose
+   * unused time was still ahead are reconsidered under the new `millisToWaitBeforeDeleting`.
+   */
+  setDynamicConfig(update: Record<string, unknown>): void {
+    this.sync();
+    this.dynamicConfig = { ...this.dynamicConfig, ...update };
+    for (const ds of this.store.dataSources()) {
+      const shadowed = this.store.overshadowed(ds, this.#t);
+      for (const s of this.store.all(ds)) {
+        if (s.unusedAt !== null && s.unusedAt > this.#t && shadowed.has(s.id)) s.unusedAt = null;
+      }
+    }
+    this.#coordinate();
+    this.onChange();
+  }
+
+  /** What the rules ask for `s` at `at` (`RunRules`); see coordinator.ts. */
+  placement(s: SimSegment, at = this.#t): Placement {
+    return placementOf(this.rules.withDefault(s.dataSource), s.interval, at);
+  }
+
+  /**
+   * Whether `s` is loaded on the emulated Historical at `at`: used, its load done (handoff time passed, not
+   * skipped as overshadowed before it loaded), and, unless it is overshadowed (`RunRules` leaves those where they
+   * are), wanted there by the load rules.
+   */
+  isServed(s: SimSegment, at = this.#t): boolean {
+    return this.#servedGiven(s, at, this.store.overshadowed(s.dataSource, at));
+  }
+
+  #servedGiven(s: SimSegment, at: number, shadowed: Set<string>): boolean {
+    if (!isLoadDue(s, at)) return false;
+    if (shadowed.has(s.id)) return !s.skipLoad;
+    return this.placement(s, at).onHistorical;
+  }
+
+  /**
+   * The replication factor the Coordinator reports (`getReplicationFactor`): 0 for overshadowed segments (a real
+   * Druid 33 answered 0: `RunRules` skips them), else what the first matching rule requires; null when no rule
+   * matched.
+   */
+  replicationFactor(s: SimSegment, at = this.#t): number | null {
+    if (this.store.overshadowed(s.dataSource, at).has(s.id)) return 0;
+    return this.placement(s, at).replicationFactor;
+  }
+
+  /** Segments of `dataSource` served at `at` (the Coordinator's server inventory; the Broker's timeline). */
+  served(dataSource: string, at = this.#t): SimSegment[] {
+    const shadowed = this.store.overshadowed(dataSource, at);
+    return this.store.all(dataSource).filter((s) => this.#servedGiven(s, at, shadowed));
   }
 
   /** Restores persisted counters (see persistence.ts). */
@@ -399,13 +497,12 @@ export class SimEngine {
         servedAt: never ? null : this.#t + this.options.handoffDelayMs,
         store: this.store,
       });
-      const before = new Set(this.store.overshadowed(task.dataSource));
+      const servedBefore = new Set(this.served(task.dataSource).map((s) => s.id));
       this.store.add(segments);
-      for (const s of this.store.all(task.dataSource)) {
-        // The Coordinator's duty marks newly overshadowed segments unused after a while (§4.2).
-        if (s.unusedAt === null && !before.has(s.id) && this.store.overshadowed(task.dataSource).has(s.id)) {
-          s.unusedAt = this.#t + this.options.unusedDelayMs;
-        }
+      // `RunRules` skips overshadowed segments: one that is not loaded yet never will be (§4.2).
+      const shadowed = this.store.overshadowed(task.dataSource, this.#t);
+      for (const s of this.store.used(task.dataSource, this.#t)) {
+        if (shadowed.has(s.id) && !servedBefore.has(s.id)) s.skipLoad = true;
       }
       task.segmentIds = segments.map((s) => s.id);
       if (segments.length > 0) this.#event(task, "published");
@@ -444,14 +541,66 @@ export class SimEngine {
     for (const task of this.tasks.values()) {
       if (task.phase !== "success" || task.handedOff || task.segmentIds.length === 0) continue;
       const segments = task.segmentIds.map((id) => this.store.find(task.dataSource, id));
-      const times = segments.map((s) => s?.servedAt ?? null);
-      if (times.some((t) => t === null || t > this.#t)) continue;
+      if (!segments.every((s) => s !== undefined && this.isServed(s))) continue;
       task.handedOff = true;
-      this.#event(task, "handedOff", Math.max(...(times as number[])));
+      this.#event(task, "handedOff", Math.max(...segments.map((s) => s?.servedAt ?? this.#t)));
       changed = true;
     }
     return changed;
   }
+
+  /**
+   * One Coordinator pass at the current sim time (coordinator.ts): segments a drop rule matches are marked unused
+   * from the instant it matched (not before the Coordinator first saw them, one handoff delay after publish);
+   * overshadowed segments are marked unused `unusedDelayMs` after the segments overshadowing them are served (or
+   * need zero replicas), and never before `millisToWaitBeforeDeleting` after start. Times are exact, so the result
+   * does not depend on when a request triggers the pass.
+   */
+  #coordinate(): boolean {
+    let changed = false;
+    const now = this.#t;
+    for (const ds of this.store.dataSources()) {
+      const rules = this.rules.withDefault(ds);
+      const changedAt = this.rules.changedAt(ds);
+      let shadowed = this.store.overshadowed(ds, now);
+      for (const s of this.store.used(ds, now)) {
+        if (s.unusedAt !== null || shadowed.has(s.id)) continue;
+        const from = Math.max(s.publishedAt + this.options.handoffDelayMs, changedAt);
+        const at = dropTime(rules, s.interval, from, now);
+        if (at !== null) {
+          s.unusedAt = at;
+          changed = true;
+        }
+      }
+      if (changed) shadowed = this.store.overshadowed(ds, now);
+      const candidates = this.store.used(ds, now).filter((s) => s.unusedAt === null && shadowed.has(s.id));
+      if (candidates.length === 0) continue;
+      const serving: Array<{ segment: SimSegment; since: number }> = [];
+      for (const s of this.store.used(ds, now)) {
+        if (this.#servedGiven(s, now, shadowed)) serving.push({ segment: s, since: s.servedAt as number });
+        else if (!shadowed.has(s.id) && zeroReplicas(this.placement(s, now))) {
+          serving.push({
+            segment: s,
+            since: Math.max(s.publishedAt + this.options.handoffDelayMs, changedAt),
+          });
+        }
+      }
+      const wait = Number(this.dynamicConfig.millisToWaitBeforeDeleting);
+      const earliest = this.startedAt + (Number.isFinite(wait) ? wait : 0);
+      for (const s of candidates) {
+        const since = coveredSince(s, serving);
+        if (since === null) continue;
+        s.unusedAt = Math.max(since, earliest) + this.options.unusedDelayMs;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+}
+
+/** A load rule that asks for no replica at all (`segmentsWithZeroRequiredReplicas`). */
+function zeroReplicas(p: Placement): boolean {
+  return p.kind === "load" && p.replicationFactor === 0;
 }
 
 export function isActive(task: SimTask): boolean {

@@ -17,8 +17,16 @@ export interface SimOptions {
   seed?: number;
   /** Sim ms from publish until a segment is served by a Historical. @default 5000 */
   handoffDelayMs?: number;
-  /** Sim ms from being overshadowed until the Coordinator marks a segment unused. @default 60000 */
+  /**
+   * Sim ms from the segments overshadowing a segment being served (loaded) until the Coordinator marks it unused
+   * (`MarkOvershadowedSegmentsAsUnused`). @default 60000
+   */
   unusedDelayMs?: number;
+  /**
+   * The Coordinator dynamic config `millisToWaitBeforeDeleting`: no overshadowed segment is marked unused before
+   * this long after the emulator started. Druid's default is 900000 (15 min); the emulator's is 0. @default 0
+   */
+  millisToWaitBeforeDeleting?: number;
   /** Fault rules (see `FaultRule`). @default [] */
   faults?: FaultRule[];
   /** Directory for the persisted state file; no persistence when absent. */
@@ -45,6 +53,7 @@ export const DEFAULTS = {
   seed: 1,
   handoffDelayMs: 5000,
   unusedDelayMs: 60_000,
+  millisToWaitBeforeDeleting: 0,
   druidVersion: 38,
   maxQueueSize: 2_147_483_647,
   baseDurationMs: 8000,
@@ -69,7 +78,13 @@ export function validateOptions(o: SimOptions): void {
       throw new TypeError(`Expected \`${name}\` to be a number above 0, got ${String(v)}`);
     }
   }
-  for (const name of ["handoffDelayMs", "unusedDelayMs", "baseDurationMs", "perRowMs"] as const) {
+  for (const name of [
+    "handoffDelayMs",
+    "unusedDelayMs",
+    "millisToWaitBeforeDeleting",
+    "baseDurationMs",
+    "perRowMs",
+  ] as const) {
     const v = o[name];
     if (v !== undefined && !(typeof v === "number" && v >= 0 && Number.isFinite(v))) {
       throw new TypeError(`Expected \`${name}\` to be a number from 0 and up, got ${String(v)}`);

@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { RuleBook } from "./coordinator.js";
 import type { SimEngine, SimTask } from "./engine.js";
 import type { SimSegment } from "./timeline.js";
 
 /**
  * Optional persistence (`dataDir`): tasks, segments and the version counter are written to one JSON file,
  * atomically (temp file + rename) and debounced, so a restarted emulator keeps its tasks and segments.
- * On restart, tasks that were *running* FAIL the way Druid fails tasks whose worker vanished
+ * Load rules are kept too. On restart, tasks that were *running* FAIL the way Druid fails tasks whose worker vanished
  * (`LOST_WORKER_MESSAGE`); waiting and pending tasks are queued again and re-acquire their locks.
  */
 export const LOST_WORKER_MESSAGE =
@@ -21,6 +22,10 @@ export interface SavedState {
   counters: { seq: number; lastVersion: number; failCounts: Record<string, number> };
   tasks: SimTask[];
   segments: SimSegment[];
+  /** Load rules and their audit log (absent in files written before rules were emulated). */
+  rules?: ReturnType<RuleBook["toJSON"]>;
+  /** The Coordinator dynamic config. */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 export function loadState(dir: string): SavedState | null {
@@ -39,6 +44,8 @@ export function loadState(dir: string): SavedState | null {
 export function restoreState(engine: SimEngine, state: SavedState): void {
   engine.restoreCounters(state.counters.seq, state.counters.lastVersion, state.counters.failCounts);
   engine.store.add(state.segments);
+  if (state.rules) engine.rules.restore(state.rules);
+  if (state.dynamicConfig) engine.dynamicConfig = { ...engine.dynamicConfig, ...state.dynamicConfig };
   for (const task of state.tasks) engine.tasks.set(task.id, task);
   engine.requeueAfterRestart(LOST_WORKER_MESSAGE);
 }
@@ -67,6 +74,8 @@ export function persistTo(dir: string, engine: SimEngine, debounceMs = 50): Pers
         t.result && t.phase !== "running" ? { ...t, result: { ...t.result, chunks: [] } } : t,
       ),
       segments: engine.store.toJSON(),
+      rules: engine.rules.toJSON(),
+      dynamicConfig: engine.dynamicConfig,
     };
     const path = join(dir, FILE);
     const tmp = `${path}.${process.pid}.tmp`;

@@ -30,9 +30,36 @@ interface Part {
   shardSpec: (partitionNum: number, core: number) => Record<string, unknown>;
 }
 
+/**
+ * SQL types of the ingested columns, as the Broker's schema reports them (`INFORMATION_SCHEMA.COLUMNS`): string
+ * dimensions VARCHAR, `long` BIGINT, `float` FLOAT, `double` DOUBLE; `count` and `long*` metrics BIGINT,
+ * `double*` DOUBLE, `float*` FLOAT. Other column types (json, auto, sketches) are reported as VARCHAR / OTHER.
+ */
+export function columnTypes(plan: IngestPlan, result: IngestResult): Record<string, string> {
+  const out: Record<string, string> = {};
+  const dims = new Map((plan.dataSchema.dimensions ?? []).map((d) => [d.name, d.type]));
+  for (const d of result.dimensions) {
+    const t = dims.get(d) ?? "string";
+    out[d] = t === "long" ? "BIGINT" : t === "float" ? "FLOAT" : t === "double" ? "DOUBLE" : "VARCHAR";
+  }
+  for (const m of plan.dataSchema.metrics) {
+    const t = m.type;
+    out[m.name] =
+      t === "count" || t.startsWith("long")
+        ? "BIGINT"
+        : t.startsWith("double")
+          ? "DOUBLE"
+          : t.startsWith("float")
+            ? "FLOAT"
+            : "OTHER";
+  }
+  return out;
+}
+
 export function buildSegments(req: PublishRequest): SimSegment[] {
   const { plan, result, store, dataSource, now } = req;
   const visible = store.visible(dataSource, now);
+  const types = columnTypes(plan, result);
   const out: SimSegment[] = [];
   const make = (
     interval: Interval,
@@ -57,6 +84,7 @@ export function buildSegments(req: PublishRequest): SimSegment[] {
       numRows,
       dimensions: tombstone ? [] : result.dimensions,
       metrics: tombstone ? [] : result.metrics,
+      ...(tombstone ? {} : { columnTypes: types }),
       loadSpec: tombstone
         ? { type: "tombstone", path: null }
         : {

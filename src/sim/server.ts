@@ -50,6 +50,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
     capacity: options.capacity ?? DEFAULTS.capacity,
     handoffDelayMs: options.handoffDelayMs ?? DEFAULTS.handoffDelayMs,
     unusedDelayMs: options.unusedDelayMs ?? DEFAULTS.unusedDelayMs,
+    millisToWaitBeforeDeleting: options.millisToWaitBeforeDeleting ?? DEFAULTS.millisToWaitBeforeDeleting,
     neverLoad: new Set(options.neverLoadDataSources ?? []),
     maxQueueSize: options.maxQueueSize ?? DEFAULTS.maxQueueSize,
     druidVersion: options.druidVersion ?? DEFAULTS.druidVersion,

@@ -1,13 +1,41 @@
-import { bucketStart, parseGranularity } from "../core/granularity.js";
+import {
+  floorInZone,
+  formatTime,
+  ISO_PATTERN,
+  PatternError,
+  parseTime,
+  parseTimestampLiteral,
+  timestampText,
+  UTC,
+  type Zone,
+} from "./sql-time.js";
 import { instantText } from "./time.js";
 
 /**
- * A small SQL subset for the Broker endpoint (api-contract §3.6): one SELECT over one table, with WHERE
- * (AND/OR/NOT, comparisons, IN, IS NULL, LIKE, BETWEEN), aggregates COUNT/SUM/MIN/MAX/AVG with `FILTER (WHERE…)`,
- * TIME_FLOOR / FLOOR(__time TO unit), GROUP BY, ORDER BY and LIMIT. Enough for the canonical handoff query over
- * `sys.segments` and per-day COUNT/SUM checks over a datasource. Anything else is a `SqlError` (→ 400).
+ * A small SQL subset for the Broker endpoint (api-contract §3.6): one SELECT over one table or over no table
+ * at all (`SELECT 1`), with WHERE (AND/OR/NOT, comparisons, IN, IS NULL, LIKE, BETWEEN), aggregates
+ * COUNT/SUM/MIN/MAX/AVG with `FILTER (WHERE…)`, CAST, TIME_FLOOR / FLOOR(__time TO unit) / TIME_FORMAT /
+ * TIME_PARSE, CURRENT_TIMESTAMP, GROUP BY, ORDER BY and LIMIT. Enough for the canonical handoff query over
+ * `sys.segments`, per-day COUNT/SUM checks over a datasource, and what JDBC/DB-API clients send to test a
+ * connection or list tables. Anything else is an `SqlError` (→ 400); SQL the emulator cannot run says so.
  */
-export class SqlError extends Error {}
+export class SqlError extends Error {
+  constructor(
+    message: string,
+    /** 0-based offsets of the offending text (first and last character), for Druid's line/column context. */
+    readonly span?: [number, number],
+  ) {
+    super(message);
+  }
+}
+
+/** An error raised inside execution that Druid answers with a 500 `general` error (e.g. `/ by zero`). */
+export class SqlRuntimeError extends Error {}
+
+/** SQL the emulator does not implement (Druid may well run it): the message says so. */
+export function unsupported(what: string): SqlError {
+  return new SqlError(`${what} is not supported by the emulator`);
+}
 
 /** Timestamps are their own type so they compare by time and print as ISO (Druid's object format). */
 export class Timestamp {
@@ -19,16 +47,60 @@ export class Timestamp {
 
 export type Value = string | number | null | Timestamp;
 export type SqlRow = Record<string, Value>;
+/** A result cell: booleans are typed BOOLEAN and print as true/false. */
+export type OutValue = Value | boolean;
+
+/** Calcite SQL types as Druid reports them in `sqlTypesHeader`. */
+export type SqlType =
+  | "BIGINT"
+  | "INTEGER"
+  | "DOUBLE"
+  | "FLOAT"
+  | "DECIMAL"
+  | "VARCHAR"
+  | "CHAR"
+  | "TIMESTAMP"
+  | "BOOLEAN"
+  | "NULL"
+  | "OTHER";
+
+/** A table column with its SQL type. */
+export interface Column {
+  name: string;
+  type: SqlType;
+}
+
+/** The Druid native type of an SQL type (`typesHeader`): a real Druid 33 answered these for each. */
+export function nativeType(t: SqlType): string {
+  switch (t) {
+    case "BIGINT":
+    case "INTEGER":
+    case "TIMESTAMP":
+    case "BOOLEAN":
+      return "LONG";
+    case "DOUBLE":
+    case "DECIMAL":
+      return "DOUBLE";
+    case "FLOAT":
+      return "FLOAT";
+    case "OTHER":
+      return "COMPLEX";
+    default:
+      return "STRING";
+  }
+}
 
 type Expr =
-  | { k: "lit"; v: Value }
-  | { k: "col"; name: string }
+  | { k: "lit"; v: Value; t: SqlType }
+  | { k: "col"; name: string; span: [number, number] }
+  | { k: "now" }
   | { k: "un"; op: "NOT" | "-"; e: Expr }
   | { k: "bin"; op: string; l: Expr; r: Expr }
   | { k: "in"; e: Expr; list: Expr[]; not: boolean }
   | { k: "isnull"; e: Expr; not: boolean }
   | { k: "like"; e: Expr; pattern: Expr; not: boolean }
   | { k: "between"; e: Expr; lo: Expr; hi: Expr; not: boolean }
+  | { k: "cast"; e: Expr; to: SqlType }
   | { k: "fn"; name: string; args: Expr[]; star: boolean; filter: Expr | null };
 
 export interface SelectItem {
@@ -38,7 +110,8 @@ export interface SelectItem {
 
 export interface SqlQuery {
   items: SelectItem[];
-  table: string;
+  /** `schema.table` or `table` as written (quotes removed); null without FROM. */
+  table: string | null;
   where: Expr | null;
   groupBy: Expr[];
   orderBy: Array<{ expr: Expr; desc: boolean }>;
@@ -46,10 +119,23 @@ export interface SqlQuery {
 }
 
 const AGGREGATES = new Set(["COUNT", "SUM", "MIN", "MAX", "AVG"]);
+const SCALARS = new Set([
+  "TIME_FLOOR",
+  "TIME_FORMAT",
+  "TIME_PARSE",
+  "LOWER",
+  "UPPER",
+  "MILLIS_TO_TIMESTAMP",
+  "TIMESTAMP_TO_MILLIS",
+]);
 
 interface Token {
   t: "id" | "qid" | "str" | "num" | "op" | "eof";
   v: string;
+  /** Offset of the token's first character in the query. */
+  at: number;
+  /** Offset one past its last character. */
+  end: number;
 }
 
 function tokenize(sql: string): Token[] {
@@ -57,6 +143,7 @@ function tokenize(sql: string): Token[] {
   let i = 0;
   while (i < sql.length) {
     const c = sql[i] as string;
+    const start = i;
     if (/\s/.test(c)) {
       i++;
     } else if (sql.startsWith("--", i)) {
@@ -65,7 +152,7 @@ function tokenize(sql: string): Token[] {
       let v = "";
       i++;
       for (;;) {
-        if (i >= sql.length) throw new SqlError("Unterminated string literal");
+        if (i >= sql.length) throw new SqlError("Unterminated string literal", [start, start]);
         if (sql[i] === "'" && sql[i + 1] === "'") {
           v += "'";
           i += 2;
@@ -74,38 +161,49 @@ function tokenize(sql: string): Token[] {
           break;
         } else v += sql[i++];
       }
-      out.push({ t: "str", v });
+      out.push({ t: "str", v, at: start, end: i });
     } else if (c === '"') {
       const end = sql.indexOf('"', i + 1);
-      if (end < 0) throw new SqlError("Unterminated quoted identifier");
-      out.push({ t: "qid", v: sql.slice(i + 1, end) });
+      if (end < 0) throw new SqlError("Unterminated quoted identifier", [start, start]);
+      out.push({ t: "qid", v: sql.slice(i + 1, end), at: start, end: end + 1 });
       i = end + 1;
     } else if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(sql[i + 1] ?? ""))) {
       const m = /^[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?/i.exec(sql.slice(i)) as RegExpExecArray;
-      out.push({ t: "num", v: m[0] });
       i += m[0].length;
+      out.push({ t: "num", v: m[0], at: start, end: i });
     } else if (/[A-Za-z_]/.test(c)) {
       const m = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i)) as RegExpExecArray;
-      out.push({ t: "id", v: m[0] });
       i += m[0].length;
+      out.push({ t: "id", v: m[0], at: start, end: i });
     } else {
       const two = sql.slice(i, i + 2);
       if (["<=", ">=", "<>", "!=", "||"].includes(two)) {
-        out.push({ t: "op", v: two });
         i += 2;
+        out.push({ t: "op", v: two, at: start, end: i });
       } else if ("=<>(),.*+-/;".includes(c)) {
-        out.push({ t: "op", v: c });
         i++;
-      } else throw new SqlError(`Unexpected character '${c}' at position ${i}`);
+        out.push({ t: "op", v: c, at: start, end: i });
+      } else throw new SqlError(`Lexical error: unexpected character '${c}'`, [start, start]);
     }
   }
-  out.push({ t: "eof", v: "" });
+  out.push({ t: "eof", v: "", at: sql.length, end: sql.length });
   return out;
+}
+
+export interface ParseOptions {
+  /** `sqlTimeZone`: `TIMESTAMP '…'` literals are local times there. */
+  timeZone?: Zone;
 }
 
 class Parser {
   #i = 0;
-  constructor(readonly toks: Token[]) {}
+  readonly toks: Token[];
+  constructor(
+    readonly sql: string,
+    readonly options: ParseOptions,
+  ) {
+    this.toks = tokenize(sql);
+  }
 
   peek(offset = 0): Token {
     return this.toks[Math.min(this.#i + offset, this.toks.length - 1)] as Token;
@@ -123,8 +221,7 @@ class Parser {
     return true;
   }
   expectKw(kw: string): void {
-    if (!this.acceptKw(kw))
-      throw new SqlError(`Expected ${kw} but found '${this.peek().v || "end of query"}'`);
+    if (!this.acceptKw(kw)) throw this.unexpected(`${kw} expected`);
   }
   acceptOp(op: string): boolean {
     const t = this.peek();
@@ -133,12 +230,18 @@ class Parser {
     return true;
   }
   expectOp(op: string): void {
-    if (!this.acceptOp(op))
-      throw new SqlError(`Expected '${op}' but found '${this.peek().v || "end of query"}'`);
+    if (!this.acceptOp(op)) throw this.unexpected(`'${op}' expected`);
+  }
+  /** The emulator's parser stops here: either Druid rejects it too or it is SQL the emulator lacks. */
+  unexpected(detail: string): SqlError {
+    const t = this.peek();
+    const near = t.t === "eof" ? "the end of the query" : `'${t.v}'`;
+    return new SqlError(`SQL near ${near} (${detail}) is not supported by the emulator`, [t.at, t.at]);
   }
 
   query(): SqlQuery {
     this.expectKw("SELECT");
+    if (this.isKw("DISTINCT") || this.isKw("ALL")) throw unsupported("SELECT DISTINCT");
     const items: SelectItem[] = [];
     do {
       if (this.acceptOp("*")) items.push({ expr: "*", alias: null });
@@ -151,16 +254,33 @@ class Parser {
         items.push({ expr, alias });
       }
     } while (this.acceptOp(","));
-    this.expectKw("FROM");
-    let table = this.ident();
-    if (this.acceptOp(".")) table = `${table}.${this.ident()}`;
-    const where = this.acceptKw("WHERE") ? this.expr() : null;
+    let table: string | null = null;
+    if (this.acceptKw("FROM")) {
+      table = this.ident();
+      if (this.acceptOp(".")) table = `${table}.${this.ident()}`;
+      // A table alias is accepted (and unused: columns are not qualified here).
+      if (this.acceptKw("AS") || (this.peek().t === "id" && !isReserved(this.peek().v))) this.ident();
+      for (const kw of ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"]) {
+        if (this.isKw(kw)) throw unsupported("JOIN");
+      }
+      if (this.isKw("TABLESAMPLE") || this.peek().v === ",") throw unsupported("a second table");
+    } else if (this.isKw("WHERE") || this.isKw("GROUP") || this.isKw("HAVING")) {
+      // Calcite: a SELECT without FROM takes no WHERE or GROUP BY.
+      const t = this.peek();
+      const { line, column } = position(this.sql, t.at);
+      throw new SqlError(
+        `Incorrect syntax near the keyword '${t.v.toUpperCase()}' at line ${line}, column ${column}.`,
+      );
+    }
+    const where = table !== null && this.acceptKw("WHERE") ? this.expr() : null;
     const groupBy: Expr[] = [];
-    if (this.acceptKw("GROUP")) {
+    if (table !== null && this.acceptKw("GROUP")) {
       this.expectKw("BY");
       do groupBy.push(this.expr());
       while (this.acceptOp(","));
     }
+    if (this.isKw("HAVING")) throw unsupported("HAVING");
+    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) throw unsupported("UNION");
     const orderBy: SqlQuery["orderBy"] = [];
     if (this.acceptKw("ORDER")) {
       this.expectKw("BY");
@@ -174,11 +294,20 @@ class Parser {
     let limit: number | null = null;
     if (this.acceptKw("LIMIT")) {
       const t = this.next();
-      if (t.t !== "num") throw new SqlError("LIMIT expects a number");
+      if (t.t !== "num") throw new SqlError("LIMIT expects a number", [t.at, t.at]);
       limit = Number(t.v);
     }
-    this.acceptOp(";");
-    if (this.peek().t !== "eof") throw new SqlError(`Unsupported SQL near '${this.peek().v}'`);
+    if (this.isKw("OFFSET")) throw unsupported("OFFSET");
+    const t = this.peek();
+    if (t.t === "op" && t.v === ";") {
+      // Druid's parser takes one statement without a trailing semicolon (a real Druid 33 refused `SELECT 1;`).
+      const { line, column } = position(this.sql, t.at);
+      throw new SqlError(`Received an unexpected token [;] (line [${line}], column [${column}])`, [
+        t.at,
+        t.at,
+      ]);
+    }
+    if (t.t !== "eof") throw this.unexpected("end of query expected");
     return { items, table, where, groupBy, orderBy, limit };
   }
 
@@ -186,7 +315,8 @@ class Parser {
     const t = this.next();
     if (t.t === "qid") return t.v;
     if (t.t === "id") return t.v;
-    throw new SqlError(`Expected an identifier but found '${t.v || "end of query"}'`);
+    this.#i--;
+    throw this.unexpected("identifier expected");
   }
 
   expr(): Expr {
@@ -212,6 +342,8 @@ class Parser {
     }
     if (this.acceptKw("IS")) {
       const not = this.acceptKw("NOT");
+      if (this.isKw("TRUE") || this.isKw("FALSE") || this.isKw("DISTINCT"))
+        throw unsupported("IS TRUE/FALSE/DISTINCT");
       this.expectKw("NULL");
       return { k: "isnull", e: l, not };
     }
@@ -219,6 +351,7 @@ class Parser {
     if (not) this.next();
     if (this.acceptKw("IN")) {
       this.expectOp("(");
+      if (this.isKw("SELECT")) throw unsupported("a subquery");
       const list: Expr[] = [];
       do list.push(this.add());
       while (this.acceptOp(","));
@@ -255,30 +388,63 @@ class Parser {
   }
   primary(): Expr {
     const t = this.next();
-    if (t.t === "num") return { k: "lit", v: Number(t.v) };
-    if (t.t === "str") return { k: "lit", v: t.v };
+    if (t.t === "num") {
+      const integer = /^[0-9]+$/.test(t.v);
+      return { k: "lit", v: Number(t.v), t: integer ? "INTEGER" : /e/i.test(t.v) ? "DOUBLE" : "DECIMAL" };
+    }
+    if (t.t === "str") return { k: "lit", v: t.v, t: "CHAR" };
     if (t.t === "op" && t.v === "(") {
+      if (this.isKw("SELECT")) throw unsupported("a subquery");
       const e = this.expr();
       this.expectOp(")");
       return e;
     }
     if (t.t === "op" && t.v === "-") return { k: "un", op: "-", e: this.primary() };
-    if (t.t === "qid") return { k: "col", name: t.v };
+    if (t.t === "qid") return { k: "col", name: t.v, span: [t.at, t.end - 1] };
     if (t.t === "id") {
       const upper = t.v.toUpperCase();
-      if (upper === "NULL") return { k: "lit", v: null };
-      if (upper === "TRUE") return { k: "lit", v: 1 };
-      if (upper === "FALSE") return { k: "lit", v: 0 };
+      if (upper === "NULL") return { k: "lit", v: null, t: "NULL" };
+      if (upper === "TRUE") return { k: "lit", v: 1, t: "BOOLEAN" };
+      if (upper === "FALSE") return { k: "lit", v: 0, t: "BOOLEAN" };
+      if (upper === "CURRENT_TIMESTAMP" && !(this.peek().t === "op" && this.peek().v === "("))
+        return { k: "now" };
       if (upper === "TIMESTAMP" && this.peek().t === "str") {
-        const text = this.next().v;
-        const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(" ", "T")}Z`);
-        if (Number.isNaN(ms)) throw new SqlError(`Illegal TIMESTAMP literal '${text}'`);
-        return { k: "lit", v: new Timestamp(ms) };
+        const lit = this.next();
+        const ms = parseTimestampLiteral(lit.v, this.options.timeZone ?? UTC);
+        if (Number.isNaN(ms)) throw new SqlError(`Illegal TIMESTAMP literal '${lit.v}'`, [t.at, lit.end - 1]);
+        return { k: "lit", v: new Timestamp(ms), t: "TIMESTAMP" };
       }
+      if (upper === "CASE") throw unsupported("CASE");
+      if (upper === "CAST" && this.acceptOp("(")) return this.cast();
       if (this.acceptOp("(")) return this.call(upper);
-      return { k: "col", name: t.v };
+      return { k: "col", name: t.v, span: [t.at, t.end - 1] };
     }
-    throw new SqlError(`Unexpected '${t.v || "end of query"}'`);
+    this.#i--;
+    throw this.unexpected("expression expected");
+  }
+  cast(): Expr {
+    const e = this.expr();
+    this.expectKw("AS");
+    const type = this.ident().toUpperCase();
+    const to: Record<string, SqlType> = {
+      BIGINT: "BIGINT",
+      INTEGER: "INTEGER",
+      INT: "INTEGER",
+      DOUBLE: "DOUBLE",
+      FLOAT: "FLOAT",
+      REAL: "FLOAT",
+      VARCHAR: "VARCHAR",
+      CHAR: "VARCHAR",
+      TIMESTAMP: "TIMESTAMP",
+      BOOLEAN: "BOOLEAN",
+    };
+    const target = to[type];
+    if (!target) throw unsupported(`CAST to ${type}`);
+    if (this.acceptOp("(")) {
+      while (!this.acceptOp(")")) this.next();
+    }
+    this.expectOp(")");
+    return { k: "cast", e, to: target };
   }
   call(name: string): Expr {
     let star = false;
@@ -288,10 +454,11 @@ class Parser {
       if (this.acceptKw("TO")) {
         const unit = this.ident().toUpperCase();
         this.expectOp(")");
+        if (name === "CEIL") throw unsupported("CEIL(… TO unit)");
         return {
           k: "fn",
           name: "TIME_FLOOR",
-          args: [e, { k: "lit", v: unitPeriod(unit) }],
+          args: [e, { k: "lit", v: unitPeriod(unit), t: "CHAR" }],
           star,
           filter: null,
         };
@@ -299,7 +466,7 @@ class Parser {
       args.push(e);
     } else if (this.acceptOp("*")) star = true;
     else if (!this.acceptOp(")")) {
-      if (this.acceptKw("DISTINCT")) throw new SqlError("COUNT(DISTINCT …) is not supported by the emulator");
+      if (this.acceptKw("DISTINCT")) throw unsupported(`${name}(DISTINCT …)`);
       args.push(this.expr());
       while (this.acceptOp(",")) args.push(this.expr());
     } else return this.afterCall(name, args, star);
@@ -314,23 +481,17 @@ class Parser {
       filter = this.expr();
       this.expectOp(")");
     }
-    if (
-      !AGGREGATES.has(name) &&
-      ![
-        "TIME_FLOOR",
-        "FLOOR",
-        "CEIL",
-        "LOWER",
-        "UPPER",
-        "TIME_PARSE",
-        "MILLIS_TO_TIMESTAMP",
-        "TIMESTAMP_TO_MILLIS",
-      ].includes(name)
-    ) {
-      throw new SqlError(`No match found for function signature ${name}(...)`);
-    }
+    if (this.isKw("OVER")) throw unsupported("window functions");
+    if (name === "FLOOR" || name === "CEIL") throw unsupported(`${name}(number)`);
+    if (!AGGREGATES.has(name) && !SCALARS.has(name)) throw unsupported(`The function ${name}`);
     return { k: "fn", name, args, star, filter };
   }
+}
+
+/** 1-based line and column of a query offset (Druid's error context). */
+export function position(sql: string, offset: number): { line: number; column: number } {
+  const before = sql.slice(0, offset).split("\n");
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 const RESERVED = new Set([
@@ -339,6 +500,9 @@ const RESERVED = new Set([
   "GROUP",
   "ORDER",
   "LIMIT",
+  "OFFSET",
+  "HAVING",
+  "UNION",
   "AND",
   "OR",
   "NOT",
@@ -350,6 +514,13 @@ const RESERVED = new Set([
   "IS",
   "LIKE",
   "BETWEEN",
+  "JOIN",
+  "INNER",
+  "LEFT",
+  "RIGHT",
+  "FULL",
+  "CROSS",
+  "OVER",
 ]);
 function isReserved(word: string): boolean {
   return RESERVED.has(word.toUpperCase());
@@ -367,12 +538,12 @@ function unitPeriod(unit: string): string {
     YEAR: "P1Y",
   };
   const p = map[unit];
-  if (!p) throw new SqlError(`Unsupported time unit ${unit}`);
+  if (!p) throw unsupported(`FLOOR(… TO ${unit})`);
   return p;
 }
 
-export function parseSql(sql: string): SqlQuery {
-  return new Parser(tokenize(sql)).query();
+export function parseSql(sql: string, options: ParseOptions = {}): SqlQuery {
+  return new Parser(sql, options).query();
 }
 
 function cmp(a: Value, b: Value): number | null {
@@ -394,117 +565,283 @@ function cmp(a: Value, b: Value): number | null {
 }
 
 const truthy = (v: Value) => v !== null && v !== 0 && v !== "" && v !== "false";
+const INTEGERS = new Set<SqlType>(["BIGINT", "INTEGER", "BOOLEAN", "TIMESTAMP"]);
 
-function evalRow(e: Expr, row: SqlRow): Value {
-  switch (e.k) {
-    case "lit":
-      return e.v;
-    case "col": {
-      if (!(e.name in row)) throw new SqlError(`Column '${e.name}' not found in any table`);
-      return row[e.name] as Value;
-    }
-    case "un": {
-      const v = evalRow(e.e, row);
-      if (e.op === "NOT") return v === null ? null : truthy(v) ? 0 : 1;
-      return v === null ? null : -Number(v);
-    }
-    case "bin": {
-      if (e.op === "AND") return truthy(evalRow(e.l, row)) && truthy(evalRow(e.r, row)) ? 1 : 0;
-      if (e.op === "OR") return truthy(evalRow(e.l, row)) || truthy(evalRow(e.r, row)) ? 1 : 0;
-      const l = evalRow(e.l, row);
-      const r = evalRow(e.r, row);
-      if (e.op === "||") return l === null || r === null ? null : `${valueText(l)}${valueText(r)}`;
-      if (["+", "-", "*", "/"].includes(e.op)) {
-        if (l === null || r === null) return null;
-        const x = l instanceof Timestamp ? l.ms : Number(l);
-        const y = r instanceof Timestamp ? r.ms : Number(r);
-        return e.op === "+" ? x + y : e.op === "-" ? x - y : e.op === "*" ? x * y : x / y;
+/** What evaluation needs besides the row: column types, the time zone and the query's now. */
+export interface ExecOptions {
+  columns: Column[];
+  timeZone: Zone;
+  /** `CURRENT_TIMESTAMP` (sim time). */
+  now: number;
+  /**
+   * A system table (`sys.*`, `INFORMATION_SCHEMA.*`): an aggregate without GROUP BY over no rows gives no row
+   * at all (a real Druid 33 answered `[]` to `SELECT COUNT(*) FROM sys.segments WHERE datasource = 'x'`).
+   */
+  systemTable: boolean;
+}
+
+class Evaluator {
+  readonly types: Map<string, SqlType>;
+  /** Every column null: what non-aggregated output expressions read in an aggregate over no rows. */
+  readonly nullRow: SqlRow;
+  constructor(readonly o: ExecOptions) {
+    this.types = new Map(o.columns.map((c) => [c.name, c.type]));
+    this.nullRow = Object.fromEntries(o.columns.map((c) => [c.name, null]));
+  }
+
+  typeOf(e: Expr): SqlType {
+    switch (e.k) {
+      case "lit":
+        return e.t;
+      case "col":
+        return this.types.get(e.name) ?? "VARCHAR";
+      case "now":
+        return "TIMESTAMP";
+      case "un":
+        return e.op === "NOT" ? "BOOLEAN" : this.typeOf(e.e);
+      case "bin": {
+        if (["AND", "OR", "=", "!=", "<", "<=", ">", ">="].includes(e.op)) return "BOOLEAN";
+        if (e.op === "||") return "VARCHAR";
+        const a = this.typeOf(e.l);
+        const b = this.typeOf(e.r);
+        if ([a, b].some((t) => t === "DOUBLE" || t === "FLOAT")) return "DOUBLE";
+        if ([a, b].includes("DECIMAL")) return "DECIMAL";
+        if ([a, b].includes("BIGINT") || [a, b].includes("TIMESTAMP")) return "BIGINT";
+        return "INTEGER";
       }
-      const c = cmp(l, r);
-      if (c === null) return null;
-      const ok =
-        e.op === "="
-          ? c === 0
-          : e.op === "!="
-            ? c !== 0
-            : e.op === "<"
-              ? c < 0
-              : e.op === "<="
-                ? c <= 0
-                : e.op === ">"
-                  ? c > 0
-                  : c >= 0;
-      return ok ? 1 : 0;
+      case "in":
+      case "isnull":
+      case "like":
+      case "between":
+        return "BOOLEAN";
+      case "cast":
+        return e.to;
+      case "fn": {
+        const arg = e.args[0] ? this.typeOf(e.args[0]) : "BIGINT";
+        switch (e.name) {
+          case "COUNT":
+          case "TIMESTAMP_TO_MILLIS":
+            return "BIGINT";
+          case "SUM":
+            return INTEGERS.has(arg) ? "BIGINT" : "DOUBLE";
+          case "AVG":
+            return "DOUBLE";
+          case "MIN":
+          case "MAX":
+            return arg === "INTEGER" ? "BIGINT" : arg;
+          case "TIME_FLOOR":
+          case "TIME_PARSE":
+          case "MILLIS_TO_TIMESTAMP":
+            return "TIMESTAMP";
+          default:
+            return "VARCHAR";
+        }
+      }
     }
-    case "in": {
-      const v = evalRow(e.e, row);
-      const hit = e.list.some((x) => cmp(v, evalRow(x, row)) === 0);
-      return (e.not ? !hit : hit) ? 1 : 0;
+  }
+
+  row(e: Expr, row: SqlRow): Value {
+    switch (e.k) {
+      case "lit":
+        return e.v;
+      case "col": {
+        if (!(e.name in row)) throw columnNotFound(e);
+        return row[e.name] as Value;
+      }
+      case "now":
+        return new Timestamp(this.o.now);
+      case "un": {
+        const v = this.row(e.e, row);
+        if (e.op === "NOT") return v === null ? null : truthy(v) ? 0 : 1;
+        return v === null ? null : -Number(v);
+      }
+      case "bin": {
+        if (e.op === "AND") return truthy(this.row(e.l, row)) && truthy(this.row(e.r, row)) ? 1 : 0;
+        if (e.op === "OR") return truthy(this.row(e.l, row)) || truthy(this.row(e.r, row)) ? 1 : 0;
+        const l = this.row(e.l, row);
+        const r = this.row(e.r, row);
+        if (e.op === "||") return l === null || r === null ? null : `${this.text(l)}${this.text(r)}`;
+        if (["+", "-", "*", "/"].includes(e.op)) {
+          if (l === null || r === null) return null;
+          const x = l instanceof Timestamp ? l.ms : Number(l);
+          const y = r instanceof Timestamp ? r.ms : Number(r);
+          if (e.op === "/") {
+            const integral = INTEGERS.has(this.typeOf(e.l)) && INTEGERS.has(this.typeOf(e.r));
+            if (!integral) return x / y;
+            if (y === 0) throw new SqlRuntimeError("/ by zero");
+            return Math.trunc(x / y);
+          }
+          return e.op === "+" ? x + y : e.op === "-" ? x - y : x * y;
+        }
+        const c = cmp(l, r);
+        if (c === null) return null;
+        const ok =
+          e.op === "="
+            ? c === 0
+            : e.op === "!="
+              ? c !== 0
+              : e.op === "<"
+                ? c < 0
+                : e.op === "<="
+                  ? c <= 0
+                  : e.op === ">"
+                    ? c > 0
+                    : c >= 0;
+        return ok ? 1 : 0;
+      }
+      case "in": {
+        const v = this.row(e.e, row);
+        const hit = e.list.some((x) => cmp(v, this.row(x, row)) === 0);
+        return (e.not ? !hit : hit) ? 1 : 0;
+      }
+      case "isnull": {
+        const isNull = this.row(e.e, row) === null;
+        return (e.not ? !isNull : isNull) ? 1 : 0;
+      }
+      case "like": {
+        const v = this.row(e.e, row);
+        const p = String(this.row(e.pattern, row));
+        const re = new RegExp(
+          `^${p
+            .replace(/[.+^${}()|[\]\\*?]/g, "\\$&")
+            .replace(/%/g, ".*")
+            .replace(/_/g, ".")}$`,
+          "s",
+        );
+        const hit = v !== null && re.test(this.text(v));
+        return (e.not ? !hit : hit) ? 1 : 0;
+      }
+      case "between": {
+        const v = this.row(e.e, row);
+        const lo = cmp(v, this.row(e.lo, row));
+        const hi = cmp(v, this.row(e.hi, row));
+        const hit = lo !== null && hi !== null && lo >= 0 && hi <= 0;
+        return (e.not ? !hit : hit) ? 1 : 0;
+      }
+      case "cast":
+        return this.cast(this.row(e.e, row), e.to);
+      case "fn":
+        return this.scalar(e, row);
     }
-    case "isnull": {
-      const isNull = evalRow(e.e, row) === null;
-      return (e.not ? !isNull : isNull) ? 1 : 0;
+  }
+
+  /** Text of a value inside an expression (`||`, LIKE, LOWER): timestamps in the query's zone. */
+  text(v: Exclude<Value, null>): string {
+    return v instanceof Timestamp ? timestampText(v.ms, this.o.timeZone) : String(v);
+  }
+
+  cast(v: Value, to: SqlType): Value {
+    if (v === null) return null;
+    switch (to) {
+      case "BIGINT":
+      case "INTEGER": {
+        const n = v instanceof Timestamp ? v.ms : Number(v);
+        return Number.isFinite(n) ? Math.trunc(n) : null;
+      }
+      case "DOUBLE":
+      case "FLOAT": {
+        const n = v instanceof Timestamp ? v.ms : Number(v);
+        return Number.isFinite(n) ? n : null;
+      }
+      case "TIMESTAMP": {
+        if (v instanceof Timestamp) return v;
+        if (typeof v === "number") return new Timestamp(v);
+        const ms = parseTimestampLiteral(v, this.o.timeZone);
+        return Number.isNaN(ms) ? null : new Timestamp(ms);
+      }
+      case "BOOLEAN":
+        return truthy(v) ? 1 : 0;
+      default:
+        return this.text(v);
     }
-    case "like": {
-      const v = evalRow(e.e, row);
-      const p = String(evalRow(e.pattern, row));
-      const re = new RegExp(
-        `^${p
-          .replace(/[.+^${}()|[\]\\*?]/g, "\\$&")
-          .replace(/%/g, ".*")
-          .replace(/_/g, ".")}$`,
-        "s",
-      );
-      const hit = v !== null && re.test(valueText(v));
-      return (e.not ? !hit : hit) ? 1 : 0;
+  }
+
+  scalar(e: Extract<Expr, { k: "fn" }>, row: SqlRow): Value {
+    if (AGGREGATES.has(e.name)) throw new SqlError(`Aggregate ${e.name} is not allowed here`);
+    const args = e.args.map((a) => this.row(a, row));
+    const a0 = args[0] ?? null;
+    const zoneArg = (i: number) => {
+      const z = args[i];
+      return z === undefined || z === null ? this.o.timeZone : String(z);
+    };
+    try {
+      switch (e.name) {
+        case "TIME_FLOOR": {
+          if (a0 === null) return null;
+          if (args.length > 2 && args[2] !== null) throw unsupported("TIME_FLOOR with an origin");
+          const ms = a0 instanceof Timestamp ? a0.ms : Number(a0);
+          return new Timestamp(floorInZone(ms, String(args[1]), zoneArg(3)));
+        }
+        case "TIME_FORMAT": {
+          if (a0 === null) return null;
+          const ms = a0 instanceof Timestamp ? a0.ms : Number(a0);
+          const pattern = args[1] === undefined || args[1] === null ? ISO_PATTERN : String(args[1]);
+          return formatTime(ms, pattern, zoneArg(2));
+        }
+        case "TIME_PARSE": {
+          if (a0 === null) return null;
+          const pattern = args[1] === undefined || args[1] === null ? null : String(args[1]);
+          const ms = parseTime(this.text(a0), pattern, zoneArg(2));
+          return ms === null ? null : new Timestamp(ms);
+        }
+        case "LOWER":
+          return a0 === null ? null : this.text(a0).toLowerCase();
+        case "UPPER":
+          return a0 === null ? null : this.text(a0).toUpperCase();
+        case "MILLIS_TO_TIMESTAMP":
+          return a0 === null ? null : new Timestamp(Number(a0));
+        case "TIMESTAMP_TO_MILLIS":
+          return a0 instanceof Timestamp ? a0.ms : null;
+        default:
+          throw unsupported(`The function ${e.name}`);
+      }
+    } catch (error) {
+      if (error instanceof PatternError) throw unsupported(`The time format ${error.message}`);
+      if (error instanceof SqlError || error instanceof SqlRuntimeError) throw error;
+      throw new SqlError((error as Error).message);
     }
-    case "between": {
-      const v = evalRow(e.e, row);
-      const lo = cmp(v, evalRow(e.lo, row));
-      const hi = cmp(v, evalRow(e.hi, row));
-      const hit = lo !== null && hi !== null && lo >= 0 && hi <= 0;
-      return (e.not ? !hit : hit) ? 1 : 0;
+  }
+
+  /** An output expression over a group: aggregates fold the rows, the rest reads the first row. */
+  group(e: Expr, rows: SqlRow[]): Value {
+    if (e.k === "fn" && AGGREGATES.has(e.name)) {
+      const scoped = e.filter ? rows.filter((r) => truthy(this.row(e.filter as Expr, r))) : rows;
+      if (e.name === "COUNT") {
+        if (e.star || e.args.length === 0) return scoped.length;
+        return scoped.filter((r) => this.row(e.args[0] as Expr, r) !== null).length;
+      }
+      const values = scoped
+        .map((r) => this.row(e.args[0] as Expr, r))
+        .filter((v): v is Exclude<Value, null> => v !== null);
+      if (values.length === 0) return null;
+      const nums = values.map((v) => (v instanceof Timestamp ? v.ms : Number(v)));
+      if (e.name === "SUM") return nums.reduce((a, b) => a + b, 0);
+      if (e.name === "AVG") return nums.reduce((a, b) => a + b, 0) / nums.length;
+      const pick = e.name === "MIN" ? Math.min(...nums) : Math.max(...nums);
+      return values[0] instanceof Timestamp ? new Timestamp(pick) : pick;
     }
-    case "fn":
-      return evalScalarFn(e, row);
+    if (hasAggregate(e)) {
+      const swap = (x: Expr): Expr => ({ k: "lit", v: this.group(x, rows), t: this.typeOf(x) });
+      const sub: SqlRow = {};
+      switch (e.k) {
+        case "un":
+          return this.row({ ...e, e: swap(e.e) }, sub);
+        case "bin":
+          return this.row({ ...e, l: swap(e.l), r: swap(e.r) }, sub);
+        case "cast":
+          return this.row({ ...e, e: swap(e.e) }, sub);
+        case "fn":
+          return this.row({ ...e, args: e.args.map(swap) }, sub);
+        default:
+          throw unsupported("This use of an aggregate");
+      }
+    }
+    return this.row(e, rows[0] ?? this.nullRow);
   }
 }
 
-function valueText(v: Value): string {
-  return v instanceof Timestamp ? v.toJSON() : String(v);
-}
-
-function evalScalarFn(e: Extract<Expr, { k: "fn" }>, row: SqlRow): Value {
-  if (AGGREGATES.has(e.name)) throw new SqlError(`Aggregate ${e.name} is not allowed here`);
-  const args = e.args.map((a) => evalRow(a, row));
-  const a0 = args[0] ?? null;
-  switch (e.name) {
-    case "TIME_FLOOR": {
-      if (a0 === null) return null;
-      const ms = a0 instanceof Timestamp ? a0.ms : Number(a0);
-      let g: ReturnType<typeof parseGranularity>;
-      try {
-        g = parseGranularity(String(args[1]));
-      } catch (error) {
-        throw new SqlError((error as Error).message);
-      }
-      return new Timestamp(bucketStart(g, ms));
-    }
-    case "LOWER":
-      return a0 === null ? null : valueText(a0).toLowerCase();
-    case "UPPER":
-      return a0 === null ? null : valueText(a0).toUpperCase();
-    case "TIME_PARSE": {
-      const ms = a0 === null ? Number.NaN : Date.parse(valueText(a0));
-      return Number.isNaN(ms) ? null : new Timestamp(ms);
-    }
-    case "MILLIS_TO_TIMESTAMP":
-      return a0 === null ? null : new Timestamp(Number(a0));
-    case "TIMESTAMP_TO_MILLIS":
-      return a0 instanceof Timestamp ? a0.ms : null;
-    default:
-      throw new SqlError(`No match found for function signature ${e.name}(...)`);
-  }
+function columnNotFound(e: Extract<Expr, { k: "col" }>): SqlError {
+  return new SqlError(`Column '${e.name}' not found in any table`, e.span);
 }
 
 function hasAggregate(e: Expr): boolean {
@@ -512,6 +849,7 @@ function hasAggregate(e: Expr): boolean {
     case "fn":
       return AGGREGATES.has(e.name) || e.args.some(hasAggregate);
     case "un":
+    case "cast":
       return hasAggregate(e.e);
     case "bin":
       return hasAggregate(e.l) || hasAggregate(e.r);
@@ -520,46 +858,21 @@ function hasAggregate(e: Expr): boolean {
   }
 }
 
-/** Evaluates an output expression over a group: aggregates fold the rows, the rest reads the first row. */
-function evalGroup(e: Expr, rows: SqlRow[]): Value {
-  if (e.k === "fn" && AGGREGATES.has(e.name)) {
-    const scoped = e.filter ? rows.filter((r) => truthy(evalRow(e.filter as Expr, r))) : rows;
-    if (e.name === "COUNT") {
-      if (e.star || e.args.length === 0) return scoped.length;
-      return scoped.filter((r) => evalRow(e.args[0] as Expr, r) !== null).length;
-    }
-    const values = scoped
-      .map((r) => evalRow(e.args[0] as Expr, r))
-      .filter((v): v is Exclude<Value, null> => v !== null);
-    if (values.length === 0) return null;
-    const nums = values.map((v) => (v instanceof Timestamp ? v.ms : Number(v)));
-    if (e.name === "SUM") return nums.reduce((a, b) => a + b, 0);
-    if (e.name === "AVG") return nums.reduce((a, b) => a + b, 0) / nums.length;
-    const pick = e.name === "MIN" ? Math.min(...nums) : Math.max(...nums);
-    return values[0] instanceof Timestamp ? new Timestamp(pick) : pick;
-  }
-  if (e.k === "bin" || e.k === "un") {
-    if (!hasAggregate(e)) return rows[0] ? evalRow(e, rows[0]) : null;
-    const sub: SqlRow = {};
-    const swap = (x: Expr): Expr => ({ k: "lit", v: evalGroup(x, rows) });
-    if (e.k === "un") return evalRow({ ...e, e: swap(e.e) }, sub);
-    return evalRow({ ...e, l: swap(e.l), r: swap(e.r) }, sub);
-  }
-  return rows[0] ? evalRow(e, rows[0]) : null;
-}
-
 function itemName(item: SelectItem, index: number): string {
   if (item.alias) return item.alias;
   if (item.expr !== "*" && item.expr.k === "col") return item.expr.name;
+  // Calcite derives a name for a bare niladic function.
+  if (item.expr !== "*" && item.expr.k === "now") return "CURRENT_TIMESTAMP";
   return `EXPR$${index}`;
 }
 
-function columnRefs(e: Expr, out: string[]): string[] {
+function columnRefs(e: Expr, out: Array<Extract<Expr, { k: "col" }>>): typeof out {
   switch (e.k) {
     case "col":
-      out.push(e.name);
+      out.push(e);
       break;
     case "un":
+    case "cast":
       columnRefs(e.e, out);
       break;
     case "bin":
@@ -591,14 +904,12 @@ function columnRefs(e: Expr, out: string[]): string[] {
 }
 
 /** Validation before execution, so an unknown column fails even when no row would be read. */
-function validate(q: SqlQuery, columns: string[]): void {
-  const known = new Set(columns);
+function validate(q: SqlQuery, columns: Column[]): void {
+  const known = new Set(columns.map((c) => c.name));
   const aliases = new Set(q.items.flatMap((i) => (i.alias ? [i.alias] : [])));
   const check = (e: Expr, allowAliases: boolean) => {
-    for (const name of columnRefs(e, [])) {
-      if (!known.has(name) && !(allowAliases && aliases.has(name))) {
-        throw new SqlError(`Column '${name}' not found in any table`);
-      }
+    for (const ref of columnRefs(e, [])) {
+      if (!known.has(ref.name) && !(allowAliases && aliases.has(ref.name))) throw columnNotFound(ref);
     }
   };
   for (const i of q.items) if (i.expr !== "*") check(i.expr, false);
@@ -607,18 +918,41 @@ function validate(q: SqlQuery, columns: string[]): void {
   for (const o of q.orderBy) check(o.expr, true);
 }
 
-/** Runs a parsed query over rows; `columns` lists the table's columns (for `*` and unknown-column errors). */
-export function execute(
-  q: SqlQuery,
-  rows: SqlRow[],
-  columns: string[],
-): { columns: string[]; rows: Value[][] } {
+export interface SqlResult {
+  columns: Column[];
+  rows: OutValue[][];
+}
+
+/** Runs a parsed query over rows (one empty row when the query has no FROM). */
+export function execute(q: SqlQuery, rows: SqlRow[], options: ExecOptions): SqlResult {
+  const columns = options.columns;
   validate(q, columns);
-  const filtered = q.where ? rows.filter((r) => truthy(evalRow(q.where as Expr, r))) : rows;
+  const ev = new Evaluator(options);
+  const source = q.table === null ? [{}] : rows;
+  const filtered = q.where ? source.filter((r) => truthy(ev.row(q.where as Expr, r))) : source;
   const exprItems: Array<{ name: string; expr: Expr }> = [];
   q.items.forEach((item, i) => {
-    if (item.expr === "*") for (const c of columns) exprItems.push({ name: c, expr: { k: "col", name: c } });
-    else exprItems.push({ name: itemName(item, i), expr: item.expr });
+    if (item.expr === "*") {
+      if (q.table === null) throw new SqlError("SELECT * requires a FROM clause");
+      for (const c of columns)
+        exprItems.push({ name: c.name, expr: { k: "col", name: c.name, span: [0, 0] } });
+    } else exprItems.push({ name: itemName(item, i), expr: item.expr });
+  });
+  const visible = exprItems.length;
+  const names = exprItems.map((x) => x.name);
+  // ORDER BY keys: an output column (by ordinal, name or the same expression), else a hidden extra column.
+  const keys = q.orderBy.map((o) => {
+    let index = -1;
+    if (o.expr.k === "lit" && typeof o.expr.v === "number") {
+      index = o.expr.v - 1;
+      if (index < 0 || index >= visible) throw new SqlError(`Ordinal out of range: ${o.expr.v}`);
+    } else if (o.expr.k === "col") index = names.indexOf(o.expr.name);
+    else index = exprItems.findIndex((x) => JSON.stringify(x.expr) === JSON.stringify(o.expr));
+    if (index < 0) {
+      exprItems.push({ name: `$order${exprItems.length}`, expr: o.expr });
+      index = exprItems.length - 1;
+    }
+    return { index, desc: o.desc };
   });
   const grouped = q.groupBy.length > 0 || exprItems.some((x) => hasAggregate(x.expr));
   let out: Value[][];
@@ -626,34 +960,24 @@ export function execute(
     const groupExprs = q.groupBy.map((g) => {
       if (g.k === "lit" && typeof g.v === "number") {
         const ref = exprItems[g.v - 1];
-        if (!ref) throw new SqlError(`Ordinal out of range: ${g.v}`);
+        if (!ref || g.v > visible) throw new SqlError(`Ordinal out of range: ${g.v}`);
         return ref.expr;
       }
       return g;
     });
     const groups = new Map<string, SqlRow[]>();
     for (const r of filtered) {
-      const key = JSON.stringify(groupExprs.map((g) => evalRow(g, r)));
+      const key = JSON.stringify(groupExprs.map((g) => ev.row(g, r)));
       const list = groups.get(key) ?? [];
       list.push(r);
       groups.set(key, list);
     }
-    if (groups.size === 0 && q.groupBy.length === 0) groups.set("[]", []);
-    out = [...groups.values()].map((g) => exprItems.map((x) => evalGroup(x.expr, g)));
+    if (groups.size === 0 && q.groupBy.length === 0 && !options.systemTable) groups.set("[]", []);
+    out = [...groups.values()].map((g) => exprItems.map((x) => ev.group(x.expr, g)));
   } else {
-    out = filtered.map((r) => exprItems.map((x) => evalRow(x.expr, r)));
+    out = filtered.map((r) => exprItems.map((x) => ev.row(x.expr, r)));
   }
-  const names = exprItems.map((x) => x.name);
-  if (q.orderBy.length > 0) {
-    const keys = q.orderBy.map((o) => {
-      let index = -1;
-      if (o.expr.k === "lit" && typeof o.expr.v === "number") index = o.expr.v - 1;
-      else if (o.expr.k === "col") index = names.indexOf(o.expr.name);
-      else index = exprItems.findIndex((x) => JSON.stringify(x.expr) === JSON.stringify(o.expr));
-      if (index < 0 || index >= names.length)
-        throw new SqlError("ORDER BY must name an output column or ordinal");
-      return { index, desc: o.desc };
-    });
+  if (keys.length > 0) {
     out.sort((a, b) => {
       for (const k of keys) {
         const c = cmp(a[k.index] ?? null, b[k.index] ?? null) ?? ((a[k.index] ?? null) === null ? -1 : 1);
@@ -663,5 +987,10 @@ export function execute(
     });
   }
   if (q.limit !== null) out = out.slice(0, q.limit);
-  return { columns: names, rows: out };
+  exprItems.length = visible;
+  const types = exprItems.map((x) => ev.typeOf(x.expr));
+  const rowsOut: OutValue[][] = out.map((r) =>
+    r.slice(0, visible).map((v, i) => (types[i] === "BOOLEAN" && typeof v === "number" ? v !== 0 : v)),
+  );
+  return { columns: exprItems.map((x, i) => ({ name: x.name, type: types[i] as SqlType })), rows: rowsOut };
 }

@@ -7,7 +7,9 @@ import { versionTraits } from "./versions.js";
  * The segment store and Druid's timeline rules (api-contract §4.1–§4.2): per interval the highest version whose
  * core partition set is complete is visible; a segment is overshadowed when complete higher versions cover its
  * whole interval without gaps. Overshadowed segments stay used until the Coordinator's duty marks them unused
- * (`unusedAt`), and a segment is served once its handoff time (`servedAt`) has passed.
+ * (`unusedAt`, set by coordinator.ts once the overshadowing segments are served). Whether a segment is served
+ * (loaded on the emulated Historical) is the engine's call (`SimEngine.isServed`): its handoff time
+ * (`servedAt`) must have passed and the load rules must want it there.
  */
 export interface SimSegment {
   id: string;
@@ -22,12 +24,19 @@ export interface SimSegment {
   numRows: number;
   dimensions: string[];
   metrics: string[];
+  /** SQL types of the dimensions and metrics (`VARCHAR`, `BIGINT`, `DOUBLE`, `FLOAT`); absent in old state files. */
+  columnTypes?: Record<string, string>;
   loadSpec: Record<string, unknown>;
   tombstone: boolean;
   taskId: string;
   publishedAt: number;
-  /** Sim time it loads on a Historical; null = never (fault). */
+  /** Sim time its load on a Historical completes (the handoff delay after publish); null = never (fault). */
   servedAt: number | null;
+  /**
+   * It was overshadowed before it was loaded: `RunRules` skips overshadowed segments, so it never loads (it stays
+   * used until `MarkOvershadowedSegmentsAsUnused` marks it unused).
+   */
+  skipLoad?: boolean;
   /** Sim time the Coordinator marks it unused; null = still used. */
   unusedAt: number | null;
   /** Rows kept for SQL aggregation; null for synthetic data. */
@@ -38,7 +47,8 @@ export function isUsed(s: SimSegment, now: number): boolean {
   return s.unusedAt === null || now < s.unusedAt;
 }
 
-export function isServed(s: SimSegment, now: number): boolean {
+/** Whether it is used and its Historical load would have completed by `now` (rules aside: `SimEngine.isServed`). */
+export function isLoadDue(s: SimSegment, now: number): boolean {
   return isUsed(s, now) && s.servedAt !== null && s.servedAt <= now;
 }
 
@@ -100,10 +110,59 @@ function coveredByHigher(
   return false;
 }
 
+/** The timeline of a set of segments: which are overshadowed, and the complete version groups. */
+export interface TimelineAnalysis {
+  overshadowed: Set<string>;
+  complete: VersionGroup[];
+}
+
+/** Builds the timeline of `segments` (`VersionedIntervalTimeline`: complete partition sets only). */
+export function analyseTimeline(segments: readonly SimSegment[]): TimelineAnalysis {
+  const groups = new Map<string, VersionGroup & { parts: Set<number>; core: number }>();
+  for (const s of segments) {
+    const key = `${s.interval.start}/${s.interval.end}/${s.version}`;
+    const g = groups.get(key) ?? { interval: s.interval, version: s.version, parts: new Set(), core: 0 };
+    g.parts.add(s.partitionNum);
+    g.core = Math.max(g.core, s.corePartitions);
+    groups.set(key, g);
+  }
+  const complete = [...groups.values()]
+    .filter((g) => {
+      for (let p = 0; p < g.core; p++) if (!g.parts.has(p)) return false;
+      return true;
+    })
+    .sort((a, b) => a.interval.start - b.interval.start);
+  let maxLen = 0;
+  for (const g of complete) maxLen = Math.max(maxLen, g.interval.end - g.interval.start);
+  const out = new Set<string>();
+  for (const s of segments) {
+    if (coveredByHigher(complete, maxLen, s.interval, s.version)) out.add(s.id);
+  }
+  return { overshadowed: out, complete: complete.map((g) => ({ interval: g.interval, version: g.version })) };
+}
+
+/**
+ * Rows a query over `segments` reads: rows of segments that are not overshadowed, minus rows in parts of a
+ * segment's interval that a complete higher version covers (a partially overshadowed segment is only queried where
+ * it is visible).
+ */
+export function timelineRows(segments: readonly SimSegment[], analysis = analyseTimeline(segments)): Row[] {
+  const out: Row[] = [];
+  for (const s of segments) {
+    if (!s.rows || analysis.overshadowed.has(s.id)) continue;
+    const higher = analysis.complete.filter((g) => g.version > s.version && overlaps(g.interval, s.interval));
+    for (const r of s.rows) {
+      if (!higher.some((g) => r.__time >= g.interval.start && r.__time < g.interval.end)) out.push(r);
+    }
+  }
+  return out;
+}
+
 export class SegmentStore {
   #byDs = new Map<string, SimSegment[]>();
   #byId = new Map<string, SimSegment>();
-  #cache = new Map<string, { overshadowed: Set<string>; complete: VersionGroup[] }>();
+  #generation = 0;
+  #cache = new Map<string, { key: string; analysis: TimelineAnalysis }>();
 
   dataSources(): string[] {
     return [...this.#byDs.keys()].sort();
@@ -129,8 +188,8 @@ export class SegmentStore {
       list.push(s);
       this.#byId.set(s.id, s);
       this.#byDs.set(s.dataSource, list);
-      this.#cache.delete(s.dataSource);
     }
+    this.#generation++;
   }
 
   /** Deletes segments for good (kill task); returns how many. */
@@ -140,71 +199,37 @@ export class SegmentStore {
     for (const s of list) if (!keep.includes(s)) this.#byId.delete(s.id);
     if (keep.length === 0) this.#byDs.delete(dataSource);
     else this.#byDs.set(dataSource, keep);
-    this.#cache.delete(dataSource);
+    this.#generation++;
     return list.length - keep.length;
   }
 
   /**
-   * Ids of overshadowed segments (§4.2). Computed over every stored segment: only overshadowed segments are ever
-   * marked unused, and what overshadowed them still covers their interval, so the answer is the same as over the
-   * used set.
+   * Ids of overshadowed segments (§4.2) among the segments used at `now` (the Coordinator's
+   * `DataSourcesSnapshot.getOvershadowedSegments`); without `now`, among every stored segment.
    */
-  overshadowed(dataSource: string): Set<string> {
-    return this.#analyse(dataSource).overshadowed;
+  overshadowed(dataSource: string, now?: number): Set<string> {
+    return this.#analyse(dataSource, now).overshadowed;
   }
 
-  #analyse(dataSource: string): { overshadowed: Set<string>; complete: VersionGroup[] } {
+  /** The used set's timeline, cached per datasource until a segment is added, removed or goes unused. */
+  #analyse(dataSource: string, now: number | undefined): TimelineAnalysis {
+    const segments = now === undefined ? this.all(dataSource) : this.used(dataSource, now);
+    const key = `${this.#generation}/${now === undefined ? "all" : "used"}/${segments.length}`;
     const cached = this.#cache.get(dataSource);
-    if (cached) return cached;
-    const segments = this.all(dataSource);
-    const groups = new Map<string, VersionGroup & { parts: Set<number>; core: number }>();
-    for (const s of segments) {
-      const key = `${s.interval.start}/${s.interval.end}/${s.version}`;
-      const g = groups.get(key) ?? { interval: s.interval, version: s.version, parts: new Set(), core: 0 };
-      g.parts.add(s.partitionNum);
-      g.core = Math.max(g.core, s.corePartitions);
-      groups.set(key, g);
-    }
-    const complete = [...groups.values()]
-      .filter((g) => {
-        for (let p = 0; p < g.core; p++) if (!g.parts.has(p)) return false;
-        return true;
-      })
-      .sort((a, b) => a.interval.start - b.interval.start);
-    let maxLen = 0;
-    for (const g of complete) maxLen = Math.max(maxLen, g.interval.end - g.interval.start);
-    const out = new Set<string>();
-    for (const s of segments) {
-      if (coveredByHigher(complete, maxLen, s.interval, s.version)) out.add(s.id);
-    }
-    const result = {
-      overshadowed: out,
-      complete: complete.map((g) => ({ interval: g.interval, version: g.version })),
-    };
-    this.#cache.set(dataSource, result);
-    return result;
+    if (cached?.key === key) return cached.analysis;
+    const analysis = analyseTimeline(segments);
+    this.#cache.set(dataSource, { key, analysis });
+    return analysis;
   }
 
-  /**
-   * Rows the Broker would read: rows of visible segments, minus rows in parts of a segment's interval that a
-   * complete higher version covers (a partially overshadowed segment is only queried where it is visible).
-   */
+  /** Rows of the used timeline (what a Broker would read if every used segment were loaded). */
   liveRows(dataSource: string, now: number): Row[] {
-    const { complete } = this.#analyse(dataSource);
-    const out: Row[] = [];
-    for (const s of this.visible(dataSource, now)) {
-      if (!s.rows) continue;
-      const higher = complete.filter((g) => g.version > s.version && overlaps(g.interval, s.interval));
-      for (const r of s.rows) {
-        if (!higher.some((g) => r.__time >= g.interval.start && r.__time < g.interval.end)) out.push(r);
-      }
-    }
-    return out;
+    return timelineRows(this.used(dataSource, now), this.#analyse(dataSource, now));
   }
 
-  /** Used segments that are not overshadowed (what the Broker's timeline would query). */
+  /** Used segments that are not overshadowed (the Coordinator's view of the timeline). */
   visible(dataSource: string, now: number): SimSegment[] {
-    const shadowed = this.overshadowed(dataSource);
+    const shadowed = this.overshadowed(dataSource, now);
     return this.used(dataSource, now).filter((s) => !shadowed.has(s.id));
   }
 

@@ -20,6 +20,11 @@ export interface VersionTraits {
   sysSegmentsProjections: boolean;
   /** `/workers` entries carry `worker.disabled` (absent in 33; §2.9). */
   workerDisabledField: boolean;
+  /**
+   * Broker SQL labels every result format `application/json`, `*Lines` and `csv` included (a real Druid 33 did);
+   * from 34 on the emulator answers `text/plain` and `text/csv` (the release that changed it is not verified).
+   */
+  sqlResultsLabelledJson: boolean;
 }
 
 export function versionTraits(druidVersion: number): VersionTraits {
@@ -31,5 +36,6 @@ export function versionTraits(druidVersion: number): VersionTraits {
     tombstoneCorePartitions: upTo33 ? 0 : 1,
     sysSegmentsProjections: !upTo33,
     workerDisabledField: !upTo33,
+    sqlResultsLabelledJson: upTo33,
   };
 }

@@ -3,7 +3,8 @@
 // is cited against /work/shared/druid/api-contract.md. The same cases run against a real Druid
 // (druid.conformance.ts, opt-in) and against the emulator with druidVersion 33 (test/sim/conformance.test.ts,
 // default suite); where the two differ, the emulator is what gets fixed.
-import { beforeAll, describe, expect, it } from "vitest";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ConformanceTarget,
   call,
@@ -84,6 +85,22 @@ export function conformanceSuite(target: ConformanceTarget): void {
   const get = (path: string) => call(target, "GET", path);
   const post = (path: string, body?: unknown, contentType?: string) =>
     call(target, "POST", path, body, contentType);
+
+  /** `POST /rules/{ds}` with the audit headers. */
+  async function setRules(ds: string, rules: unknown): Promise<Exchange> {
+    const res = await request(`${target.url()}${CO}/rules/${ds}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-druid-author": "segops-conformance",
+        "x-druid-comment": "conformance case",
+      },
+      body: JSON.stringify(rules),
+    });
+    const text = await res.body.text();
+    const header = res.headers["content-type"];
+    return { status: res.statusCode, contentType: (Array.isArray(header) ? header[0] : header) ?? "", text };
+  }
 
   async function statusOf(id: string): Promise<TaskStatusPlus> {
     const ex = await get(`${OV}/task/${id}/status`);
@@ -894,6 +911,455 @@ export function conformanceSuite(target: ConformanceTarget): void {
           const workers = json(await get(`${OV}/workers`)) as Array<{ runningTasks: string[] }>;
           return workers.every((w) => !w.runningTasks.includes(id)) ? true : undefined;
         });
+      });
+    });
+
+    // Queries without a table and the catalog tables, as JDBC/DB-API clients use them (issue 10, item 3), and
+    // the request fields of `SqlQuery`: query ids, sqlTimeZone, typesHeader (item 4).
+    describe("Broker SQL: SELECT 1, INFORMATION_SCHEMA, sys tables, query ids, time zones (§3.6)", () => {
+      const pydruid = (query: string) => ({ query, context: {}, header: true, resultFormat: "arrayLines" });
+
+      it("answers SELECT 1 with Calcite's EXPR$0, also to the exact request of pydruid's DB-API cursor", async () => {
+        const ex = await post("/druid/v2/sql", { query: "SELECT 1" });
+        expect(ex.status).toBe(200);
+        expect(json(ex)).toEqual([{ EXPR$0: 1 }]);
+        // Airflow's DruidDbApiHook.test_connection() runs `select 1` this way (pydruid's default path ends in /).
+        const hook = await post("/druid/v2/sql/", pydruid("select 1"));
+        expect(hook.status).toBe(200);
+        expect(hook.text).toBe('["EXPR$0"]\n[1]\n\n');
+      });
+
+      it("lists schemas, tables and a datasource's columns in INFORMATION_SCHEMA", async () => {
+        await loaded(dataSource, interval);
+        const schemata = await post("/druid/v2/sql", {
+          query: "SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA.SCHEMATA",
+          resultFormat: "array",
+        });
+        expect(json(schemata)).toEqual([["druid"], ["INFORMATION_SCHEMA"], ["lookup"], ["sys"], ["view"]]);
+        const system = await post("/druid/v2/sql", {
+          query:
+            "SELECT * FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA IN ('INFORMATION_SCHEMA', 'sys') ORDER BY TABLE_SCHEMA, TABLE_NAME",
+          resultFormat: "array",
+        });
+        expect(json(system)).toEqual(
+          [
+            ["INFORMATION_SCHEMA", "COLUMNS"],
+            ["INFORMATION_SCHEMA", "ROUTINES"],
+            ["INFORMATION_SCHEMA", "SCHEMATA"],
+            ["INFORMATION_SCHEMA", "TABLES"],
+            ["sys", "segments"],
+            ["sys", "server_segments"],
+            ["sys", "servers"],
+            ["sys", "supervisors"],
+            ["sys", "tasks"],
+          ].map(([schema, name]) => ["druid", schema, name, "SYSTEM_TABLE", "NO", "NO"]),
+        );
+        const table = `SELECT * FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = '${dataSource}'`;
+        expect(
+          await sqlEventually(table, [["druid", "druid", dataSource, "TABLE", "NO", "NO"]]),
+        ).toBeTruthy();
+        const columns = `SELECT COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, IS_NULLABLE, DATA_TYPE, JDBC_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = 'druid' AND TABLE_NAME = '${dataSource}'`;
+        expect(
+          await sqlEventually(columns, [
+            ["__time", 1, "", "NO", "TIMESTAMP", 93],
+            ["page", 2, "", "YES", "VARCHAR", 12],
+            ["added", 3, "", "YES", "BIGINT", -5],
+          ]),
+        ).toBeTruthy();
+      });
+
+      it("answers SQLAlchemy's has_table with true, and with no row at all for an unknown table", async () => {
+        await loaded(dataSource, interval);
+        const has = (t: string) =>
+          `SELECT COUNT(*) > 0 AS exists_ FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = '${t}'`;
+        expect(await sqlEventually(has(dataSource), [[true]])).toEqual([[true]]);
+        // An aggregate over an empty system table gives no row in Druid 33 (not [[false]]).
+        expect(json(await sql(has(freshId("segops_conf_none"))))).toEqual([]);
+        expect(
+          json(
+            await sql(
+              `SELECT COUNT(*) FROM sys.segments WHERE datasource = '${freshId("segops_conf_none")}'`,
+            ),
+          ),
+        ).toEqual([]);
+      });
+
+      it("lists tasks in sys.tasks and the cluster in sys.servers with Druid's columns", async () => {
+        const tasks = await post("/druid/v2/sql", {
+          query: `SELECT * FROM sys.tasks WHERE task_id = '${okId}'`,
+          resultFormat: "object",
+        });
+        expect(tasks.status).toBe(200);
+        const [task] = json(tasks) as Record<string, unknown>[];
+        expect(Object.keys(task ?? {})).toEqual([
+          "task_id",
+          "group_id",
+          "type",
+          "datasource",
+          "created_time",
+          "queue_insertion_time",
+          "status",
+          "runner_status",
+          "duration",
+          "location",
+          "host",
+          "plaintext_port",
+          "tls_port",
+          "error_msg",
+        ]);
+        expect(task).toMatchObject({
+          task_id: okId,
+          group_id: okId,
+          type: "index_parallel",
+          datasource: dataSource,
+          queue_insertion_time: "1970-01-01T00:00:00.000Z",
+          status: "SUCCESS",
+          runner_status: "NONE",
+          location: expect.stringMatching(/^[^:]+:\d+$/),
+          tls_port: -1,
+          error_msg: null,
+        });
+        const servers = json(
+          await post("/druid/v2/sql", { query: "SELECT * FROM sys.servers", resultFormat: "object" }),
+        ) as Record<string, unknown>[];
+        expect(Object.keys(servers[0] ?? {})).toEqual([
+          "server",
+          "host",
+          "plaintext_port",
+          "tls_port",
+          "server_type",
+          "tier",
+          "curr_size",
+          "max_size",
+          "is_leader",
+          "start_time",
+        ]);
+        expect(servers.find((x) => x.server_type === "historical")).toMatchObject({ tier: "_default_tier" });
+        for (const type of ["coordinator", "overlord"])
+          expect(servers.find((x) => x.server_type === type)).toMatchObject({ is_leader: 1 });
+        expect(servers.find((x) => x.server_type === "broker")).toMatchObject({
+          is_leader: null,
+          tier: null,
+        });
+      });
+
+      it("echoes the context's sqlQueryId in X-Druid-SQL-Query-Id, on errors too", async () => {
+        const id = freshId("segops_conf_q");
+        const ok = await request(`${target.url()}/druid/v2/sql`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query: "SELECT 1", context: { sqlQueryId: id } }),
+        });
+        await ok.body.text();
+        expect([ok.statusCode, ok.headers["x-druid-sql-query-id"]]).toEqual([200, id]);
+        const bad = await request(`${target.url()}/druid/v2/sql`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            query: "SELECT x FROM segops_no_such_table",
+            context: { sqlQueryId: `${id}_e` },
+          }),
+        });
+        await bad.body.text();
+        expect([bad.statusCode, bad.headers["x-druid-sql-query-id"]]).toEqual([400, `${id}_e`]);
+      });
+
+      it("renders, floors and reads times in sqlTimeZone", async () => {
+        await loaded(dataSource, interval);
+        const zone = { sqlTimeZone: "America/Los_Angeles" };
+        const literal = await post("/druid/v2/sql", {
+          query:
+            "SELECT TIMESTAMP '2026-03-01 00:00:00' AS t, TIME_FLOOR(TIMESTAMP '2026-03-01 05:00:00', 'P1D') AS d, TIME_FORMAT(TIMESTAMP '2026-03-01 00:00:00', 'yyyy-MM-dd HH:mm') AS f",
+          resultFormat: "array",
+          context: zone,
+        });
+        expect(json(literal)).toEqual([
+          ["2026-03-01T00:00:00.000-08:00", "2026-03-01T00:00:00.000-08:00", "2026-03-01 00:00"],
+        ]);
+        // The rows are at 00:00-04:00 UTC, which is the previous evening in Los Angeles.
+        const days = await post("/druid/v2/sql", {
+          query: `SELECT TIME_FLOOR(__time, 'P1D') AS d, COUNT(*) AS c FROM "${dataSource}" GROUP BY 1 ORDER BY 1`,
+          resultFormat: "array",
+          context: zone,
+        });
+        expect(json(days)).toEqual([
+          ["2026-02-28T00:00:00.000-08:00", rowsPerDay],
+          ["2026-03-01T00:00:00.000-08:00", rowsPerDay],
+        ]);
+      });
+
+      it("adds typesHeader and sqlTypesHeader rows, and refuses typesHeader without header", async () => {
+        await loaded(dataSource, interval);
+        const ex = await post("/druid/v2/sql", {
+          query: `SELECT COUNT(*) AS c, MIN(__time) AS t, 'x' AS s FROM "${dataSource}"`,
+          resultFormat: "array",
+          header: true,
+          typesHeader: true,
+          sqlTypesHeader: true,
+        });
+        expect(json(ex)).toEqual([
+          ["c", "t", "s"],
+          ["LONG", "LONG", "STRING"],
+          ["BIGINT", "TIMESTAMP", "CHAR"],
+          [days.length * rowsPerDay, "2026-03-01T00:00:00.000Z", "x"],
+        ]);
+        const obj = await post("/druid/v2/sql", {
+          query: "SELECT 1",
+          header: true,
+          typesHeader: true,
+          sqlTypesHeader: true,
+        });
+        expect(json(obj)).toEqual([{ EXPR$0: { type: "LONG", sqlType: "INTEGER" } }, { EXPR$0: 1 }]);
+        const refused = await post("/druid/v2/sql", { query: "SELECT 1", typesHeader: true });
+        expect(refused.status).toBe(400);
+        expect(json(refused)).toMatchObject({
+          error: "Unknown exception",
+          errorClass: "com.fasterxml.jackson.databind.exc.ValueInstantiationException",
+        });
+        expect((json(refused) as { errorMessage: string }).errorMessage).toContain(
+          "Cannot include 'typesHeader' without 'header'",
+        );
+      });
+
+      it("names a case mismatch with did-you-mean and refuses a trailing semicolon", async () => {
+        const ex = await sql("SELECT COUNT(*) FROM sys.SEGMENTS");
+        expect(ex.status).toBe(400);
+        expect(json(ex)).toMatchObject({
+          errorCode: "invalidInput",
+          errorMessage:
+            "Object 'SEGMENTS' not found within 'sys'; did you mean 'segments'? (line [1], column [22])",
+          context: { sourceType: "sql", line: "1", column: "22", endLine: "1", endColumn: "33" },
+        });
+        const semi = await sql("SELECT 1;");
+        expect(semi.status).toBe(400);
+        expect((json(semi) as { errorMessage: string }).errorMessage).toMatch(
+          /^Received an unexpected token \[;\] \(line \[1\], column \[9\]\)/,
+        );
+      });
+    });
+
+    // Load rules through the Coordinator API and what RunRules does with them (issue 10, item 5).
+    describe("load rules: the rules API, and RunRules dropping or not loading segments", () => {
+      const DEFAULT_RULE = {
+        tieredReplicants: { _default_tier: 2 },
+        useDefaultTierForNull: true,
+        type: "loadForever",
+      };
+      const may = [
+        "2026-05-01T00:00:00.000Z/2026-05-02T00:00:00.000Z",
+        "2026-05-02T00:00:00.000Z/2026-05-03T00:00:00.000Z",
+      ];
+      const mayRows = [...dayRows("2026-05-01", 3), ...dayRows("2026-05-02", 2)];
+      let mayDir = "";
+      beforeAll(() => {
+        mayDir = writeInput(target.dataDir(), { "may.json": mayRows });
+      });
+
+      /** Sets rules, then ingests two days of May into `ds` and waits for SUCCESS (not for handoff). */
+      async function ingestUnder(ds: string, rules: unknown[]): Promise<void> {
+        const set = await setRules(ds, rules);
+        expect([set.status, set.text]).toEqual([200, ""]);
+        const id = await submitted(
+          indexParallelSpec({
+            id: freshId("segops_conf_rl"),
+            dataSource: ds,
+            baseDir: mayDir,
+            intervals: ["2026-05-01/2026-05-03"],
+          }),
+        );
+        expect((await finished(id)).statusCode).toBe("SUCCESS");
+      }
+
+      it("answers the default rules: _default loads forever on two replicas; a datasource has none of its own", async () => {
+        const all = json(await get(`${CO}/rules`)) as Record<string, unknown>;
+        expect(all._default).toEqual([DEFAULT_RULE]);
+        const ds = freshId("segops_conf_rules");
+        expect(json(await get(`${CO}/rules/${ds}`))).toEqual([]);
+        expect(json(await get(`${CO}/rules/${ds}?full`))).toEqual([DEFAULT_RULE]);
+      });
+
+      it("sets a datasource's rules with 200 and no body, and returns them as Druid serializes them", async () => {
+        const ds = freshId("segops_conf_rules");
+        const set = await setRules(ds, [
+          { type: "loadByPeriod", period: "p1m" },
+          { type: "dropByInterval", interval: "2020-01-01/2021-01-01" },
+          { type: "loadForever", tieredReplicants: { _default_tier: 1 } },
+        ]);
+        expect([set.status, set.text]).toEqual([200, ""]);
+        const stored = [
+          {
+            period: "P1M",
+            includeFuture: true,
+            tieredReplicants: { _default_tier: 2 },
+            useDefaultTierForNull: true,
+            type: "loadByPeriod",
+          },
+          { interval: "2020-01-01T00:00:00.000Z/2021-01-01T00:00:00.000Z", type: "dropByInterval" },
+          { tieredReplicants: { _default_tier: 1 }, useDefaultTierForNull: true, type: "loadForever" },
+        ];
+        expect(json(await get(`${CO}/rules/${ds}`))).toEqual(stored);
+        expect(json(await get(`${CO}/rules/${ds}?full`))).toEqual([...stored, DEFAULT_RULE]);
+        expect((json(await get(`${CO}/rules`)) as Record<string, unknown>)[ds]).toEqual(stored);
+        const [entry] = json(await get(`${CO}/rules/${ds}/history?count=1`)) as Array<
+          Record<string, unknown>
+        >;
+        expect(entry).toMatchObject({
+          key: ds,
+          type: "rules",
+          auditInfo: { author: "segops-conformance", comment: "conformance case", identity: "allowAll" },
+          payload: JSON.stringify(stored),
+        });
+      });
+
+      it("refuses an unknown rule type and a negative replica count with Druid's 400 bodies", async () => {
+        const ds = freshId("segops_conf_rules");
+        const unknown = await setRules(ds, [{ type: "nope" }]);
+        expect(unknown.status).toBe(400);
+        expect((json(unknown) as { error: string }).error).toMatch(
+          /^Please make sure to load all the necessary extensions and jars with type 'nope' on 'druid\/coordinator' service\. Could not resolve type id 'nope' as a subtype of `org\.apache\.druid\.server\.coordinator\.rules\.Rule`/,
+        );
+        const negative = await setRules(ds, [
+          { type: "loadForever", tieredReplicants: { _default_tier: -1 } },
+        ]);
+        expect([negative.status, json(negative)]).toEqual([
+          400,
+          {
+            error:
+              "Cannot construct instance of `org.apache.druid.server.coordinator.rules.ForeverLoadRule`, problem: Invalid number of replicas for tier [_default_tier]. Value [-1] must be positive.",
+          },
+        ]);
+        expect(json(await get(`${CO}/rules/${ds}`))).toEqual([]);
+      });
+
+      it("marks the segments a dropByInterval covers unused: they are never served nor queried", async () => {
+        const ds = freshId("segops_conf_drop");
+        await ingestUnder(ds, [
+          { type: "dropByInterval", interval: "2026-05-01/2026-05-02" },
+          { type: "loadForever" },
+        ]);
+        const kept = await eventually(target, "the dropped day to go unused", async () => {
+          const ids = json(
+            await post(`${CO}/metadata/datasources/${ds}/segments`, ["2026-05-01/2026-05-03"]),
+          ) as string[];
+          return ids.length === 1 ? ids : undefined;
+        });
+        expect(kept[0]?.startsWith(`${ds}_${may[1]?.replace("/", "_")}`)).toBe(true);
+        await eventually(target, "the kept day to be served", async () => {
+          const ex = await get(`${CO}/datasources/${ds}/segments`);
+          return ex.status === 200 && JSON.stringify(json(ex)) === JSON.stringify(kept) ? true : undefined;
+        });
+        expect(
+          await sqlEventually(`SELECT segment_id FROM sys.segments WHERE datasource = '${ds}'`, [[kept[0]]]),
+        ).toBeTruthy();
+        expect(await sqlEventually(`SELECT COUNT(*) FROM "${ds}"`, [[2]])).toEqual([[2]]);
+      });
+
+      it("keeps segments whose rule names only an absent tier published but unavailable, with no SQL table", async () => {
+        const ds = freshId("segops_conf_tier");
+        await ingestUnder(ds, [{ type: "loadForever", tieredReplicants: { no_such_tier: 1 } }]);
+        const q = `SELECT is_published, is_available, num_replicas, num_rows, replication_factor FROM sys.segments WHERE datasource = '${ds}'`;
+        expect(
+          await sqlEventually(q, [
+            [1, 0, 0, 0, 1],
+            [1, 0, 0, 0, 1],
+          ]),
+        ).toBeTruthy();
+        const count = await sql(`SELECT COUNT(*) FROM "${ds}"`);
+        expect(count.status).toBe(400);
+        expect((json(count) as { errorMessage: string }).errorMessage).toMatch(
+          new RegExp(`^Object '${ds}' not found`),
+        );
+        expect((await get(`${CO}/datasources/${ds}/segments`)).status).toBe(204);
+        const status = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=2026-05-01_2026-05-03`;
+        expect(json(await get(status))).toEqual({ [ds]: 0 });
+        expect(json(await get(`${status}&simple`))).toEqual({ [ds]: 2 });
+        expect(json(await get(`${status}&full`))).toEqual({ no_such_tier: { [ds]: 2 } });
+      });
+
+      it("keeps zero-replica segments used but unloaded, with replication factor 0 (query from deep storage only)", async () => {
+        const ds = freshId("segops_conf_zero");
+        await ingestUnder(ds, [{ type: "loadForever", tieredReplicants: {} }]);
+        const q = `SELECT is_published, is_available, replication_factor FROM sys.segments WHERE datasource = '${ds}'`;
+        expect(
+          await sqlEventually(q, [
+            [1, 0, 0],
+            [1, 0, 0],
+          ]),
+        ).toBeTruthy();
+        expect((await get(`${CO}/datasources/${ds}/segments`)).status).toBe(204);
+        const full = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=2026-05-01_2026-05-03&full`;
+        expect(json(await get(full))).toEqual({ _default_tier: { [ds]: 0 } });
+      });
+    });
+
+    // MarkOvershadowedSegmentsAsUnused marks a segment unused only once what overshadows it is served (issue 10,
+    // item 2). Druid waits millisToWaitBeforeDeleting (15 min) after the Coordinator starts before it marks any:
+    // the case turns that off through the dynamic config and puts it back afterwards.
+    describe("overshadowed segments go unused only once the overshadowing ones are served", () => {
+      const ds = freshId("segops_conf_mark");
+      const day = "2026-06-01T00:00:00.000Z/2026-06-02T00:00:00.000Z";
+      let previousWait: unknown;
+
+      beforeAll(async () => {
+        previousWait = (json(await get(`${CO}/config`)) as Record<string, unknown>)
+          .millisToWaitBeforeDeleting;
+        const ex = await post(`${CO}/config`, { millisToWaitBeforeDeleting: 0 });
+        if (ex.status !== 200) throw new Error(`dynamic config: ${ex.status} ${ex.text}`);
+      });
+      afterAll(async () => {
+        await post(`${CO}/config`, { millisToWaitBeforeDeleting: previousWait ?? 900000 });
+      });
+
+      it("keeps the old version used while the new one is not served, and marks it unused once it is", async () => {
+        const used = async () =>
+          (json(await post(`${CO}/metadata/datasources/${ds}/segments`, [day])) as string[]).sort();
+        const v1Dir = writeInput(target.dataDir(), { "v1.json": dayRows("2026-06-01", 3) });
+        await ingested(
+          indexParallelSpec({
+            id: freshId("segops_conf_m1"),
+            dataSource: ds,
+            baseDir: v1Dir,
+            intervals: [day],
+          }),
+          ds,
+          day,
+        );
+        const v1 = await used();
+        expect(v1).toHaveLength(1);
+        // No replica can be placed any more: v1 leaves the Historical, and v2 will never load.
+        expect(
+          (await setRules(ds, [{ type: "loadForever", tieredReplicants: { no_such_tier: 1 } }])).status,
+        ).toBe(200);
+        await eventually(target, "v1 to be unloaded", async () =>
+          (await get(`${CO}/datasources/${ds}/segments`)).status === 204 ? true : undefined,
+        );
+        const v2Dir = writeInput(target.dataDir(), { "v2.json": dayRows("2026-06-01", 1, 10) });
+        const v2Id = await submitted(
+          indexParallelSpec({
+            id: freshId("segops_conf_m2"),
+            dataSource: ds,
+            baseDir: v2Dir,
+            intervals: [day],
+          }),
+        );
+        expect((await finished(v2Id)).statusCode).toBe("SUCCESS");
+        const both = await used();
+        expect(both).toHaveLength(2);
+        // Several Coordinator runs later v1 is still used: nothing that overshadows it is served.
+        for (let i = 0; i < 30; i++) {
+          expect(await used()).toEqual(both);
+          await target.pause();
+        }
+        // Back to the default rule: v2 loads, and then v1 is marked unused.
+        expect((await setRules(ds, [])).status).toBe(200);
+        const after = await eventually(target, "v1 to go unused", async () => {
+          const ids = await used();
+          return ids.length === 1 ? ids : undefined;
+        });
+        expect(after).not.toEqual(v1);
+        expect(await sqlEventually(`SELECT COUNT(*), SUM("added") FROM "${ds}"`, [[1, 10]])).toEqual([
+          [1, 10],
+        ]);
       });
     });
   });

@@ -18,8 +18,11 @@ beforeAll(async () => {
     druidVersion: 33,
     // scripts/druid/conf: one Indexer with 3 slots.
     capacity: 3,
-    // A real Druid 33 kept overshadowed segments used for 15+ minutes (docs/real-druid.md).
-    unusedDelayMs: 30 * 60_000,
+    // Druid's dynamic config default: nothing overshadowed goes unused in the Coordinator's first 15 minutes
+    // (a real Druid 33 kept overshadowed segments used that long, docs/real-druid.md)…
+    millisToWaitBeforeDeleting: 900_000,
+    // …then MarkOvershadowedSegmentsAsUnused acts on its next run (druid.coordinator.period PT5S in scripts/druid).
+    unusedDelayMs: 5_000,
   });
 });
 

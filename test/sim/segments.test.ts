@@ -82,7 +82,9 @@ describe("segments, timeline and handoff (api-contract §3, §4)", () => {
     await s.advance(1);
     expect((await s.get(q)).json).toEqual({ wiki: 100 });
     expect((await s.get(`${q}&simple`)).json).toEqual({ wiki: 0 });
-    expect((await s.get(`${q}&full`)).json).toEqual({ _default_tier: { wiki: 0 } });
+    // Druid's default rule wants two replicas; the one Historical holds one of each (as on a real Druid 33).
+    expect((await s.get(`${q}&full`)).json).toEqual({ _default_tier: { wiki: 2 } });
+    expect((await s.get(`${q}&full&computeUsingClusterView`)).json).toEqual({ _default_tier: { wiki: 0 } });
     expect((await s.get(hc)).json).toBe(true);
     expect(s.sim.stats().tasks.r1?.map((e) => e.event)).toEqual([
       "submitted",
@@ -354,7 +356,7 @@ describe("segments, timeline and handoff (api-contract §3, §4)", () => {
       segments: expect.any(Array),
     });
     expect((await s.get(`${C}/loadstatus?simple`)).json).toEqual({ wiki: 0 });
-    expect((await s.get(`${C}/loadstatus?full`)).json).toEqual({ _default_tier: { wiki: 0 } });
+    expect((await s.get(`${C}/loadstatus?full`)).json).toEqual({ _default_tier: { wiki: 2 } });
   });
 });
 
@@ -399,11 +401,17 @@ describe("Broker SQL subset (api-contract §3.6)", () => {
   it("answers unsupported SQL, unknown tables and unknown columns with a 400 invalidInput ErrorResponse", async () => {
     const s = await startTestSim();
     for (const [query, message] of [
-      ["DELETE FROM wiki", "Expected SELECT but found 'DELETE'"],
+      [
+        "DELETE FROM wiki",
+        "SQL near 'DELETE' (SELECT expected) is not supported by the emulator (line [1], column [1])",
+      ],
       ["SELECT * FROM nowhere", "Object 'nowhere' not found (line [1], column [15])"],
-      ["SELECT nope FROM sys.segments", "Column 'nope' not found in any table"],
-      ["SELECT datasource FROM sys.segments ORDER BY bogus", "Column 'bogus' not found in any table"],
-      ["SELECT a FROM sys.segments JOIN x", "Unsupported SQL near 'JOIN'"],
+      ["SELECT nope FROM sys.segments", "Column 'nope' not found in any table (line [1], column [8])"],
+      [
+        "SELECT datasource FROM sys.segments ORDER BY bogus",
+        "Column 'bogus' not found in any table (line [1], column [46])",
+      ],
+      ["SELECT a FROM sys.segments JOIN x", "JOIN is not supported by the emulator"],
     ] as const) {
       const res = await sql(s, query);
       expect(res.status).toBe(400);
@@ -480,7 +488,8 @@ describe("Broker SQL subset (api-contract §3.6)", () => {
       is_available: 1,
       is_realtime: 0,
       num_replicas: 1,
-      replication_factor: 1,
+      // Druid's default rule: two replicas wanted (a real Druid 33 shows 2 with one Historical).
+      replication_factor: 2,
       dimensions: '["page","user"]',
     });
   });

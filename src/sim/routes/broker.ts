@@ -1,193 +1,313 @@
 import { randomUUID } from "node:crypto";
-import type { SimEngine } from "../engine.js";
-import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
+import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
-import { execute, parseSql, SqlError, type SqlRow, Timestamp, type Value } from "../sql.js";
+import {
+  type Column,
+  execute,
+  nativeType,
+  type OutValue,
+  parseSql,
+  position,
+  SqlError,
+  type SqlResult,
+  SqlRuntimeError,
+  Timestamp,
+  unsupported,
+} from "../sql.js";
+import { catalog, SCHEMAS, type SqlTable } from "../sql-catalog.js";
 import { bindParameters, type SqlParameterValue } from "../sql-parameters.js";
-import { instantText } from "../time.js";
-import { isServed, shardSpecJson } from "../timeline.js";
+import { resolveZone, timestampText, type Zone } from "../sql-time.js";
 import { versionTraits } from "../versions.js";
 
-/** Broker SQL (`POST /druid/v2/sql`, api-contract §3.6) over `sys.segments` and datasources' live rows. */
+/**
+ * Broker SQL (`POST /druid/v2/sql`, api-contract §3.6; `SqlResource`, `SqlQuery`): the request fields as
+ * Druid's `SqlQuery` binds them, the query id headers, `sqlTimeZone`, the result formats with `header`,
+ * `typesHeader` and `sqlTypesHeader`, and the tables of sql-catalog.ts.
+ */
 
-/** `SystemSchema.SEGMENTS_SIGNATURE` (§3.6); booleans are 0/1. Druid 33 has no `projections` (versions.ts). */
-export function sysSegmentsColumns(druidVersion: number): string[] {
-  return versionTraits(druidVersion).sysSegmentsProjections
-    ? SYS_SEGMENTS_COLUMNS
-    : SYS_SEGMENTS_COLUMNS.filter((c) => c !== "projections");
-}
+const JETTY_SOURCE = "(org.eclipse.jetty.server.HttpInputOverHTTP)";
+const FORMATS = ["object", "array", "objectLines", "arrayLines", "csv"] as const;
+type Format = (typeof FORMATS)[number];
 
-export const SYS_SEGMENTS_COLUMNS = [
-  "segment_id",
-  "datasource",
-  "start",
-  "end",
-  "size",
-  "version",
-  "partition_num",
-  "num_replicas",
-  "num_rows",
-  "is_active",
-  "is_published",
-  "is_available",
-  "is_realtime",
-  "is_overshadowed",
-  "shard_spec",
-  "dimensions",
-  "metrics",
-  "projections",
-  "last_compaction_state",
-  "replication_factor",
-];
-
-export function sysSegments(engine: SimEngine): SqlRow[] {
-  const rows: SqlRow[] = [];
-  for (const ds of engine.store.dataSources()) {
-    const shadowed = engine.store.overshadowed(ds);
-    for (const s of engine.store.used(ds, engine.now)) {
-      const available = isServed(s, engine.now);
-      const overshadowed = shadowed.has(s.id);
-      rows.push({
-        segment_id: s.id,
-        datasource: ds,
-        start: instantText(s.interval.start),
-        end: instantText(s.interval.end),
-        size: s.size,
-        version: s.version,
-        partition_num: s.partitionNum,
-        num_replicas: available ? 1 : 0,
-        num_rows: s.numRows,
-        is_active: overshadowed ? 0 : 1,
-        is_published: 1,
-        is_available: available ? 1 : 0,
-        is_realtime: 0,
-        is_overshadowed: overshadowed ? 1 : 0,
-        shard_spec: JSON.stringify(shardSpecJson(s, engine.options.druidVersion)),
-        dimensions: JSON.stringify(s.dimensions),
-        metrics: JSON.stringify(s.metrics),
-        projections: null,
-        last_compaction_state: null,
-        replication_factor: 1,
-      });
-    }
-  }
-  return rows;
-}
-
-function dataSourceTable(engine: SimEngine, ds: string): { rows: SqlRow[]; columns: string[] } | null {
-  const visible = engine.store.visible(ds, engine.now);
-  if (visible.length === 0) return null;
-  const columns = ["__time"];
-  for (const s of visible)
-    for (const c of [...s.dimensions, ...s.metrics]) if (!columns.includes(c)) columns.push(c);
-  const rows = engine.store.liveRows(ds, engine.now).map((r) => {
-    const row: SqlRow = {};
-    for (const c of columns) row[c] = c === "__time" ? new Timestamp(r.__time) : toValue(r[c]);
-    return row;
-  });
-  return { rows, columns };
-}
-
-function toValue(v: unknown): Value {
-  if (v === undefined || v === null) return null;
-  if (typeof v === "number" || typeof v === "string") return v;
-  return JSON.stringify(v);
+/** Jackson's 1-based line and column of a body offset (`at [Source: …; line: L, column: C]`). */
+function jsonLocation(body: string, offset: number): string {
+  const before = body.slice(0, offset).split("\n");
+  return `line: ${before.length}, column: ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 /**
- * Calcite's unknown-table error as a real Druid 33 words it: the position spans the table reference as written
- * (quotes and schema included; 1-based, end inclusive), and a schema-qualified name says `within '<schema>'`.
+ * A request `SqlQuery`'s constructor refuses: the legacy `{"error":"Unknown exception",…}` shape a real Druid 33
+ * sent with a 400 for a bad `resultFormat`, a non-boolean `header` or `typesHeader` without `header`.
  */
-export function tableNotFound(query: string, table: string): Reply {
-  const dot = table.lastIndexOf(".");
-  const object = dot < 0 ? table : table.slice(dot + 1);
-  const within = dot < 0 ? "" : ` within '${table.slice(0, dot)}'`;
-  const ident = String.raw`(?:"[^"]*"|[A-Za-z_][\w$]*)`;
-  const ref = new RegExp(String.raw`\bFROM\s+(${ident}(?:\s*\.\s*${ident})?)`, "i").exec(query);
-  if (!ref?.[1]) return sqlError(`Object '${object}' not found${within}`);
-  const start = ref.index + ref[0].length - ref[1].length;
-  const at = (offset: number) => {
-    const before = query.slice(0, offset).split("\n");
-    return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
-  };
-  const from = at(start);
-  const to = at(start + ref[1].length - 1);
-  return sqlError(`Object '${object}' not found${within} (line [${from.line}], column [${from.column}])`, {
-    line: String(from.line),
-    column: String(from.column),
-    endLine: String(to.line),
-    endColumn: String(to.column),
-  });
+function badRequest(errorMessage: string, errorClass: string): Reply {
+  return json(400, { error: "Unknown exception", errorMessage, errorClass, host: null });
+}
+
+const INSTANTIATION = "com.fasterxml.jackson.databind.exc.ValueInstantiationException";
+
+/** Where a top-level field's value starts in the raw body (for Jackson's location). */
+function valueOffset(raw: string, field: string): number {
+  const m = new RegExp(`"${field}"\\s*:\\s*`).exec(raw);
+  return m ? m.index + m[0].length : raw.length;
 }
 
 function sqlError(message: string, position: Record<string, string> = {}): Reply {
   return invalidInput(message, { sourceType: "sql", ...position });
 }
 
+/** Line/column context of a span of the query (1-based, end inclusive), as Druid attaches to parse errors. */
+function spanContext(query: string, span: [number, number]): Record<string, string> {
+  const from = position(query, span[0]);
+  const to = position(query, span[1]);
+  return {
+    line: String(from.line),
+    column: String(from.column),
+    endLine: String(to.line),
+    endColumn: String(to.column),
+  };
+}
+
+/** The table reference after FROM, as written: its span and the names in it. */
+function tableRef(query: string): { start: number; text: string } | null {
+  const ident = String.raw`(?:"[^"]*"|[A-Za-z_][\w$]*)`;
+  const ref = new RegExp(String.raw`\bFROM\s+(${ident}(?:\s*\.\s*${ident})?)`, "i").exec(query);
+  if (!ref?.[1]) return null;
+  return { start: ref.index + ref[0].length - ref[1].length, text: ref[1] };
+}
+
+/**
+ * Calcite's unknown-object error as a real Druid 33 words it. Names are case-sensitive; a name that differs only
+ * in case gets `did you mean`. The position spans the table reference as written (quotes and schema included).
+ */
+function objectNotFound(query: string, message: string): Reply {
+  const ref = tableRef(query);
+  if (!ref) return sqlError(message);
+  const span: [number, number] = [ref.start, ref.start + ref.text.length - 1];
+  const context = spanContext(query, span);
+  return sqlError(`${message} (line [${context.line}], column [${context.column}])`, context);
+}
+
+/** Finds the table a query names, or the Druid error for a name that does not resolve. */
+function resolveTable(tables: SqlTable[], query: string, name: string): SqlTable | Reply {
+  const dot = name.indexOf(".");
+  const schemaName = dot < 0 ? null : name.slice(0, dot);
+  const tableName = dot < 0 ? name : name.slice(dot + 1);
+  const schema = schemaName ?? "druid";
+  if (schemaName !== null && !(SCHEMAS as readonly string[]).includes(schemaName)) {
+    const near = SCHEMAS.find((s) => s.toLowerCase() === schemaName.toLowerCase());
+    return objectNotFound(
+      query,
+      `Object '${schemaName}' not found${near ? `; did you mean '${near}'?` : ""}`,
+    );
+  }
+  const inSchema = tables.filter((t) => t.schema === schema);
+  const exact = inSchema.find((t) => t.name === tableName);
+  if (exact) return exact;
+  const near = inSchema.find((t) => t.name.toLowerCase() === tableName.toLowerCase());
+  if (near)
+    return objectNotFound(
+      query,
+      `Object '${tableName}' not found within '${schema}'; did you mean '${near.name}'?`,
+    );
+  return objectNotFound(
+    query,
+    `Object '${tableName}' not found${schemaName === null ? "" : ` within '${schema}'`}`,
+  );
+}
+
+interface Request {
+  query: string;
+  format: Format;
+  header: boolean;
+  typesHeader: boolean;
+  sqlTypesHeader: boolean;
+  context: Record<string, unknown>;
+  parameters: SqlParameterValue[];
+}
+
+/** Binds the body the way `SqlQuery`'s Jackson constructor does; a Reply is Druid's refusal. */
+function readRequest(raw: string, body: Record<string, unknown>): Request | Reply {
+  const bool = (field: string): boolean | Reply => {
+    const v = body[field];
+    if (v === undefined || v === null || v === false || v === "false" || v === "False" || v === "FALSE")
+      return false;
+    if (v === true || v === "true" || v === "True" || v === "TRUE") return true;
+    return badRequest(
+      `Cannot deserialize value of type \`boolean\` from ${typeof v === "string" ? "String" : "Number"} ${JSON.stringify(v)}: only "true"/"True"/"TRUE" or "false"/"False"/"FALSE" recognized\n at [Source: ${JETTY_SOURCE}; ${jsonLocation(raw, valueOffset(raw, field))}] (through reference chain: org.apache.druid.sql.http.SqlQuery["${field}"])`,
+      "com.fasterxml.jackson.databind.exc.InvalidFormatException",
+    );
+  };
+  const end = `at [Source: ${JETTY_SOURCE}; ${jsonLocation(raw, raw.trimEnd().length)}]`;
+  if (typeof body.query !== "string") {
+    return badRequest(
+      `Cannot construct instance of \`org.apache.druid.sql.http.SqlQuery\`, problem: query\n ${end}`,
+      INSTANTIATION,
+    );
+  }
+  let format: Format = "object";
+  if (body.resultFormat !== undefined && body.resultFormat !== null) {
+    const wanted = String(body.resultFormat);
+    const found = FORMATS.find((f) => f.toLowerCase() === wanted.toLowerCase());
+    if (!found) {
+      return badRequest(
+        `Cannot construct instance of \`org.apache.druid.sql.http.ResultFormat\`, problem: No enum constant org.apache.druid.sql.http.ResultFormat.${wanted.toUpperCase()}\n at [Source: ${JETTY_SOURCE}; ${jsonLocation(raw, valueOffset(raw, "resultFormat"))}] (through reference chain: org.apache.druid.sql.http.SqlQuery["resultFormat"])`,
+        INSTANTIATION,
+      );
+    }
+    format = found;
+  }
+  const header = bool("header");
+  if (typeof header !== "boolean") return header;
+  const typesHeader = bool("typesHeader");
+  if (typeof typesHeader !== "boolean") return typesHeader;
+  const sqlTypesHeader = bool("sqlTypesHeader");
+  if (typeof sqlTypesHeader !== "boolean") return sqlTypesHeader;
+  for (const [flag, name] of [
+    [typesHeader, "typesHeader"],
+    [sqlTypesHeader, "sqlTypesHeader"],
+  ] as const) {
+    if (flag && !header) {
+      return badRequest(
+        `Cannot construct instance of \`org.apache.druid.sql.http.SqlQuery\`, problem: Cannot include '${name}' without 'header'\n ${end}`,
+        INSTANTIATION,
+      );
+    }
+  }
+  const context =
+    body.context && typeof body.context === "object" ? (body.context as Record<string, unknown>) : {};
+  const parameters = Array.isArray(body.parameters) ? (body.parameters as SqlParameterValue[]) : [];
+  return { query: body.query, format, header, typesHeader, sqlTypesHeader, context, parameters };
+}
+
 async function sql(ctx: RouteContext): Promise<Reply> {
   if (!isJson(ctx.req)) return empty(415);
-  let body: { query?: unknown; resultFormat?: unknown; header?: unknown; parameters?: unknown };
+  const raw = await ctx.body();
+  let body: Record<string, unknown>;
   try {
-    body = JSON.parse(await ctx.body()) as typeof body;
+    body = JSON.parse(raw) as Record<string, unknown>;
+    if (!body || typeof body !== "object" || Array.isArray(body))
+      throw new TypeError("expected a JSON object");
   } catch (error) {
     return sqlError(`Malformed SQL request body: ${(error as Error).message}`);
   }
-  if (typeof body?.query !== "string" || body.query.trim() === "") return sqlError("Query must not be empty");
-  let result: { columns: string[]; rows: Value[][] };
-  try {
-    const parameters = Array.isArray(body.parameters) ? (body.parameters as SqlParameterValue[]) : [];
-    const q = parseSql(bindParameters(body.query, parameters));
-    const name = q.table.replace(/^druid\./i, "");
-    let table: { rows: SqlRow[]; columns: string[] } | null;
-    if (name.toLowerCase() === "sys.segments")
-      table = { rows: sysSegments(ctx.engine), columns: sysSegmentsColumns(ctx.druidVersion) };
-    else if (name.includes(".")) return tableNotFound(body.query, q.table);
-    else table = dataSourceTable(ctx.engine, name);
-    if (!table) return tableNotFound(body.query, q.table);
-    result = execute(q, table.rows, table.columns);
-  } catch (error) {
-    if (error instanceof SqlError) return sqlError(error.message);
-    throw error;
+  const request = readRequest(raw, body);
+  if (!("query" in request)) return request;
+  // `sqlQueryId` from the context names the query in both id headers (`SqlResource`); else a fresh UUID.
+  const requested = request.context.sqlQueryId;
+  if (requested !== undefined && requested !== null && typeof requested !== "string") {
+    return druidError("general", "OPERATOR", "UNCATEGORIZED", "sqlQueryId must be a string");
   }
-  return format(result, String(body.resultFormat ?? "object"), body.header === true);
+  const queryId = typeof requested === "string" && requested !== "" ? requested : randomUUID();
+  const ids = { "X-Druid-Query-Id": queryId, "X-Druid-SQL-Query-Id": queryId };
+  const reply = run(ctx, request);
+  return {
+    ...reply,
+    headers: {
+      ...ids,
+      ...(reply.status === 200 ? { "X-Druid-Response-Context": "{}" } : {}),
+      ...reply.headers,
+    },
+  };
 }
 
-function format(
-  result: { columns: string[]; rows: Value[][] },
-  resultFormat: string,
-  header: boolean,
-): Reply {
-  const headers: Record<string, string> = { "X-Druid-SQL-Query-Id": randomUUID() };
-  if (header) headers["X-Druid-SQL-Header-Included"] = "yes";
-  const asObject = (r: Value[]) => Object.fromEntries(result.columns.map((c, i) => [c, r[i] ?? null]));
-  const headerObject = Object.fromEntries(result.columns.map((c) => [c, null]));
-  switch (resultFormat) {
+function run(ctx: RouteContext, request: Request): Reply {
+  const zone = resolveZone(request.context.sqlTimeZone);
+  if (request.query.trim() === "") {
+    const at = request.query === "" ? { line: 0, column: 0 } : position(request.query, request.query.length);
+    return sqlError(`Received an unexpected token [<EOF>] (line [${at.line}], column [${at.column}])`, {
+      line: String(at.line),
+      column: String(at.column),
+      endLine: String(at.line),
+      endColumn: String(at.column),
+      token: "<EOF>",
+    });
+  }
+  let bound = request.query;
+  let result: SqlResult;
+  try {
+    bound = bindParameters(request.query, request.parameters);
+    const q = parseSql(bound, { timeZone: zone });
+    let table: SqlTable | null = null;
+    if (q.table !== null) {
+      const tables = catalog(ctx.engine, ctx.url);
+      const found = resolveTable(tables, bound, q.table);
+      if (!("schema" in found)) return found;
+      table = found;
+      if (!table.rows) throw unsupported(`Querying ${table.schema}.${table.name}`);
+    }
+    result = execute(q, table?.rows?.() ?? [], {
+      columns: table?.columns ?? [],
+      timeZone: zone,
+      now: ctx.engine.now,
+      systemTable: table !== null && table.schema !== "druid",
+    });
+  } catch (error) {
+    if (error instanceof SqlRuntimeError)
+      return druidError("general", "ADMIN", "UNCATEGORIZED", error.message);
+    if (!(error instanceof SqlError)) throw error;
+    if (!error.span) return sqlError(error.message);
+    const context = spanContext(bound, error.span);
+    const located = error.message.includes("(line [")
+      ? error.message
+      : `${error.message} (line [${context.line}], column [${context.column}])`;
+    return sqlError(located, context);
+  }
+  return format(result, request, zone, ctx.druidVersion);
+}
+
+/** A cell as Druid's JSON writer prints it: TIMESTAMPs as ISO text in the query's time zone. */
+function cell(v: OutValue, zone: Zone): OutValue | string {
+  return v instanceof Timestamp ? timestampText(v.ms, zone) : v;
+}
+
+function format(result: SqlResult, r: Request, zone: Zone, druidVersion: number): Reply {
+  const headers: Record<string, string> = {};
+  if (r.header) headers["X-Druid-SQL-Header-Included"] = "yes";
+  const names = result.columns.map((c) => c.name);
+  const headerRows: unknown[][] = [];
+  if (r.header) {
+    headerRows.push(names);
+    if (r.typesHeader) headerRows.push(result.columns.map((c) => nativeType(c.type)));
+    if (r.sqlTypesHeader) headerRows.push(result.columns.map((c) => c.type));
+  }
+  const headerObject = () =>
+    Object.fromEntries(
+      result.columns.map((c: Column) => [
+        c.name,
+        r.typesHeader || r.sqlTypesHeader
+          ? {
+              ...(r.typesHeader ? { type: nativeType(c.type) } : {}),
+              ...(r.sqlTypesHeader ? { sqlType: c.type } : {}),
+            }
+          : null,
+      ]),
+    );
+  const rows = result.rows.map((row) => row.map((v) => cell(v, zone)));
+  const asObject = (row: unknown[]) => Object.fromEntries(names.map((n, i) => [n, row[i] ?? null]));
+  // A real Druid 33 labels every format application/json; later releases may use text/plain and text/csv.
+  const json33 = versionTraits(druidVersion).sqlResultsLabelledJson;
+  switch (r.format) {
     case "object":
-      return json(200, [...(header ? [headerObject] : []), ...result.rows.map(asObject)], headers);
+      return json(200, [...(r.header ? [headerObject()] : []), ...rows.map(asObject)], headers);
     case "array":
-      return json(200, [...(header ? [result.columns] : []), ...result.rows], headers);
+      return json(200, [...headerRows, ...rows], headers);
     case "objectLines":
     case "arrayLines": {
       const lines =
-        resultFormat === "objectLines"
-          ? result.rows.map((r) => JSON.stringify(asObject(r)))
-          : result.rows.map((r) => JSON.stringify(r));
-      if (header)
-        lines.unshift(JSON.stringify(resultFormat === "objectLines" ? headerObject : result.columns));
+        r.format === "objectLines"
+          ? [...(r.header ? [headerObject()] : []), ...rows.map(asObject)].map((x) => JSON.stringify(x))
+          : [...headerRows, ...rows].map((x) => JSON.stringify(x));
       // A trailing blank line marks a complete response (§3.6).
-      return { ...text(200, `${lines.join("\n")}\n\n`), headers };
+      return { ...text(200, `${lines.join("\n")}\n\n`, json33 ? "application/json" : "text/plain"), headers };
     }
     case "csv": {
-      const cell = (v: Value) => {
-        const s = v === null ? "" : v instanceof Timestamp ? v.toJSON() : String(v);
+      const csvCell = (v: unknown) => {
+        const s = v === null || v === undefined ? "" : String(v);
         return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
       };
-      const lines = result.rows.map((r) => r.map(cell).join(","));
-      if (header) lines.unshift(result.columns.map(cell).join(","));
-      return { ...text(200, `${lines.join("\n")}\n\n`, "text/csv"), headers };
+      const lines = [...headerRows, ...rows].map((row) => row.map(csvCell).join(","));
+      return { ...text(200, `${lines.join("\n")}\n\n`, json33 ? "application/json" : "text/csv"), headers };
     }
-    default:
-      return sqlError(`Unsupported resultFormat[${resultFormat}]`);
   }
 }
 

@@ -1,17 +1,21 @@
 import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
+import { auditJson, HISTORICAL } from "../coordinator.js";
 import type { SimEngine } from "../engine.js";
-import { empty, json, type Reply, text } from "../reply.js";
+import { empty, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
+import { DEFAULT_RULES_KEY, DEFAULT_TIER, parseRules, RulesError } from "../rules.js";
 import { instantText, intervalText } from "../time.js";
-import { isServed, isUsed, type SimSegment, segmentJson } from "../timeline.js";
+import { isUsed, type SimSegment, segmentJson } from "../timeline.js";
 import { versionTraits } from "../versions.js";
 
 /** Coordinator endpoints under `/druid/coordinator/v1` (api-contract §3.1–§3.5). */
 const BASE = "/druid/coordinator/v1";
-const TIER = "_default_tier";
+const TIER = DEFAULT_TIER;
 const DAY_MS = 24 * 3600 * 1000;
+/** `druid.audit.manager.auditHistoryMillis`: history without `interval` or `count` covers the last week. */
+const AUDIT_HISTORY_MS = 7 * DAY_MS;
 
-const served = (engine: SimEngine, ds: string) => engine.store.all(ds).filter((s) => isServed(s, engine.now));
+const served = (engine: SimEngine, ds: string) => engine.served(ds);
 const used = (engine: SimEngine, ds: string) => engine.store.used(ds, engine.now);
 const has = (q: URLSearchParams, name: string) => q.has(name);
 
@@ -23,8 +27,8 @@ function segmentList(engine: SimEngine, segs: SimSegment[], query: URLSearchPara
   );
 }
 
-function servers(s: SimSegment): string[] {
-  return s.servedAt === null ? [] : ["localhost:8083"];
+function servers(engine: SimEngine, s: SimSegment): string[] {
+  return engine.isServed(s) ? [HISTORICAL] : [];
 }
 
 /** Interval from a path or query value; Druid accepts `_` in place of `/`. */
@@ -62,19 +66,69 @@ function fullDataSource(engine: SimEngine, name: string, segments: SimSegment[])
   };
 }
 
-/** Cluster `loadstatus` (§3.1): over all used segments, overshadowed included. */
+/**
+ * Under-replication per tier (`SegmentReplicationStatus.getTierToDatasourceToUnderReplicated`): for each
+ * segment the rules' required replicas per tier minus the replicas loaded there (the one Historical of
+ * `_default_tier`); with `computeUsingClusterView`, the requirement is first capped by the tier's servers. With
+ * Druid's default rule (two replicas) every loaded segment is one short, as on a one-Historical Druid.
+ */
+function underReplicated(
+  engine: SimEngine,
+  segments: SimSegment[],
+  clusterView: boolean,
+): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  const add = (tier: string, ds: string, n: number) => {
+    const byDs = out[tier] ?? {};
+    byDs[ds] = (byDs[ds] ?? 0) + n;
+    out[tier] = byDs;
+  };
+  for (const s of segments) {
+    const isServed = engine.isServed(s);
+    if (engine.store.overshadowed(s.dataSource, engine.now).has(s.id)) {
+      // Not evaluated by RunRules: only the replica it still has is known (required 0).
+      if (isServed) add(TIER, s.dataSource, 0);
+      continue;
+    }
+    const p = engine.placement(s);
+    if (p.kind === null || p.kind === "drop") continue;
+    const tiers = Object.keys(p.tiers).length === 0 ? { [TIER]: 0 } : p.tiers;
+    if (isServed && !(TIER in tiers)) add(TIER, s.dataSource, 0);
+    for (const [tier, required] of Object.entries(tiers)) {
+      const loaded = tier === TIER && isServed ? 1 : 0;
+      const wanted = clusterView ? Math.min(required, tier === TIER ? 1 : 0) : required;
+      add(tier, s.dataSource, Math.max(wanted - loaded, 0));
+    }
+  }
+  return out;
+}
+
+/**
+ * Cluster `loadstatus` (§3.1, `CoordinatorResource.getLoadStatus`): the default form is the share of used
+ * segments (overshadowed included) loaded anywhere; `simple` counts used segments not loaded that need a replica
+ * (`getDatasourceToUnavailableSegmentCount`: zero-replica segments are not unavailable); `full` is the
+ * under-replication per tier.
+ */
 function loadStatus({ engine, query }: RouteContext): Reply {
+  if (has(query, "full")) {
+    const all = engine.store.dataSources().flatMap((ds) => used(engine, ds));
+    return json(200, underReplicated(engine, all, has(query, "computeUsingClusterView")));
+  }
   const out: Record<string, unknown> = {};
-  const full: Record<string, number> = {};
   for (const ds of engine.store.dataSources()) {
     const all = used(engine, ds);
     if (all.length === 0) continue;
-    const unavailable = all.filter((s) => !isServed(s, engine.now)).length;
-    if (has(query, "simple")) out[ds] = unavailable;
-    else if (has(query, "full")) full[ds] = unavailable;
-    else out[ds] = (100 * (all.length - unavailable)) / all.length;
+    const shadowed = engine.store.overshadowed(ds, engine.now);
+    const notLoaded = all.filter((s) => !engine.isServed(s));
+    if (has(query, "simple")) {
+      out[ds] = notLoaded.filter((s) => {
+        if (shadowed.has(s.id)) return true;
+        const p = engine.placement(s);
+        return !(p.kind === "load" && p.replicationFactor === 0);
+      }).length;
+    } else out[ds] = (100 * (all.length - notLoaded.length)) / all.length;
   }
-  return json(200, has(query, "full") ? { [TIER]: full } : out);
+  return json(200, out);
 }
 
 /** `datasources/{ds}/loadstatus` (§3.3): used, non-overshadowed segments overlapping the interval. */
@@ -94,9 +148,10 @@ function dataSourceLoadStatus({ engine, query, params }: RouteContext): Reply {
       ? text(200, "No used segment found for the given datasource and interval", "application/json")
       : empty(204);
   }
-  const unavailable = segments.filter((s) => !isServed(s, engine.now)).length;
+  const unavailable = segments.filter((s) => !engine.isServed(s)).length;
   if (has(query, "simple")) return json(200, { [ds]: unavailable });
-  if (has(query, "full")) return json(200, { [TIER]: { [ds]: unavailable } });
+  if (has(query, "full"))
+    return json(200, underReplicated(engine, segments, has(query, "computeUsingClusterView")));
   return json(200, { [ds]: (100 * (segments.length - unavailable)) / segments.length });
 }
 
@@ -125,7 +180,7 @@ function servedIntervals({ engine, params, query }: RouteContext): Reply {
       const key = intervalText(s.interval);
       out[key] = {
         ...(out[key] ?? {}),
-        [s.id]: { metadata: segmentJson(s, engine.options.druidVersion), servers: servers(s) },
+        [s.id]: { metadata: segmentJson(s, engine.options.druidVersion), servers: servers(engine, s) },
       };
     }
     return json(200, out);
@@ -186,7 +241,7 @@ function metadataSegments({ engine, query }: RouteContext): Reply {
         out.push({
           ...segmentJson(s, engine.options.druidVersion),
           overshadowed: shadowed.has(s.id),
-          replicationFactor: 1,
+          replicationFactor: engine.replicationFactor(s),
           numRows: s.numRows,
           realtime: false,
         });
@@ -195,8 +250,152 @@ function metadataSegments({ engine, query }: RouteContext): Reply {
   return json(200, out);
 }
 
+/** The caller's address as Druid's `AuditInfo.ip` records it. */
+function remoteIp(ctx: RouteContext): string {
+  return String(ctx.req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+}
+
+function header(ctx: RouteContext, name: string): string {
+  const v = ctx.req.headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? "";
+}
+
+/** Jetty's error page for an exception thrown inside a resource (what a real Druid 33 sent for a bad body). */
+function jettyError(message: string): Reply {
+  const escaped = message.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/'/g, "&apos;");
+  return text(
+    500,
+    `<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1"/>\n<title>Error 500 ${escaped}</title>\n</head>\n<body><h2>HTTP ERROR 500 ${escaped}</h2>\n</body>\n</html>\n`,
+    "text/html;charset=iso-8859-1",
+  );
+}
+
+/**
+ * `POST /rules/{ds}` (`RulesResource.setDatasourceRules`): 200 with no body; the `X-Druid-Author` and
+ * `X-Druid-Comment` headers go to the audit log. Druid 33 does not validate the rule order.
+ */
+async function setRules(ctx: RouteContext): Promise<Reply> {
+  if (!isJson(ctx.req)) return empty(415);
+  const ds = ctx.params.dataSource ?? "";
+  const raw = await ctx.body();
+  let value: unknown = null;
+  if (raw.trim() !== "") {
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      return jettyError(
+        `javax.servlet.ServletException: com.fasterxml.jackson.core.JsonParseException: ${(error as Error).message}`,
+      );
+    }
+  }
+  let rules: ReturnType<typeof parseRules>;
+  try {
+    rules = parseRules(value);
+    // `overrideRule`: "Cluster-level rules cannot be empty." (an IAE Druid 33 answers as an empty 500).
+    if (rules.length === 0 && ds === DEFAULT_RULES_KEY) throw new RulesError(500);
+  } catch (error) {
+    if (!(error instanceof RulesError)) throw error;
+    return error.body ? json(error.status, error.body) : empty(error.status);
+  }
+  ctx.engine.setRules(ds, rules, {
+    author: header(ctx, "x-druid-author"),
+    comment: header(ctx, "x-druid-comment"),
+    ip: remoteIp(ctx),
+  });
+  return empty(200);
+}
+
+/**
+ * `GET /rules[/{ds}]/history` (`RulesResource.getRuleHistory`): with `count`, the newest N entries first; else the
+ * entries within `interval` (default: the last week), oldest first. A bad interval is Druid's 500 page.
+ */
+function ruleHistory(ctx: RouteContext, key?: string): Reply {
+  const entries = ctx.engine.rules.history(key);
+  const count = ctx.query.get("count");
+  const rawInterval = ctx.query.get("interval");
+  if (rawInterval === null && count !== null) {
+    return json(
+      200,
+      [...entries]
+        .reverse()
+        .slice(0, Math.max(0, Number(count) || 0))
+        .map(auditJson),
+    );
+  }
+  let interval: Interval;
+  if (rawInterval === null) interval = { start: ctx.engine.now - AUDIT_HISTORY_MS, end: ctx.engine.now };
+  else {
+    const parsed = rawInterval.includes("/") ? intervalParam(rawInterval) : null;
+    if (!parsed) {
+      return jettyError(
+        `org.apache.druid.error.DruidException: Invalid interval[${rawInterval}]: [Format requires a '/' separator: ${rawInterval}]`,
+      );
+    }
+    interval = parsed;
+  }
+  return json(200, entries.filter((a) => a.at >= interval.start && a.at <= interval.end).map(auditJson));
+}
+
+/**
+ * `POST /config` (`CoordinatorDynamicConfigsResource.setDynamicConfigs`): the fields given replace the current
+ * ones (Druid's builder starts from the current config); unknown fields are ignored; 200 with no body.
+ */
+async function setDynamicConfig(ctx: RouteContext): Promise<Reply> {
+  if (!isJson(ctx.req)) return empty(415);
+  let value: unknown;
+  try {
+    value = JSON.parse(await ctx.body());
+  } catch (error) {
+    return jettyError(
+      `javax.servlet.ServletException: com.fasterxml.jackson.core.JsonParseException: ${(error as Error).message}`,
+    );
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    const kind = Array.isArray(value) ? "Array value (token `JsonToken.START_ARRAY`)" : "a scalar value";
+    return json(400, {
+      error: `Cannot deserialize value of type \`org.apache.druid.server.coordinator.CoordinatorDynamicConfig$Builder\` from ${kind}`,
+    });
+  }
+  const update: Record<string, unknown> = {};
+  const known = ctx.engine.dynamicConfig;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!(k in known)) continue;
+    if (typeof known[k] === "number" && typeof v !== "number") {
+      const n = Number(v);
+      if (typeof v !== "string" || !Number.isFinite(n)) {
+        return json(400, {
+          error: `Cannot deserialize value of type \`long\` from String ${JSON.stringify(String(v))}: not a valid \`long\` value`,
+        });
+      }
+      update[k] = n;
+    } else update[k] = v;
+  }
+  ctx.engine.setDynamicConfig(update);
+  return empty(200);
+}
+
 export function coordinatorRoutes(): Route[] {
   return [
+    // Coordinator dynamic config (docs/api-reference/dynamic-configuration-api.md).
+    { method: "GET", path: `${BASE}/config`, handler: ({ engine }) => json(200, engine.dynamicConfig) },
+    { method: "POST", path: `${BASE}/config`, handler: setDynamicConfig },
+    // Retention rules (`RulesResource`, docs/api-reference/retention-rules-api.md).
+    { method: "GET", path: `${BASE}/rules`, handler: ({ engine }) => json(200, engine.rules.all()) },
+    { method: "GET", path: `${BASE}/rules/history`, handler: (ctx) => ruleHistory(ctx) },
+    {
+      method: "GET",
+      path: `${BASE}/rules/:dataSource`,
+      handler: ({ engine, params, query }) => {
+        const ds = params.dataSource ?? "";
+        return json(200, has(query, "full") ? engine.rules.withDefault(ds) : engine.rules.get(ds));
+      },
+    },
+    { method: "POST", path: `${BASE}/rules/:dataSource`, handler: setRules },
+    {
+      method: "GET",
+      path: `${BASE}/rules/:dataSource/history`,
+      handler: (ctx) => ruleHistory(ctx, ctx.params.dataSource ?? ""),
+    },
     { method: "GET", path: `${BASE}/loadstatus`, handler: loadStatus },
     { method: "GET", path: `${BASE}/leader`, handler: (ctx) => text(200, ctx.url, "application/json") },
     { method: "GET", path: `${BASE}/isLeader`, handler: () => json(200, { leader: true }) },
@@ -257,8 +456,11 @@ export function coordinatorRoutes(): Route[] {
       path: `${BASE}/datasources/:dataSource/segments/:segmentId`,
       handler: ({ engine, params }) => {
         const s = engine.store.find(params.dataSource ?? "", params.segmentId ?? "");
-        if (!s || !isServed(s, engine.now)) return empty(204);
-        return json(200, { metadata: segmentJson(s, engine.options.druidVersion), servers: servers(s) });
+        if (!s || !engine.isServed(s)) return empty(204);
+        return json(200, {
+          metadata: segmentJson(s, engine.options.druidVersion),
+          servers: servers(engine, s),
+        });
       },
     },
     { method: "GET", path: `${BASE}/datasources/:dataSource/loadstatus`, handler: dataSourceLoadStatus },
@@ -280,7 +482,7 @@ export function coordinatorRoutes(): Route[] {
               x.version === version &&
               x.partitionNum === partition,
           );
-        return json(200, s !== undefined && isServed(s, engine.now));
+        return json(200, s !== undefined && engine.isServed(s));
       },
     },
     { method: "GET", path: `${BASE}/metadata/datasources`, handler: metadataDataSources },
