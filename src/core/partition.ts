@@ -1,11 +1,25 @@
 import { UsageError } from "./errors.js";
-import { bucketEnd, bucketStart, type Granularity, isAligned, parseGranularity } from "./granularity.js";
+import {
+  bucketStart,
+  checkTiling,
+  describeInstant,
+  type Granularity,
+  granularityLabel,
+  increment,
+  isAligned,
+  parseGranularity,
+} from "./granularity.js";
 import { formatInstant, formatInterval, type Interval } from "./interval.js";
 
 /**
  * Partition planning: a job's range is cut into partitions on granularity boundaries, one ledger task
  * each. Boundaries matter because Druid locks and replaces whole time chunks (api-contract §4.3, §4.4):
  * a partition that is not aligned to the chunks would make two neighbouring tasks fight over one chunk.
+ *
+ * The partitions are Druid's own buckets (`Granularity.getIterable`: `bucketStart` of the start, then
+ * `increment`), so a period in a time zone gives local days, months…: `P1D` in America/Los_Angeles cuts
+ * 2026-03-08 as 23 hours and 2026-11-01 as 25, each from local midnight. Where Druid's buckets do not tile
+ * (a missing local midnight, PT1H across Australia/Lord_Howe's 30-minute DST shift) planning is refused.
  */
 
 /** A range that cannot be partitioned as asked (misaligned, empty, too many partitions). Exit code 2. */
@@ -23,18 +37,16 @@ export interface SplitOptions {
   readonly maxPartitions?: number;
 }
 
-function granularityName(g: Granularity): string {
-  return g.kind === "period" ? g.name.toUpperCase() : g.kind.toUpperCase();
-}
+const granularityName = granularityLabel;
 
 function asGranularity(g: Granularity | string): Granularity {
   return typeof g === "string" ? parseGranularity(g) : g;
 }
 
-/** Floor and ceiling of `ms` on the granularity's boundaries (equal when aligned). */
+/** Floor and ceiling of `ms` on the granularity's boundaries (equal when aligned; ceil = the floor's bucket end). */
 export function alignedBounds(g: Granularity, ms: number): { floor: number; ceil: number } {
   const floor = bucketStart(g, ms);
-  return { floor, ceil: floor === ms ? ms : bucketEnd(g, floor) };
+  return { floor, ceil: floor === ms ? ms : increment(g, floor) };
 }
 
 /** `range` widened outwards to the granularity's boundaries. */
@@ -77,7 +89,7 @@ export function splitInterval(
       const { floor, ceil } = alignedBounds(gran, ms);
       if (floor !== ms) {
         problems.push(
-          `the ${label} ${formatInstant(ms)} is not on a ${name} boundary (nearest: ${formatInstant(floor)} before, ${formatInstant(ceil)} after)`,
+          `the ${label} ${describeInstant(gran, ms)} is not on a ${name} boundary (nearest: ${describeInstant(gran, floor)} before, ${describeInstant(gran, ceil)} after)`,
         );
       }
     }
@@ -94,7 +106,7 @@ export function splitInterval(
   const max = options.maxPartitions ?? 100_000;
   const out: Interval[] = [];
   for (let s = target.start; s < target.end; ) {
-    const e = bucketEnd(gran, s);
+    const e = increment(gran, s);
     out.push({ start: s, end: e });
     if (out.length > max) {
       throw new PartitionError(
@@ -103,6 +115,19 @@ export function splitInterval(
       );
     }
     s = e;
+  }
+  // Druid locks the chain of increments but puts each row in its bucketStart's bucket: they must agree.
+  const last = out[out.length - 1] as Interval;
+  const mismatch =
+    checkTiling(gran, out) ??
+    (last.end !== target.end
+      ? `Druid's ${name} buckets do not tile here: the bucket starting ${describeInstant(gran, last.start)} ends at ${describeInstant(gran, last.end)}, past the range's end ${describeInstant(gran, target.end)}`
+      : undefined);
+  if (mismatch) {
+    throw new PartitionError(
+      `cannot partition ${formatInterval(target)} by ${name}: ${mismatch}. Druid would lock and fill overlapping time chunks; split the range there or choose another granularity`,
+      { range: formatInterval(target), granularity: name },
+    );
   }
   return out;
 }
@@ -133,7 +158,7 @@ export function checkPartitions(intervals: readonly Interval[], g: Granularity |
       problems.push({
         kind: "misaligned",
         indexes: [i],
-        message: `partition #${i} ${show(iv)} is not aligned to ${name} (${off.map(formatInstant).join(", ")})`,
+        message: `partition #${i} ${show(iv)} is not aligned to ${name} (${off.map((ms) => describeInstant(gran, ms)).join(", ")})`,
       });
     }
   }

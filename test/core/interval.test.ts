@@ -46,8 +46,13 @@ describe("granularity", () => {
     expect(parseGranularity({ type: "period", period: "PT6H" })).toMatchObject({ period: { hours: 6 } });
     expect(parseGranularity("all")).toEqual({ kind: "all" });
     expect(() => parseGranularity("fortnight")).toThrow(/unknown granularity "fortnight"/);
-    expect(() => parseGranularity({ type: "period", period: "P1D", timeZone: "America/New_York" })).toThrow(
-      /UTC only/,
+    expect(parseGranularity({ type: "period", period: "P1D", timeZone: "America/New_York" })).toMatchObject({
+      kind: "period",
+      timeZone: "America/New_York",
+      period: { days: 1 },
+    });
+    expect(() => parseGranularity({ type: "period", period: "P1D", timeZone: "America/NewYork" })).toThrow(
+      /unknown granularity time zone "America\/NewYork"/,
     );
   });
 

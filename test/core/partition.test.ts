@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseGranularity } from "../../src/core/granularity.js";
+import { bucketsOverlapping, parseGranularity, parseInstantInZone } from "../../src/core/granularity.js";
 import { formatInterval, type Interval, parseInterval } from "../../src/core/interval.js";
 import { checkPartitions, PartitionError, splitInterval } from "../../src/core/partition.js";
 
@@ -96,6 +96,111 @@ describe("splitting a range into partitions", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("splitting by a period in a time zone", () => {
+  const LA = "America/Los_Angeles";
+  const laDay = parseGranularity({ type: "period", period: "P1D", timeZone: LA });
+  const local = (day: string) => parseInstantInZone(day, LA);
+  const lengths = (list: Interval[]) => list.map((p) => (p.end - p.start) / 3_600_000);
+
+  it("cuts local days: 23 hours on 2026-03-08, 25 on 2026-11-01, each from local midnight", () => {
+    const spring = splitInterval({ start: local("2026-03-06"), end: local("2026-03-11") }, laDay);
+    expect(fmt(spring)).toEqual([
+      "2026-03-06T08:00:00.000Z/2026-03-07T08:00:00.000Z",
+      "2026-03-07T08:00:00.000Z/2026-03-08T08:00:00.000Z",
+      "2026-03-08T08:00:00.000Z/2026-03-09T07:00:00.000Z",
+      "2026-03-09T07:00:00.000Z/2026-03-10T07:00:00.000Z",
+      "2026-03-10T07:00:00.000Z/2026-03-11T07:00:00.000Z",
+    ]);
+    expect(lengths(spring)).toEqual([24, 24, 23, 24, 24]);
+    // The audit's time chunks and the emulator's segment buckets are the same local days.
+    expect(bucketsOverlapping(laDay, { start: local("2026-03-06"), end: local("2026-03-11") })).toEqual(
+      spring,
+    );
+    expect(
+      bucketsOverlapping(laDay, { start: local("2026-03-06") + 3_600_000, end: local("2026-03-10") }),
+    ).toEqual(spring.slice(0, 4));
+    const fall = splitInterval({ start: local("2026-10-30"), end: local("2026-11-03") }, laDay);
+    expect(lengths(fall)).toEqual([24, 24, 25, 24]);
+    expect(fmt(fall)[2]).toBe("2026-11-01T07:00:00.000Z/2026-11-02T08:00:00.000Z");
+    // A whole year of local days: 365 partitions, 8760 hours, one 23 and one 25.
+    const year = splitInterval({ start: local("2026-01-01"), end: local("2027-01-01") }, laDay);
+    expect(year).toHaveLength(365);
+    expect(lengths(year).filter((h) => h !== 24)).toEqual([23, 25]);
+    expect(checkPartitions(year, laDay)).toEqual([]);
+  });
+
+  it("accepts a range starting at local midnight and refuses one that does not, in local time too", () => {
+    expect(splitInterval(iv("2026-03-07T08:00:00Z/2026-03-08T08:00:00Z"), laDay)).toHaveLength(1);
+    const attempt = () => splitInterval(iv("2026-03-07T00:00:00Z/2026-03-09T07:00:00Z"), laDay);
+    expect(attempt).toThrow(PartitionError);
+    expect(attempt).toThrow(
+      "range 2026-03-07T00:00:00.000Z/2026-03-09T07:00:00.000Z is not aligned to P1D in America/Los_Angeles: the start 2026-03-07T00:00:00.000Z (2026-03-06T16:00:00.000-08:00) is not on a P1D in America/Los_Angeles boundary (nearest: 2026-03-06T08:00:00.000Z (2026-03-06T00:00:00.000-08:00) before, 2026-03-07T08:00:00.000Z (2026-03-07T00:00:00.000-08:00) after). Use 2026-03-06T08:00:00.000Z/2026-03-09T07:00:00.000Z instead, or a finer granularity",
+    );
+    const widened = splitInterval(iv("2026-03-07T00:00:00Z/2026-03-09T07:00:00Z"), laDay, { widen: true });
+    expect(lengths(widened)).toEqual([24, 24, 23]);
+  });
+
+  it("cuts local hours, months and quarters", () => {
+    const laHour = parseGranularity({ type: "period", period: "PT1H", timeZone: LA });
+    expect(splitInterval({ start: local("2026-03-08"), end: local("2026-03-09") }, laHour)).toHaveLength(23);
+    expect(splitInterval({ start: local("2026-11-01"), end: local("2026-11-02") }, laHour)).toHaveLength(25);
+    const kolkataHour = parseGranularity({ type: "period", period: "PT1H", timeZone: "Asia/Kolkata" });
+    expect(fmt(splitInterval(iv("2026-03-07T18:30:00Z/2026-03-07T20:30:00Z"), kolkataHour))).toEqual([
+      "2026-03-07T18:30:00.000Z/2026-03-07T19:30:00.000Z",
+      "2026-03-07T19:30:00.000Z/2026-03-07T20:30:00.000Z",
+    ]);
+    const laMonth = parseGranularity({ type: "period", period: "P1M", timeZone: LA });
+    expect(fmt(splitInterval({ start: local("2026-02-01"), end: local("2026-05-01") }, laMonth))).toEqual([
+      "2026-02-01T08:00:00.000Z/2026-03-01T08:00:00.000Z",
+      "2026-03-01T08:00:00.000Z/2026-04-01T07:00:00.000Z",
+      "2026-04-01T07:00:00.000Z/2026-05-01T07:00:00.000Z",
+    ]);
+    const laQuarter = parseGranularity({ type: "period", period: "P3M", timeZone: LA });
+    expect(splitInterval({ start: local("2026-01-01"), end: local("2027-01-01") }, laQuarter)).toHaveLength(
+      4,
+    );
+  });
+
+  it("refuses ranges where Druid's own buckets do not tile", () => {
+    // America/Havana has no local midnight on 2026-03-08: that day starts at 01:00 and Druid's increments
+    // keep 01:00 while rows go to midnight, so neighbouring chunks would overlap.
+    const havanaDay = parseGranularity({ type: "period", period: "P1D", timeZone: "America/Havana" });
+    const havana = (d: string) => parseInstantInZone(d, "America/Havana");
+    expect(() =>
+      splitInterval({ start: havana("2026-03-07"), end: havana("2026-03-10") }, havanaDay),
+    ).toThrow(
+      /cannot partition .* by P1D in America\/Havana: Druid's P1D in America\/Havana buckets do not tile here: the chain of buckets reaches 2026-03-09T05:00:00\.000Z \(2026-03-09T01:00:00\.000-04:00\)/,
+    );
+    // Up to the missing midnight, and from the day after it, they do.
+    expect(splitInterval({ start: havana("2026-03-01"), end: havana("2026-03-08") }, havanaDay)).toHaveLength(
+      7,
+    );
+    expect(splitInterval({ start: havana("2026-03-09"), end: havana("2026-03-20") }, havanaDay)).toHaveLength(
+      11,
+    );
+    // PT1H in Australia/Lord_Howe across its 30-minute DST shift.
+    const lordHowe = parseGranularity({ type: "period", period: "PT1H", timeZone: "Australia/Lord_Howe" });
+    expect(() => splitInterval(iv("2026-10-03T13:30:00Z/2026-10-04T13:00:00Z"), lordHowe)).toThrow(
+      /PT1H in Australia\/Lord_Howe buckets do not tile here/,
+    );
+    // PT6H on Lord Howe in standard time: not even a local midnight is a bucket start.
+    const lordHowe6 = parseGranularity({ type: "period", period: "PT6H", timeZone: "Australia/Lord_Howe" });
+    expect(() =>
+      splitInterval(iv("2026-05-31T13:30:00Z/2026-06-01T13:30:00Z"), lordHowe6, { widen: true }),
+    ).toThrow(/PT6H in Australia\/Lord_Howe buckets do not tile here/);
+    // A month from the 31st: Jan 31 → Feb 28 → Mar 28, but Mar 28's rows belong to Feb 28's bucket.
+    const from31 = parseGranularity({ type: "period", period: "P1M", origin: "2026-01-31T00:00:00Z" });
+    expect(() => splitInterval(iv("2026-01-31/2026-04-30"), from31)).toThrow(/do not tile/);
+  });
+
+  it("checks partitions against the zone's boundaries", () => {
+    const problems = checkPartitions([iv("2026-03-08T08:00:00Z/2026-03-09T08:00:00Z")], laDay);
+    expect(problems.map((p) => p.message)).toEqual([
+      "partition #0 2026-03-08T08:00:00.000Z/2026-03-09T08:00:00.000Z is not aligned to P1D in America/Los_Angeles (2026-03-09T08:00:00.000Z (2026-03-09T01:00:00.000-07:00))",
+    ]);
   });
 });
 
