@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
 import { UsageError } from "../core/errors.js";
-import { parseGranularity } from "../core/granularity.js";
+import { parseGranularity, parseGranularityText } from "../core/granularity.js";
 import { formatInterval, type Interval, intervalSlug } from "../core/interval.js";
 import { splitInterval } from "../core/partition.js";
 import { datasourcePart } from "../core/task-id.js";
@@ -88,7 +88,10 @@ function withGates(spec: JsonObject, gates: DataGates): JsonObject {
 /** The partition granularity, or an error naming where it came from (the flag or the spec's JSON path). */
 function partitionGranularityOf(input: IngestJobInput, value: string | JsonObject) {
   try {
-    return parseGranularity(value);
+    // `--granularity` may be JSON text (a period object with a time zone); the spec's value is JSON already.
+    return input.granularity && typeof value === "string"
+      ? parseGranularityText(value)
+      : parseGranularity(value);
   } catch (error) {
     const path = input.granularity ? "--granularity" : "spec.dataSchema.granularitySpec.segmentGranularity";
     throw new InvalidSpecError([{ path, message: error instanceof Error ? error.message : String(error) }], {

@@ -1,5 +1,5 @@
 import type { JsonPath, JsonValue } from "../core/canonical-json.js";
-import { type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
+import { type Granularity, granularityLabel, isAligned, parseGranularity } from "../core/granularity.js";
 import { formatInterval, type Interval, parseInstant, sameInterval } from "../core/interval.js";
 import { druidIdProblem } from "../core/task-id.js";
 import type { SpecIssue, ValidationResult } from "./issues.js";
@@ -314,7 +314,7 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
     // DruidSqlParserUtils.validateQueryAndConvertToIntervals: both ends on PARTITIONED BY's buckets.
     const aligned = gran.kind === "period" && isAligned(gran, window.start) && isAligned(gran, window.end);
     if (!aligned) {
-      const name = gran.kind === "period" ? gran.name.toUpperCase() : gran.kind.toUpperCase();
+      const name = granularityLabel(gran);
       errors.push({
         path: "query.overwrite",
         message: `OVERWRITE WHERE clause identified interval [${formatInterval(window)}] which is not aligned with PARTITIONED BY granularity [${name}]`,

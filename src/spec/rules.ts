@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import { type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
+import { type Granularity, granularityLabel, isAligned, parseGranularity } from "../core/granularity.js";
 import {
   formatInstant,
   formatInterval,
@@ -72,7 +72,7 @@ function sameBuckets(a: Granularity, b: Granularity | undefined): boolean {
 }
 
 function granName(g: Granularity): string {
-  return g.kind === "period" ? g.name.toUpperCase() : g.kind.toUpperCase();
+  return granularityLabel(g);
 }
 
 /** `AggregatorsModule`: the aggregators of Druid core. */
