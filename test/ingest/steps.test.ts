@@ -227,6 +227,58 @@ describe("running: waiting for the Druid task to end", () => {
     expect(a.progress().rowStats).toMatchObject({ unparseable: 3 });
   });
 
+  it("takes a failed parallel supervisor's evidence from its sub-tasks (Druid 33 reports zeros there)", async () => {
+    const a = attempt({ step: "running" });
+    const sub = "single_phase_sub_task_wiki_x";
+    const error = await rejects(
+      awaitTerminal(
+        a,
+        io({
+          status: {
+            id: TASK_ID,
+            state: "FAILED",
+            duration: 5,
+            errorMsg: "Failed in phase[segment generation]. See task logs for details.",
+          },
+          client: {
+            taskReports: async (id: string) =>
+              id === sub
+                ? reports(0, 50)
+                : {
+                    ingestionStatsAndErrors: {
+                      ...reports(0, 0).ingestionStatsAndErrors,
+                      payload: { ...reports(0, 0).ingestionStatsAndErrors.payload, errorMsg: null },
+                    },
+                  },
+            tasks: async () => [
+              {
+                id: TASK_ID,
+                groupId: TASK_ID,
+                statusCode: "FAILED",
+                errorMsg: "Failed in phase[segment generation]. See task logs for details.",
+              },
+              {
+                id: sub,
+                groupId: TASK_ID,
+                statusCode: "FAILED",
+                errorMsg: "Max parse exceptions[0] exceeded",
+              },
+              { id: "other_task", groupId: "other_task", statusCode: "SUCCESS", errorMsg: null },
+            ],
+          },
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(AttemptFailed);
+    expect(a.progress().rowStats).toMatchObject({ processed: 0, unparseable: 50 });
+    expect(a.progress().parseErrors).toEqual(["Unable to parse row [x]"]);
+    expect(a.progress().failures?.[0]).toMatchObject({
+      failureClass: "parse-exceptions",
+      deterministic: true,
+    });
+    expect(a.progress().failures?.[0]?.errorMsg).toContain("(sub-task: Max parse exceptions[0] exceeded)");
+  });
+
   it("fails a SUCCESS whose counters fail the data gate, deterministically", async () => {
     const a = attempt({ step: "running" });
     const error = await rejects(

@@ -50,6 +50,16 @@ export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
     } catch {
       // The status's errorMsg is enough when the report is gone.
     }
+    if (!rowStats || isEmpty(rowStats)) {
+      // A parallel supervisor that failed reports "Failed in phase[…]" and zero counters (seen on Druid 33):
+      // the evidence is in its sub-tasks' reports.
+      const sub = await subTaskEvidence(a, io).catch(() => null);
+      if (sub) {
+        rowStats = sub.rowStats;
+        parseErrors = sub.parseErrors.length > 0 ? sub.parseErrors : parseErrors;
+        errorMsg = sub.errorMsg ? `${errorMsg ?? "FAILED"} (sub-task: ${sub.errorMsg})` : errorMsg;
+      }
+    }
     const cls = classifyTaskFailure(errorMsg);
     const failures = [
       ...(p.failures ?? []),
@@ -90,4 +100,37 @@ export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
     rowStats,
     parseErrors,
   });
+}
+
+function isEmpty(s: NonNullable<IngestProgress["rowStats"]>): boolean {
+  return s.processed + s.processedWithError + s.unparseable + s.thrownAway === 0;
+}
+
+/**
+ * The counters, first parse errors and first error message of a parallel task's sub-tasks (their group
+ * id is the supervisor's id, docs/druid-api.md §2.5): where a failed supervisor keeps its evidence.
+ */
+async function subTaskEvidence(
+  a: Attempt,
+  io: StepIO,
+): Promise<{
+  rowStats: NonNullable<IngestProgress["rowStats"]>;
+  parseErrors: string[];
+  errorMsg: string | null;
+} | null> {
+  const subs = (await io.client.tasks({ datasource: a.payload.datasource }, a.call))
+    .filter((t) => t.groupId === a.taskId && t.id !== a.taskId)
+    .slice(0, 20);
+  if (subs.length === 0) return null;
+  const total = { processed: 0, processedWithError: 0, unparseable: 0, thrownAway: 0 };
+  const parseErrors: string[] = [];
+  for (const sub of subs) {
+    const report = (await io.client.taskReports(sub.id, a.call).catch(() => null))?.ingestionStatsAndErrors
+      ?.payload;
+    const stats = buildSegmentsStats(report?.rowStats);
+    if (stats) for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += stats[k];
+    parseErrors.push(...firstParseErrors(report?.unparseableEvents));
+  }
+  const failed = subs.find((t) => t.statusCode === "FAILED" && t.errorMsg);
+  return { rowStats: total, parseErrors: parseErrors.slice(0, 5), errorMsg: failed?.errorMsg ?? null };
 }
