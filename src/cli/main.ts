@@ -1,15 +1,20 @@
 import { Command, CommanderError } from "commander";
 import { ExitCode, SegopsError } from "../core/errors.js";
-import { commands } from "./commands/index.js";
+import { loadCommands, registerCommands } from "./commands/index.js";
 
-/** Builds the `segops` program; exported so tests can drive the CLI in-process. */
-export function buildProgram(): Command {
+/**
+ * Builds the `segops` program; exported so tests can drive the CLI in-process. Every command is listed;
+ * with `argv` (what `main` passes), only the modules of the command it names are loaded beyond the light
+ * registrations, so `segops --help` starts at once; without, all of them are.
+ */
+export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const program = new Command("segops")
     .description("Segment Ops for Apache Druid: idempotent, handoff-gated batch ingestion and backfills")
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
-  for (const register of commands) register(program);
+  registerCommands(program);
+  await loadCommands(program, argv);
   return program;
 }
 
@@ -36,7 +41,7 @@ export function exitCodeFor(error: unknown): number {
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.Ok;
   } catch (error) {
     if (!(error instanceof CommanderError)) {

@@ -267,6 +267,28 @@ describe("segops validate", () => {
   });
 });
 
+describe("issue 10: validate --json always prints the JSON result, with every problem", () => {
+  it("reports a spec without a dataSource together with its other problems, as JSON", async () => {
+    const noDs = file(
+      "nods.json",
+      JSON.stringify({
+        type: "index_parallel",
+        spec: {
+          dataSchema: { timestampSpec: { column: "t" }, granularitySpec: { segmentGranularity: "day" } },
+          ioConfig: { type: "index_parallel", inputSource: { type: "local", baseDir: "/d", filter: "*" } },
+        },
+      }),
+    );
+    const r = await run("validate", noDs, "--interval", "2026-01-01/P1D", "--json");
+    expect(r.code).toBe(2);
+    const result = JSON.parse(r.out) as { valid: boolean; errors: Array<{ path: string }> };
+    expect(result.valid).toBe(false);
+    const paths = result.errors.map((e) => e.path);
+    expect(paths).toContain("spec.dataSchema.dataSource");
+    expect(paths).toContain("spec.ioConfig.inputFormat");
+  });
+});
+
 describe("bad input found while preparing", () => {
   it("a bad --prefix or a spec without a datasource exits 2", async () => {
     const args = [template, "--interval", "2026-01-01/P1D", "--var", "env=prod"];

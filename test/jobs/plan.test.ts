@@ -128,6 +128,6 @@ describe("job planning reads the spec as Druid does", () => {
     };
     t.spec.ioConfig.appendToExisting = "true";
     const plan = planIngestJob({ ...base, template: template(t as { [key: string]: JsonValue }) });
-    expect((plan.tasks[0]?.payload as unknown as IngestPayload).mode).toBe("append");
+    expect((plan.tasks[0]?.payload as unknown as IngestPayload | undefined)?.mode).toBe("append");
   });
 });

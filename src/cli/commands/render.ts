@@ -1,14 +1,6 @@
 import type { Command } from "commander";
 import { UsageError } from "../../core/errors.js";
-import { TaskIdError } from "../../core/task-id.js";
-import {
-  parseAttempt,
-  parsePartitionInterval,
-  prepareSpec,
-  readTemplateFile,
-  type SpecIssue,
-} from "../../spec/index.js";
-import { parseVars } from "../../spec/template.js";
+import type { SpecIssue } from "../../spec/index.js";
 
 /** stdout/stderr writers of a command (its commander output configuration, so tests can capture them). */
 export function writers(cmd: Command): { out: (s: string) => void; err: (s: string) => void } {
@@ -47,6 +39,16 @@ export function addPrepareOptions(cmd: Command): Command {
 }
 
 export async function prepareFromFlags(file: string, flags: PrepareFlags) {
+  // The spec toolkit (zod, yaml, luxon) loads when a command uses it: this module is also registration.
+  const [
+    { parseAttempt, parsePartitionInterval, prepareSpec, readTemplateFile },
+    { parseVars },
+    { TaskIdError },
+  ] = await Promise.all([
+    import("../../spec/index.js"),
+    import("../../spec/template.js"),
+    import("../../core/task-id.js"),
+  ]);
   const interval = parsePartitionInterval(flags.interval);
   const vars = parseVars(flags.var ?? []);
   const attempt = parseAttempt(flags.attempt);

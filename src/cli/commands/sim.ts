@@ -1,8 +1,14 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { Command } from "commander";
-import { parse as parseYaml } from "yaml";
 import { UsageError } from "../../core/errors.js";
-import { type FaultRule, type SimOptions, startSim } from "../../sim/index.js";
+import type { FaultRule, SimOptions } from "../../sim/index.js";
+
+/**
+ * This module is also `sim`'s registration, loaded for every `segops` start: the emulator is imported
+ * when it is started, and yaml (synchronously, `simOptionsFromFlags` is sync) when a faults file is read.
+ */
+const requireLazily = createRequire(import.meta.url);
 
 /** Raw `segops sim` flags as commander hands them over. */
 export interface SimFlags {
@@ -41,7 +47,7 @@ export function readFaultsFile(path: string): FaultRule[] {
   }
   let rules: unknown;
   try {
-    rules = parseYaml(text) as unknown;
+    rules = (requireLazily("yaml") as typeof import("yaml")).parse(text) as unknown;
   } catch (error) {
     throw new UsageError(`--faults file ${path} is neither JSON nor YAML: ${(error as Error).message}`, {
       path,
@@ -97,9 +103,10 @@ export async function serveSim(
   stop: AbortSignal,
   write: (line: string) => void,
 ): Promise<void> {
-  let sim: Awaited<ReturnType<typeof startSim>>;
+  const emulator = await import("../../sim/index.js");
+  let sim: Awaited<ReturnType<typeof emulator.startSim>>;
   try {
-    sim = await startSim(options);
+    sim = await emulator.startSim(options);
   } catch (error) {
     if (error instanceof TypeError) throw new UsageError(error.message);
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {

@@ -1,15 +1,13 @@
 import type { Command } from "commander";
-import { formatInterval, parseInterval } from "../../core/interval.js";
-import type { TaskSpec } from "../../druid/client.js";
-import { InvalidSpecError, validateSpec, validateSql } from "../../spec/index.js";
-import { connectDruid } from "../context.js";
-import { addDruidOptions, type DruidFlags } from "../options.js";
-import { addPrepareOptions, type PrepareFlags, prepareFromFlags, printWarnings, writers } from "./render.js";
+import { addDruidOptions } from "../options.js";
+import { addPrepareOptions } from "./render.js";
+import type { SubmitFlags } from "./submit-action.js";
 
 /**
  * `segops submit`: the operator half of an Airflow operator + deferrable sensor (or a Dagster op):
  * validates, derives the deterministic id, submits, prints the id and returns at once. Running it again is
- * harmless: Druid answers "already exists" for our own id and segops reattaches.
+ * harmless: Druid answers "already exists" for our own id and segops reattaches. The implementation
+ * (submit-action.ts) is imported when the command runs.
  */
 export function registerSubmit(program: Command): void {
   addDruidOptions(
@@ -20,41 +18,7 @@ export function registerSubmit(program: Command): void {
         .argument("<template>", "template or spec file: JSON, YAML or SQL")
         .option("--json", "print {taskId, outcome, datasource, interval} as JSON"),
     ),
-  ).action(async (file: string, flags: PrepareFlags & DruidFlags & { json?: boolean }, cmd: Command) => {
-    const { out, err } = writers(cmd);
-    const prepared = await prepareFromFlags(file, flags);
-    const partition = parseInterval(flags.interval);
-    const result =
-      prepared.kind === "task"
-        ? validateSpec(prepared.spec, { partition })
-        : validateSql(prepared.body.query, { partition });
-    printWarnings(err, [...prepared.warnings, ...result.warnings]);
-    if (!result.valid) throw new InvalidSpecError(result.errors, { template: file });
-    const client = await connectDruid(flags);
-    try {
-      const submitted =
-        prepared.kind === "task"
-          ? await client.submitTask(prepared.spec as TaskSpec)
-          : {
-              outcome: "accepted" as const,
-              taskId: (await client.submitSqlTask(prepared.body.query, { context: prepared.body.context }))
-                .taskId,
-            };
-      const datasource =
-        prepared.kind === "task"
-          ? (((prepared.spec.spec as Record<string, unknown>)?.dataSchema as Record<string, unknown>)
-              ?.dataSource ?? null)
-          : null;
-      if (flags.json) {
-        out(
-          `${JSON.stringify({ taskId: submitted.taskId, outcome: submitted.outcome, datasource, interval: formatInterval(partition) })}\n`,
-        );
-      } else {
-        if (submitted.outcome === "duplicate") err(`already submitted: reattached to ${submitted.taskId}\n`);
-        out(`${submitted.taskId}\n`);
-      }
-    } finally {
-      await client.close();
-    }
-  });
+  ).action(async (file: string, flags: SubmitFlags, cmd: Command) =>
+    (await import("./submit-action.js")).submitAction(file, flags, cmd),
+  );
 }
