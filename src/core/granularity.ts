@@ -3,7 +3,7 @@ import { SegopsError } from "./errors.js";
 import { formatInstant, type Interval, parseInstant } from "./interval.js";
 
 /**
- * Druid granularities, bucketed exactly as Druid buckets them (api-contract §5).
+ * Druid granularities, bucketed exactly as Druid buckets them (docs/druid-api.md §5).
  *
  * The model follows Druid's own classes in `org.apache.druid.java.util.common.granularity` (read from
  * apache/druid, `processing/src/main/java/.../granularity/PeriodGranularity.java`, `Granularity.java`,

@@ -13,7 +13,7 @@ import { formatInstant, formatInterval, type Interval } from "./interval.js";
 
 /**
  * Partition planning: a job's range is cut into partitions on granularity boundaries, one ledger task
- * each. Boundaries matter because Druid locks and replaces whole time chunks (api-contract §4.3, §4.4):
+ * each. Boundaries matter because Druid locks and replaces whole time chunks (docs/druid-api.md §4.3, §4.4):
  * a partition that is not aligned to the chunks would make two neighbouring tasks fight over one chunk.
  *
  * The partitions are Druid's own buckets (`Granularity.getIterable`: `bucketStart` of the start, then

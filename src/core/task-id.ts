@@ -8,7 +8,7 @@ import { type Interval, intervalSlug } from "./interval.js";
  *
  * The hash is SHA-256 over the spec version and the canonical JSON of the spec with its volatile
  * fields left out, so the same work gets the same id (a resubmit after a crash is recognised by Druid as
- * a duplicate and reattached — api-contract §2.2), while any change to what the task would produce, or to
+ * a duplicate and reattached — docs/druid-api.md §2.2), while any change to what the task would produce, or to
  * the spec version, gives a new id. FAILED ids can never be reused in Druid, so each attempt has its own.
  */
 
@@ -170,7 +170,7 @@ export function parseTaskId(id: string): ParsedTaskId | null {
 }
 
 /**
- * Druid's `IdUtils.validateId` (api-contract §2.2), used for task ids and datasource names: returns the
+ * Druid's `IdUtils.validateId` (docs/druid-api.md §2.2), used for task ids and datasource names: returns the
  * reason the value would be rejected, worded like Druid's message, or null when it is acceptable.
  */
 export function druidIdProblem(field: string, value: string): string | null {

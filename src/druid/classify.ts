@@ -33,7 +33,7 @@ export interface ClassifyOptions {
   secrets?: readonly string[];
 }
 
-/** Druid's error, pulled out of whichever envelope it came in (api-contract §1). */
+/** Druid's error, pulled out of whichever envelope it came in (docs/druid-api.md §1). */
 export interface ParsedErrorBody {
   message?: string;
   /** `errorCode` of an ErrorResponse (`entryAlreadyExists`, `invalidInput`, ...) or a legacy query error code. */
@@ -111,7 +111,7 @@ export function parseErrorBody(body: string): ParsedErrorBody {
 }
 
 // ≤26 "Task[id] already exists!", 27–29 "Task [id] already exists.", ≥30 "Task[id] already exists",
-// and the DB-insert race "Task [id] already exists" (api-contract §2.2, §8). Greedy, so ids may contain "]".
+// and the DB-insert race "Task [id] already exists" (docs/druid-api.md §2.2, §8). Greedy, so ids may contain "]".
 const DUPLICATE_TASK = /^Task ?\[(.+)\] already exists[.!]?$/;
 const UNKNOWN_TASK = /^Cannot find any task with id: \[(.+)\]$/;
 // Jackson mapping failures surfaced by CustomExceptionMapper (§2.2): constructor validation (two wordings),
@@ -134,7 +134,7 @@ function header(response: HttpResponseLike, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Maps a non-success Druid response to its error class (api-contract §1, §2, §7, §8). */
+/** Maps a non-success Druid response to its error class (docs/druid-api.md §1, §2, §7, §8). */
 export function classifyResponse(response: HttpResponseLike, options: ClassifyOptions): DruidError {
   const parsed = parseErrorBody(response.body);
   const secrets = options.secrets ?? [];

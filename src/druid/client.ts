@@ -136,7 +136,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 }
 
 /**
- * Typed client for the Overlord, Coordinator and Broker (api-contract §2, §3, §6). Every method throws a
+ * Typed client for the Overlord, Coordinator and Broker (docs/druid-api.md §2, §3, §6). Every method throws a
  * `DruidError` subclass on failure; retryable failures are retried inside the configured budget first.
  */
 export class DruidClient {

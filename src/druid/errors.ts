@@ -2,7 +2,7 @@ import { SegopsError } from "../core/errors.js";
 
 /**
  * The Druid error taxonomy. Every failed call to Druid surfaces as exactly one of these classes, decided by
- * `classify()` from the HTTP status and Druid's error body (api-contract §1), or from the transport failure.
+ * `classify()` from the HTTP status and Druid's error body (docs/druid-api.md §1), or from the transport failure.
  *
  * | code                 | retryable | meaning                                                          |
  * |----------------------|-----------|------------------------------------------------------------------|

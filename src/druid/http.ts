@@ -398,7 +398,7 @@ export class DruidHttp {
       body = JSON.stringify(req.json);
       headers["content-type"] = "application/json";
     }
-    // A non-leader Overlord/Coordinator answers 307 to the leader (api-contract §2.1): resend the same
+    // A non-leader Overlord/Coordinator answers 307 to the leader (docs/druid-api.md §2.1): resend the same
     // method and body there. Each attempt starts from the configured URL, so a leader change is just
     // another redirect, and a dead old leader is a connection error for the retry loop.
     for (let hops = 0; ; hops++) {

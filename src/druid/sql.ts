@@ -1,7 +1,7 @@
 import type { SegmentLoadCounts, SqlParameter } from "./types.js";
 
 /**
- * The handoff query Druid itself uses (MSQ `SegmentLoadStatusFetcher.LOAD_QUERY`, api-contract §3.6),
+ * The handoff query Druid itself uses (MSQ `SegmentLoadStatusFetcher.LOAD_QUERY`, docs/druid-api.md §3.6),
  * built with dynamic parameters instead of string interpolation so no datasource or version can inject SQL.
  * With no versions it counts every non-overshadowed segment of the datasource.
  */

@@ -1,5 +1,5 @@
 /**
- * Druid's wire types, as api-contract §2–§3 records them. Fields Druid may omit are optional; unknown
+ * Druid's wire types, as docs/druid-api.md §2–§3 records them. Fields Druid may omit are optional; unknown
  * extra fields are kept (newer Druid versions add some, §8), so these are open shapes.
  */
 

@@ -6,7 +6,7 @@ import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admis
 /**
  * The process's view for admission control: which partitions it has in flight (slots, Druid id, runner
  * state) and a worker snapshot refreshed at most once per tick from `/workers` plus the pending and
- * waiting task lists (api-contract §2.5, §2.9), and only while a partition waits for admission (once
+ * waiting task lists (docs/druid-api.md §2.5, §2.9), and only while a partition waits for admission (once
  * everything is admitted the tail of a backfill costs no capacity requests). `admit` reserves the slots at once, so several partitions
  * claimed in one driver cycle cannot all squeeze into the same free slots.
  */
@@ -92,7 +92,7 @@ export class AdmissionTracker {
 
   /**
    * Live capacity from `/workers`; clusters whose runner lists no workers (Kubernetes: 500 "Task Runner
-   * does not support worker listing", api-contract §2.9) fall back to `/totalWorkerCapacity`, and when
+   * does not support worker listing", docs/druid-api.md §2.9) fall back to `/totalWorkerCapacity`, and when
    * that is unknown too (-1) only `--max-concurrency` bounds admission.
    */
   async #capacity(): Promise<WorkerSnapshot> {

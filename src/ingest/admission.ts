@@ -4,7 +4,7 @@
  * Pure: the caller supplies a fresh `/workers` snapshot and its own in-flight list each tick.
  */
 
-/** Slots one `index_parallel` task occupies: the supervisor plus k concurrent sub-tasks when k > 1 (api-contract §5). */
+/** Slots one `index_parallel` task occupies: the supervisor plus k concurrent sub-tasks when k > 1 (docs/druid-api.md §5). */
 export function slotsForSpec(spec: unknown): number {
   const tuning = (spec as { spec?: { tuningConfig?: { maxNumConcurrentSubTasks?: unknown } } })?.spec
     ?.tuningConfig;

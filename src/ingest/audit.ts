@@ -60,7 +60,7 @@ export interface AuditExpectation {
 export interface AuditInput {
   datasource: string;
   interval: Interval;
-  /** Used segments overlapping the interval, including overshadowed ones (api-contract §3.4 POST form). */
+  /** Used segments overlapping the interval, including overshadowed ones (docs/druid-api.md §3.4 POST form). */
   segments: readonly TimelineSegment[];
   /** Time chunks are buckets of this granularity; without it, each live (interval, version) set is a chunk. */
   granularity?: Granularity;

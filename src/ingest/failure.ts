@@ -15,7 +15,7 @@ interface Rule extends FailureClass {
   pattern: RegExp;
 }
 
-// Messages from api-contract §2.3, §4.4, §5 and Druid's task runners; order matters (first match wins).
+// Messages from docs/druid-api.md §2.3, §4.4, §5 and Druid's task runners; order matters (first match wins).
 const RULES: readonly Rule[] = [
   {
     name: "parse-exceptions",

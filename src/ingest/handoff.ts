@@ -10,7 +10,7 @@ import { liveTimeline, type TimelineSegment } from "./timeline.js";
 /**
  * The handoff gate (architecture doc, step 5): SUCCESS is not queryable. A partition is handed off when,
  * over its whole interval, the live timeline (built from the metadata store's used segments, including
- * overshadowed ones, api-contract §3.4) shows our version and every live non-tombstone segment is
+ * overshadowed ones, docs/druid-api.md §3.4) shows our version and every live non-tombstone segment is
  * announced by a data server (§3.2) — the criterion Druid's own `loadstatus` applies (§3.3), plus the
  * version check it lacks. Checks are batched per datasource: one metadata POST with every waiting
  * interval and one inventory GET per tick, however many partitions wait.

@@ -3,7 +3,7 @@ import type { DataSegment } from "../druid/types.js";
 import type { TimelineSegment } from "./timeline.js";
 
 /**
- * Core partition count of a segment's (interval, version) set, per shard spec type (api-contract §3.5):
+ * Core partition count of a segment's (interval, version) set, per shard spec type (docs/druid-api.md §3.5):
  * numbered/hashed carry `partitions` (or `numBuckets`), range/single carry `numCorePartitions`, and a
  * linear/none shard is complete on its own.
  */

@@ -1,7 +1,7 @@
 import type { Interval } from "../core/interval.js";
 
 /**
- * Druid's timeline rule (api-contract §4.2), reduced to what the handoff gate and the audit need:
+ * Druid's timeline rule (docs/druid-api.md §4.2), reduced to what the handoff gate and the audit need:
  * for every elementary piece of time, the visible ("live") version is the highest version whose
  * core partition set covering that piece is complete. Appended partitions (partitionNum ≥ core count)
  * ride along with their version but never decide completeness.

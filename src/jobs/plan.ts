@@ -60,7 +60,7 @@ export interface PlannedJob {
 function specGranularity(spec: JsonObject): string | JsonObject {
   const g = (spec.spec as JsonObject | undefined)?.dataSchema as JsonObject | undefined;
   const value = (g?.granularitySpec as JsonObject | undefined)?.segmentGranularity;
-  if (value === undefined || value === null) return "day"; // Druid's default (api-contract §5)
+  if (value === undefined || value === null) return "day"; // Druid's default (docs/druid-api.md §5)
   return typeof value === "string" ? value : (value as JsonObject);
 }
 

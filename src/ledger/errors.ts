@@ -1,5 +1,5 @@
-import { LATEST_VERSION } from "./sql/schema.js";
 import { SegopsError } from "../core/errors.js";
+import { LATEST_VERSION } from "./sql/schema.js";
 
 /**
  * The ledger cannot be used: unreachable, a failed statement, a schema newer than this code. The

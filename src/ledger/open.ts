@@ -124,7 +124,10 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   }
   const pool = options.poolSize;
   return new SqlStore(
-    await (await import("./postgres.js")).PostgresExecutor.open(url, { now, ...(pool !== undefined ? { poolSize: pool } : {}) }),
+    await (await import("./postgres.js")).PostgresExecutor.open(url, {
+      now,
+      ...(pool !== undefined ? { poolSize: pool } : {}),
+    }),
     clock,
   );
 }

@@ -17,7 +17,6 @@ export interface SqliteOptions {
   readonly mustExist?: boolean;
 }
 
-
 function osReason(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
   return e.code ? `${e.code}: ${e.message.replace(/^[A-Z]+: /, "")}` : String(error);
@@ -213,4 +212,3 @@ export class SqliteExecutor implements Executor {
     });
   }
 }
-

@@ -98,15 +98,19 @@ export interface Store {
   /** Due, claimable tasks of a kind, without claiming them (for `isEligible` pre-filtering). */
   listDue(options: ListDueOptions): Promise<TaskRow[]>;
   /**
-   * Claims due tasks in one statement: (due or canceled) and (new/suspended, or running with an
-   * expired lease), skipping tasks whose exclusion key is held by a running task.
+   * Claims due tasks in one transaction (select the candidates, then mark them): (due or canceled) and
+   * (new/suspended, or running with an expired lease), skipping tasks whose exclusion key is held by a
+   * running task.
    */
   claim(options: ClaimOptions): Promise<TaskRow[]>;
   /** Extends the lease of the row held by `ref` (no version bump). Null when taken over or finished. */
   renewLease(ref: TaskRef, leaseMs: number): Promise<TaskRow | null>;
   /** Commits an outcome as a CAS on `ref`, appending an event. Null when refused. */
   transition(ref: TaskRef, change: Transition): Promise<TaskRow | null>;
-  /** Shallow-merges `progress` into the row (CAS, no event). Null when canceled, taken over or finished. */
+  /**
+   * Shallow-merges `progress` into the row (CAS, version bumped) and appends a `checkpoint` event carrying
+   * the patch. Null when canceled, taken over or finished.
+   */
   checkpoint(ref: TaskRef, progress: JsonObject): Promise<TaskRow | null>;
 
   /**

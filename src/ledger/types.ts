@@ -2,7 +2,7 @@ import type { JsonValue } from "../core/canonical-json.js";
 
 /**
  * Terminology (architecture.md, "Terminology"):
- * - **Job**: what a user asked for (one `run`, one `backfill`, one `poll`); its id is derived by the
+ * - **Job**: what a user asked for (one `run`, one `backfill`); its id is derived by the
  *   caller from the inputs, so re-creating the same job is a no-op that returns the stored one.
  * - **Ledger task**: one durable unit of work of a job (one partition); the driver claims, runs and
  *   commits it. States: `new` → `running` → `done` | `failed` | `dead`, with `suspended` between runs.

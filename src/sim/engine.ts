@@ -26,7 +26,7 @@ import { SlotPool } from "./workers.js";
  * sim time on every observation (`sync`). Events due in the past are replayed in time order — a task that ends
  * at t frees its slot at t and the next task starts at t — so results do not depend on when requests arrive.
  *
- * Terminology (api-contract §2.3): a task is *waiting* until its locks are granted (statusCode RUNNING,
+ * Terminology (docs/druid-api.md §2.3): a task is *waiting* until its locks are granted (statusCode RUNNING,
  * runnerStatusCode WAITING), *pending* while it waits for worker slots, *running* on a worker, then complete.
  */
 export type TaskPhase = "waiting" | "pending" | "running" | "success" | "failed";
@@ -66,7 +66,7 @@ export interface SimTask {
 }
 
 export const UNKNOWN_LOCATION: TaskLocation = { host: null, port: -1, tlsPort: -1 };
-/** `ParallelIndexSupervisorTask.TASK_PHASE_FAILURE_MSG` (api-contract §5). */
+/** `ParallelIndexSupervisorTask.TASK_PHASE_FAILURE_MSG` (docs/druid-api.md §5). */
 export const PHASE_FAILURE = "Failed in phase[segment generation]. See task logs for details.";
 export const SHUTDOWN_MESSAGE = "Shutdown request from user";
 
@@ -81,9 +81,9 @@ export interface EngineOptions {
   /** The dynamic config `millisToWaitBeforeDeleting`: no overshadowed segment goes unused before start + this. */
   millisToWaitBeforeDeleting: number;
   neverLoad: Set<string>;
-  /** Druid major version whose version-specific shapes to emulate (api-contract §8). */
+  /** Druid major version whose version-specific shapes to emulate (docs/druid-api.md §8). */
   druidVersion: number;
-  /** `druid.indexer.queue.maxSize`: active tasks beyond it get the 429 (api-contract §2.2). */
+  /** `druid.indexer.queue.maxSize`: active tasks beyond it get the 429 (docs/druid-api.md §2.2). */
   maxQueueSize: number;
   /** Duration model (sim ms): base per task, cost per row. */
   baseDurationMs: number;
@@ -92,7 +92,7 @@ export interface EngineOptions {
 
 const MAX_ERROR_MSG = 1024;
 
-/** `TaskStatus` truncation: the middle of a long errorMsg is replaced (api-contract §2.3). */
+/** `TaskStatus` truncation: the middle of a long errorMsg is replaced (docs/druid-api.md §2.3). */
 export function truncateErrorMsg(msg: string): string {
   if (msg.length <= MAX_ERROR_MSG) return msg;
   const keep = MAX_ERROR_MSG / 2;
@@ -338,7 +338,7 @@ export class SimEngine {
     }
   }
 
-  /** Lock versions are the lock time, made strictly increasing (api-contract §4.1). */
+  /** Lock versions are the lock time, made strictly increasing (docs/druid-api.md §4.1). */
   #nextVersion(): string {
     this.#lastVersion = Math.max(this.#t, this.#lastVersion + 1);
     return instantText(this.#lastVersion);

@@ -3,7 +3,7 @@ import type { Rng } from "./rng.js";
 import { instantText } from "./time.js";
 
 /**
- * Druid's `IdUtils.validateId` (api-contract §2.2): returns the message Druid would raise, or null when valid.
+ * Druid's `IdUtils.validateId` (docs/druid-api.md §2.2): returns the message Druid would raise, or null when valid.
  * Used for task ids (as an `invalidInput` ErrorResponse) and datasource names (inside a Jackson error).
  */
 export function validateId(field: string, value: unknown): string | null {
@@ -25,14 +25,14 @@ export function validateId(field: string, value: unknown): string | null {
   return null;
 }
 
-/** `IdUtils.newTaskId`: `<type>_<dataSource>_<8 random a–p>_<nowISO>` (api-contract §2.2). */
+/** `IdUtils.newTaskId`: `<type>_<dataSource>_<8 random a–p>_<nowISO>` (docs/druid-api.md §2.2). */
 export function newTaskId(type: string, dataSource: string, nowMs: number, rng: Rng): string {
   let suffix = "";
   for (let i = 0; i < 8; i++) suffix += String.fromCharCode(97 + rng.int(0, 15));
   return `${type}_${dataSource}_${suffix}_${instantText(nowMs)}`;
 }
 
-/** `SegmentId#toString` (api-contract §4.1): `_partitionNum` is omitted when it is 0. */
+/** `SegmentId#toString` (docs/druid-api.md §4.1): `_partitionNum` is omitted when it is 0. */
 export function segmentId(
   dataSource: string,
   interval: Interval,

@@ -8,12 +8,12 @@ import type { IngestPlan, MetricSpec } from "./spec.js";
  * The ingestion model: turns input records into per-time-chunk rows the way a native batch task does —
  * timestamps parsed per `timestampSpec`, rows outside `intervals` thrown away, buckets by `segmentGranularity`,
  * `__time` truncated by `queryGranularity`, rollup on dimensions, parse exceptions counted against
- * `maxParseExceptions` (api-contract §2.7 row counters, §5).
+ * `maxParseExceptions` (docs/druid-api.md §2.7 row counters, §5).
  */
 
 export type Row = Record<string, unknown> & { __time: number };
 
-/** `RowIngestionMetersTotals` (api-contract §2.7). */
+/** `RowIngestionMetersTotals` (docs/druid-api.md §2.7). */
 export interface RowCounters {
   processed: number;
   processedBytes: number;

@@ -2,7 +2,7 @@ import { type Interval, overlaps } from "../core/interval.js";
 import { intervalText } from "./time.js";
 
 /**
- * Time-chunk EXCLUSIVE locks per datasource (api-contract §4.4): a request conflicting with a lock of the same
+ * Time-chunk EXCLUSIVE locks per datasource (docs/druid-api.md §4.4): a request conflicting with a lock of the same
  * or higher priority waits; when every conflicting lock has a lower priority, those locks are revoked and the
  * request is granted. Locks are shared per `groupId`.
  */

@@ -33,7 +33,7 @@ export interface SimOptions {
   dataDir?: string;
   /** Base clock (e.g. a `ManualClock` in tests); scaled by `timeScale`. @default systemClock */
   clock?: Clock;
-  /** Druid major version whose version-specific bodies to emulate (api-contract §8). @default 38 */
+  /** Druid major version whose version-specific bodies to emulate (docs/druid-api.md §8). @default 38 */
   druidVersion?: number;
   /** Datasources whose segments never load (handoff-timeout tests). @default [] */
   neverLoadDataSources?: string[];

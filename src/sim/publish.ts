@@ -8,7 +8,7 @@ import { instantText } from "./time.js";
 import { isUsed, type SegmentStore, type SimSegment } from "./timeline.js";
 
 /**
- * Turns a successful ingestion into the segments Druid would publish (api-contract §4.1–§4.3):
+ * Turns a successful ingestion into the segments Druid would publish (docs/druid-api.md §4.1–§4.3):
  * REPLACE_LEGACY gives every chunk with data a new version; REPLACE also publishes tombstones for empty buckets
  * of `intervals` that overlap visible data; APPEND joins the chunk's live version with new partition numbers.
  */
@@ -143,7 +143,7 @@ export function segmentSize(rows: number, dims: number, metrics: number): number
   return 4096 + rows * (16 + 24 * dims + 8 * metrics);
 }
 
-/** Splits one chunk into partitions per `partitionsSpec` (api-contract §3.5 shard specs). */
+/** Splits one chunk into partitions per `partitionsSpec` (docs/druid-api.md §3.5 shard specs). */
 function partition(chunk: ChunkData, spec: PartitionsPlan, dimensions: string[]): Part[] {
   const n =
     spec.type === "hashed" && spec.numShards !== null

@@ -28,7 +28,7 @@ export function empty(status: number): Reply {
   return { status };
 }
 
-/** Druid's `ErrorResponse` (api-contract §1); keys in Druid's order. */
+/** Druid's `ErrorResponse` (docs/druid-api.md §1); keys in Druid's order. */
 export interface DruidErrorResponse {
   error: "druidException";
   errorCode: string;
@@ -53,7 +53,7 @@ const CATEGORY_STATUS: Record<string, number> = {
   TIMEOUT: 504,
 };
 
-/** A new-style `DruidException` answer: status from the category (api-contract §1). */
+/** A new-style `DruidException` answer: status from the category (docs/druid-api.md §1). */
 export function druidError(
   errorCode: string,
   persona: DruidErrorResponse["persona"],
@@ -76,7 +76,7 @@ export function invalidInput(message: string, context: Record<string, string> = 
   return druidError("invalidInput", "USER", "INVALID_INPUT", message, context);
 }
 
-/** Jackson mapping failure in a `@JsonCreator` (api-contract §2.2): `{"error":"Cannot construct instance of …"}`. */
+/** Jackson mapping failure in a `@JsonCreator` (docs/druid-api.md §2.2): `{"error":"Cannot construct instance of …"}`. */
 export function constructError(className: string, message: string): Reply {
   return json(400, { error: `Cannot construct instance of \`${className}\`, problem: ${message}` });
 }

@@ -190,7 +190,7 @@ function resetStats(engine: SimEngine): void {
   engine.slots.resetMax();
 }
 
-/** The answer a faulted request gets (bodies as Druid would send them, api-contract §2.1, §2.2). */
+/** The answer a faulted request gets (bodies as Druid would send them, docs/druid-api.md §2.1, §2.2). */
 function faultReply(rule: FaultRule, location: string, engine: SimEngine): Reply {
   if (rule.kind === "failover") return { status: 307, headers: { Location: location } };
   if (rule.kind === "noLeader") return empty(503);

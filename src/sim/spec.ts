@@ -5,7 +5,7 @@ import { constructError, json, type Reply } from "./reply.js";
 import { type VersionTraits, versionTraits } from "./versions.js";
 
 /**
- * Submit-time validation of task specs, as Druid's Jackson `@JsonCreator` constructors do it (api-contract §5),
+ * Submit-time validation of task specs, as Druid's Jackson `@JsonCreator` constructors do it (docs/druid-api.md §5),
  * producing either Druid's exact 400 body or a `TaskPlan`: the parsed facts the scheduler and the ingestion
  * model need. Unknown fields are ignored, as Druid's mapper does (`FAIL_ON_UNKNOWN_PROPERTIES=false`, §0).
  */
@@ -156,7 +156,7 @@ const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const bool = (v: unknown, dflt: boolean): boolean => (typeof v === "boolean" ? v : dflt);
 
-/** Default task priorities (api-contract §4.4). */
+/** Default task priorities (docs/druid-api.md §4.4). */
 function defaultPriority(type: string): number {
   if (type === "index" || type === "index_parallel") return 50;
   if (type === "compact") return 25;
@@ -206,7 +206,7 @@ function plan(body: unknown, druidVersion: number): TaskPlan {
     );
   }
   if (!(KNOWN_TASK_TYPES as readonly string[]).includes(type)) {
-    // api-contract §2.2 "Unknown task type".
+    // docs/druid-api.md §2.2 "Unknown task type".
     throw new SpecError(
       json(400, {
         // The Overlord's mapper has a service name (§2.2); a real Druid 33 named its Coordinator-Overlord JVM.
@@ -271,7 +271,7 @@ function planIngest(type: "index" | "index_parallel", spec: Obj, traits: Version
   const dataSchema = planDataSchema(obj(spec.dataSchema), traits);
   const ioConfig = obj(spec.ioConfig);
   if (isObj(spec.ioConfig) && typeof ioConfig.type !== "string") {
-    // ioConfig is polymorphic: without `type` Jackson cannot pick a subtype (settles api-contract §10; Druid 33).
+    // ioConfig is polymorphic: without `type` Jackson cannot pick a subtype (settles docs/druid-api.md §10; Druid 33).
     throw new SpecError(
       json(400, {
         error: `Could not resolve subtype of [simple type, class ${parallelType ? CLASS.parallelIoConfig : CLASS.indexIoConfig}]: missing type id property 'type' (for POJO property 'ioConfig')`,
@@ -416,7 +416,7 @@ function planDataSchema(ds: Obj, traits: VersionTraits): IngestPlan["dataSchema"
   };
 }
 
-/** `DataSchema`'s duplicate check: "[x] seen in dimensions list, metricsSpec list" (api-contract §5). */
+/** `DataSchema`'s duplicate check: "[x] seen in dimensions list, metricsSpec list" (docs/druid-api.md §5). */
 function checkDuplicateColumns(dims: DimensionSpec[], metrics: MetricSpec[]): void {
   const seen = new Map<string, string[]>();
   const note = (name: string, where: string) => seen.set(name, [...(seen.get(name) ?? []), where]);

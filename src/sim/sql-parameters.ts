@@ -1,6 +1,6 @@
 import { SqlError } from "./sql.js";
 
-/** A Druid SQL dynamic parameter (`{"type": "VARCHAR", "value": "x"}`, api-contract §3.6). */
+/** A Druid SQL dynamic parameter (`{"type": "VARCHAR", "value": "x"}`, docs/druid-api.md §3.6). */
 export interface SqlParameterValue {
   type?: unknown;
   value?: unknown;

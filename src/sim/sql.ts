@@ -12,7 +12,7 @@ import {
 import { instantText } from "./time.js";
 
 /**
- * A small SQL subset for the Broker endpoint (api-contract §3.6): one SELECT over one table or over no table
+ * A small SQL subset for the Broker endpoint (docs/druid-api.md §3.6): one SELECT over one table or over no table
  * at all (`SELECT 1`), with WHERE (AND/OR/NOT, comparisons, IN, IS NULL, LIKE, BETWEEN), aggregates
  * COUNT/SUM/MIN/MAX/AVG with `FILTER (WHERE…)`, CAST, TIME_FLOOR / FLOOR(__time TO unit) / TIME_FORMAT /
  * TIME_PARSE, CURRENT_TIMESTAMP, GROUP BY, ORDER BY and LIMIT. Enough for the canonical handoff query over

@@ -4,7 +4,7 @@ import { intervalText } from "./time.js";
 import { versionTraits } from "./versions.js";
 
 /**
- * The segment store and Druid's timeline rules (api-contract §4.1–§4.2): per interval the highest version whose
+ * The segment store and Druid's timeline rules (docs/druid-api.md §4.1–§4.2): per interval the highest version whose
  * core partition set is complete is visible; a segment is overshadowed when complete higher versions cover its
  * whole interval without gaps. Overshadowed segments stay used until the Coordinator's duty marks them unused
  * (`unusedAt`, set by coordinator.ts once the overshadowing segments are served). Whether a segment is served
@@ -53,7 +53,7 @@ export function isLoadDue(s: SimSegment, now: number): boolean {
 }
 
 /**
- * `DataSegment` JSON (api-contract §3.5): dimensions/metrics comma-joined, `identifier` included; `totalRows`
+ * `DataSegment` JSON (docs/druid-api.md §3.5): dimensions/metrics comma-joined, `identifier` included; `totalRows`
  * only from Druid 37 (§8).
  */
 export function segmentJson(s: SimSegment, druidVersion = 38): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /**
- * Wire details that depend on the emulated Druid release (`druidVersion`). api-contract.md was written from
+ * Wire details that depend on the emulated Druid release (`druidVersion`). docs/druid-api.md was written from
  * current Druid sources; a real Druid 33.0.0 answered differently in the cases below (docs/real-druid.md,
  * "Observed on Druid 33.0.0" and the conformance table). The emulator follows 33 up to and including 33 and the
  * contract from 34 on; which release between 34 and the contract's made each change is not verified.
@@ -9,7 +9,7 @@ export interface VersionTraits {
   bareNullMessages: boolean;
   /**
    * A task id is checked by the task's constructor, so a bad one is a Jackson `{"error"}` naming the task class
-   * and the field `task ID`, not `TaskQueue.add`'s `invalidInput` ErrorResponse (api-contract §2.2).
+   * and the field `task ID`, not `TaskQueue.add`'s `invalidInput` ErrorResponse (docs/druid-api.md §2.2).
    */
   taskIdCheckedByConstructor: boolean;
   /** loadstatus of an interval without used segments: 200 with the text (33) instead of 204 (§3.3). */

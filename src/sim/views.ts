@@ -2,7 +2,7 @@ import type { SimTask, TaskLocation } from "./engine.js";
 import type { RowCounters } from "./ingest.js";
 import { instantText } from "./time.js";
 
-/** Wire shapes of tasks: `TaskStatusPlus`, `TaskStatus`, reports (api-contract §2.3–§2.7). */
+/** Wire shapes of tasks: `TaskStatusPlus`, `TaskStatus`, reports (docs/druid-api.md §2.3–§2.7). */
 
 const EPOCH = "1970-01-01T00:00:00.000Z";
 
@@ -49,7 +49,7 @@ export function statusPlus(task: SimTask, view: "status" | "list"): Record<strin
   };
 }
 
-/** `TaskStatus` as in `POST /taskStatus` (api-contract §2.4). */
+/** `TaskStatus` as in `POST /taskStatus` (docs/druid-api.md §2.4). */
 export function taskStatus(task: SimTask): Record<string, unknown> {
   return {
     id: task.id,
@@ -61,7 +61,7 @@ export function taskStatus(task: SimTask): Record<string, unknown> {
 }
 
 /**
- * `RowIngestionMetersTotals`. `thrownAwayByReason` is in current Druid (api-contract §2.7) but absent from a real
+ * `RowIngestionMetersTotals`. `thrownAwayByReason` is in current Druid (docs/druid-api.md §2.7) but absent from a real
  * Druid 33 report; the emulator adds it from 34 on (the exact release is unverified).
  */
 function totals(c: RowCounters, druidVersion: number, fraction = 1): Record<string, unknown> {
@@ -87,7 +87,7 @@ const ZERO: RowCounters = {
 };
 
 /**
- * `GET /task/{id}/reports` (api-contract §2.7): null until the task has started (→ 404). Sequential mode reports
+ * `GET /task/{id}/reports` (docs/druid-api.md §2.7): null until the task has started (→ 404). Sequential mode reports
  * `determinePartitions` + `buildSegments`; parallel mode `totals.buildSegments`. Live reports scale the counters
  * by progress and add `movingAverages`.
  */

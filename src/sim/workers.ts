@@ -1,5 +1,5 @@
 /**
- * Worker slots (api-contract §2.9): `workers` MiddleManagers of `capacity` slots each. A task takes all its
+ * Worker slots (docs/druid-api.md §2.9): `workers` MiddleManagers of `capacity` slots each. A task takes all its
  * slots at once (supervisor + k sub-tasks for a parallel `index_parallel`); the supervisor sits on the worker
  * with the most free slots, sub-task slots fill the others.
  */

@@ -7,7 +7,7 @@ import type { RuleScope } from "./rules.js";
 import { type RenderContext, substitute } from "./template.js";
 
 /**
- * SQL-based ingestion (MSQ, api-contract §6), kept modest: templates are rendered with the same
+ * SQL-based ingestion (MSQ, docs/druid-api.md §6), kept modest: templates are rendered with the same
  * placeholders (`{{start}}`/`{{end}}` as SQL timestamp literals), and the checks cover what makes a
  * partition safe: REPLACE (not INSERT), an `OVERWRITE WHERE` window equal to the partition, aligned to
  * `PARTITIONED BY`. The query is read with regular expressions, not a SQL parser, so only the plain

@@ -623,9 +623,9 @@ function checkLegacyPartitioning(ctx: RuleContext, base: string, tuning: Obj, pe
 }
 
 /**
- * Interval rules. Druid's: `dropExisting` needs intervals (api-contract §4.3). segops': the intervals must be
+ * Interval rules. Druid's: `dropExisting` needs intervals (docs/druid-api.md §4.3). segops': the intervals must be
  * exactly the partition (so REPLACE cannot touch a neighbour) and aligned to segmentGranularity (otherwise
- * Druid's time-chunk lock silently widens to whole chunks — api-contract §4.4).
+ * Druid's time-chunk lock silently widens to whole chunks — docs/druid-api.md §4.4).
  */
 function checkIntervals(ctx: RuleContext, schema: Obj | undefined, io: Obj | undefined): void {
   const path = "spec.dataSchema.granularitySpec.intervals";
@@ -655,13 +655,13 @@ function checkIntervals(ctx: RuleContext, schema: Obj | undefined, io: Obj | und
   } else if (io && io.dropExisting !== true) {
     ctx.warn(
       "spec.ioConfig.dropExisting",
-      "dropExisting is not true: time chunks that receive no rows keep their old data (REPLACE_LEGACY, api-contract §4.3); set it to true to replace the whole partition",
+      "dropExisting is not true: time chunks that receive no rows keep their old data (REPLACE_LEGACY, docs/druid-api.md §4.3); set it to true to replace the whole partition",
     );
   }
   if (!hasIntervals && ctx.partition === undefined) {
     ctx.warn(
       path,
-      "no intervals: the task locks time chunks as it allocates them, and a lock conflict fails it instead of waiting (api-contract §4.4)",
+      "no intervals: the task locks time chunks as it allocates them, and a lock conflict fails it instead of waiting (docs/druid-api.md §4.4)",
     );
   }
   if (g?.type === "arbitrary") return;

@@ -5,7 +5,7 @@ import { parseInterval } from "../core/interval.js";
 /**
  * The structural shape of the Druid tasks segops submits, as zod schemas, field for field from the
  * `@JsonCreator` constructors Druid deserialises them with (class names in the comments). Objects whose
- * fields we know are strict, so unknown keys surface (as warnings: Druid ignores them, api-contract §0);
+ * fields we know are strict, so unknown keys surface (as warnings: Druid ignores them, docs/druid-api.md §0);
  * extension-defined objects (input sources, formats, aggregators, filters) are loose. The schemas are applied
  * to the task *as Druid reads it* (`druid-view.ts`: nulls dropped, scalars coerced, defaults resolved), so a
  * field is only refused for what Jackson refuses too. Value rules with Druid's messages live in `rules.ts`.

@@ -18,7 +18,7 @@ export interface ValidateOptions {
 
 type Issue = z.core.$ZodIssue;
 
-const UNKNOWN_KEY = "unknown field: Druid ignores it silently (api-contract §0); check the spelling";
+const UNKNOWN_KEY = "unknown field: Druid ignores it silently (docs/druid-api.md §0); check the spelling";
 
 /**
  * Pre-flight validation of a rendered task, read the way Druid reads it (`druid-view.ts`: nulls absent,

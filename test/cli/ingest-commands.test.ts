@@ -94,7 +94,7 @@ describe("segops backfill/run on bad input: one clear message, non-zero exit, no
         (() => {
           const p = join(work, "invalid.json");
           const t = dailyTemplate({ datasource: "cli" }) as { spec: { ioConfig: Record<string, unknown> } };
-          t.spec.ioConfig.appendToExisting = true; // with dropExisting: Druid rejects both (api-contract §4.3)
+          t.spec.ioConfig.appendToExisting = true; // with dropExisting: Druid rejects both (docs/druid-api.md §4.3)
           writeFileSync(p, JSON.stringify(t));
           return p;
         })(),

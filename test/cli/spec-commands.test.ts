@@ -238,7 +238,7 @@ describe("segops validate", () => {
     const r = await run("validate", spec);
     expect(r.code).toBe(0);
     expect(r.err).toBe(
-      "warning: spec.ioConfig.dropExistng: unknown field: Druid ignores it silently (api-contract §0); check the spelling\n",
+      "warning: spec.ioConfig.dropExistng: unknown field: Druid ignores it silently (docs/druid-api.md §0); check the spelling\n",
     );
   });
 

@@ -1,6 +1,6 @@
 // The conformance cases: what a Druid answers on the REST paths segops depends on. Every expectation was
 // observed on a real Druid 33.0.0 (docs/real-druid.md, "Observed on Druid 33.0.0" and "Conformance cases") and
-// is cited against /work/shared/druid/api-contract.md. The same cases run against a real Druid
+// is cited against docs/druid-api.md. The same cases run against a real Druid
 // (druid.conformance.ts, opt-in) and against the emulator with druidVersion 33 (test/sim/conformance.test.ts,
 // default suite); where the two differ, the emulator is what gets fixed.
 import { request } from "undici";
@@ -196,7 +196,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       if (badSubmit.status === 200) await finished(badId);
     });
 
-    describe("POST /task (api-contract §2.2)", () => {
+    describe("POST /task (docs/druid-api.md §2.2)", () => {
       it("accepts a valid spec with 200 and echoes the pinned id", () => {
         expect(okSubmit.status).toBe(200);
         expect(json(okSubmit)).toEqual({ task: okId });
@@ -311,7 +311,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("task status (api-contract §2.3)", () => {
+    describe("task status (docs/druid-api.md §2.3)", () => {
       it.each([
         ["GET", `/task/${UNKNOWN_TASK}/status`],
         ["GET", `/task/${UNKNOWN_TASK}`],
@@ -359,7 +359,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("POST /taskStatus (api-contract §2.4)", () => {
+    describe("POST /taskStatus (docs/druid-api.md §2.4)", () => {
       it("rejects an empty id list with 400 and the text 'No Task IDs provided.'", async () => {
         const ex = await post(`${OV}/taskStatus`, []);
         expect(ex.status).toBe(400);
@@ -388,7 +388,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("GET /tasks (api-contract §2.5)", () => {
+    describe("GET /tasks (docs/druid-api.md §2.5)", () => {
       it("rejects an unknown state with a plain-text 400 listing the valid ones", async () => {
         const ex = await get(`${OV}/tasks?state=bogus`);
         expect(ex.status).toBe(400);
@@ -406,7 +406,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("GET /task/{id}/reports (api-contract §2.7)", () => {
+    describe("GET /task/{id}/reports (docs/druid-api.md §2.7)", () => {
       it("reports a sequential index_parallel run with determinePartitions and buildSegments row stats", async () => {
         const ex = await get(`${OV}/task/${okId}/reports`);
         expect(ex.status).toBe(200);
@@ -428,7 +428,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
           },
           segmentsPublished: days.length,
         });
-        // Druid 33 has no thrownAwayByReason (added later, api-contract §2.7).
+        // Druid 33 has no thrownAwayByReason (added later, docs/druid-api.md §2.7).
         const rowStats = stats?.payload.rowStats as { buildSegments?: object } | undefined;
         expect(rowStats?.buildSegments ?? {}).not.toHaveProperty("thrownAwayByReason");
         expect(report.taskContext?.type).toBe("taskContext");
@@ -445,7 +445,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("POST /task/{id}/shutdown of a completed task (api-contract §2.8)", () => {
+    describe("POST /task/{id}/shutdown of a completed task (docs/druid-api.md §2.8)", () => {
       it("acknowledges with 200 and leaves the status alone", async () => {
         const ex = await post(`${OV}/task/${okId}/shutdown`);
         expect(ex.status).toBe(200);
@@ -462,7 +462,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("leadership (api-contract §2.1)", () => {
+    describe("leadership (docs/druid-api.md §2.1)", () => {
       it.each([OV, CO])("answers %s/leader with the bare leader URL, not a JSON string", async (prefix) => {
         const ex = await get(`${prefix}/leader`);
         expect(ex.status).toBe(200);
@@ -477,14 +477,14 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("workers and capacity (api-contract §2.9)", () => {
+    describe("workers and capacity (docs/druid-api.md §2.9)", () => {
       it("lists each worker with its capacity, usage and running tasks", async () => {
         const ex = await get(`${OV}/workers`);
         expect(ex.status).toBe(200);
         const workers = json(ex) as Array<Record<string, unknown>>;
         expect(workers.length).toBeGreaterThan(0);
         for (const w of workers) {
-          // Druid 33 has no `worker.disabled` (api-contract §2.9 lists it for current Druid).
+          // Druid 33 has no `worker.disabled` (docs/druid-api.md §2.9 lists it for current Druid).
           expect(Object.keys(w.worker as object).sort()).toEqual([
             "capacity",
             "category",
@@ -528,7 +528,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("loadstatus (api-contract §3.1, §3.3)", () => {
+    describe("loadstatus (docs/druid-api.md §3.1, §3.3)", () => {
       it("refuses a request without forceMetadataRefresh with 400 and a plain message", async () => {
         const ex = await get(`${CO}/datasources/${dataSource}/loadstatus`);
         expect(ex.status).toBe(400);
@@ -576,7 +576,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("datasources and segments (api-contract §3.2, §3.4, §3.5)", () => {
+    describe("datasources and segments (docs/druid-api.md §3.2, §3.4, §3.5)", () => {
       it("lists the served segment ids of a datasource", async () => {
         await loaded(dataSource, interval);
         const ex = await get(`${CO}/datasources/${dataSource}/segments`);
@@ -611,7 +611,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
             loadSpec: { type: "local" },
           });
           expect(s.identifier).toBe(`${dataSource}_${s.interval.replace("/", "_")}_${s.version}`);
-          // Druid 33's DataSegment has neither (api-contract §3.5 lists them for newer releases).
+          // Druid 33's DataSegment has neither (docs/druid-api.md §3.5 lists them for newer releases).
           expect(s).not.toHaveProperty("totalRows");
           expect(s).not.toHaveProperty("projections");
         }
@@ -624,7 +624,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    describe("Broker SQL (api-contract §3.6)", () => {
+    describe("Broker SQL (docs/druid-api.md §3.6)", () => {
       it("counts and sums the ingested rows per day", async () => {
         await loaded(dataSource, interval);
         const expected = expectedDays(days.flatMap((d) => dayRows(d, rowsPerDay)));
@@ -646,7 +646,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    // APPEND, REPLACE and tombstones on one datasource, step by step (api-contract §4.1–§4.3). Steps run in
+    // APPEND, REPLACE and tombstones on one datasource, step by step (docs/druid-api.md §4.1–§4.3). Steps run in
     // `beforeAll`, each after the previous one's segments are loaded; the tests then read the results.
     describe("timeline: append double-counts, replace overshadows, dropExisting tombstones (§4)", () => {
       const ds = freshId("segops_conf_tl");
@@ -744,7 +744,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
         const byDay = Object.fromEntries(seen.replace.map((s) => [s.interval.slice(0, 10), s]));
         expect(Object.keys(byDay).sort()).toEqual(["2026-02-01", "2026-02-02"]);
         expect(byDay["2026-02-01"]?.shardSpec).toEqual({ type: "numbered", partitionNum: 0, partitions: 1 });
-        // Druid 33 writes the tombstone's core partition count as 0 (api-contract §3.5 says 1).
+        // Druid 33 writes the tombstone's core partition count as 0 (docs/druid-api.md §3.5 says 1).
         expect(byDay["2026-02-02"]?.shardSpec).toEqual({ type: "tombstone", partitionNum: 0, partitions: 0 });
         const old = seen.v1[0]?.version ?? "";
         for (const s of seen.replace) expect(s.version > old).toBe(true);
@@ -816,7 +816,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
     });
 
     // Tasks that are still running: a slow task (one sub-task per file, two at a time; on a real Druid each
-    // sub-task is a task of its own, about a second each), locks and shutdown (api-contract §2.3, §2.8, §4.4).
+    // sub-task is a task of its own, about a second each), locks and shutdown (docs/druid-api.md §2.3, §2.8, §4.4).
     describe("running tasks: overlapping locks WAIT, shutdown FAILs (§2.3, §2.8, §4.4)", () => {
       const ds = freshId("segops_conf_run");
       const day = "2026-04-01T00:00:00.000Z/2026-04-02T00:00:00.000Z";

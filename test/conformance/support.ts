@@ -127,7 +127,7 @@ export interface SpecOptions {
   subTasks?: number;
 }
 
-/** A minimal `index_parallel` spec with a `local` inputSource (api-contract §5 skeleton). */
+/** A minimal `index_parallel` spec with a `local` inputSource (docs/druid-api.md §5 skeleton). */
 export function indexParallelSpec(o: SpecOptions): Record<string, unknown> {
   return {
     type: "index_parallel",

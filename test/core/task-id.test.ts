@@ -229,7 +229,7 @@ describe("deterministic task ids", () => {
   });
 });
 
-describe("Druid id rules (IdUtils.validateId, api-contract §2.2)", () => {
+describe("Druid id rules (IdUtils.validateId, docs/druid-api.md §2.2)", () => {
   it("accepts ordinary names, including spaces", () => {
     expect(druidIdProblem("dataSource", "wiki edits_2026.v1")).toBeNull();
   });

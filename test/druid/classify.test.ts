@@ -15,7 +15,7 @@ import { RECORDED_BODIES } from "./fixtures/bodies.js";
 const RETRYABLE = new Set(["Capacity", "Unavailable", "Transient"]);
 const endpoint = "POST /druid/indexer/v1/task";
 
-describe("classify: every recorded Druid body (api-contract, all versions)", () => {
+describe("classify: every recorded Druid body (docs/druid-api.md, all versions)", () => {
   it.each(RECORDED_BODIES.map((r) => [`${r.name} (${r.section})`, r] as const))("%s", (_label, recorded) => {
     const error = classify(
       { status: recorded.status, headers: recorded.headers ?? {}, body: recorded.body },

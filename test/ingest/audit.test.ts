@@ -23,7 +23,7 @@ function seg(interval: string, version: string, extra: Partial<TimelineSegment> 
   };
 }
 
-describe("live timeline (api-contract §4.2)", () => {
+describe("live timeline (docs/druid-api.md §4.2)", () => {
   it("shows the highest complete version and ignores an incomplete higher one", () => {
     const segs = [
       seg("2026-01-01/P1D", "v1"),

@@ -48,7 +48,7 @@ describe("job planning", () => {
 
   it("collects every partition's validation errors, prefixed with its interval, before anything is written", () => {
     const value = dailyTemplate({ datasource: "plan" }) as { spec: { ioConfig: Record<string, JsonValue> } };
-    value.spec.ioConfig.appendToExisting = true; // with dropExisting: rejected by Druid (api-contract §4.3)
+    value.spec.ioConfig.appendToExisting = true; // with dropExisting: rejected by Druid (docs/druid-api.md §4.3)
     try {
       planIngestJob({ ...base, template: template(value as { [key: string]: JsonValue }) });
       expect.unreachable();

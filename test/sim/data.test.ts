@@ -27,7 +27,7 @@ const LINES = [
 
 const bytes = (lines: string[]) => lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
 
-describe("reading local data (api-contract §2.7 row counters, §5)", () => {
+describe("reading local data (docs/druid-api.md §2.7 row counters, §5)", () => {
   it("reads JSON lines from baseDir+filter (recursively) and counts processed, thrownAway, unparseable, bytes", async () => {
     const dir = dataDir({
       "part1.json": `${LINES.slice(0, 4).join("\n")}\n`,

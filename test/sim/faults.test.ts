@@ -4,7 +4,7 @@ import { parallelTask, startTestSim } from "../helpers/sim.js";
 const V1 = "/druid/indexer/v1";
 
 describe("fault injection", () => {
-  it("answers 503 with an empty body, like a leader whose queue is not ready (api-contract §2.1)", async () => {
+  it("answers 503 with an empty body, like a leader whose queue is not ready (docs/druid-api.md §2.1)", async () => {
     const s = await startTestSim({
       faults: [{ kind: "status", status: 503, path: `${V1}/task`, method: "POST", count: 1 }],
     });

@@ -84,7 +84,7 @@ describe("robustness against bad input", () => {
   });
 });
 
-describe("segment granularity ALL (api-contract §5 granularity names)", () => {
+describe("segment granularity ALL (docs/druid-api.md §5 granularity names)", () => {
   it("publishes one segment over Druid's eternity interval", async () => {
     const s = await startTestSim({ handoffDelayMs: 0 });
     const task = parallelTask({

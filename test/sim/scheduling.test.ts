@@ -12,7 +12,7 @@ async function runner(s: TestSim, ids: string[]): Promise<Record<string, string>
   return out;
 }
 
-describe("scheduling: slots, locks and priorities (api-contract §2.3, §4.4)", () => {
+describe("scheduling: slots, locks and priorities (docs/druid-api.md §2.3, §4.4)", () => {
   it("keeps tasks PENDING until a slot frees, then starts them FIFO at the moment it frees", async () => {
     const s = await startTestSim({ capacity: 2 });
     for (const [i, ms] of [1000, 2000, 500, 500].entries()) {

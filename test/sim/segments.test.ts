@@ -37,7 +37,7 @@ async function sql(s: TestSim, query: string, extra: Record<string, unknown> = {
   return s.post("/druid/v2/sql", { query, ...extra });
 }
 
-describe("segments, timeline and handoff (api-contract §3, §4)", () => {
+describe("segments, timeline and handoff (docs/druid-api.md §3, §4)", () => {
   it("publishes one segment per day chunk with the lock version, Druid's id format and DataSegment JSON", async () => {
     const s = await startTestSim({ handoffDelayMs: 5000 });
     await run(s, ingest("r1"));
@@ -311,7 +311,7 @@ describe("segments, timeline and handoff (api-contract §3, §4)", () => {
     expect((await s.get(q)).json).toEqual({ wiki: 100 });
   });
 
-  it("serves the Coordinator datasource endpoints with 204 for unknown datasources (api-contract §3.2)", async () => {
+  it("serves the Coordinator datasource endpoints with 204 for unknown datasources (docs/druid-api.md §3.2)", async () => {
     const s = await startTestSim({ handoffDelayMs: 0 });
     expect((await s.get(`${C}/datasources/wiki`)).status).toBe(204);
     expect((await s.get(`${C}/datasources/wiki/intervals`)).status).toBe(204);
@@ -360,7 +360,7 @@ describe("segments, timeline and handoff (api-contract §3, §4)", () => {
   });
 });
 
-describe("Broker SQL subset (api-contract §3.6)", () => {
+describe("Broker SQL subset (docs/druid-api.md §3.6)", () => {
   it("answers the canonical handoff query over sys.segments", async () => {
     const s = await startTestSim({ handoffDelayMs: 5000 });
     await run(s, ingest("h"));

@@ -5,7 +5,7 @@ import { isHandedOff } from "../../src/druid/sql.js";
 import { startSim } from "../../src/sim/index.js";
 import { bindParameters } from "../../src/sim/sql-parameters.js";
 
-describe("Broker SQL dynamic parameters (api-contract §3.6)", () => {
+describe("Broker SQL dynamic parameters (docs/druid-api.md §3.6)", () => {
   it("binds each ? outside quotes by position, escaping string literals", () => {
     expect(
       bindParameters("SELECT '?' AS q, \"a?b\" FROM t WHERE x = ? AND n > ? AND s = ?", [

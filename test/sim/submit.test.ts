@@ -4,7 +4,7 @@ import { parallelTask, startTestSim } from "../helpers/sim.js";
 const SUBMIT = "/druid/indexer/v1/task";
 const PT = "org.apache.druid.indexing.common.task.batch.parallel";
 
-describe("POST /druid/indexer/v1/task (api-contract §2.2)", () => {
+describe("POST /druid/indexer/v1/task (docs/druid-api.md §2.2)", () => {
   it("accepts a pinned id and answers 200 {task: id}", async () => {
     const s = await startTestSim();
     const res = await s.post(SUBMIT, parallelTask({ id: "segops_wiki_a1" }));
@@ -53,7 +53,7 @@ describe("POST /druid/indexer/v1/task (api-contract §2.2)", () => {
   it.each([
     [26, { error: "Task[v] already exists!" }],
     [28, { error: "Task [v] already exists." }],
-  ])("gives the Druid %i duplicate body (api-contract §8)", async (druidVersion, body) => {
+  ])("gives the Druid %i duplicate body (docs/druid-api.md §8)", async (druidVersion, body) => {
     const s = await startTestSim({ druidVersion });
     await s.post(SUBMIT, parallelTask({ id: "v" }));
     const res = await s.post(SUBMIT, parallelTask({ id: "v" }));
@@ -197,7 +197,7 @@ describe("POST /druid/indexer/v1/task (api-contract §2.2)", () => {
         "GranularitySpec's intervals cannot be empty for replace.",
       ),
     ],
-  ])("rejects %s with Druid's Jackson 400 (api-contract §5)", async (_name, task, body) => {
+  ])("rejects %s with Druid's Jackson 400 (docs/druid-api.md §5)", async (_name, task, body) => {
     const s = await startTestSim();
     const res = await s.post(SUBMIT, task);
     expect(res.status).toBe(400);

@@ -3,7 +3,7 @@ import { parallelTask, startTestSim } from "../helpers/sim.js";
 
 const V1 = "/druid/indexer/v1";
 
-describe("task status and listings (api-contract §2.3–§2.6, §2.8, §2.9)", () => {
+describe("task status and listings (docs/druid-api.md §2.3–§2.6, §2.8, §2.9)", () => {
   it("reports a running task with duration -1, epoch queueInsertionTime and its peon location", async () => {
     const s = await startTestSim();
     await s.post(`${V1}/task`, parallelTask({ id: "t1", context: { simDurationMs: 10_000 } }));
@@ -41,7 +41,7 @@ describe("task status and listings (api-contract §2.3–§2.6, §2.8, §2.9)", 
       duration: 10_000,
       errorMsg: null,
     });
-    // The status endpoint hard-codes WAITING for tasks the runner forgot (api-contract §2.3).
+    // The status endpoint hard-codes WAITING for tasks the runner forgot (docs/druid-api.md §2.3).
     expect(status.runnerStatusCode).toBe("WAITING");
   });
 

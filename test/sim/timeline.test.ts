@@ -26,7 +26,7 @@ function segment(interval: Interval, version: string, partitionNum: number, core
   };
 }
 
-/** The rule as api-contract §4.2 states it, computed the slow way: every point covered by a complete higher version. */
+/** The rule as docs/druid-api.md §4.2 states it, computed the slow way: every point covered by a complete higher version. */
 function naiveOvershadowed(segments: SimSegment[]): Set<string> {
   const complete = (interval: Interval, version: string) => {
     const group = segments.filter(
@@ -56,7 +56,7 @@ function naiveOvershadowed(segments: SimSegment[]): Set<string> {
   return out;
 }
 
-describe("timeline overshadowing (api-contract §4.2)", () => {
+describe("timeline overshadowing (docs/druid-api.md §4.2)", () => {
   it("matches the rule: complete higher versions covering the whole interval without gaps", () => {
     const seg = fc
       .record({

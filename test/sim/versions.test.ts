@@ -3,7 +3,7 @@ import { parallelTask, startTestSim } from "../helpers/sim.js";
 
 const V1 = "/druid/indexer/v1";
 
-describe("version-specific shapes (api-contract §8)", () => {
+describe("version-specific shapes (docs/druid-api.md §8)", () => {
   const task = parallelTask({
     id: "v",
     inputSource: {
@@ -158,7 +158,7 @@ describe("Druid 33 vs the contract (versions.ts; docs/real-druid.md conformance 
   });
 });
 
-describe("worker entries by version (api-contract §2.9)", () => {
+describe("worker entries by version (docs/druid-api.md §2.9)", () => {
   it.each([
     [33, false],
     [38, true],

@@ -22,7 +22,7 @@ type Spec = {
   [key: string]: unknown;
 };
 
-/** A spec that passes every rule (api-contract §5 skeleton, made segops-tight). */
+/** A spec that passes every rule (docs/druid-api.md §5 skeleton, made segops-tight). */
 function good(): Spec {
   return {
     type: "index_parallel",
@@ -186,7 +186,7 @@ const DIMS = [
   ...["string", "long", "float", "double", "json", "auto"].map((type) => ({ type, name: `d_${type}` })),
 ];
 
-describe("unknown keys are warnings with their path (Druid ignores them, api-contract §0)", () => {
+describe("unknown keys are warnings with their path (Druid ignores them, docs/druid-api.md §0)", () => {
   it("reports misspelled fields at every known level", () => {
     const r = check((s) => {
       s.spec.ioConfig.dropExsting = true;
@@ -216,7 +216,7 @@ describe("unknown keys are warnings with their path (Druid ignores them, api-con
   });
 });
 
-describe("Druid's submit-time rules (api-contract §5, §4.3, §2.2)", () => {
+describe("Druid's submit-time rules (docs/druid-api.md §5, §4.3, §2.2)", () => {
   it("dropExisting with appendToExisting", () => {
     const r = check((s) => {
       s.spec.ioConfig.appendToExisting = true;
@@ -453,7 +453,7 @@ describe("Druid's submit-time rules (api-contract §5, §4.3, §2.2)", () => {
     });
     expect(onlyErrorAt(both, "spec.dataSchema.metricsSpec[0].expression")).toMatch(/found both/);
   });
-  it("a missing ioConfig/tuningConfig type is a warning (unconfirmed whether Druid refuses it, api-contract §10)", () => {
+  it("a missing ioConfig/tuningConfig type is a warning (unconfirmed whether Druid refuses it, docs/druid-api.md §10)", () => {
     const r = check((s) => {
       delete s.spec.ioConfig.type;
       delete s.spec.tuningConfig.type;

@@ -22,7 +22,7 @@ interface WaitFlags extends DruidFlags {
   json?: boolean;
 }
 
-/** The datasource and interval of a task, from the flags or else from its payload (api-contract §2.6). */
+/** The datasource and interval of a task, from the flags or else from its payload (docs/druid-api.md §2.6). */
 async function target(
   client: DruidClient,
   taskId: string,

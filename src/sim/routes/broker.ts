@@ -20,7 +20,7 @@ import { resolveZone, timestampText, type Zone } from "../sql-time.js";
 import { versionTraits } from "../versions.js";
 
 /**
- * Broker SQL (`POST /druid/v2/sql`, api-contract §3.6; `SqlResource`, `SqlQuery`): the request fields as
+ * Broker SQL (`POST /druid/v2/sql`, docs/druid-api.md §3.6; `SqlResource`, `SqlQuery`): the request fields as
  * Druid's `SqlQuery` binds them, the query id headers, `sqlTimeZone`, the result formats with `header`,
  * `typesHeader` and `sqlTypesHeader`, and the tables of sql-catalog.ts.
  */

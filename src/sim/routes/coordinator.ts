@@ -8,7 +8,7 @@ import { instantText, intervalText } from "../time.js";
 import { isUsed, type SimSegment, segmentJson } from "../timeline.js";
 import { versionTraits } from "../versions.js";
 
-/** Coordinator endpoints under `/druid/coordinator/v1` (api-contract §3.1–§3.5). */
+/** Coordinator endpoints under `/druid/coordinator/v1` (docs/druid-api.md §3.1–§3.5). */
 const BASE = "/druid/coordinator/v1";
 const TIER = DEFAULT_TIER;
 const DAY_MS = 24 * 3600 * 1000;

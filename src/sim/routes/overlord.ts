@@ -8,17 +8,17 @@ import { instantText } from "../time.js";
 import { versionTraits } from "../versions.js";
 import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
 
-/** Overlord endpoints under `/druid/indexer/v1` (api-contract §2). */
+/** Overlord endpoints under `/druid/indexer/v1` (docs/druid-api.md §2). */
 const BASE = "/druid/indexer/v1";
 
-/** Duplicate-id answers across Druid versions (api-contract §2.2, §8). */
+/** Duplicate-id answers across Druid versions (docs/druid-api.md §2.2, §8). */
 export function duplicateTaskReply(id: string, druidVersion: number): Reply {
   if (druidVersion <= 26) return json(400, { error: `Task[${id}] already exists!` });
   if (druidVersion <= 29) return json(400, { error: `Task [${id}] already exists.` });
   return druidError("entryAlreadyExists", "USER", "INVALID_INPUT", `Task[${id}] already exists`);
 }
 
-/** `TaskResourceFilter` (api-contract §2.3): every `/task/{id}/…` endpoint 404s in text for unknown ids. */
+/** `TaskResourceFilter` (docs/druid-api.md §2.3): every `/task/{id}/…` endpoint 404s in text for unknown ids. */
 function withTask(fn: (ctx: RouteContext, task: SimTask) => Reply): Handler {
   return (ctx) => {
     const id = ctx.params.taskId ?? "";
@@ -40,7 +40,7 @@ async function submit(ctx: RouteContext): Promise<Reply> {
   try {
     body = JSON.parse(await ctx.body());
   } catch (error) {
-    // No mapper for JsonParseException: Druid answers 500 (api-contract §2.2, §10).
+    // No mapper for JsonParseException: Druid answers 500 (docs/druid-api.md §2.2, §10).
     return reject(
       json(500, { error: `Unexpected character in request body: ${(error as Error).message}` }),
       null,
@@ -95,7 +95,7 @@ const TASK_STATES = ["pending", "waiting", "running", "complete"] as const;
 type TaskStateFilter = (typeof TASK_STATES)[number];
 const DAY_MS = 24 * 3600 * 1000;
 
-/** `GET /tasks` (api-contract §2.5): complete tasks first (newest first, `max` applies), then active ones. */
+/** `GET /tasks` (docs/druid-api.md §2.5): complete tasks first (newest first, `max` applies), then active ones. */
 function listTasks(ctx: RouteContext, stateParam: string | null, max: number | null): Reply {
   let state: TaskStateFilter | null = null;
   if (stateParam !== null) {
@@ -259,13 +259,13 @@ export function overlordRoutes(): Route[] {
           usedClusterCapacity: engine.slots.used,
         }),
     },
-    // Raw URL, not JSON-quoted (api-contract §2.1).
+    // Raw URL, not JSON-quoted (docs/druid-api.md §2.1).
     { method: "GET", path: `${BASE}/leader`, handler: (ctx) => text(200, ctx.url, "application/json") },
     { method: "GET", path: `${BASE}/isLeader`, handler: () => json(200, { leader: true }) },
   ];
 }
 
-/** `ImmutableWorkerInfo` list (api-contract §2.9); `currCapacityUsed` is real slot use. */
+/** `ImmutableWorkerInfo` list (docs/druid-api.md §2.9); `currCapacityUsed` is real slot use. */
 function workers({ engine }: RouteContext): Reply {
   return json(
     200,
