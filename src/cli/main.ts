@@ -22,6 +22,7 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
 const USAGE_CODES = new Set([
   "Usage",
   "InvalidSpec",
+  "SpecRejected",
   "Template",
   "Interval",
   "Granularity",

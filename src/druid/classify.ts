@@ -5,9 +5,9 @@ import {
   type DruidErrorInit,
   DuplicateTaskError,
   ForbiddenError,
-  InvalidSpecError,
   isDruidError,
   NotFoundError,
+  SpecRejectedError,
   TlsError,
   TransientError,
   UnauthorizedError,
@@ -161,7 +161,7 @@ export function classifyResponse(response: HttpResponseLike, options: ClassifyOp
       parsed.category === "INVALID_INPUT" ||
       (message !== undefined && JACKSON_MAPPING.test(message))
     ) {
-      return new InvalidSpecError(init);
+      return new SpecRejectedError(init);
     }
     return new BadRequestError(init);
   }

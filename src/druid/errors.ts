@@ -7,7 +7,7 @@ import { SegopsError } from "../core/errors.js";
  * | code                 | retryable | meaning                                                          |
  * |----------------------|-----------|------------------------------------------------------------------|
  * | `DuplicateTask`      | no        | a task with this id already exists (400, §2.2 / §8)              |
- * | `InvalidSpec`        | no        | Druid rejected the spec or query (400 Jackson / invalidInput)    |
+ * | `SpecRejected`       | no        | Druid rejected the spec or query (400 Jackson / invalidInput)    |
  * | `NotFound`           | no        | 404 (or pre-0.23 400 "Cannot find any task with id")             |
  * | `Unauthorized`       | no        | 401: missing or wrong credentials                                |
  * | `Forbidden`          | no        | 403: authenticated but not allowed                               |
@@ -20,7 +20,7 @@ import { SegopsError } from "../core/errors.js";
  */
 export type DruidErrorCode =
   | "DuplicateTask"
-  | "InvalidSpec"
+  | "SpecRejected"
   | "NotFound"
   | "Unauthorized"
   | "Forbidden"
@@ -49,7 +49,7 @@ export interface DruidErrorInit {
 
 const SUMMARY: Record<DruidErrorCode, string> = {
   DuplicateTask: "Druid already has a task with this id",
-  InvalidSpec: "Druid rejected the spec",
+  SpecRejected: "Druid rejected the spec",
   NotFound: "Druid does not know this resource",
   Unauthorized: "Druid did not accept the credentials",
   Forbidden: "Druid denied access",
@@ -123,10 +123,10 @@ export class DuplicateTaskError extends DruidError {
 }
 
 /** 400 from spec/query validation: Jackson mapping errors, unknown types, `invalidInput`. */
-export class InvalidSpecError extends DruidError {
+export class SpecRejectedError extends DruidError {
   readonly retryable = false;
   constructor(init: DruidErrorInit) {
-    super("InvalidSpec", init);
+    super("SpecRejected", init);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Interval } from "../core/interval.js";
+import { instantText } from "./instant-text.js";
 import {
   DEFAULT_RULES_KEY,
   DEFAULT_TIER,
@@ -10,7 +11,6 @@ import {
   ruleKind,
   tieredReplicants,
 } from "./rules.js";
-import { instantText } from "./time.js";
 import type { SimSegment } from "./timeline.js";
 
 /**

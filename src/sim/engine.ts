@@ -12,12 +12,12 @@ import {
 import { newTaskId } from "./ids.js";
 import { emptyCounters, type IngestResult, ingestRecords, syntheticIngest } from "./ingest.js";
 import { InputError, readInput } from "./input.js";
+import { instantText, intervalText } from "./instant-text.js";
 import { condense, Lockbox, lockRevokedMessage } from "./lockbox.js";
 import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
 import type { TaskPlan } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
-import { instantText, intervalText } from "./time.js";
 import { isLoadDue, SegmentStore, type SimSegment } from "./timeline.js";
 import { SlotPool } from "./workers.js";
 

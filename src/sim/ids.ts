@@ -1,6 +1,6 @@
 import type { Interval } from "../core/interval.js";
+import { instantText } from "./instant-text.js";
 import type { Rng } from "./rng.js";
-import { instantText } from "./time.js";
 
 /**
  * Druid's `IdUtils.validateId` (docs/druid-api.md §2.2): returns the message Druid would raise, or null when valid.

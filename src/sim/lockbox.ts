@@ -1,5 +1,5 @@
 import { type Interval, overlaps } from "../core/interval.js";
-import { intervalText } from "./time.js";
+import { intervalText } from "./instant-text.js";
 
 /**
  * Time-chunk EXCLUSIVE locks per datasource (docs/druid-api.md §4.4): a request conflicting with a lock of the same

@@ -1,7 +1,7 @@
 import { DateTime, Duration } from "luxon";
 import type { Interval } from "../core/interval.js";
 import { parseInterval } from "../core/interval.js";
-import { intervalText } from "./time.js";
+import { intervalText } from "./instant-text.js";
 
 /**
  * Retention (load/drop/broadcast) rules as the Coordinator keeps them (`MetadataRuleManager`, the `rules` API,

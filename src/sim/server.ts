@@ -11,7 +11,7 @@ import { type Route, SimRouter } from "./router.js";
 import { brokerRoutes } from "./routes/broker.js";
 import { coordinatorRoutes } from "./routes/coordinator.js";
 import { overlordRoutes } from "./routes/overlord.js";
-import { scaledClock } from "./simTime.js";
+import { scaledClock } from "./scaled-clock.js";
 import type { SimStatsSnapshot } from "./stats.js";
 
 /** A running emulator. */

@@ -1,8 +1,8 @@
 import { HISTORICAL } from "./coordinator.js";
 import type { SimEngine } from "./engine.js";
+import { instantText } from "./instant-text.js";
 import type { Column, SqlRow, SqlType } from "./sql.js";
 import { Timestamp } from "./sql.js";
-import { instantText } from "./time.js";
 import { type SimSegment, shardSpecJson, timelineRows } from "./timeline.js";
 import { versionTraits } from "./versions.js";
 import { statusPlus } from "./views.js";

@@ -1,3 +1,4 @@
+import { instantText } from "./instant-text.js";
 import {
   floorInZone,
   formatTime,
@@ -9,7 +10,6 @@ import {
   UTC,
   type Zone,
 } from "./sql-time.js";
-import { instantText } from "./time.js";
 
 /**
  * A small SQL subset for the Broker endpoint (docs/druid-api.md §3.6): one SELECT over one table or over no table

@@ -1,4 +1,4 @@
-import { instantText } from "./time.js";
+import { instantText } from "./instant-text.js";
 
 /**
  * Accounting for tests and benchmarks: request counts per route pattern, every submission attempt, each

@@ -1,6 +1,6 @@
 import { type Interval, overlaps } from "../core/interval.js";
 import type { Row } from "./ingest.js";
-import { intervalText } from "./time.js";
+import { intervalText } from "./instant-text.js";
 import { versionTraits } from "./versions.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { SimTask, TaskLocation } from "./engine.js";
 import type { RowCounters } from "./ingest.js";
-import { instantText } from "./time.js";
+import { instantText } from "./instant-text.js";
 
 /** Wire shapes of tasks: `TaskStatusPlus`, `TaskStatus`, reports (docs/druid-api.md §2.3–§2.7). */
 

@@ -43,7 +43,7 @@ describe("classify: every recorded Druid body (docs/druid-api.md, all versions)"
     const codes = new Set(RECORDED_BODIES.map((r) => r.expect.code));
     for (const code of [
       "DuplicateTask",
-      "InvalidSpec",
+      "SpecRejected",
       "NotFound",
       "Unauthorized",
       "Forbidden",
@@ -79,7 +79,7 @@ describe("classify: edge cases", () => {
       },
       { endpoint },
     );
-    expect(error.code).toBe("InvalidSpec");
+    expect(error.code).toBe("SpecRejected");
   });
 
   it("keeps the duplicate class even when an entryAlreadyExists message names no id", () => {

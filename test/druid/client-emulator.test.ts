@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { DruidClient } from "../../src/druid/client.js";
-import { CapacityError, InvalidSpecError, NotFoundError, TransientError } from "../../src/druid/errors.js";
+import { CapacityError, NotFoundError, SpecRejectedError, TransientError } from "../../src/druid/errors.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { InstantClock } from "./helpers/fake-druid.js";
 
@@ -118,8 +118,8 @@ describe("client against the emulator with faults", () => {
     const error = await druid
       .submitTask(spec("t_bad", { appendToExisting: true, dropExisting: true }))
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidSpecError);
-    expect((error as InvalidSpecError).druidMessage).toContain("Cannot simultaneously replace and append");
+    expect(error).toBeInstanceOf(SpecRejectedError);
+    expect((error as SpecRejectedError).druidMessage).toContain("Cannot simultaneously replace and append");
     expect(requests(SUBMIT)).toBe(1);
     expect(clock.sleeps).toEqual([]);
   });

@@ -3,8 +3,8 @@ import { backoffCeiling } from "../../src/core/backoff.js";
 import { DruidClient, type DruidClientOptions } from "../../src/druid/client.js";
 import {
   CapacityError,
-  InvalidSpecError,
   NotFoundError,
+  SpecRejectedError,
   TransientError,
   UnavailableError,
 } from "../../src/druid/errors.js";
@@ -84,7 +84,7 @@ describe("retry policy", () => {
     const error = await client()
       .submitTask(spec)
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidSpecError);
+    expect(error).toBeInstanceOf(SpecRejectedError);
     expect(druid.count()).toBe(1);
     expect(clock.sleeps).toEqual([]);
   });

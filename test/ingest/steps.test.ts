@@ -3,7 +3,7 @@ import { ManualClock } from "../../src/core/clock.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
-import { InvalidSpecError, UnavailableError } from "../../src/druid/errors.js";
+import { SpecRejectedError, UnavailableError } from "../../src/druid/errors.js";
 import type { DataSegment } from "../../src/druid/types.js";
 import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
 import type { HandoffChecker, HandoffVerdict } from "../../src/ingest/handoff.js";
@@ -144,7 +144,7 @@ describe("submit", () => {
   });
 
   it("aborts with Druid's words when it rejects the spec, and leaves retryable failures to the driver", async () => {
-    const invalid = new InvalidSpecError({
+    const invalid = new SpecRejectedError({
       endpoint: "POST /druid/indexer/v1/task",
       status: 400,
       druidMessage: "bad granularity",

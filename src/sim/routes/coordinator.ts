@@ -1,10 +1,10 @@
 import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
 import { auditJson, HISTORICAL } from "../coordinator.js";
 import type { SimEngine } from "../engine.js";
+import { instantText, intervalText } from "../instant-text.js";
 import { empty, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { DEFAULT_RULES_KEY, DEFAULT_TIER, parseRules, RulesError } from "../rules.js";
-import { instantText, intervalText } from "../time.js";
 import { isUsed, type SimSegment, segmentJson } from "../timeline.js";
 import { versionTraits } from "../versions.js";
 
