@@ -1,20 +1,18 @@
 import { Command, CommanderError } from "commander";
 import { ExitCode, SegopsError } from "../core/errors.js";
-import { loadCommands, registerCommands } from "./commands/index.js";
+import { registerCommands } from "./commands/index.js";
 
 /**
- * Builds the `segops` program; exported so tests can drive the CLI in-process. Every command is listed;
- * with `argv` (what `main` passes), only the modules of the command it names are loaded beyond the light
- * registrations, so `segops --help` starts at once; without, all of them are.
+ * Builds the `segops` program; exported so tests can drive the CLI in-process. Registrations are light:
+ * each command imports its implementation when it runs, so `segops --help` starts at once.
  */
-export async function buildProgram(argv?: readonly string[]): Promise<Command> {
+export async function buildProgram(): Promise<Command> {
   const program = new Command("segops")
     .description("Segment Ops for Apache Druid: idempotent, handoff-gated batch ingestion and backfills")
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
   registerCommands(program);
-  await loadCommands(program, argv);
   return program;
 }
 
@@ -42,7 +40,7 @@ export function exitCodeFor(error: unknown): number {
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await (await buildProgram(argv)).parseAsync(argv);
+    await (await buildProgram()).parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.Ok;
   } catch (error) {
     if (!(error instanceof CommanderError)) {

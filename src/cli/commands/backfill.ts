@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { UsageError } from "../../core/errors.js";
-import { parseInstant } from "../../core/interval.js";
-import { addIngestOptions, executeIngest, type IngestFlags } from "./ingest-common.js";
+import { addIngestOptions, type BackfillFlags } from "./ingest-flags.js";
 
 export function registerBackfill(program: Command): void {
   addIngestOptions(
@@ -16,14 +14,7 @@ export function registerBackfill(program: Command): void {
         "--granularity <g>",
         "partition granularity (hour, day, week, month, …); default: the spec's segmentGranularity",
       ),
-  ).action(
-    async (template: string, flags: IngestFlags & { from: string; to: string; granularity?: string }) => {
-      const start = parseInstant(flags.from);
-      const end = parseInstant(flags.to);
-      if (end <= start) throw new UsageError(`--to (${flags.to}) must be after --from (${flags.from})`);
-      process.exitCode = await executeIngest("backfill", template, { start, end }, flags, {
-        ...(flags.granularity ? { granularity: flags.granularity } : {}),
-      });
-    },
-  );
+  ).action(async (template: string, flags: BackfillFlags) => {
+    process.exitCode = await (await import("./ingest-common.js")).backfillCommand(template, flags);
+  });
 }

@@ -1,8 +1,7 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
 import { ExitCode, UsageError } from "../../core/errors.js";
-import type { Interval } from "../../core/interval.js";
+import { type Interval, parseInstant, parseInterval } from "../../core/interval.js";
 import { nonTerminal } from "../../driver/drain.js";
 import { DruidClient } from "../../druid/client.js";
 import { OutageMonitor } from "../../druid/outage.js";
@@ -14,110 +13,23 @@ import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import type { Store } from "../../ledger/store.js";
 import { parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
-import {
-  addDruidOptions,
-  addLedgerOption,
-  type DruidFlags,
-  druidOptionsFrom,
-  positiveInt,
-  positiveNumber,
-} from "../options.js";
+import { type DruidFlags, druidOptionsFrom } from "../options.js";
 import { progressMode, startProgress } from "../progress.js";
-import { collect } from "./render.js";
+import type { BackfillFlags, IngestFlags } from "./ingest-flags.js";
 
-/** Flags shared by `run` and `backfill`. */
-export interface IngestFlags extends DruidFlags {
-  var: string[];
-  specVersion?: string;
-  prefix?: string;
-  maxConcurrency: number;
-  poisonAfter: number;
-  handoffTimeout: number;
-  tick: number;
-  lease: number;
-  deadline?: number;
-  druidOutageTimeout: number;
-  new?: boolean;
-  maxUnparseable: string;
-  minRows: number;
-  json?: boolean;
-  ledger: string;
+/** `segops run`: one partition over the interval. */
+export function runCommand(template: string, flags: IngestFlags & { interval: string }): Promise<number> {
+  return executeIngest("run", template, parseInterval(flags.interval), flags);
 }
 
-/** A count flag where 0 means "no minimum": plain decimal digits only. */
-function nonNegativeInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n))
-      throw new InvalidArgumentError(`${name} must be a whole number from 0 up, got "${value}"`);
-    return n;
-  };
-}
-
-/** Flags that steer a run (not part of a job's identity): shared by run, backfill and resume. */
-export function addRunControlOptions(command: Command, defaults: { fromJob?: boolean } = {}): Command {
-  const concurrency = "partitions in flight at once";
-  const poison = "dead-letter after N same-class failures";
-  return command
-    .option(
-      "--max-concurrency <n>",
-      defaults.fromJob ? `${concurrency} (default: the job's)` : concurrency,
-      positiveInt("--max-concurrency"),
-      ...(defaults.fromJob ? [] : [DEFAULTS.maxConcurrency]),
-    )
-    .option(
-      "--poison-after <n>",
-      defaults.fromJob ? `${poison} (default: the job's)` : poison,
-      positiveInt("--poison-after"),
-      ...(defaults.fromJob ? [] : [DEFAULTS.poisonAfter]),
-    )
-    .option(
-      "--handoff-timeout <s>",
-      "fail a partition not queryable this long after SUCCESS",
-      positiveNumber("--handoff-timeout"),
-      DEFAULTS.handoffTimeoutMs / 1000,
-    )
-    .option(
-      "--druid-outage-timeout <s>",
-      "stop (exit 4, resumable) when Druid has not answered for this long",
-      positiveNumber("--druid-outage-timeout"),
-      DEFAULTS.druidOutageTimeoutMs / 1000,
-    )
-    .addOption(
-      new Option("--tick <ms>", "polling cadence in ms")
-        .argParser(positiveInt("--tick"))
-        .default(DEFAULTS.tickMs)
-        .hideHelp(),
-    )
-    .addOption(
-      new Option("--lease <ms>", "ledger lease: how long a crashed process's partitions stay locked")
-        .argParser(positiveInt("--lease"))
-        .default(DEFAULTS.leaseMs)
-        .hideHelp(),
-    )
-    .option(
-      "--deadline <s>",
-      "stop after S seconds, leaving the job resumable (exit 3)",
-      positiveNumber("--deadline"),
-    )
-    .option("--json", "print the final report as JSON (no progress display)");
-}
-
-export function addIngestOptions(command: Command): Command {
-  addDruidOptions(command);
-  addLedgerOption(command);
-  command
-    .option("--var <k=v>", "template variable (repeatable)", collect, [])
-    .option("--spec-version <v>", "spec version: changing it forces new Druid task ids")
-    .option("--prefix <p>", "Druid task id prefix", "segops")
-    .option(
-      "--max-unparseable <n|p%>",
-      "rows with parse errors a partition may have: a count (handed to Druid as maxParseExceptions) or a percentage",
-      "0",
-    )
-    .option("--min-rows <n>", "fewest rows a partition must ingest", nonNegativeInt("--min-rows"), 0)
-    .option("--new", "start a new job (new Druid task ids) instead of resuming the one these inputs name");
-  return addRunControlOptions(command);
+/** `segops backfill`: a range, one partition per granularity bucket. */
+export function backfillCommand(template: string, flags: BackfillFlags): Promise<number> {
+  const start = parseInstant(flags.from);
+  const end = parseInstant(flags.to);
+  if (end <= start) throw new UsageError(`--to (${flags.to}) must be after --from (${flags.from})`);
+  return executeIngest("backfill", template, { start, end }, flags, {
+    ...(flags.granularity ? { granularity: flags.granularity } : {}),
+  });
 }
 
 /** A client for the flags that reports every attempt to `monitor` (checked with one cheap call first). */

@@ -1,130 +1,28 @@
 import type { Command } from "commander";
-import { systemClock } from "../../core/clock.js";
-import { UsageError } from "../../core/errors.js";
-import { KINDS } from "../../jobs/kinds.js";
-import { formatJobReport, type JobReport, jobReport, partitionReport } from "../../jobs/report.js";
-import { NoLedgerError } from "../../ledger/open.js";
-import type { Store } from "../../ledger/store.js";
-import { isTerminal, type JobState, type StateCounts, type TaskRow } from "../../ledger/types.js";
-import { connectDruid, openLedger } from "../context.js";
 import { addDruidOptions, addLedgerOption, type DruidFlags } from "../options.js";
-import { writers } from "./render.js";
-
-/** `jobs`, `status`, `cancel` and `dlq`: the ledger seen from another shell while a job runs. */
-
-interface LedgerFlags {
-  ledger: string;
-  json?: boolean;
-}
-
-async function withLedger<T>(flags: LedgerFlags, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openLedger(flags.ledger);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
+import type { LedgerFlags } from "./ledger-actions.js";
 
 /**
- * For read-only commands: opens the ledger only if it exists (a SQLite file is never created), else
- * answers with `missing`, given "no ledger at PATH (nothing has run here yet)".
+ * The ledger commands' flags and help (light: commander and the flag helpers); what each does is in
+ * ledger-actions.ts, loaded when the command runs.
  */
-async function withExistingLedger<T>(
-  flags: LedgerFlags,
-  missing: (note: string) => T,
-  fn: (store: Store) => Promise<T>,
-): Promise<T> {
-  let store: Store;
-  try {
-    store = await openLedger(flags.ledger, { mustExist: true });
-  } catch (error) {
-    if (error instanceof NoLedgerError) return missing(error.message);
-    throw error;
-  }
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
 
 const LISTING_HELP =
   "\nRead-only: with no ledger yet (nothing has run here) it says so, creates none and exits 0 (an\nempty listing; [] with --json).";
+
 const SHOW_HELP =
   "\nRead-only: with no ledger yet (nothing has run here) it says so, creates none and exits 2.";
-
-/** An empty listing for a ledger that does not exist yet; with --json, stdout stays parseable. */
-function emptyListing(flags: LedgerFlags, note: string, out: (s: string) => void, err: (s: string) => void) {
-  if (!flags.json) return out(`${note}\n`);
-  out("[]\n");
-  err(`${note}\n`);
-}
 
 function ledgerCommand(program: Command, name: string, description: string): Command {
   return addLedgerOption(program.command(name).description(description).option("--json", "print JSON"));
 }
 
-/**
- * The state shown for a job. The stored state can lag (a run stopped before recording it), so an open
- * job whose partitions have all ended is shown as they ended; the stored state is not changed.
- */
-function shownState(state: JobState, c: StateCounts): JobState {
-  const left = c.new + c.running + c.suspended;
-  const total = left + c.done + c.failed + c.dead;
-  if (state !== "open" || total === 0 || left > 0) return state;
-  return c.failed + c.dead > 0 ? "failed" : "done";
-}
-
-/** Partitions another process holds right now (running under a lease that has not expired). */
-function leasedNow(tasks: readonly TaskRow[], now: number): TaskRow[] {
-  return tasks.filter(
-    (t) =>
-      t.state === "running" && t.leaseOwner !== null && t.leaseExpiresAt !== null && t.leaseExpiresAt > now,
-  );
-}
-
-/** The verdict for a job being run right now: who holds it, instead of a hint to resume it. */
-function runningVerdict(report: JobReport, leased: readonly TaskRow[]): string {
-  const until = new Map<string, number>();
-  for (const t of leased) {
-    const owner = t.leaseOwner as string;
-    until.set(owner, Math.max(until.get(owner) ?? 0, t.leaseExpiresAt as number));
-  }
-  const holders = [...until].map(([owner, ms]) => `leased by ${owner} until ${new Date(ms).toISOString()}`);
-  const c = report.counts;
-  const waiting = c.new + c.suspended + c.running - leased.length;
-  const failures = c.failed + c.dead > 0 ? `; so far ${c.failed} failed, ${c.dead} dead-lettered` : "";
-  return `RUNNING: ${leased.length} partition(s) running (${holders.join(", ")}), ${waiting} waiting${failures}; another process is running this job`;
-}
-
 export function registerLedgerCommands(program: Command): void {
   ledgerCommand(program, "jobs", "list jobs in the ledger with their partition counts")
     .addHelpText("after", LISTING_HELP)
-    .action(async (flags: LedgerFlags, cmd: Command) => {
-      const { out, err } = writers(cmd);
-      await withExistingLedger(
-        flags,
-        (note) => emptyListing(flags, note, out, err),
-        async (store) => {
-          const jobs = await store.listJobs({ limit: 100 });
-          const rows = await Promise.all(
-            jobs.map(async (j) => {
-              const counts = await store.countTasks(j.id);
-              return { ...j, state: shownState(j.state, counts), counts };
-            }),
-          );
-          if (flags.json) return out(`${JSON.stringify(rows, null, 2)}\n`);
-          if (rows.length === 0) return out(`no jobs in ${flags.ledger}\n`);
-          for (const j of rows) {
-            const c = j.counts;
-            out(
-              `${j.id}  ${j.state}  done ${c.done} running ${c.running} pending ${c.new + c.suspended} failed ${c.failed} dead ${c.dead}  ${new Date(j.createdAt).toISOString()}\n`,
-            );
-          }
-        },
-      );
-    });
+    .action(async (flags: LedgerFlags, cmd: Command) =>
+      (await import("./ledger-actions.js")).jobs(flags, cmd),
+    );
 
   ledgerCommand(program, "status", "show a job's partitions (default: the newest job)")
     .argument("[job]", "job id")
@@ -132,30 +30,9 @@ export function registerLedgerCommands(program: Command): void {
       "after",
       "\nExit 0 when shown, also when there is nothing to show yet (no ledger or no jobs; null with\n--json); exit 2 when JOB is not in the ledger. A ledger is never created.",
     )
-    .action(async (jobId: string | undefined, flags: LedgerFlags, cmd: Command) => {
-      const { out, err } = writers(cmd);
-      const nothing = (note: string) => {
-        if (jobId) throw new UsageError(note, { jobId });
-        if (flags.json) {
-          out("null\n");
-          err(`${note}\n`);
-        } else out(`${note}\n`);
-      };
-      await withExistingLedger(flags, nothing, async (store) => {
-        const job = jobId ? await store.getJob(jobId) : (await store.listJobs({ limit: 1 }))[0];
-        if (!job) return nothing(jobId ? `no job ${jobId} in ${flags.ledger}` : `no jobs in ${flags.ledger}`);
-        const report = await jobReport(store, job);
-        if (flags.json) {
-          out(`${JSON.stringify({ ...report, state: shownState(report.state, report.counts) }, null, 2)}\n`);
-          return;
-        }
-        const lines = formatJobReport(report).split("\n");
-        const leased = leasedNow(await store.listTasks(job.id), systemClock.now());
-        // The last line is the verdict; while another process holds partitions, "resume" would mislead.
-        if (leased.length > 0) lines[lines.length - 1] = runningVerdict(report, leased);
-        out(`${lines.join("\n")}\n`);
-      });
-    });
+    .action(async (jobId: string | undefined, flags: LedgerFlags, cmd: Command) =>
+      (await import("./ledger-actions.js")).status(jobId, flags, cmd),
+    );
 
   addDruidOptions(
     ledgerCommand(
@@ -168,37 +45,9 @@ export function registerLedgerCommands(program: Command): void {
         "--shutdown",
         "also ask Druid to shut down the canceled partitions' running tasks (needs --druid)",
       ),
-  ).action(async (id: string, flags: LedgerFlags & DruidFlags & { shutdown?: boolean }, cmd: Command) => {
-    const { out } = writers(cmd);
-    await withLedger(flags, async (store) => {
-      const job = await store.getJob(id);
-      const tasks = job ? await store.listTasks(id) : [await store.getTask(id)].filter((t) => t !== null);
-      if (!job && tasks.length === 0) throw new UsageError(`no job or task ${id} in ${flags.ledger}`);
-      const flagged = job
-        ? await store.cancelJob(id, "canceled by user", "cli")
-        : (await store.cancelTask(id, "canceled by user", "cli"))
-          ? 1
-          : 0;
-      out(
-        `canceled ${flagged} unfinished partition(s) of ${id}; a running driver finishes them at its next step\n`,
-      );
-      if (!flags.shutdown) return;
-      // Each kind says which Druid tasks a partition has running.
-      const running = tasks
-        .filter((t) => !isTerminal(t.state))
-        .flatMap((t) => KINDS.find((k) => k.name === t.kind)?.activeDruidTasks(t) ?? []);
-      if (running.length === 0) return;
-      const client = await connectDruid(flags);
-      try {
-        for (const druidId of running) {
-          await client.shutdownTask(druidId);
-          out(`asked Druid to shut down ${druidId}\n`);
-        }
-      } finally {
-        await client.close();
-      }
-    });
-  });
+  ).action(async (id: string, flags: LedgerFlags & DruidFlags & { shutdown?: boolean }, cmd: Command) =>
+    (await import("./ledger-actions.js")).cancel(id, flags, cmd),
+  );
 
   ledgerCommand(
     program,
@@ -206,78 +55,31 @@ export function registerLedgerCommands(program: Command): void {
     "send a job's failed, canceled and dead-lettered partitions (or one partition) back to run",
   )
     .argument("<id>", "job id or ledger task id")
-    .action(async (id: string, flags: LedgerFlags, cmd: Command) => {
-      const { out } = writers(cmd);
-      await withLedger(flags, async (store) => {
-        const job = await store.getJob(id);
-        const ids = job
-          ? (await store.listTasks(id))
-              .filter((t) => t.state === "failed" || t.state === "dead")
-              .map((t) => t.id)
-          : [id];
-        const sent: string[] = [];
-        for (const taskId of ids) if (await store.retryTask(taskId, "cli")) sent.push(taskId);
-        if (!job && sent.length === 0) {
-          throw new UsageError(
-            `${id} is neither a job nor a failed or dead-lettered partition in ${flags.ledger}`,
-          );
-        }
-        const jobId = job?.id ?? (await store.getTask(id))?.jobId;
-        if (job && job.state !== "open" && sent.length > 0)
-          await store.setJobState(job.id, "open", "partitions retried", "cli");
-        out(`${sent.length} partition(s) sent back to run; run them with segops resume ${jobId}\n`);
-      });
-    });
+    .action(async (id: string, flags: LedgerFlags, cmd: Command) =>
+      (await import("./ledger-actions.js")).retry(id, flags, cmd),
+    );
 
   const dlq = program.command("dlq").description("dead-lettered partitions: list, show, retry, drop");
   ledgerCommand(dlq, "list", "list dead-lettered partitions")
     .option("--job <id>", "only this job's")
     .addHelpText("after", LISTING_HELP)
-    .action(async (flags: LedgerFlags & { job?: string }, cmd: Command) => {
-      const { out, err } = writers(cmd);
-      await withExistingLedger(
-        flags,
-        (note) => emptyListing(flags, note, out, err),
-        async (store) => {
-          const dead = (await store.listDead(flags.job)).map((t) => partitionReport(t));
-          if (flags.json) return out(`${JSON.stringify(dead, null, 2)}\n`);
-          if (dead.length === 0) return out("no dead-lettered partitions\n");
-          for (const d of dead) out(`${d.task}  attempts ${d.attempts}  ${d.error ?? ""}\n`);
-        },
-      );
-    });
+    .action(async (flags: LedgerFlags & { job?: string }, cmd: Command) =>
+      (await import("./ledger-actions.js")).dlqList(flags, cmd),
+    );
   ledgerCommand(dlq, "show", "show one dead-lettered partition with its failure history")
     .argument("<id>", "ledger task id")
     .addHelpText("after", SHOW_HELP)
-    .action(async (id: string, flags: LedgerFlags, cmd: Command) => {
-      const { out } = writers(cmd);
-      const missing = (note: string): never => {
-        throw new UsageError(note, { taskId: id });
-      };
-      await withExistingLedger(flags, missing, async (store) => {
-        const task = await store.getTask(id);
-        if (task?.state !== "dead") throw new UsageError(`${id} is not a dead-lettered partition`);
-        const shown = {
-          ...partitionReport(task),
-          failures: KINDS.find((k) => k.name === task.kind)?.describe(task).failures ?? [],
-          events: await store.listEvents({ taskId: id }),
-        };
-        out(`${JSON.stringify(shown, null, 2)}\n`);
-      });
-    });
+    .action(async (id: string, flags: LedgerFlags, cmd: Command) =>
+      (await import("./ledger-actions.js")).dlqShow(id, flags, cmd),
+    );
   for (const [name, verb, description] of [
     ["retry", "sent back to run", "send a dead-lettered partition back to run (after fixing its input)"],
     ["drop", "dropped", "give up on a dead-lettered partition for good (kept as failed)"],
   ] as const) {
     ledgerCommand(dlq, name, description)
       .argument("<id>", "ledger task id")
-      .action(async (id: string, flags: LedgerFlags, cmd: Command) => {
-        const { out } = writers(cmd);
-        await withLedger(flags, async (store) => {
-          const row = name === "retry" ? await store.retryDead(id, "cli") : await store.dropDead(id, "cli");
-          if (!row) throw new UsageError(`${id} is not a dead-lettered partition (see segops dlq list)`);
-          out(`${id} ${verb}${name === "retry" ? `; run it with segops resume ${row.jobId}` : ""}\n`);
-        });
-      });
+      .action(async (id: string, flags: LedgerFlags, cmd: Command) =>
+        (await import("./ledger-actions.js")).dlqRetryOrDrop(name, verb, id, flags, cmd),
+      );
   }
 }

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { parseInterval } from "../../core/interval.js";
-import { addIngestOptions, executeIngest, type IngestFlags } from "./ingest-common.js";
+import { addIngestOptions, type IngestFlags } from "./ingest-flags.js";
 
 export function registerRun(program: Command): void {
   addIngestOptions(
@@ -9,6 +8,6 @@ export function registerRun(program: Command): void {
       .description("ingest one interval end to end: submit, await SUCCESS, handoff gate, version audit")
       .requiredOption("--interval <interval>", "ISO interval, e.g. 2026-01-01/2026-01-02 or 2026-01-01/P1D"),
   ).action(async (template: string, flags: IngestFlags & { interval: string }) => {
-    process.exitCode = await executeIngest("run", template, parseInterval(flags.interval), flags);
+    process.exitCode = await (await import("./ingest-common.js")).runCommand(template, flags);
   });
 }

@@ -1,0 +1,113 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULTS } from "../../core/defaults.js";
+import {
+  addDruidOptions,
+  addLedgerOption,
+  type DruidFlags,
+  positiveInt,
+  positiveNumber,
+} from "../options.js";
+import { collect } from "./render.js";
+
+/**
+ * The flags of `run`, `backfill` and `resume` (light: commander and the flag helpers), apart from what the
+ * commands do (ingest-common.ts), so that registering them loads nothing else.
+ */
+
+/** Flags shared by `run` and `backfill`. */
+export interface IngestFlags extends DruidFlags {
+  var: string[];
+  specVersion?: string;
+  prefix?: string;
+  maxConcurrency: number;
+  poisonAfter: number;
+  handoffTimeout: number;
+  tick: number;
+  lease: number;
+  deadline?: number;
+  druidOutageTimeout: number;
+  new?: boolean;
+  maxUnparseable: string;
+  minRows: number;
+  json?: boolean;
+  ledger: string;
+}
+
+/** A count flag where 0 means "no minimum": plain decimal digits only. */
+function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n))
+      throw new InvalidArgumentError(`${name} must be a whole number from 0 up, got "${value}"`);
+    return n;
+  };
+}
+
+/** Flags that steer a run (not part of a job's identity): shared by run, backfill and resume. */
+export function addRunControlOptions(command: Command, defaults: { fromJob?: boolean } = {}): Command {
+  const concurrency = "partitions in flight at once";
+  const poison = "dead-letter after N same-class failures";
+  return command
+    .option(
+      "--max-concurrency <n>",
+      defaults.fromJob ? `${concurrency} (default: the job's)` : concurrency,
+      positiveInt("--max-concurrency"),
+      ...(defaults.fromJob ? [] : [DEFAULTS.maxConcurrency]),
+    )
+    .option(
+      "--poison-after <n>",
+      defaults.fromJob ? `${poison} (default: the job's)` : poison,
+      positiveInt("--poison-after"),
+      ...(defaults.fromJob ? [] : [DEFAULTS.poisonAfter]),
+    )
+    .option(
+      "--handoff-timeout <s>",
+      "fail a partition not queryable this long after SUCCESS",
+      positiveNumber("--handoff-timeout"),
+      DEFAULTS.handoffTimeoutMs / 1000,
+    )
+    .option(
+      "--druid-outage-timeout <s>",
+      "stop (exit 4, resumable) when Druid has not answered for this long",
+      positiveNumber("--druid-outage-timeout"),
+      DEFAULTS.druidOutageTimeoutMs / 1000,
+    )
+    .addOption(
+      new Option("--tick <ms>", "polling cadence in ms")
+        .argParser(positiveInt("--tick"))
+        .default(DEFAULTS.tickMs)
+        .hideHelp(),
+    )
+    .addOption(
+      new Option("--lease <ms>", "ledger lease: how long a crashed process's partitions stay locked")
+        .argParser(positiveInt("--lease"))
+        .default(DEFAULTS.leaseMs)
+        .hideHelp(),
+    )
+    .option(
+      "--deadline <s>",
+      "stop after S seconds, leaving the job resumable (exit 3)",
+      positiveNumber("--deadline"),
+    )
+    .option("--json", "print the final report as JSON (no progress display)");
+}
+
+export function addIngestOptions(command: Command): Command {
+  addDruidOptions(command);
+  addLedgerOption(command);
+  command
+    .option("--var <k=v>", "template variable (repeatable)", collect, [])
+    .option("--spec-version <v>", "spec version: changing it forces new Druid task ids")
+    .option("--prefix <p>", "Druid task id prefix", "segops")
+    .option(
+      "--max-unparseable <n|p%>",
+      "rows with parse errors a partition may have: a count (handed to Druid as maxParseExceptions) or a percentage",
+      "0",
+    )
+    .option("--min-rows <n>", "fewest rows a partition must ingest", nonNegativeInt("--min-rows"), 0)
+    .option("--new", "start a new job (new Druid task ids) instead of resuming the one these inputs name");
+  return addRunControlOptions(command);
+}
+
+/** `backfill`'s flags. */
+export type BackfillFlags = IngestFlags & { from: string; to: string; granularity?: string };
