@@ -153,6 +153,12 @@ export function handoffVerdict(
   context: HandoffContext = {},
 ): HandoffVerdict {
   const found = identifyOurs(used, q);
+  // Druid marks segments a drop rule matches unused (Druid 33's RunRules): data gone under a rule that drops
+  // the interval is "never queryable under the load rules", the cause, rather than lost.
+  if ((found.kind === "lost" || (found.kind === "none" && q.rowsIngested !== 0)) && context.rules) {
+    const reason = neverLoaded(context.rules, [q.interval], context.now ?? Date.now());
+    if (reason) return { state: "never-loaded", version: q.version ?? "(unknown)", reason };
+  }
   if (found.kind === "lost") return { state: "lost", reason: found.reason };
   if (found.kind === "unproven")
     return { state: "unproven", candidate: found.candidate, reason: found.reason };

@@ -103,3 +103,18 @@ describe("handoff with load rules", () => {
     expect(handoffVerdict(q, [seg("v1", false)], { rules: null, now }).state).toBe("waiting");
   });
 });
+
+describe("handoff with load rules, when Druid already dropped our segments", () => {
+  it("reports never-loaded (the cause) rather than lost when a rule drops the interval", () => {
+    const interval = day("2026-06-02");
+    const q: HandoffQuestion = {
+      interval,
+      mode: "replace",
+      baseline: { versions: [], segmentIds: [] },
+      rowsIngested: 8,
+    };
+    const rules = [{ type: "dropByInterval", interval: "2026-06-01/2026-06-05" }, { type: "loadForever" }];
+    expect(handoffVerdict(q, [], { rules, now }).state).toBe("never-loaded");
+    expect(handoffVerdict(q, [], { rules: [{ type: "loadForever" }], now }).state).toBe("lost");
+  });
+});
