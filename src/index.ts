@@ -33,13 +33,13 @@ export type { Runner, TaskContext } from "./driver/runner.js";
 export { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "./driver/signals.js";
 // Druid.
 export { DruidClient, type DruidClientOptions } from "./druid/client.js";
+export { type ClusterBinding, ClusterMismatchError, clusterOf } from "./druid/cluster.js";
 export { DruidError } from "./druid/errors.js";
 export { type DataGates, DEFAULT_GATES } from "./ingest/gates.js";
-export { type ClusterBinding, ClusterMismatchError, clusterOf } from "./jobs/cluster.js";
+export { type IngestJobInput, type PlannedJob, planIngestJob } from "./ingest/plan.js";
 // Plan, run and report work.
 export { type EngineOptions, type EngineResult, runJob, settleJob } from "./jobs/engine.js";
 export { KINDS } from "./jobs/kinds.js";
-export { type IngestJobInput, type PlannedJob, planIngestJob } from "./jobs/plan.js";
 export { formatJobReport, type JobReport, jobReport, type PartitionReport } from "./jobs/report.js";
 export { LedgerError } from "./ledger/errors.js";
 // The ledger.

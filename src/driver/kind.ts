@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { JsonObject, TaskRow } from "../ledger/types.js";
+import type { JsonObject, NewJob, NewTask, TaskRow } from "../ledger/types.js";
 import type { Runner } from "./runner.js";
 
 /**
@@ -12,9 +12,14 @@ import type { Runner } from "./runner.js";
  * `S` is what its runner needs from the engine (for Druid work: the client, the status batcher, the
  * handoff checker, admission control and the run's settings).
  */
-export interface KindOfWork<S = unknown> {
+export interface KindOfWork<S = unknown, I = never> {
   /** The ledger task kind (`tasks.kind`). */
   readonly name: string;
+  /**
+   * How a job of this kind is planned into partitions, from the user's input: pure, and complete before
+   * anything is written (every partition checked), so a bad input changes nothing.
+   */
+  plan(input: I): PlannedWork;
   /** What a partition's task carries, written once when the job is planned. */
   readonly payload: z.ZodType<Record<string, unknown>>;
   /** The task's checkpointed progress (every field optional: an empty object is a task not yet started). */
@@ -25,6 +30,12 @@ export interface KindOfWork<S = unknown> {
   describe(task: TaskRow): PartitionView;
   /** The Druid task ids this partition currently has running at Druid (what `cancel --shutdown` stops). */
   activeDruidTasks(task: TaskRow): string[];
+}
+
+/** A planned job: its row and its partitions' tasks, ready for `Store.createJob` (idempotent on the id). */
+export interface PlannedWork {
+  readonly job: NewJob;
+  readonly tasks: readonly NewTask[];
 }
 
 /** A partition as every kind shows it. */

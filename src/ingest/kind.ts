@@ -1,5 +1,6 @@
 import type { KindOfWork, PartitionView } from "../driver/kind.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
+import { type IngestJobInput, planIngestJob } from "./plan.js";
 import {
   INGEST_KIND,
   type IngestPayload,
@@ -13,8 +14,9 @@ import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 export type DruidServices = IngestRunnerOptions;
 
 /** Native batch ingestion (`index_parallel`): one partition = one interval = one Druid task per attempt. */
-export const ingestKind: KindOfWork<DruidServices> = {
+export const ingestKind: KindOfWork<DruidServices, IngestJobInput> = {
   name: INGEST_KIND,
+  plan: planIngestJob,
   payload: ingestPayloadSchema,
   progress: ingestProgressSchema,
   runner: (services) => ingestRunner(services),

@@ -5,6 +5,7 @@ import { type DrainResult, drain } from "../driver/drain.js";
 import type { DriverLog } from "../driver/driver.js";
 import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
+import { assertJobCluster, clusterOf } from "../druid/cluster.js";
 import type { OutageMonitor } from "../druid/outage.js";
 import { AdmissionTracker } from "../ingest/admission-tracker.js";
 import type { SizeBand } from "../ingest/audit.js";
@@ -13,7 +14,6 @@ import type { DruidServices } from "../ingest/kind.js";
 import { StatusBatcher, type TaskStatusSnapshot } from "../ingest/status-batcher.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, TaskRow } from "../ledger/types.js";
-import { assertJobCluster, clusterOf } from "./cluster.js";
 import { KINDS } from "./kinds.js";
 
 /**

@@ -1,4 +1,4 @@
-export * from "./cluster.js";
+export { type IngestJobInput, jobIdFor, type PlannedJob, planIngestJob } from "../ingest/plan.js";
 export {
   type EngineOptions,
   type EngineResult,
@@ -9,7 +9,6 @@ export {
   statusLookupFor,
 } from "./engine.js";
 export { KINDS } from "./kinds.js";
-export { type IngestJobInput, jobIdFor, type PlannedJob, planIngestJob } from "./plan.js";
 export { type PolledTask, type PollOptions, type PollOutcome, pollTasks } from "./poll.js";
 export {
   exitCodeFor,

@@ -5,4 +5,4 @@ import { type DruidServices, ingestKind } from "../ingest/kind.js";
  * Every kind of work this build runs, by ledger task kind. A new kind is one folder and one line here;
  * the engine, reports, `status`, `dlq`, `retry` and `cancel` find it through this list.
  */
-export const KINDS: readonly KindOfWork<DruidServices>[] = [ingestKind];
+export const KINDS: readonly KindOfWork<DruidServices, never>[] = [ingestKind];

@@ -21,8 +21,12 @@ const echoProgress = z.looseObject({ count: z.number().int().optional() });
 let failing = false;
 
 /** Counts to `steps`, one checkpointed step at a time; fails while `failing` is set. */
-const echoKind: KindOfWork<DruidServices> = {
+const echoKind: KindOfWork<DruidServices, { job: string; labels: string[]; steps: number }> = {
   name: "echo",
+  plan: ({ job, labels, steps }) => ({
+    job: { id: job, kind: "echo", options: {} },
+    tasks: labels.map((label) => ({ id: `${job}/${label}`, kind: "echo", payload: { label, steps } })),
+  }),
   payload: echoPayload,
   progress: echoProgress,
   runner: () => ({
@@ -66,13 +70,8 @@ afterEach(async () => {
 async function setup(steps: number) {
   store = await openStore("sqlite::memory:");
   client = new DruidClient({ url: "http://127.0.0.1:9" });
-  const job = { id: "echo_job", kind: "echo", options: {} };
-  const tasks = ["a", "b", "c"].map((label) => ({
-    id: `echo_job/${label}`,
-    kind: "echo",
-    payload: { label, steps },
-  }));
-  await store.createJob(job, tasks);
+  const planned = echoKind.plan({ job: "echo_job", labels: ["a", "b", "c"], steps });
+  await store.createJob(planned.job, planned.tasks);
   return { store, client };
 }
 

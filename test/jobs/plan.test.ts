@@ -3,8 +3,8 @@ import type { JsonValue } from "../../src/core/canonical-json.js";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { deriveTaskId } from "../../src/core/task-id.js";
+import { planIngestJob } from "../../src/ingest/plan.js";
 import type { IngestPayload } from "../../src/ingest/runner.js";
-import { planIngestJob } from "../../src/jobs/plan.js";
 import { InvalidSpecError } from "../../src/spec/index.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 

@@ -110,5 +110,5 @@ describe("two hosts share one backfill through a PostgreSQL ledger", () => {
     } finally {
       await store.close();
     }
-  }, 90_000);
+  }, 180_000);
 });

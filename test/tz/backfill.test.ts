@@ -8,10 +8,10 @@ import { parseGranularity, parseInstantInZone } from "../../src/core/granularity
 import { formatInterval, parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { auditTimeline } from "../../src/ingest/audit.js";
+import { planIngestJob } from "../../src/ingest/plan.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
 import { toTimelineSegment } from "../../src/ingest/segments.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
-import { planIngestJob } from "../../src/jobs/plan.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";

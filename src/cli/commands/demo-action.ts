@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { parseInterval } from "../../core/interval.js";
 import { DruidClient } from "../../druid/client.js";
+import { planIngestJob } from "../../ingest/plan.js";
 import type { IngestProgress } from "../../ingest/runner.js";
 import {
   DEMO_DAYS,
@@ -12,7 +13,6 @@ import {
   demoTemplate,
   writeDemoData,
 } from "../../jobs/demo.js";
-import { planIngestJob } from "../../jobs/plan.js";
 import { startSim } from "../../sim/server.js";
 import { openLedger } from "../context.js";
 import { driveJob } from "./ingest-common.js";

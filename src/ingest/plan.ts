@@ -5,9 +5,7 @@ import { parseGranularity, parseGranularityText } from "../core/granularity.js";
 import { formatInterval, type Interval, intervalSlug } from "../core/interval.js";
 import { splitInterval } from "../core/partition.js";
 import { datasourcePart } from "../core/task-id.js";
-import { slotsForSpec } from "../ingest/admission.js";
-import { type DataGates, DEFAULT_GATES, tuningWithGates } from "../ingest/gates.js";
-import { INGEST_KIND, type IngestPayload } from "../ingest/runner.js";
+import type { ClusterBinding } from "../druid/cluster.js";
 import type { JsonObject, NewJob, NewTask } from "../ledger/types.js";
 import {
   DEFAULT_SPEC_VERSION,
@@ -17,7 +15,9 @@ import {
   type SpecIssue,
   validateSpec,
 } from "../spec/index.js";
-import type { ClusterBinding } from "./cluster.js";
+import { slotsForSpec } from "./admission.js";
+import { type DataGates, DEFAULT_GATES, tuningWithGates } from "./gates.js";
+import { INGEST_KIND, type IngestPayload } from "./runner.js";
 
 /**
  * Job planning (architecture doc, "Job identity"): everything that can be wrong with the input is found

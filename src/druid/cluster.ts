@@ -1,5 +1,4 @@
 import { UsageError } from "../core/errors.js";
-import type { JobRow, JsonObject } from "../ledger/types.js";
 
 /**
  * Which Druid a job belongs to. A shared ledger (one `.segops/ledger.db` per directory, or one
@@ -22,8 +21,8 @@ export function clusterOf(client: { endpoints: ClusterBinding }): ClusterBinding
 }
 
 /** The binding stored in a job's options, or null for jobs planned before bindings existed. */
-export function jobCluster(job: Pick<JobRow, "options">): ClusterBinding | null {
-  const c = job.options.cluster as JsonObject | undefined | null;
+export function jobCluster(job: { options: Record<string, unknown> }): ClusterBinding | null {
+  const c = job.options.cluster as Record<string, unknown> | undefined | null;
   if (!c || typeof c !== "object") return null;
   const url = (v: unknown) => (typeof v === "string" ? v : null);
   return { overlord: url(c.overlord), coordinator: url(c.coordinator), broker: url(c.broker) };
@@ -51,7 +50,10 @@ export class ClusterMismatchError extends UsageError {
 }
 
 /** Throws unless `job` may run through a client for `given`. Jobs without a binding (older ledgers) may. */
-export function assertJobCluster(job: Pick<JobRow, "id" | "options">, given: ClusterBinding): void {
+export function assertJobCluster(
+  job: { id: string; options: Record<string, unknown> },
+  given: ClusterBinding,
+): void {
   const bound = jobCluster(job);
   if (bound && !sameCluster(bound, given)) throw new ClusterMismatchError(job.id, bound, given);
 }
