@@ -74,7 +74,7 @@ describe("two hosts share one backfill through a PostgreSQL ledger", () => {
     try {
       await until("both hosts hold partitions", async () => (await owners()) === 2, {
         whileRunning: a,
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
     } finally {
       await observer.close();
