@@ -69,10 +69,18 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
   };
 
   /** Lets the driver work: yields to I/O and moves the manual clock `step` ms per round. */
+  /**
+   * Waits for a condition another driver makes true, moving the test clock by `step` between checks. Each
+   * round yields a macrotask, so database I/O gets its turn however loaded the machine is: a count of
+   * microtask rounds alone can run out before a PostgreSQL round trip comes back. Bounded, not timed.
+   */
   async function until(check: () => Promise<boolean> | boolean, what: string, step = 0): Promise<void> {
-    for (let i = 0; i < 2000; i++) {
+    const giveUp = Date.now() + 60_000;
+    for (let i = 0; ; i++) {
       if (await check()) return;
+      if (i >= 2000 && Date.now() > giveUp) break;
       await clock.advance(step);
+      if (i >= 100) await new Promise((r) => setTimeout(r, 1));
     }
     throw new Error(`timed out waiting for: ${what}`);
   }
