@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { ExitCode, SegopsError } from "../core/errors.js";
+import { type ErrorCode, ExitCode, SegopsError } from "../core/errors.js";
 import { registerCommands } from "./commands/index.js";
 
 /**
@@ -17,7 +17,7 @@ export async function buildProgram(): Promise<Command> {
 }
 
 /** Error codes that mean bad input from the user: exit 2, nothing submitted. */
-const USAGE_CODES = new Set([
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "Usage",
   "InvalidSpec",
   "SpecRejected",

@@ -2,11 +2,50 @@
  * Every error segops raises on purpose carries a stable `code` (for programs and exit codes) and
  * the context a user needs to act (which field, which task, what Druid said). Messages never carry secrets.
  */
+/** The codes of Druid's answers the client tells apart (src/druid/errors.ts has the table). */
+export type DruidErrorCode =
+  | "DuplicateTask"
+  | "SpecRejected"
+  | "NotFound"
+  | "Unauthorized"
+  | "Forbidden"
+  | "BadRequest"
+  | "Capacity"
+  | "Unavailable"
+  | "Transient"
+  | "Tls"
+  | "UnexpectedResponse";
+
+/** Every code a segops error can carry: one union, so programs can switch on it and none is misspelled. */
+export type ErrorCode =
+  /** Bad input: flags, files, ranges (exit 2). */
+  | "Usage"
+  /** segops' validation refused a spec (exit 2). */
+  | "InvalidSpec"
+  | "Template"
+  | "Interval"
+  | "Granularity"
+  | "TaskId"
+  | "Partition"
+  | "CanonicalJson"
+  /** The ledger cannot be used (exit 4). */
+  | "Ledger"
+  /** Druid cannot be reached at start (exit 4). */
+  | "Unreachable"
+  /** A driver configured wrongly (a programming error). */
+  | "Driver"
+  | DruidErrorCode;
+
 export class SegopsError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: string, message: string, details: Record<string, unknown> = {}, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

@@ -60,30 +60,30 @@ export interface PartitionView {
   failures: JsonObject[];
 }
 
-/** Decodes a task's progress with its kind's schema: a malformed row is a clear error, not a cast. */
+/** Decodes one of a task's JSON columns with its kind's schema: a malformed row is a clear error, not a cast. */
+function decode<T>(kind: KindOfWork<never, never>, task: TaskRow, column: "payload" | "progress"): T {
+  const parsed = kind[column].safeParse(task[column]);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new Error(`${column} of ${task.id} is not a ${kind.name} ${column}: ${issues.join("; ")}`);
+  }
+  return parsed.data as T;
+}
+
+/** Decodes a task's progress with its kind's schema. */
 export function progressOf<T extends Record<string, unknown>>(
-  kind: Pick<KindOfWork, "name" | "progress">,
+  kind: KindOfWork<never, never>,
   task: TaskRow,
 ): T {
-  const parsed = kind.progress.safeParse(task.progress);
-  if (!parsed.success)
-    throw new Error(
-      `progress of ${task.id} is not a ${kind.name} progress: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
-    );
-  return parsed.data as T;
+  return decode<T>(kind, task, "progress");
 }
 
 /** Decodes a task's payload with its kind's schema. */
 export function payloadOf<T extends Record<string, unknown>>(
-  kind: Pick<KindOfWork, "name" | "payload">,
+  kind: KindOfWork<never, never>,
   task: TaskRow,
 ): T {
-  const parsed = kind.payload.safeParse(task.payload);
-  if (!parsed.success)
-    throw new Error(
-      `payload of ${task.id} is not a ${kind.name} payload: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
-    );
-  return parsed.data as T;
+  return decode<T>(kind, task, "payload");
 }
 
 /** Looks a task's kind up in a registry; null for a kind this process does not know. */

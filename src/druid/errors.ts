@@ -1,3 +1,4 @@
+import type { DruidErrorCode } from "../core/errors.js";
 import { SegopsError } from "../core/errors.js";
 
 /**
@@ -18,18 +19,7 @@ import { SegopsError } from "../core/errors.js";
  * | `Tls`                | no        | certificate verification failed: a configuration problem        |
  * | `UnexpectedResponse` | no        | a 2xx/3xx the client cannot use (bad JSON, redirect without URL) |
  */
-export type DruidErrorCode =
-  | "DuplicateTask"
-  | "SpecRejected"
-  | "NotFound"
-  | "Unauthorized"
-  | "Forbidden"
-  | "BadRequest"
-  | "Capacity"
-  | "Unavailable"
-  | "Transient"
-  | "Tls"
-  | "UnexpectedResponse";
+export type { DruidErrorCode };
 
 /** What every Druid error knows about the failed exchange. Never holds credentials. */
 export interface DruidErrorInit {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { KindOfWork } from "../../src/driver/kind.js";
+import { type KindOfWork, payloadOf, progressOf } from "../../src/driver/kind.js";
 import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import { DruidClient } from "../../src/druid/client.js";
 import type { DruidServices } from "../../src/ingest/kind.js";
@@ -64,6 +64,8 @@ let client: DruidClient | undefined;
 afterEach(async () => {
   await store?.close();
   await client?.close();
+  store = undefined;
+  client = undefined;
   failing = false;
 });
 
@@ -157,3 +159,17 @@ class RealTicks {
     });
   }
 }
+
+describe("a kind's encodings", () => {
+  it("decode a task's payload and progress with the kind's schemas, naming the field that is wrong", () => {
+    const task = {
+      id: "echo_job/a",
+      payload: { label: "a", steps: 2 },
+      progress: { count: 1 },
+    } as unknown as TaskRow;
+    expect(payloadOf(echoKind, task)).toEqual({ label: "a", steps: 2 });
+    expect(progressOf(echoKind, task)).toEqual({ count: 1 });
+    const bad = { ...task, payload: { label: "a", steps: "two" } } as unknown as TaskRow;
+    expect(() => payloadOf(echoKind, bad)).toThrow(/payload of echo_job\/a is not a echo payload: steps:/);
+  });
+});

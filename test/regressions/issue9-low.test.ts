@@ -14,48 +14,16 @@ import { FORGOTTEN_LIMIT, type IngestProgress, ingestRunner } from "../../src/in
 import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
-import type { JsonObject, TaskRow } from "../../src/ledger/types.js";
+import type { JsonObject } from "../../src/ledger/types.js";
 import { startSim } from "../../src/sim/index.js";
 import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { ingestTaskRow } from "../helpers/task-row.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (closers.length > 0) await closers.pop()?.();
 });
-
-function row(progress: JsonObject): TaskRow {
-  return {
-    id: "job/20260101-20260102",
-    jobId: "job",
-    kind: "ingest",
-    exclusionKey: null,
-    payload: {
-      datasource: "wiki",
-      interval: "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
-      spec: dailyTemplate({ datasource: "wiki" }),
-      specVersion: "1",
-      idPrefix: "segops",
-      mode: "replace",
-      segmentGranularity: "day",
-      slots: 1,
-    },
-    state: "running",
-    attempt: 1,
-    retry: 0,
-    maxRetry: null,
-    progress,
-    leaseOwner: "me",
-    leaseExpiresAt: 1,
-    runAt: 0,
-    canceled: false,
-    reason: null,
-    lastError: null,
-    version: 3,
-    createdAt: 0,
-    updatedAt: 0,
-  };
-}
 
 describe("issue 9, low items in the ingestion path", () => {
   it("issue 9: a task Druid's status endpoint forgets while submit answers duplicate is not resubmitted forever", async () => {
@@ -83,13 +51,13 @@ describe("issue 9, low items in the ingestion path", () => {
       clock,
       checkpoint: async (patch) => {
         progress = { ...progress, ...patch };
-        return row(progress);
+        return ingestTaskRow(progress);
       },
     };
     let outcome: unknown;
     for (let i = 0; i < 20; i++) {
       try {
-        await runner.handler(row(progress), ctx);
+        await runner.handler(ingestTaskRow(progress), ctx);
         outcome = "returned";
       } catch (error) {
         outcome = error;
