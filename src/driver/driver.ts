@@ -199,6 +199,19 @@ export class Driver {
       ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
     });
     for (const row of tasks) this.#dispatch(runner, row);
+    if (ids && runner.release) {
+      // Eligible but not ours: another host claimed it first, or the claim limit cut it. What
+      // `isEligible` reserved for it (admission slots) must not linger.
+      const claimed = new Set(tasks.map((t) => t.id));
+      for (const id of ids) {
+        if (claimed.has(id)) continue;
+        try {
+          runner.release(id);
+        } catch (error) {
+          this.#log.warn({ kind: runner.kind, taskId: id, error: reasonOf(error) }, "release failed");
+        }
+      }
+    }
     return tasks.length;
   }
 

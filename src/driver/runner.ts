@@ -25,6 +25,11 @@ export interface Runner {
   handler(task: TaskRow, ctx: TaskContext): Promise<void>;
   /** Pure pre-run gate: false → not claimed this cycle (no write, no retry used). @default always true */
   isEligible?(task: TaskRow): boolean;
+  /**
+   * Called for a task `isEligible` passed that this driver then did not claim (another host got it, or the
+   * cycle's claim limit cut it): undo what the gate reserved for it. @default nothing to undo
+   */
+  release?(taskId: string): void;
   /** Maximum handlers of this kind in flight in this process (integer ≥ 1). */
   readonly concurrency: number;
   /** Delay after the `retry`-th failure (counts from 1). @default capped exponential with jitter, 1 s … 5 min */

@@ -45,6 +45,11 @@ export class AdmissionTracker {
     this.#inFlight.delete(ledgerTaskId);
   }
 
+  /** Drops a reservation that never became a submission (the partition went to another driver). */
+  release(ledgerTaskId: string): void {
+    if (this.#inFlight.get(ledgerTaskId)?.druidTaskId === null) this.#inFlight.delete(ledgerTaskId);
+  }
+
   get inFlight(): number {
     return this.#inFlight.size;
   }

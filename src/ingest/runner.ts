@@ -253,6 +253,8 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       return options.admission ? options.admission.admit(task.id, payloadOf(task).slots) : true;
     },
     isPoison: (_task, error) => error instanceof AttemptFailed && isPoisoned(error.failures, poisonAfter),
+    // An admission reservation for a partition another host claimed would hold our slots forever.
+    release: (taskId) => options.admission?.release(taskId),
     onFinish: (task) => {
       options.admission?.untrack(task.id);
     },
