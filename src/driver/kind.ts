@@ -61,7 +61,10 @@ export interface PartitionView {
 }
 
 /** Decodes one of a task's JSON columns with its kind's schema: a malformed row is a clear error, not a cast. */
-function decode<T>(kind: KindOfWork<never, never>, task: TaskRow, column: "payload" | "progress"): T {
+/** The part of a kind that says how its rows are encoded. */
+export type KindEncoding = Pick<KindOfWork<never, never>, "name" | "payload" | "progress">;
+
+function decode<T>(kind: KindEncoding, task: TaskRow, column: "payload" | "progress"): T {
   const parsed = kind[column].safeParse(task[column]);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
@@ -71,18 +74,12 @@ function decode<T>(kind: KindOfWork<never, never>, task: TaskRow, column: "paylo
 }
 
 /** Decodes a task's progress with its kind's schema. */
-export function progressOf<T extends Record<string, unknown>>(
-  kind: KindOfWork<never, never>,
-  task: TaskRow,
-): T {
+export function progressOf<T extends object>(kind: KindEncoding, task: TaskRow): T {
   return decode<T>(kind, task, "progress");
 }
 
 /** Decodes a task's payload with its kind's schema. */
-export function payloadOf<T extends Record<string, unknown>>(
-  kind: KindOfWork<never, never>,
-  task: TaskRow,
-): T {
+export function payloadOf<T extends object>(kind: KindEncoding, task: TaskRow): T {
   return decode<T>(kind, task, "payload");
 }
 

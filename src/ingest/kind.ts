@@ -2,6 +2,7 @@ import type { KindOfWork, PartitionView } from "../driver/kind.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
 import { type IngestJobInput, planIngestJob } from "./plan.js";
 import {
+  attemptOver,
   INGEST_KIND,
   type IngestPayload,
   type IngestProgress,
@@ -39,7 +40,6 @@ export const ingestKind: KindOfWork<DruidServices, IngestJobInput> = {
   },
   activeDruidTasks(task: TaskRow): string[] {
     const p = task.progress as IngestProgress;
-    const over = p.druidState === "FAILED" || p.failures?.some((f) => f.taskId === p.taskId);
-    return p.taskId && p.step === "running" && !over ? [p.taskId] : [];
+    return p.taskId && p.step === "running" && !attemptOver(p) ? [p.taskId] : [];
   },
 };

@@ -3,6 +3,11 @@ import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { parseInterval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
+import {
+  payloadOf as decodePayload,
+  progressOf as decodeProgress,
+  type KindEncoding,
+} from "../driver/kind.js";
 import type { Runner, TaskContext } from "../driver/runner.js";
 import { TaskAbort, TaskRetry } from "../driver/signals.js";
 import type { DruidClient } from "../druid/client.js";
@@ -155,20 +160,30 @@ export { AttemptFailed, buildSegmentsStats, rowsIngestedOf } from "./steps/attem
 export { FORGOTTEN_LIMIT } from "./steps/running.js";
 
 /** The task's progress, checked against the ingest kind's schema: a malformed row aborts with the field. */
-function progressOf(task: TaskRow): IngestProgress {
-  const parsed = ingestProgressSchema.safeParse(task.progress);
-  if (!parsed.success) throw new TaskAbort(`progress of ${task.id} is malformed: ${issues(parsed.error)}`);
-  return parsed.data as IngestProgress;
+const ENCODING: KindEncoding = {
+  name: INGEST_KIND,
+  payload: ingestPayloadSchema,
+  progress: ingestProgressSchema,
+};
+
+/** Decodes a row for the handler; a malformed one ends the partition with the field, never a retry loop. */
+function checked<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw new TaskAbort(error instanceof Error ? error.message : String(error));
+  }
 }
 
-function payloadOf(task: TaskRow): IngestPayload {
-  const parsed = ingestPayloadSchema.safeParse(task.payload);
-  if (!parsed.success) throw new TaskAbort(`payload of ${task.id} is malformed: ${issues(parsed.error)}`);
-  return parsed.data as IngestPayload;
-}
+const progressOf = (task: TaskRow) => checked(() => decodeProgress<IngestProgress>(ENCODING, task));
+const payloadOf = (task: TaskRow) => checked(() => decodePayload<IngestPayload>(ENCODING, task));
 
-function issues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
-  return error.issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
+/**
+ * An attempt that is over: FAILED in Druid, or failed at a data gate after SUCCESS. Its Druid task runs no
+ * more, and its successor waits for admission.
+ */
+export function attemptOver(p: IngestProgress): boolean {
+  return p.druidState === "FAILED" || p.failures?.some((f) => f.taskId === p.taskId) === true;
 }
 
 export function ingestRunner(options: IngestRunnerOptions): Runner {
@@ -244,13 +259,14 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       return backoffDelay(retry - 1, { baseMs, capMs: baseMs * 60 });
     },
     // Only partitions not yet submitted wait for admission; anything already at Druid must be watched.
+    // A pre-filter over up to 100 due rows per cycle, on the claim path: read the fields it needs without
+    // validating the rows (the handler decodes and checks them before anything is submitted).
     isEligible: (task) => {
-      const p = progressOf(task);
+      const p = task.progress as IngestProgress;
       // An attempt with a recorded id may already be at Druid: watch it (or reattach) without waiting.
-      // One that failed (in Druid, or at a data gate) is over: its successor waits for admission.
-      const over = p.druidState === "FAILED" || p.failures?.some((f) => f.taskId === p.taskId);
-      if (p.taskId && !over) return true;
-      return options.admission ? options.admission.admit(task.id, payloadOf(task).slots) : true;
+      if (p.taskId && !attemptOver(p)) return true;
+      const slots = typeof task.payload.slots === "number" ? task.payload.slots : 1;
+      return options.admission ? options.admission.admit(task.id, slots) : true;
     },
     isPoison: (_task, error) => error instanceof AttemptFailed && isPoisoned(error.failures, poisonAfter),
     // An admission reservation for a partition another host claimed would hold our slots forever.
