@@ -139,7 +139,7 @@ describe("issue 9, low items in the ingest commands", () => {
     async (flag) => {
       const result = await runCli([...base, flag, "", ...rest]).done;
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain(`${flag} must not be empty`);
+      expect(result.stderr).toContain(`${flag}: must not be empty`);
     },
   );
 

@@ -1,15 +1,19 @@
 import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
 import { ExitCode, UsageError } from "../../core/errors.js";
-import { type Interval, parseInstant, parseInterval } from "../../core/interval.js";
 import { nonTerminal } from "../../driver/drain.js";
 import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
-import { type DataGates, parseUnparseableLimit } from "../../ingest/gates.js";
-import { type IngestJobInput, planIngestJob } from "../../ingest/plan.js";
+import type { IngestJobInput, PlannedJob } from "../../ingest/plan.js";
 import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
+import {
+  BackfillFlagsRequest,
+  type IngestRequest,
+  planRequest,
+  RunFlagsRequest,
+} from "../../jobs/requests.js";
 import type { Store } from "../../ledger/store.js";
 import { parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
@@ -19,22 +23,55 @@ import type { BackfillFlags, IngestFlags } from "./ingest-flags.js";
 
 /** `segops run`: one partition over the interval. */
 export function runCommand(template: string, flags: IngestFlags & { interval: string }): Promise<number> {
-  return executeIngest("run", template, parseInterval(flags.interval), flags);
+  return executeIngest("run", template, flags, { interval: flags.interval });
 }
 
 /** `segops backfill`: a range, one partition per granularity bucket. */
 export function backfillCommand(template: string, flags: BackfillFlags): Promise<number> {
-  const start = parseInstant(flags.from);
-  const end = parseInstant(flags.to);
-  if (end <= start) throw new UsageError(`--to (${flags.to}) must be after --from (${flags.from})`);
-  return executeIngest("backfill", template, { start, end }, flags, {
-    ...(flags.granularity ? { granularity: flags.granularity } : {}),
+  return executeIngest("backfill", template, flags, {
+    from: flags.from,
+    to: flags.to,
+    ...(flags.granularity !== undefined ? { granularity: flags.granularity } : {}),
   });
 }
 
 /** A client for the flags that reports every attempt to `monitor` (checked with one cheap call first). */
 export function connectWatched(flags: DruidFlags, monitor: OutageMonitor): Promise<DruidClient> {
   return connectDruid(flags, { client: { onAttempt: monitor.record } });
+}
+
+/** The flag a request field comes from: `maxUnparseable` → `--max-unparseable`. */
+function flagOf(path: string): string {
+  return `--${path.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * The flags as the request `POST /api/v1/runs` takes (the same schema, the same planner), so the CLI
+ * and the service name the same job for the same inputs; errors name the flag.
+ */
+function requestOfFlags(
+  kind: IngestJobInput["kind"],
+  templatePath: string,
+  flags: IngestFlags,
+  range: Record<string, string>,
+): IngestRequest {
+  const fields = {
+    templateName: templatePath,
+    vars: parseVars(flags.var),
+    ...(flags.specVersion !== undefined ? { specVersion: flags.specVersion } : {}),
+    ...(flags.prefix !== undefined ? { prefix: flags.prefix } : {}),
+    ...(flags.new ? { new: true } : {}),
+    maxUnparseable: flags.maxUnparseable ?? "0",
+    minRows: flags.minRows ?? 0,
+    maxConcurrency: flags.maxConcurrency,
+    poisonAfter: flags.poisonAfter,
+    ...range,
+  };
+  const parsed = (kind === "run" ? RunFlagsRequest : BackfillFlagsRequest).safeParse(fields);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const flag = flagOf(String(issue?.path[0] ?? ""));
+  throw new UsageError(`${flag}: ${issue?.message ?? "invalid"}`, { flag });
 }
 
 /**
@@ -45,42 +82,22 @@ export function connectWatched(flags: DruidFlags, monitor: OutageMonitor): Promi
 export async function executeIngest(
   kind: IngestJobInput["kind"],
   templatePath: string,
-  range: Interval,
   flags: IngestFlags,
-  extra: { granularity?: string } = {},
+  range: Record<string, string>,
 ): Promise<number> {
-  // An empty value would silently mean the default (other task ids than the user asked for).
-  for (const [flag, value] of [
-    ["--prefix", flags.prefix],
-    ["--spec-version", flags.specVersion],
-  ] as const) {
-    if (value !== undefined && value.trim() === "")
-      throw new UsageError(`${flag} must not be empty (leave it out for the default)`, { flag });
-  }
-  const maxUnparseable = parseUnparseableLimit(flags.maxUnparseable ?? "0");
-  if (!maxUnparseable)
-    throw new UsageError(
-      `--max-unparseable: expected a row count (e.g. 10) or a percentage from 0 to 100 (e.g. 0.5%), got ${JSON.stringify(flags.maxUnparseable)}`,
-      { flag: "--max-unparseable" },
-    );
-  const gates: DataGates = { maxUnparseable, minRows: flags.minRows ?? 0 };
+  const request = requestOfFlags(kind, templatePath, flags, range);
   const template = await readTemplateFile(templatePath);
-  const vars = parseVars(flags.var);
   const cluster = await clusterOfFlags(flags);
-  const plan = planIngestJob({
-    kind,
-    template,
-    templateName: templatePath,
-    range,
-    vars,
-    ...(extra.granularity ? { granularity: extra.granularity } : {}),
-    ...(flags.specVersion !== undefined ? { specVersion: flags.specVersion } : {}),
-    ...(flags.prefix !== undefined ? { idPrefix: flags.prefix } : {}),
-    ...(flags.new ? { nonce: Date.now().toString(36) } : {}),
-    options: { maxConcurrency: flags.maxConcurrency, poisonAfter: flags.poisonAfter },
-    gates,
-    cluster,
-  });
+  let plan: PlannedJob;
+  try {
+    plan = planRequest(kind, request, { template, cluster });
+  } catch (error) {
+    // A field the planner refused is named by its flag here.
+    const path = error instanceof UsageError ? error.details.path : undefined;
+    if (error instanceof UsageError && typeof path === "string")
+      throw new UsageError(`${flagOf(path)}: ${String(error.details.problem)}`, { flag: flagOf(path) });
+    throw error;
+  }
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
   const monitor = new OutageMonitor(systemClock);
   const client = await connectWatched(flags, monitor);

@@ -1,0 +1,176 @@
+import { z } from "zod";
+import { UsageError } from "../core/errors.js";
+import { type Interval, parseInstant, parseInterval } from "../core/interval.js";
+import type { ClusterBinding } from "../druid/cluster.js";
+import { type DataGates, parseUnparseableLimit } from "../ingest/gates.js";
+import { type IngestJobInput, type PlannedJob, planIngestJob } from "../ingest/plan.js";
+import type { JsonObject } from "../ledger/types.js";
+import { type LoadedTemplate, parseTemplateText } from "../spec/template.js";
+
+/**
+ * What a user asks for when they start ingestion — one shape for `segops run` / `backfill` (built from
+ * flags) and `POST /api/v1/runs` / `backfills` (a JSON body), checked by the same zod schemas and planned
+ * by the same function, so both name the same job for the same inputs.
+ */
+
+const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+// Messages follow the field's name: "prefix: must not be empty", "--prefix: must not be empty".
+const nonEmpty = () =>
+  z
+    .string()
+    .max(200)
+    .refine((s) => s.trim() !== "", { message: "must not be empty (leave it out for the default)" });
+
+/** The template: its text (JSON or YAML) or the template itself as a JSON object. */
+const template = z.union([z.string().min(1, "must not be empty"), z.record(z.string(), z.json())]);
+
+/** The fields `run` and `backfill` share (the template apart: the CLI reads it from a file). */
+const ingestFields = {
+  /** Shown in reports and job options. @default "api" */
+  templateName: nonEmpty().optional(),
+  /** Template variables (`--var NAME=value`). */
+  vars: z
+    .record(
+      z.string().regex(VAR_NAME, "must be letters, digits and _, not starting with a digit"),
+      z.string(),
+    )
+    .optional(),
+  /** Changing it forces new Druid task ids (`--spec-version`). */
+  specVersion: nonEmpty().optional(),
+  /** Druid task id prefix (`--prefix`). @default "segops" */
+  prefix: nonEmpty()
+    .refine((s) => /^[A-Za-z0-9_.-]*$/.test(s), { message: "must be letters, digits, '_', '-' and '.'" })
+    .optional(),
+  /** Start a new job instead of resuming the one these inputs name (`--new`). */
+  new: z.boolean().optional(),
+  /** Rows with a parse error a partition may have: a count or a percentage like "0.5%". @default 0 */
+  maxUnparseable: z
+    .union([z.number().int().min(0), z.string()])
+    .refine((v) => parseUnparseableLimit(String(v)) !== null, {
+      message: 'must be a row count (e.g. 10) or a percentage from 0 to 100 (e.g. "0.5%")',
+    })
+    .optional(),
+  /** Fewest rows a partition must ingest. @default 0 */
+  minRows: z.number().int().min(0).optional(),
+  /** Partitions in flight at once (stored with the job). */
+  maxConcurrency: z.number().int().min(1).max(10_000).optional(),
+  /** Dead-letter after N same-class failures (stored with the job). */
+  poisonAfter: z.number().int().min(1).max(1000).optional(),
+};
+
+const runFields = {
+  /** ISO-8601 interval, e.g. `2026-01-01/2026-01-02`. */
+  interval: z.string().min(1, "must not be empty"),
+};
+const backfillFields = {
+  /** Range start (ISO-8601 instant). */
+  from: z.string().min(1, "must not be empty"),
+  /** Range end, exclusive. */
+  to: z.string().min(1, "must not be empty"),
+  /** Partition granularity; defaults to the spec's segmentGranularity. */
+  granularity: z.string().min(1, "must not be empty").max(200).optional(),
+};
+
+/** `POST /api/v1/runs`: one partition over one interval. */
+export const RunRequest = z.strictObject({ template, ...ingestFields, ...runFields });
+export type RunRequest = z.infer<typeof RunRequest>;
+
+/** `POST /api/v1/backfills`: a range, one partition per granularity bucket. */
+export const BackfillRequest = z.strictObject({ template, ...ingestFields, ...backfillFields });
+export type BackfillRequest = z.infer<typeof BackfillRequest>;
+
+/** `segops run`'s flags as a request (the template comes from the file named on the command line). */
+export const RunFlagsRequest = z.strictObject({ ...ingestFields, ...runFields });
+/** `segops backfill`'s flags as a request. */
+export const BackfillFlagsRequest = z.strictObject({ ...ingestFields, ...backfillFields });
+
+/** Either request, with or without its template. */
+export type IngestRequest =
+  | RunRequest
+  | BackfillRequest
+  | z.infer<typeof RunFlagsRequest>
+  | z.infer<typeof BackfillFlagsRequest>;
+
+/** A request that parsed but cannot be planned: names the field (a JSON path) like a zod issue does. */
+export function requestError(path: string, message: string): UsageError {
+  return new UsageError(`${path}: ${message}`, { path, problem: message });
+}
+
+function rangeOf(kind: "run" | "backfill", request: IngestRequest): Interval {
+  const at = (path: string, fn: () => Interval): Interval => {
+    try {
+      return fn();
+    } catch (error) {
+      throw requestError(path, error instanceof Error ? error.message : String(error));
+    }
+  };
+  if (kind === "run") return at("interval", () => parseInterval((request as { interval: string }).interval));
+  const b = request as { from: string; to: string };
+  const start = at("from", () => ({ start: parseInstant(b.from), end: 0 })).start;
+  const end = at("to", () => ({ start: parseInstant(b.to), end: 0 })).start;
+  if (end <= start) throw requestError("to", `must be after from (${b.from}), got ${b.to}`);
+  return { start, end };
+}
+
+/** The template the request carries, parsed as a file of `templateName` would be. */
+export function templateOf(request: {
+  template: RunRequest["template"];
+  templateName?: string | undefined;
+}): LoadedTemplate {
+  const name = request.templateName ?? "api";
+  if (typeof request.template !== "string") return { kind: "task", value: request.template as JsonObject };
+  try {
+    return parseTemplateText(request.template, name);
+  } catch (error) {
+    throw requestError("template", error instanceof Error ? error.message : String(error));
+  }
+}
+
+function templateFrom(request: IngestRequest): LoadedTemplate {
+  if (!("template" in request)) throw requestError("template", "is required");
+  return templateOf(request);
+}
+
+export interface PlanRequestOptions {
+  /** The Druid the job is for (part of its identity). */
+  cluster?: ClusterBinding;
+  /** The template already loaded (the CLI reads a file); else parsed from `request.template`. */
+  template?: LoadedTemplate;
+  /** With `new`: what makes this new job distinct. @default the current time in base 36 */
+  nonce?: string;
+}
+
+/**
+ * Plans the job a request names (pure apart from the default nonce). Everything wrong with the input is
+ * found here, each error naming its field: nothing is stored or submitted before this has passed.
+ */
+export function planRequest(
+  kind: "run" | "backfill",
+  request: IngestRequest,
+  options: PlanRequestOptions = {},
+): PlannedJob {
+  const range = rangeOf(kind, request);
+  const limit = parseUnparseableLimit(String(request.maxUnparseable ?? 0));
+  if (!limit) throw requestError("maxUnparseable", "expected a row count or a percentage");
+  const gates: DataGates = { maxUnparseable: limit, minRows: request.minRows ?? 0 };
+  const granularity = kind === "backfill" ? (request as { granularity?: string }).granularity : undefined;
+  const stored: JsonObject = {};
+  if (request.maxConcurrency !== undefined) stored.maxConcurrency = request.maxConcurrency;
+  if (request.poisonAfter !== undefined) stored.poisonAfter = request.poisonAfter;
+  const input: IngestJobInput = {
+    kind,
+    template: options.template ?? templateFrom(request),
+    templateName: request.templateName ?? "api",
+    range,
+    vars: request.vars ?? {},
+    ...(granularity ? { granularity } : {}),
+    ...(request.specVersion !== undefined ? { specVersion: request.specVersion } : {}),
+    ...(request.prefix !== undefined ? { idPrefix: request.prefix } : {}),
+    ...(request.new ? { nonce: options.nonce ?? Date.now().toString(36) } : {}),
+    options: stored,
+    gates,
+    ...(options.cluster ? { cluster: options.cluster } : {}),
+  };
+  return planIngestJob(input);
+}
