@@ -34,10 +34,11 @@ export interface DriverOptions {
   readonly log?: DriverLog;
   /**
    * The jobs this driver runs; tasks of other jobs in the same ledger are never claimed (they may belong to
-   * another cluster or another user). A service that owns every job in its ledger leaves it unset.
+   * another cluster or another user). A function is asked again every claim cycle (a service whose set of
+   * jobs grows as they are created). Unset: every job in the ledger.
    * @default every job in the ledger
    */
-  readonly jobIds?: readonly string[];
+  readonly jobIds?: readonly string[] | (() => readonly string[]);
 }
 
 export type DriverState = "created" | "running" | "stopping" | "stopped";
@@ -64,7 +65,7 @@ export class Driver {
   readonly #pollMs: number;
   readonly #random: () => number;
   readonly #log: DriverLog;
-  readonly #jobIds: readonly string[] | undefined;
+  readonly #jobIds: DriverOptions["jobIds"];
   readonly #inFlight = new Map<InFlight, { runner: Runner; settled: Promise<void> }>();
   #state: DriverState = "created";
   #wake = new AbortController();
@@ -180,12 +181,14 @@ export class Driver {
     for (const f of this.#inFlight.values()) if (f.runner === runner) running++;
     const free = runner.concurrency - running;
     if (free <= 0) return 0;
+    const jobIds = typeof this.#jobIds === "function" ? this.#jobIds() : this.#jobIds;
+    if (jobIds?.length === 0) return 0;
     let ids: string[] | undefined;
     if (runner.isEligible) {
       const due = await this.#store.listDue({
         kind: runner.kind,
         limit: Math.min(100, free * 4),
-        ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
+        ...(jobIds ? { jobIds } : {}),
       });
       ids = due.filter((t) => t.canceled || this.#eligible(runner, t)).map((t) => t.id);
       if (ids.length === 0) return 0;
@@ -196,7 +199,7 @@ export class Driver {
       leaseMs: this.#leaseMs,
       limit: free,
       ...(ids ? { ids } : {}),
-      ...(this.#jobIds ? { jobIds: this.#jobIds } : {}),
+      ...(jobIds ? { jobIds } : {}),
     });
     for (const row of tasks) this.#dispatch(runner, row);
     if (ids && runner.release) {

@@ -4,6 +4,7 @@ import { UsageError } from "../core/errors.js";
 import { type DrainResult, drain } from "../driver/drain.js";
 import type { DriverLog } from "../driver/driver.js";
 import type { KindOfWork } from "../driver/kind.js";
+import type { Runner } from "../driver/runner.js";
 import type { DruidClient } from "../druid/client.js";
 import { assertJobCluster, clusterOf } from "../druid/cluster.js";
 import type { OutageMonitor } from "../druid/outage.js";
@@ -121,13 +122,35 @@ async function watchOutage(
   return null;
 }
 
-/** Runs one job, whatever its kinds of work, to the end (or deadline, signal, outage); settles its state. */
-export async function runJob(options: EngineOptions): Promise<EngineResult> {
+/** What one process's Druid machinery is built from (shared by `runJob` and the service's worker). */
+export type MachineryOptions = Pick<
+  EngineOptions,
+  | "client"
+  | "clock"
+  | "tickMs"
+  | "maxConcurrency"
+  | "poisonAfter"
+  | "handoffTimeoutMs"
+  | "maxRetry"
+  | "sizeBand"
+  | "retryBaseMs"
+  | "onStep"
+>;
+
+/**
+ * One process's Druid machinery: one status batcher, one handoff checker and one admission tracker,
+ * shared by every partition (of every job) the process runs, so status polls stay one bulk call a tick.
+ */
+export interface Machinery {
+  readonly services: DruidServices;
+  readonly batcher: StatusBatcher;
+  readonly admission: AdmissionTracker;
+  /** Stops the batcher's and the checker's loops. */
+  stop(): Promise<void>;
+}
+
+export function createMachinery(options: MachineryOptions): Machinery {
   const tickMs = options.tickMs ?? DEFAULTS.tickMs;
-  const planned = await options.store.getJob(options.jobId);
-  if (!planned) throw new UsageError(`no job ${options.jobId} in the ledger`, { jobId: options.jobId });
-  // Before anything is claimed: a job never runs against a cluster other than its own.
-  assertJobCluster(planned, clusterOf(options.client));
   const maxConcurrency = options.maxConcurrency ?? DEFAULTS.maxConcurrency;
   const batcher = new StatusBatcher({
     lookup: statusLookupFor(options.client),
@@ -156,16 +179,53 @@ export async function runJob(options: EngineOptions): Promise<EngineResult> {
     ...(options.sizeBand ? { sizeBand: options.sizeBand } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
   };
-  const runners = (options.kinds ?? KINDS).map((kind) => {
+  return {
+    services,
+    batcher,
+    admission,
+    stop: async () => {
+      await batcher.stop();
+      await handoff.stop();
+    },
+  };
+}
+
+/**
+ * The runners of `kinds` over `services`. The driver that commits a partition's terminal state settles
+ * its job (`settleJob`), so a job ends in whichever process ran its last partition.
+ */
+export function runnersFor(
+  kinds: readonly KindOfWork<DruidServices>[],
+  services: DruidServices,
+  store: Store,
+  actor: string,
+): Runner[] {
+  return kinds.map((kind) => {
     const runner = kind.runner(services);
     return {
       ...runner,
       onFinish: async (task: TaskRow) => {
         await runner.onFinish?.(task);
-        await settleJob(options.store, task.jobId, options.owner ?? "driver");
+        await settleJob(store, task.jobId, actor);
       },
     };
   });
+}
+
+/** Runs one job, whatever its kinds of work, to the end (or deadline, signal, outage); settles its state. */
+export async function runJob(options: EngineOptions): Promise<EngineResult> {
+  const tickMs = options.tickMs ?? DEFAULTS.tickMs;
+  const planned = await options.store.getJob(options.jobId);
+  if (!planned) throw new UsageError(`no job ${options.jobId} in the ledger`, { jobId: options.jobId });
+  // Before anything is claimed: a job never runs against a cluster other than its own.
+  assertJobCluster(planned, clusterOf(options.client));
+  const machinery = createMachinery(options);
+  const runners = runnersFor(
+    options.kinds ?? KINDS,
+    machinery.services,
+    options.store,
+    options.owner ?? "driver",
+  );
   // An outage longer than allowed stops the run like Ctrl-C does: work handed back, resumable.
   const stop = new AbortController();
   const watch = options.outage
@@ -192,14 +252,13 @@ export async function runJob(options: EngineOptions): Promise<EngineResult> {
       ...result,
       job,
       outage,
-      peakSlots: admission.peakSlots,
-      statusLookups: batcher.stats.lookups,
+      peakSlots: machinery.admission.peakSlots,
+      statusLookups: machinery.batcher.stats.lookups,
     };
   } finally {
     stop.abort();
     await watch;
-    await batcher.stop();
-    await handoff.stop();
+    await machinery.stop();
   }
 }
 

@@ -6,7 +6,7 @@ import { cancelJob, cancelJobTasks } from "./sql/cancel-job.js";
 import { cancelTask } from "./sql/cancel-task.js";
 import { readHeldProgress, writeProgress } from "./sql/checkpoint.js";
 import { listDue, markClaimed, pickDistinctKeys, selectClaimable } from "./sql/claim.js";
-import { countTasks } from "./sql/count-tasks.js";
+import { countByKind, countTasks } from "./sql/count-tasks.js";
 import { dropDead } from "./sql/drop-dead.js";
 import { getJob } from "./sql/get-job.js";
 import { getTask } from "./sql/get-task.js";
@@ -26,6 +26,7 @@ import type {
   ClaimOptions,
   CreateJobResult,
   Dialect,
+  KindStateCount,
   ListDueOptions,
   ListEventsOptions,
   ListJobsOptions,
@@ -36,6 +37,7 @@ import {
   type JobRow,
   type JobState,
   type JsonObject,
+  type LedgerTaskState,
   type NewJob,
   type NewTask,
   type StateCounts,
@@ -163,6 +165,16 @@ export class SqlStore implements Store {
       }
       return counts;
     });
+  }
+
+  countByKind(): Promise<KindStateCount[]> {
+    return this.#guard("countByKind", async () =>
+      (await this.executor.query(countByKind(this.dialect))).map((row) => ({
+        kind: String(row.kind),
+        state: row.state as LedgerTaskState,
+        count: Number(row.n),
+      })),
+    );
   }
 
   listEvents(options: ListEventsOptions): Promise<EventRow[]> {

@@ -4,6 +4,7 @@ import type {
   JobRow,
   JobState,
   JsonObject,
+  LedgerTaskState,
   NewJob,
   NewTask,
   StateCounts,
@@ -43,6 +44,8 @@ export interface ListJobsOptions {
   readonly state?: JobState;
   /** @default 100 */
   readonly limit?: number;
+  /** Only jobs after this one in the listing's order (newest first): a page cursor. */
+  readonly after?: { readonly createdAt: number; readonly id: string };
 }
 
 export interface ListEventsOptions {
@@ -50,8 +53,19 @@ export interface ListEventsOptions {
   readonly taskId?: string;
   /** Only events with a larger id (for tailing). */
   readonly afterId?: number;
+  /** Only these events (a tail re-reading ids it saw skipped: a transaction not yet committed). */
+  readonly ids?: readonly number[];
+  /** Newest first instead of oldest first. @default false */
+  readonly newestFirst?: boolean;
   /** @default 1000 */
   readonly limit?: number;
+}
+
+/** Partitions of one kind in one state, over the whole ledger. */
+export interface KindStateCount {
+  readonly kind: string;
+  readonly state: LedgerTaskState;
+  readonly count: number;
 }
 
 export interface CreateJobResult {
@@ -80,6 +94,8 @@ export interface Store {
   getTask(id: string): Promise<TaskRow | null>;
   listTasks(jobId: string): Promise<TaskRow[]>;
   countTasks(jobId: string): Promise<StateCounts>;
+  /** Every kind's partitions per state, over the whole ledger (metrics). */
+  countByKind(): Promise<KindStateCount[]>;
   listEvents(options: ListEventsOptions): Promise<EventRow[]>;
 
   /** Flags a non-terminal task as canceled (CAS); the driver finishes it. Null when terminal/unknown. */

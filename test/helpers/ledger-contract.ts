@@ -229,6 +229,55 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(done.progress).toEqual({ step: 1 });
     });
 
+    it("jobs page newest first through an after-cursor, with no job missed or repeated (ties on time too)", async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        // Two jobs share each instant, so the cursor must break ties on the id.
+        clock.set(T0 + Math.floor(i / 2) * 1000);
+        const id = `job-${String.fromCharCode(103 - i)}`;
+        ids.push(id);
+        await store.createJob({ id, kind: i % 2 ? "run" : "backfill" }, [task(`${id}/t`)]);
+      }
+      const seen: string[] = [];
+      let after: { createdAt: number; id: string } | undefined;
+      for (let page = 0; page < 10; page++) {
+        const rows = await store.listJobs({ limit: 3, ...(after ? { after } : {}) });
+        if (rows.length === 0) break;
+        seen.push(...rows.map((r) => r.id));
+        const last = rows.at(-1)!;
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      expect([...seen].sort()).toEqual([...ids].sort());
+      expect(new Set(seen).size).toBe(ids.length);
+      expect(seen).toEqual((await store.listJobs({ limit: 100 })).map((j) => j.id));
+      expect((await store.listJobs({ kind: "run", limit: 100 })).map((j) => j.id)).toHaveLength(3);
+    });
+
+    it("events are read by id, newest first, and partitions are counted per kind and state", async () => {
+      await store.createJob({ id: "job", kind: "backfill" }, [
+        task("a"),
+        task("b"),
+        task("c", { kind: "other" }),
+      ]);
+      const all = await store.listEvents({});
+      expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((x, y) => x - y));
+      const newest = await store.listEvents({ newestFirst: true, limit: 1 });
+      expect(newest[0]?.id).toBe(all.at(-1)?.id);
+      const picked = [all[1]!.id, all[3]!.id];
+      expect((await store.listEvents({ ids: picked })).map((e) => e.id)).toEqual(picked);
+      expect(await store.listEvents({ ids: [] })).toEqual([]);
+      const [a] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1 });
+      await store.transition({ id: a!.id, owner: "me", version: a!.version }, { to: "done", reason: "ok" });
+      const counts = (await store.countByKind()).sort((x, y) =>
+        `${x.kind}${x.state}` < `${y.kind}${y.state}` ? -1 : 1,
+      );
+      expect(counts).toEqual([
+        { kind: "k", state: "done", count: 1 },
+        { kind: "k", state: "new", count: 1 },
+        { kind: "other", state: "new", count: 1 },
+      ]);
+    });
+
     it("cancelling a job flags its non-terminal tasks and records who asked", async () => {
       await seed(task("a"), task("b"));
       const [a] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1 });

@@ -26,6 +26,13 @@ export class Params {
       : `${column} IN (SELECT value FROM json_each(${this.add(JSON.stringify(ids))}))`;
   }
 
+  /** A predicate `column IN (numbers…)` with the list bound as one parameter. */
+  inNumbers(column: string, values: readonly number[]): string {
+    return this.dialect === "postgres"
+      ? `${column} = ANY(${this.add([...values])}::bigint[])`
+      : `${column} IN (SELECT value FROM json_each(${this.add(JSON.stringify(values))}))`;
+  }
+
   statement(text: string): Statement {
     return { text, values: this.values };
   }

@@ -1,0 +1,193 @@
+import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
+import { Driver, type DriverLog } from "../driver/driver.js";
+import type { KindOfWork } from "../driver/kind.js";
+import type { DruidClient } from "../druid/client.js";
+import { clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
+import type { OutageMonitor } from "../druid/outage.js";
+import type { DruidServices } from "../ingest/kind.js";
+import type { Store } from "../ledger/store.js";
+import type { JobRow } from "../ledger/types.js";
+import { createMachinery, type Machinery, type MachineryOptions, runnersFor } from "./engine.js";
+import { KINDS } from "./kinds.js";
+
+/**
+ * The service's worker: runs every job of its cluster in a shared ledger, for as long as the process
+ * lives. Several workers (one per `segops serve` host) on one ledger split the partitions through the
+ * driver's leases; jobs of other clusters in the same ledger are never claimed.
+ */
+
+export interface WorkerOptions extends MachineryOptions {
+  store: Store;
+  client: DruidClient;
+  clock: Clock;
+  /** Lease owner id. @default the driver's (`host:pid:random`) */
+  owner?: string;
+  /** @default DEFAULTS.leaseMs */
+  leaseMs?: number;
+  log?: DriverLog & { info?(details: Record<string, unknown>, message: string): void };
+  /** @default KINDS */
+  kinds?: readonly KindOfWork<DruidServices>[];
+  /**
+   * While Druid has not answered for `timeoutMs`, the worker hands its partitions back and claims none
+   * (attempts would only burn retries); it starts again once Druid answers its probe.
+   */
+  outage?: { monitor: OutageMonitor; timeoutMs: number };
+}
+
+export type WorkerState = "created" | "running" | "paused" | "stopping" | "stopped";
+
+/** The jobs a worker runs: open ones (and canceled ones, whose flagged partitions it finishes) of its cluster. */
+export function jobsOfCluster(jobs: readonly JobRow[], client: DruidClient): string[] {
+  const mine = clusterOf(client);
+  return jobs
+    .filter((j) => j.state === "open" || j.state === "canceled")
+    .filter((j) => {
+      const bound = jobCluster(j);
+      return bound === null || sameCluster(bound, mine);
+    })
+    .map((j) => j.id);
+}
+
+export class Worker {
+  readonly #options: WorkerOptions;
+  readonly #tickMs: number;
+  readonly #machinery: Machinery;
+  #driver: Driver | null = null;
+  #jobIds: readonly string[] = [];
+  #state: WorkerState = "created";
+  #stop = new AbortController();
+  #loop: Promise<void> = Promise.resolve();
+  #failure: unknown;
+
+  constructor(options: WorkerOptions) {
+    this.#options = options;
+    this.#tickMs = options.tickMs ?? DEFAULTS.tickMs;
+    this.#machinery = createMachinery(options);
+  }
+
+  get state(): WorkerState {
+    return this.#state;
+  }
+
+  /** The driver's lease owner (stable for the worker's life, across outage pauses). */
+  get owner(): string | undefined {
+    return this.#options.owner;
+  }
+
+  get machinery(): Machinery {
+    return this.#machinery;
+  }
+
+  /** Partitions this worker holds right now. */
+  get inFlight(): number {
+    return this.#driver?.inFlight ?? 0;
+  }
+
+  /** The storage error that stopped the worker, if any. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== "created") throw new Error(`worker already ${this.#state}`);
+    await this.refresh();
+    this.#startDriver();
+    this.#loop = this.#run();
+  }
+
+  /** Re-reads which jobs to run (called each tick, and at once when this process creates a job). */
+  async refresh(): Promise<void> {
+    const [open, canceled] = await Promise.all([
+      this.#options.store.listJobs({ state: "open", limit: 100_000 }),
+      this.#options.store.listJobs({ state: "canceled", limit: 100_000 }),
+    ]);
+    this.#jobIds = jobsOfCluster([...open, ...canceled], this.#options.client);
+  }
+
+  /**
+   * Graceful stop (SIGTERM): claims nothing more, hands every held partition back (suspended, due now)
+   * so another host takes it at once, and stops the machinery. Rejects with a storage error, if one
+   * stopped the driver.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === "created") {
+      this.#state = "stopped";
+      await this.#machinery.stop();
+      return;
+    }
+    if (this.#state !== "stopped") this.#state = "stopping";
+    this.#stop.abort();
+    await this.#loop;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #startDriver(): void {
+    const o = this.#options;
+    const actor = o.owner ?? "driver";
+    this.#driver = new Driver({
+      store: o.store,
+      runners: runnersFor(o.kinds ?? KINDS, this.#machinery.services, o.store, actor),
+      clock: o.clock,
+      pollMs: Math.max(10, Math.floor(this.#tickMs / 2)),
+      jobIds: () => this.#jobIds,
+      ...(o.owner ? { owner: o.owner } : {}),
+      ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+      ...(o.log ? { log: o.log } : {}),
+    });
+    if (!o.owner) this.#options.owner = this.#driver.owner;
+    this.#driver.start();
+    this.#state = "running";
+  }
+
+  async #run(): Promise<void> {
+    const o = this.#options;
+    const signal = this.#stop.signal;
+    try {
+      while (!signal.aborted) {
+        await o.clock.sleep(this.#tickMs, signal).catch(() => undefined);
+        if (signal.aborted) break;
+        if (this.#driver && this.#driver.failure !== undefined) throw this.#driver.failure;
+        await this.refresh();
+        await this.#watchOutage();
+      }
+    } catch (error) {
+      this.#failure = error;
+    } finally {
+      const driver = this.#driver;
+      this.#driver = null;
+      await driver?.stop().catch((error) => {
+        this.#failure ??= error;
+      });
+      await this.#machinery.stop();
+      this.#state = "stopped";
+    }
+  }
+
+  /** Pauses (work handed back) while Druid is down for longer than allowed; resumes once it answers. */
+  async #watchOutage(): Promise<void> {
+    const outage = this.#options.outage;
+    if (!outage) return;
+    if (this.#state === "running" && outage.monitor.since !== null) {
+      if (outage.monitor.outageMs() < outage.timeoutMs) return;
+      this.#options.log?.warn(
+        { since: outage.monitor.since, lastError: outage.monitor.lastError },
+        "Druid has not answered for the outage timeout: handing partitions back until it does",
+      );
+      const driver = this.#driver;
+      this.#driver = null;
+      await driver?.stop();
+      this.#state = "paused";
+      return;
+    }
+    if (this.#state !== "paused") return;
+    // One cheap call a tick; the monitor hears its answer (the client reports every attempt to it).
+    const answered = await this.#options.client.totalWorkerCapacity().then(
+      () => true,
+      () => false,
+    );
+    if (!answered) return;
+    this.#options.log?.info?.({}, "Druid answers again: claiming work");
+    this.#startDriver();
+  }
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { SegopsError } from "../core/errors.js";
+import { isDruidError } from "../druid/errors.js";
+import { InvalidSpecError } from "../spec/issues.js";
+
+/**
+ * Errors as RFC 9457 problem details (`application/problem+json`): a stable `type` per kind of problem,
+ * the HTTP status, a sentence for people, and for bad input every field at fault with its path. Never a
+ * stack trace, never a secret: only messages segops wrote on purpose reach a client.
+ */
+
+/** Where a faulty field is: the request body, query string or path, or the spec a template rendered to. */
+export type FieldLocation = "body" | "query" | "path" | "header" | "spec";
+
+export const FieldError = z.object({
+  in: z.enum(["body", "query", "path", "header", "spec"]),
+  /** Dotted JSON path of the field, e.g. `vars.day` or `spec.ioConfig.inputSource`. */
+  path: z.string(),
+  message: z.string(),
+});
+export type FieldError = z.infer<typeof FieldError>;
+
+export const Problem = z.object({
+  /** A URI naming the kind of problem (relative: resolved against the service). */
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().optional(),
+  instance: z.string().optional(),
+  /** segops' error code (`ErrorCode`), when a segops error caused it. */
+  code: z.string().optional(),
+  errors: z.array(FieldError).optional(),
+});
+export type Problem = z.infer<typeof Problem>;
+
+/** The kinds of problem the API answers with: slug → [status, title]. */
+export const PROBLEMS = {
+  "invalid-request": [400, "The request is invalid"],
+  "invalid-spec": [400, "The template does not render to a spec Druid accepts"],
+  unauthorized: [401, "A valid bearer token is required"],
+  "not-found": [404, "No such resource"],
+  "method-not-allowed": [405, "Method not allowed"],
+  conflict: [409, "The request conflicts with the ledger's state"],
+  "idempotency-key-reused": [409, "The Idempotency-Key was used with another request"],
+  "payload-too-large": [413, "The request body is too large"],
+  "unsupported-media-type": [415, "The request body must be JSON"],
+  unavailable: [503, "A dependency (ledger or Druid) is unavailable"],
+  internal: [500, "Internal error"],
+} as const satisfies Record<string, readonly [number, string]>;
+export type ProblemKind = keyof typeof PROBLEMS;
+
+/** A problem the handlers throw: the error middleware answers with it as it is. */
+export class ProblemError extends Error {
+  readonly problem: Problem;
+  constructor(kind: ProblemKind, detail?: string, extra: Partial<Problem> = {}) {
+    super(detail ?? PROBLEMS[kind][1]);
+    this.problem = problem(kind, detail, extra);
+  }
+}
+
+export function problem(kind: ProblemKind, detail?: string, extra: Partial<Problem> = {}): Problem {
+  const [status, title] = PROBLEMS[kind];
+  return { type: `/problems/${kind}`, title, status, ...(detail !== undefined ? { detail } : {}), ...extra };
+}
+
+/** The problem a zod failure of the request is: every issue with its location and path. */
+export function invalidRequest(location: FieldLocation, error: z.ZodError): ProblemError {
+  const errors = error.issues.map((issue) => ({
+    in: location,
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  const first = errors[0];
+  const detail = first ? `${first.path || location}: ${first.message}` : "invalid request";
+  return new ProblemError("invalid-request", detail, { errors });
+}
+
+/**
+ * The problem for an error a handler let through. segops errors carry messages written for users; any
+ * other error is a bug whose message may quote internals, so the client gets a generic 500.
+ */
+export function problemFor(error: unknown): { problem: Problem; internal: boolean } {
+  if (error instanceof ProblemError) return { problem: error.problem, internal: false };
+  if (error instanceof InvalidSpecError) {
+    return {
+      problem: problem("invalid-spec", error.message, {
+        code: error.code,
+        errors: error.errors.map((e) => ({ in: "spec" as const, path: e.path, message: e.message })),
+      }),
+      internal: false,
+    };
+  }
+  if (isDruidError(error))
+    return {
+      problem: problem("unavailable", `Druid: ${error.message}`, { code: error.code }),
+      internal: false,
+    };
+  if (error instanceof SegopsError) {
+    if (error.code === "Ledger" || error.code === "Unreachable")
+      return { problem: problem("unavailable", error.message, { code: error.code }), internal: false };
+    const path = typeof error.details.path === "string" ? error.details.path : undefined;
+    const message = typeof error.details.problem === "string" ? error.details.problem : error.message;
+    return {
+      problem: problem("invalid-request", error.message, {
+        code: error.code,
+        ...(path !== undefined ? { errors: [{ in: "body" as const, path, message }] } : {}),
+      }),
+      internal: false,
+    };
+  }
+  return { problem: problem("internal", "an unexpected error; see the service log"), internal: true };
+}
