@@ -16,6 +16,7 @@ import { listDead } from "./sql/list-dead.js";
 import { listEvents } from "./sql/list-events.js";
 import { listJobs } from "./sql/list-jobs.js";
 import { listTasks } from "./sql/list-tasks.js";
+import { getIdempotencyKey, insertIdempotencyKey } from "./sql/remember-request.js";
 import { renewLease } from "./sql/renew-lease.js";
 import { requeue } from "./sql/requeue.js";
 import { type DbRow, toEvent, toJob, toTask } from "./sql/rows.js";
@@ -30,6 +31,7 @@ import type {
   ListDueOptions,
   ListEventsOptions,
   ListJobsOptions,
+  RememberedRequest,
   Store,
 } from "./store.js";
 import {
@@ -164,6 +166,23 @@ export class SqlStore implements Store {
         counts[row.state as keyof StateCounts] = Number(row.n);
       }
       return counts;
+    });
+  }
+
+  rememberRequest(key: string, requestHash: string, jobId: string): Promise<RememberedRequest> {
+    return this.#guard("rememberRequest", async () => {
+      const now = this.clock.now();
+      const inserted = (
+        await this.executor.query(insertIdempotencyKey(this.dialect, key, requestHash, jobId, now))
+      )[0];
+      const row = inserted ?? (await this.executor.query(getIdempotencyKey(this.dialect, key)))[0];
+      if (!row) throw new LedgerError(`idempotency key vanished while being read`, {});
+      return {
+        key,
+        requestHash: String(row.request_hash),
+        jobId: String(row.job_id),
+        created: inserted !== undefined,
+      };
     });
   }
 

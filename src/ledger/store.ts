@@ -61,6 +61,15 @@ export interface ListEventsOptions {
   readonly limit?: number;
 }
 
+/** What a client's idempotency key is bound to: the first request's body hash and the job it named. */
+export interface RememberedRequest {
+  readonly key: string;
+  readonly requestHash: string;
+  readonly jobId: string;
+  /** False when the key was already bound (then the stored binding is returned, whatever was asked). */
+  readonly created: boolean;
+}
+
 /** Partitions of one kind in one state, over the whole ledger. */
 export interface KindStateCount {
   readonly kind: string;
@@ -88,6 +97,11 @@ export interface Store {
   createJob(job: NewJob, tasks: readonly NewTask[], actor?: string): Promise<CreateJobResult>;
   getJob(id: string): Promise<JobRow | null>;
   listJobs(options?: ListJobsOptions): Promise<JobRow[]>;
+  /**
+   * Binds an idempotency key to a request (by hash) and the job it names, unless the key is bound: then
+   * the stored binding is returned. One statement, so two hosts racing on a key agree on one binding.
+   */
+  rememberRequest(key: string, requestHash: string, jobId: string): Promise<RememberedRequest>;
   /** Sets the job's state (decided by the job layer), with an event. Null when the job does not exist. */
   setJobState(id: string, state: JobState, reason: string, actor?: string): Promise<JobRow | null>;
 

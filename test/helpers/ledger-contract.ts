@@ -253,6 +253,25 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect((await store.listJobs({ kind: "run", limit: 100 })).map((j) => j.id)).toHaveLength(3);
     });
 
+    it("an idempotency key binds to its first request; racing binders agree on one binding", async () => {
+      const first = await store.rememberRequest("k1", "hash-a", "job-a");
+      expect(first).toEqual({ key: "k1", requestHash: "hash-a", jobId: "job-a", created: true });
+      const again = await store.rememberRequest("k1", "hash-b", "job-b");
+      expect(again).toEqual({ key: "k1", requestHash: "hash-a", jobId: "job-a", created: false });
+      const other = await openStore(url, { clock });
+      try {
+        const race = await Promise.all([
+          store.rememberRequest("k2", "hash-x", "job-x"),
+          other.rememberRequest("k2", "hash-y", "job-y"),
+        ]);
+        expect(race.filter((r) => r.created)).toHaveLength(1);
+        expect(race[0]?.requestHash).toBe(race[1]?.requestHash);
+        expect(race[0]?.jobId).toBe(race[1]?.jobId);
+      } finally {
+        await other.close();
+      }
+    });
+
     it("events are read by id, newest first, and partitions are counted per kind and state", async () => {
       await store.createJob({ id: "job", kind: "backfill" }, [
         task("a"),

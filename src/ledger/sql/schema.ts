@@ -67,6 +67,19 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX events_job ON events (job_id, id)",
     ],
   },
+  {
+    version: 2,
+    description: "idempotency keys of the HTTP API",
+    statements: (d) => [
+      // A client's Idempotency-Key names one request body (by hash) and the job it created, for every host.
+      `CREATE TABLE idempotency_keys (
+        key TEXT PRIMARY KEY,
+        request_hash TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        created_at ${bigint(d)} NOT NULL
+      )`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
