@@ -1,8 +1,5 @@
 import type { Command } from "commander";
-import { parseGranularity } from "../../core/granularity.js";
-import { formatInterval, type Interval, parseInterval } from "../../core/interval.js";
-import { auditTimeline } from "../../ingest/audit.js";
-import { toTimelineSegment } from "../../ingest/segments.js";
+import { auditDatasource } from "../../jobs/actions.js";
 import { connectDruid } from "../context.js";
 import type { DruidFlags } from "../options.js";
 import { writers } from "./render.js";
@@ -11,36 +8,26 @@ import { writers } from "./render.js";
 
 export type AuditFlags = DruidFlags & { interval?: string; granularity?: string; json?: boolean };
 
-const ALL_TIME: Interval = parseInterval("1000-01-01/3000-01-01");
-
 export async function auditAction(datasource: string, flags: AuditFlags, cmd: Command): Promise<void> {
   const { out } = writers(cmd);
-  const interval = flags.interval ? parseInterval(flags.interval) : ALL_TIME;
-  const granularity = flags.granularity ? parseGranularity(flags.granularity) : undefined;
   const client = await connectDruid(flags);
   try {
-    const [used, served] = await Promise.all([
-      client.metadataSegments(datasource, [formatInterval(interval)]),
-      client.servedSegments(datasource),
-    ]);
-    const servedIds = new Set(served);
-    const report = auditTimeline({
+    const report = await auditDatasource(client, {
       datasource,
-      interval,
-      segments: used.map((s) => toTimelineSegment(s, servedIds)),
-      ...(granularity ? { granularity } : {}),
+      ...(flags.interval ? { interval: flags.interval } : {}),
+      ...(flags.granularity ? { granularity: flags.granularity } : {}),
     });
     // Nothing to audit is not a pass: a misspelt datasource would otherwise read "AUDIT OK".
-    if (used.length === 0) {
-      const range = flags.interval ? formatInterval(interval) : "all time";
-      const problem = `no segments of ${datasource} in ${range}; check the datasource name and --interval`;
-      if (flags.json)
-        out(`${JSON.stringify({ ...report, ok: false, noSegments: true, problem }, null, 2)}\n`);
-      else out(`AUDIT FAILED: ${problem}\n`);
+    if (report.noSegments) {
+      if (flags.json) {
+        const { noSegments: _n, problem, ...rest } = report;
+        out(`${JSON.stringify({ ...rest, ok: false, noSegments: true, problem }, null, 2)}\n`);
+      } else out(`AUDIT FAILED: ${report.problem}\n`);
       process.exitCode = 1;
       return;
     }
-    if (flags.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    const { noSegments: _n, ...shown } = report;
+    if (flags.json) out(`${JSON.stringify(shown, null, 2)}\n`);
     else {
       for (const c of report.chunks) {
         out(

@@ -1,11 +1,12 @@
 import type { Command } from "commander";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
+import { cancelWork, dropDeadLetter, retryDeadLetter, retryWork } from "../../jobs/actions.js";
 import { KINDS } from "../../jobs/kinds.js";
 import { formatJobReport, type JobReport, jobReport, partitionReport } from "../../jobs/report.js";
 import { NoLedgerError } from "../../ledger/open.js";
 import type { Store } from "../../ledger/store.js";
-import { isTerminal, type JobState, type StateCounts, type TaskRow } from "../../ledger/types.js";
+import type { JobState, StateCounts, TaskRow } from "../../ledger/types.js";
 import { connectDruid, openLedger } from "../context.js";
 import type { DruidFlags } from "../options.js";
 import { writers } from "./render.js";
@@ -149,31 +150,15 @@ export async function cancel(
 ): Promise<void> {
   const { out } = writers(cmd);
   await withLedger(flags, async (store) => {
-    const job = await store.getJob(id);
-    const tasks = job ? await store.listTasks(id) : [await store.getTask(id)].filter((t) => t !== null);
-    if (!job && tasks.length === 0) throw new UsageError(`no job or task ${id} in ${flags.ledger}`);
-    const flagged = job
-      ? await store.cancelJob(id, "canceled by user", "cli")
-      : (await store.cancelTask(id, "canceled by user", "cli"))
-        ? 1
-        : 0;
-    out(
-      `canceled ${flagged} unfinished partition(s) of ${id}; a running driver finishes them at its next step\n`,
-    );
-    if (!flags.shutdown) return;
-    // Each kind says which Druid tasks a partition has running.
-    const running = tasks
-      .filter((t) => !isTerminal(t.state))
-      .flatMap((t) => KINDS.find((k) => k.name === t.kind)?.activeDruidTasks(t) ?? []);
-    if (running.length === 0) return;
-    const client = await connectDruid(flags);
+    const client = flags.shutdown ? await connectDruid(flags) : undefined;
     try {
-      for (const druidId of running) {
-        await client.shutdownTask(druidId);
-        out(`asked Druid to shut down ${druidId}\n`);
-      }
+      const result = await cancelWork(store, id, { actor: "cli", ...(client ? { client } : {}) });
+      out(
+        `canceled ${result.flagged} unfinished partition(s) of ${id}; a running driver finishes them at its next step\n`,
+      );
+      for (const druidId of result.shutdown) out(`asked Druid to shut down ${druidId}\n`);
     } finally {
-      await client.close();
+      await client?.close();
     }
   });
 }
@@ -181,20 +166,7 @@ export async function cancel(
 export async function retry(id: string, flags: LedgerFlags, cmd: Command): Promise<void> {
   const { out } = writers(cmd);
   await withLedger(flags, async (store) => {
-    const job = await store.getJob(id);
-    const ids = job
-      ? (await store.listTasks(id)).filter((t) => t.state === "failed" || t.state === "dead").map((t) => t.id)
-      : [id];
-    const sent: string[] = [];
-    for (const taskId of ids) if (await store.retryTask(taskId, "cli")) sent.push(taskId);
-    if (!job && sent.length === 0) {
-      throw new UsageError(
-        `${id} is neither a job nor a failed or dead-lettered partition in ${flags.ledger}`,
-      );
-    }
-    const jobId = job?.id ?? (await store.getTask(id))?.jobId;
-    if (job && job.state !== "open" && sent.length > 0)
-      await store.setJobState(job.id, "open", "partitions retried", "cli");
+    const { jobId, sent } = await retryWork(store, id, "cli");
     out(`${sent.length} partition(s) sent back to run; run them with segops resume ${jobId}\n`);
   });
 }
@@ -239,8 +211,8 @@ export async function dlqRetryOrDrop(
 ): Promise<void> {
   const { out } = writers(cmd);
   await withLedger(flags, async (store) => {
-    const row = name === "retry" ? await store.retryDead(id, "cli") : await store.dropDead(id, "cli");
-    if (!row) throw new UsageError(`${id} is not a dead-lettered partition (see segops dlq list)`);
+    const row =
+      name === "retry" ? await retryDeadLetter(store, id, "cli") : await dropDeadLetter(store, id, "cli");
     out(`${id} ${verb}${name === "retry" ? `; run it with segops resume ${row.jobId}` : ""}\n`);
   });
 }

@@ -1,0 +1,172 @@
+import { UsageError } from "../core/errors.js";
+import { type Granularity, parseGranularity } from "../core/granularity.js";
+import { formatInterval, type Interval, parseInterval } from "../core/interval.js";
+import type { KindOfWork } from "../driver/kind.js";
+import type { DruidClient } from "../druid/client.js";
+import { type AuditReport, auditTimeline } from "../ingest/audit.js";
+import { toTimelineSegment } from "../ingest/segments.js";
+import type { Store } from "../ledger/store.js";
+import { isTerminal, type TaskRow } from "../ledger/types.js";
+import { settleJob } from "./engine.js";
+import { KINDS } from "./kinds.js";
+
+/**
+ * What a user does to work already in the ledger — cancel, retry, dead letters, the version audit — as
+ * library functions, so the CLI commands and the HTTP API act the same way. Each is one ledger
+ * operation per partition (a compare-and-set), safe to repeat.
+ */
+
+/** The job or partition named does not exist (HTTP 404; exit 2 in the CLI). */
+export class NotFoundError extends UsageError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, { ...details, notFound: true });
+  }
+}
+
+/** The partition exists but is not in a state the action applies to (HTTP 409; exit 2 in the CLI). */
+export class StateConflictError extends UsageError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, { ...details, conflict: true });
+  }
+}
+
+export interface CancelResult {
+  /** Unfinished partitions flagged; a running driver finishes each at its next step. */
+  readonly flagged: number;
+  /** Druid tasks asked to shut down (with `shutdown`). */
+  readonly shutdown: string[];
+}
+
+/**
+ * Cancels a job (every unfinished partition) or one partition. With `client`, also asks Druid to shut
+ * down the tasks those partitions have running (each kind names them).
+ */
+export async function cancelWork(
+  store: Store,
+  id: string,
+  options: { reason?: string; actor: string; client?: DruidClient; kinds?: readonly KindOfWork<never>[] },
+): Promise<CancelResult> {
+  const reason = options.reason ?? "canceled by user";
+  const job = await store.getJob(id);
+  const tasks = job ? await store.listTasks(id) : [await store.getTask(id)].filter((t) => t !== null);
+  if (!job && tasks.length === 0) throw new NotFoundError(`no job or partition ${id} in the ledger`, { id });
+  const flagged = job
+    ? await store.cancelJob(id, reason, options.actor)
+    : (await store.cancelTask(id, reason, options.actor))
+      ? 1
+      : 0;
+  const shutdown: string[] = [];
+  if (options.client) {
+    const kinds = options.kinds ?? KINDS;
+    const running = tasks
+      .filter((t) => !isTerminal(t.state))
+      .flatMap((t) => kinds.find((k) => k.name === t.kind)?.activeDruidTasks(t) ?? []);
+    for (const druidId of running) {
+      await options.client.shutdownTask(druidId);
+      shutdown.push(druidId);
+    }
+  }
+  return { flagged, shutdown };
+}
+
+export interface RetryResult {
+  readonly jobId: string;
+  /** Partitions sent back to run (failed or dead-lettered before). */
+  readonly sent: string[];
+}
+
+/** Sends a job's failed and dead-lettered partitions (or one partition) back to run; reopens the job. */
+export async function retryWork(store: Store, id: string, actor: string): Promise<RetryResult> {
+  const job = await store.getJob(id);
+  if (!job) {
+    const task = await store.getTask(id);
+    if (!task) throw new NotFoundError(`no job or partition ${id} in the ledger`, { id });
+    if (!(await store.retryTask(id, actor)))
+      throw new StateConflictError(`${id} is ${task.state}, not failed or dead-lettered`, { id });
+    await settleJob(store, task.jobId, actor);
+    return { jobId: task.jobId, sent: [id] };
+  }
+  const ids = (await store.listTasks(id))
+    .filter((t) => t.state === "failed" || t.state === "dead")
+    .map((t) => t.id);
+  const sent: string[] = [];
+  for (const taskId of ids) if (await store.retryTask(taskId, actor)) sent.push(taskId);
+  if (job.state !== "open" && sent.length > 0)
+    await store.setJobState(job.id, "open", "partitions retried", actor);
+  return { jobId: job.id, sent };
+}
+
+/** A dead-lettered partition, or the reason it is not one. */
+async function deadPartition(store: Store, id: string): Promise<TaskRow> {
+  const task = await store.getTask(id);
+  if (!task) throw new NotFoundError(`no partition ${id} in the ledger`, { id });
+  if (task.state !== "dead")
+    throw new StateConflictError(
+      `${id} is not a dead-lettered partition (it is ${task.state}; see dlq list)`,
+      {
+        id,
+      },
+    );
+  return task;
+}
+
+/** dead → new, its retry budget reset; the job reopens. */
+export async function retryDeadLetter(store: Store, id: string, actor: string): Promise<TaskRow> {
+  await deadPartition(store, id);
+  const row = await store.retryDead(id, actor);
+  if (!row) throw new StateConflictError(`${id} left the dead letters while being retried`, { id });
+  const job = await store.getJob(row.jobId);
+  if (job && job.state !== "open") await store.setJobState(job.id, "open", "dead letter retried", actor);
+  return row;
+}
+
+/** dead → failed ("dropped"): kept for the audit trail, never run again; the job may settle. */
+export async function dropDeadLetter(store: Store, id: string, actor: string): Promise<TaskRow> {
+  await deadPartition(store, id);
+  const row = await store.dropDead(id, actor);
+  if (!row) throw new StateConflictError(`${id} left the dead letters while being dropped`, { id });
+  await settleJob(store, row.jobId, actor);
+  return row;
+}
+
+const ALL_TIME: Interval = parseInterval("1000-01-01/3000-01-01");
+
+export interface AuditRequest {
+  datasource: string;
+  /** @default all time */
+  interval?: string;
+  granularity?: string;
+}
+
+export interface AuditResult extends AuditReport {
+  /** No used segment in the interval: not a pass (a misspelt datasource would otherwise read "OK"). */
+  noSegments: boolean;
+  problem?: string;
+}
+
+/** The version audit of a datasource over an interval: one live version per time chunk, all served. */
+export async function auditDatasource(client: DruidClient, request: AuditRequest): Promise<AuditResult> {
+  const interval = request.interval ? parseInterval(request.interval) : ALL_TIME;
+  const granularity: Granularity | undefined = request.granularity
+    ? parseGranularity(request.granularity)
+    : undefined;
+  const [used, served] = await Promise.all([
+    client.metadataSegments(request.datasource, [formatInterval(interval)]),
+    client.servedSegments(request.datasource),
+  ]);
+  const servedIds = new Set(served);
+  const report = auditTimeline({
+    datasource: request.datasource,
+    interval,
+    segments: used.map((s) => toTimelineSegment(s, servedIds)),
+    ...(granularity ? { granularity } : {}),
+  });
+  if (used.length > 0) return { ...report, noSegments: false };
+  const range = request.interval ? formatInterval(interval) : "all time";
+  return {
+    ...report,
+    ok: false,
+    noSegments: true,
+    problem: `no segments of ${request.datasource} in ${range}; check the datasource name and the interval`,
+  };
+}
