@@ -6,6 +6,7 @@ import { UsageError } from "../core/errors.js";
 import { classify, classifyResponse, type HttpResponseLike } from "./classify.js";
 import { type DruidError, TransientError, UnavailableError, UnexpectedResponseError } from "./errors.js";
 import { redact, secretVariants } from "./redact.js";
+import { routeOf } from "./routes.js";
 
 /** Which Druid service a call is for; each may have its own base URL, or all share the Router's. */
 export type DruidService = "overlord" | "coordinator" | "broker";
@@ -95,10 +96,24 @@ export interface DruidHttpOptions {
   onAttempt?: (attempt: DruidAttempt) => void;
 }
 
-/** One attempt's reachability, as `onAttempt` sees it. */
+/**
+ * One attempt, as `onAttempt` sees it: whether Druid answered, the endpoint (`METHOD /path`), its route
+ * pattern (`METHOD /druid/indexer/v1/task/:taskId/status`, for metrics) and the HTTP status (null: no answer).
+ */
 export type DruidAttempt =
-  | { readonly reachable: true; readonly endpoint: string }
-  | { readonly reachable: false; readonly endpoint: string; readonly error: DruidError };
+  | {
+      readonly reachable: true;
+      readonly endpoint: string;
+      readonly route: string;
+      readonly status: number | null;
+    }
+  | {
+      readonly reachable: false;
+      readonly endpoint: string;
+      readonly route: string;
+      readonly status: number | null;
+      readonly error: DruidError;
+    };
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -308,6 +323,7 @@ export class DruidHttp {
   /** Sends a request, following leader redirects and retrying retryable failures within the budget. */
   async send(req: DruidRequest): Promise<DruidResponse> {
     const endpoint = `${req.method} ${req.path}`;
+    const route = `${req.method} ${routeOf(req.path)}`;
     // A missing base URL is a configuration error: raise it before the retry loop could mistake it.
     const base = this.#base(req.service);
     let attemptsMade = 0;
@@ -320,7 +336,7 @@ export class DruidHttp {
         const passed = req.passStatuses?.includes(response.status) ?? false;
         if ((response.status >= 200 && response.status < 300) || passed) {
           req.validate?.(response);
-          this.#onAttempt?.({ reachable: true, endpoint });
+          this.#onAttempt?.({ reachable: true, endpoint, route, status: response.status });
           return response;
         }
         error = classifyResponse(response, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
@@ -329,8 +345,11 @@ export class DruidHttp {
         error = classify(caught, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
       }
       error.attempts = attemptsMade;
+      const status = error.status ?? null;
       this.#onAttempt?.(
-        error.retryable ? { reachable: false, endpoint, error } : { reachable: true, endpoint },
+        error.retryable
+          ? { reachable: false, endpoint, route, status, error }
+          : { reachable: true, endpoint, route, status },
       );
       if (!this.#mayRetry(error, req.idempotent)) throw error;
       const decision = nextRetry(

@@ -114,10 +114,10 @@ describe("issue 9.4: Druid gone mid-run", () => {
       remindMs: 30_000,
     });
     const error = new UnavailableError({ endpoint: "POST /druid/indexer/v1/taskStatus", status: 503 });
-    monitor.record({ reachable: false, endpoint: "POST /druid/indexer/v1/taskStatus", error });
+    monitor.record({ reachable: false, endpoint: "POST /druid/indexer/v1/taskStatus", route: "POST /druid/indexer/v1/taskStatus", status: 503, error });
     await clock.advance(1000);
     await clock.advance(31_000);
-    monitor.record({ reachable: true, endpoint: "POST /druid/indexer/v1/taskStatus" });
+    monitor.record({ reachable: true, endpoint: "POST /druid/indexer/v1/taskStatus", route: "POST /druid/indexer/v1/taskStatus", status: 200 });
     await clock.advance(1000);
     await watcher.stop();
     expect(lines[0]).toMatch(
@@ -133,6 +133,8 @@ describe("issue 9.4: the outage monitor", () => {
   const fail = (endpoint: string) => ({
     reachable: false as const,
     endpoint,
+    route: endpoint,
+    status: 503,
     error: new UnavailableError({ endpoint, status: 503 }),
   });
 
@@ -141,10 +143,10 @@ describe("issue 9.4: the outage monitor", () => {
     const m = new OutageMonitor(c);
     m.record(fail("POST /druid/indexer/v1/taskStatus"));
     await c.advance(5000);
-    m.record({ reachable: true, endpoint: "GET /druid/indexer/v1/workers" });
+    m.record({ reachable: true, endpoint: "GET /druid/indexer/v1/workers", route: "GET /druid/indexer/v1/workers", status: 200 });
     m.record(fail("POST /druid/indexer/v1/taskStatus"));
     expect(m.outageMs()).toBe(5000);
-    m.record({ reachable: true, endpoint: "POST /druid/indexer/v1/taskStatus" });
+    m.record({ reachable: true, endpoint: "POST /druid/indexer/v1/taskStatus", route: "POST /druid/indexer/v1/taskStatus", status: 200 });
     expect(m.since).toBeNull();
   });
 
@@ -152,7 +154,7 @@ describe("issue 9.4: the outage monitor", () => {
     const c = clock();
     const m = new OutageMonitor(c, 60_000);
     m.record(fail("GET /druid/indexer/v1/task/a_1/status"));
-    m.record({ reachable: true, endpoint: "GET /druid/indexer/v1/task/b_2/status" });
+    m.record({ reachable: true, endpoint: "GET /druid/indexer/v1/task/b_2/status", route: "GET /druid/indexer/v1/task/b_2/status", status: 200 });
     expect(m.since).toBeNull();
     m.record(fail("GET /druid/coordinator/v1/datasources/wiki"));
     await c.advance(61_000);
