@@ -114,10 +114,21 @@ describe("issue 9.4: Druid gone mid-run", () => {
       remindMs: 30_000,
     });
     const error = new UnavailableError({ endpoint: "POST /druid/indexer/v1/taskStatus", status: 503 });
-    monitor.record({ reachable: false, endpoint: "POST /druid/indexer/v1/taskStatus", route: "POST /druid/indexer/v1/taskStatus", status: 503, error });
+    monitor.record({
+      reachable: false,
+      endpoint: "POST /druid/indexer/v1/taskStatus",
+      route: "POST /druid/indexer/v1/taskStatus",
+      status: 503,
+      error,
+    });
     await clock.advance(1000);
     await clock.advance(31_000);
-    monitor.record({ reachable: true, endpoint: "POST /druid/indexer/v1/taskStatus", route: "POST /druid/indexer/v1/taskStatus", status: 200 });
+    monitor.record({
+      reachable: true,
+      endpoint: "POST /druid/indexer/v1/taskStatus",
+      route: "POST /druid/indexer/v1/taskStatus",
+      status: 200,
+    });
     await clock.advance(1000);
     await watcher.stop();
     expect(lines[0]).toMatch(
@@ -143,10 +154,20 @@ describe("issue 9.4: the outage monitor", () => {
     const m = new OutageMonitor(c);
     m.record(fail("POST /druid/indexer/v1/taskStatus"));
     await c.advance(5000);
-    m.record({ reachable: true, endpoint: "GET /druid/indexer/v1/workers", route: "GET /druid/indexer/v1/workers", status: 200 });
+    m.record({
+      reachable: true,
+      endpoint: "GET /druid/indexer/v1/workers",
+      route: "GET /druid/indexer/v1/workers",
+      status: 200,
+    });
     m.record(fail("POST /druid/indexer/v1/taskStatus"));
     expect(m.outageMs()).toBe(5000);
-    m.record({ reachable: true, endpoint: "POST /druid/indexer/v1/taskStatus", route: "POST /druid/indexer/v1/taskStatus", status: 200 });
+    m.record({
+      reachable: true,
+      endpoint: "POST /druid/indexer/v1/taskStatus",
+      route: "POST /druid/indexer/v1/taskStatus",
+      status: 200,
+    });
     expect(m.since).toBeNull();
   });
 
@@ -154,7 +175,12 @@ describe("issue 9.4: the outage monitor", () => {
     const c = clock();
     const m = new OutageMonitor(c, 60_000);
     m.record(fail("GET /druid/indexer/v1/task/a_1/status"));
-    m.record({ reachable: true, endpoint: "GET /druid/indexer/v1/task/b_2/status", route: "GET /druid/indexer/v1/task/b_2/status", status: 200 });
+    m.record({
+      reachable: true,
+      endpoint: "GET /druid/indexer/v1/task/b_2/status",
+      route: "GET /druid/indexer/v1/task/b_2/status",
+      status: 200,
+    });
     expect(m.since).toBeNull();
     m.record(fail("GET /druid/coordinator/v1/datasources/wiki"));
     await c.advance(61_000);
