@@ -39,6 +39,17 @@ export interface DriverOptions {
    * @default every job in the ledger
    */
   readonly jobIds?: readonly string[] | (() => readonly string[]);
+  /** @default none */
+  readonly observer?: DriverObserver;
+}
+
+/**
+ * What a driver tells an observer (metrics): the rows it claimed and every transition it committed.
+ * Called synchronously after the ledger accepted the write; an observer's failure is logged and ignored.
+ */
+export interface DriverObserver {
+  claimed?(kind: string, rows: readonly TaskRow[]): void;
+  committed?(kind: string, change: Transition, row: TaskRow): void;
 }
 
 export type DriverState = "created" | "running" | "stopping" | "stopped";
@@ -66,6 +77,7 @@ export class Driver {
   readonly #random: () => number;
   readonly #log: DriverLog;
   readonly #jobIds: DriverOptions["jobIds"];
+  readonly #observer: DriverObserver | undefined;
   readonly #inFlight = new Map<InFlight, { runner: Runner; settled: Promise<void> }>();
   #state: DriverState = "created";
   #wake = new AbortController();
@@ -84,6 +96,15 @@ export class Driver {
     this.#random = options.random ?? Math.random;
     this.#log = options.log ?? silent;
     this.#jobIds = options.jobIds;
+    this.#observer = options.observer;
+  }
+
+  #observe(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#log.warn({ error: reasonOf(error) }, `observer (${what}) failed`);
+    }
   }
 
   get state(): DriverState {
@@ -201,6 +222,8 @@ export class Driver {
       ...(ids ? { ids } : {}),
       ...(jobIds ? { jobIds } : {}),
     });
+    if (tasks.length > 0 && this.#observer?.claimed)
+      this.#observe("claimed", () => this.#observer?.claimed?.(runner.kind, tasks));
     for (const row of tasks) this.#dispatch(runner, row);
     if (ids && runner.release) {
       // Eligible but not ours: another host claimed it first, or the claim limit cut it. What
@@ -332,8 +355,14 @@ export class Driver {
    */
   async #finish(runner: Runner, task: InFlight, change: Transition): Promise<TaskRow | null> {
     let row = await task.commit(change);
+    let committed: Transition = change;
     if (!row && !task.lost && task.row.canceled) {
-      row = await task.commit({ to: "failed", reason: `canceled: ${task.row.reason ?? ""}` });
+      committed = { to: "failed", reason: `canceled: ${task.row.reason ?? ""}` };
+      row = await task.commit(committed);
+    }
+    if (row && this.#observer?.committed) {
+      const done = row;
+      this.#observe("committed", () => this.#observer?.committed?.(runner.kind, committed, done));
     }
     if (row && isTerminal(row.state) && runner.onFinish) {
       try {

@@ -54,6 +54,17 @@ export class AdmissionTracker {
     return this.#inFlight.size;
   }
 
+  /**
+   * Worker slots as last seen: ours (Σ slots of this process's partitions in flight), used by every
+   * task on the cluster (ours included) and the cluster's capacity; null before the first refresh.
+   */
+  get slots(): { ours: number; used: number; capacity: number } | null {
+    if (!this.#workers) return null;
+    let ours = 0;
+    for (const t of this.#inFlight.values()) ours += t.slots;
+    return { ours, used: this.#workers.used, capacity: this.#workers.capacity };
+  }
+
   /** Admission for a partition about to be submitted; reserves its slots when admitted. */
   admit(ledgerTaskId: string, slots: number): boolean {
     if (this.#inFlight.has(ledgerTaskId)) return true;

@@ -135,7 +135,10 @@ export type MachineryOptions = Pick<
   | "sizeBand"
   | "retryBaseMs"
   | "onStep"
->;
+> & {
+  /** Told how long each bulk status lookup took and for how many ids (metrics). */
+  onStatusLookup?: (durationMs: number, ids: number) => void;
+};
 
 /**
  * One process's Druid machinery: one status batcher, one handoff checker and one admission tracker,
@@ -152,8 +155,19 @@ export interface Machinery {
 export function createMachinery(options: MachineryOptions): Machinery {
   const tickMs = options.tickMs ?? DEFAULTS.tickMs;
   const maxConcurrency = options.maxConcurrency ?? DEFAULTS.maxConcurrency;
+  const lookup = statusLookupFor(options.client);
+  const observed = options.onStatusLookup;
   const batcher = new StatusBatcher({
-    lookup: statusLookupFor(options.client),
+    lookup: observed
+      ? async (ids, signal) => {
+          const started = performance.now();
+          try {
+            return await lookup(ids, signal);
+          } finally {
+            observed(performance.now() - started, ids.length);
+          }
+        }
+      : lookup,
     clock: options.clock,
     tickMs,
   });

@@ -2,7 +2,7 @@ import { ExitCode } from "../core/errors.js";
 import type { KindOfWork, PartitionView } from "../driver/kind.js";
 import { describeRowStats } from "../ingest/gates.js";
 import type { Store } from "../ledger/store.js";
-import type { JobRow, StateCounts, TaskRow } from "../ledger/types.js";
+import type { JobRow, JobState, StateCounts, TaskRow } from "../ledger/types.js";
 import { KINDS } from "./kinds.js";
 
 /** One line per partition of a job: what happened, with the numbers a user checks. */
@@ -65,6 +65,17 @@ export function resumeHint(job: { id: string; options: JobRow["options"] }): str
   return job.options.nonce
     ? `segops resume ${job.id}`
     : `segops resume ${job.id} (or rerun the same command)`;
+}
+
+/**
+ * The state shown for a job. The stored state can lag (a run stopped before recording it), so an open
+ * job whose partitions have all ended is shown as they ended; the stored state is not changed.
+ */
+export function shownState(state: JobState, c: StateCounts): JobState {
+  const left = c.new + c.running + c.suspended;
+  const total = left + c.done + c.failed + c.dead;
+  if (state !== "open" || total === 0 || left > 0) return state;
+  return c.failed + c.dead > 0 ? "failed" : "done";
 }
 
 /** 0 all done and audited · 1 some failed or dead-lettered · 3 work left (deadline) — architecture doc. */

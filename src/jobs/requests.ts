@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 import { type Interval, parseInstant, parseInterval } from "../core/interval.js";
+import { nonTerminal } from "../driver/drain.js";
 import type { ClusterBinding } from "../druid/cluster.js";
 import { type DataGates, parseUnparseableLimit } from "../ingest/gates.js";
 import { type IngestJobInput, type PlannedJob, planIngestJob } from "../ingest/plan.js";
+import type { Store } from "../ledger/store.js";
 import type { JsonObject } from "../ledger/types.js";
 import { type LoadedTemplate, parseTemplateText } from "../spec/template.js";
+import { StateConflictError } from "./actions.js";
 
 /**
  * What a user asks for when they start ingestion — one shape for `segops run` / `backfill` (built from
@@ -173,4 +176,24 @@ export function planRequest(
     ...(options.cluster ? { cluster: options.cluster } : {}),
   };
   return planIngestJob(input);
+}
+
+/**
+ * `--new` over inputs whose job is unfinished would ingest the same data again under new task ids (rows
+ * doubled by an appending template): refuse and name the way back instead.
+ */
+export async function refuseDoubling(store: Store, baseId: string): Promise<void> {
+  const open = (await store.listJobs({ state: "open", limit: 10_000 })).filter(
+    (j) => j.id === baseId || j.options.baseId === baseId,
+  );
+  const unfinished: string[] = [];
+  for (const job of open) {
+    const left = nonTerminal(await store.countTasks(job.id));
+    if (left > 0) unfinished.push(`${job.id} (${left} partition(s) left)`);
+  }
+  if (unfinished.length === 0) return;
+  throw new StateConflictError(
+    `new (--new) would ingest again what an unfinished job over the same inputs is ingesting: ${unfinished.join(", ")}. Resume it with \`segops resume JOB\` (or the same command without --new), or cancel it first (\`segops cancel JOB\`) if a fresh ingestion is really wanted`,
+    { unfinished },
+  );
 }

@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
-import { Driver, type DriverLog } from "../driver/driver.js";
+import { Driver, type DriverLog, type DriverObserver } from "../driver/driver.js";
 import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
 import { clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
@@ -33,6 +33,8 @@ export interface WorkerOptions extends MachineryOptions {
    * (attempts would only burn retries); it starts again once Druid answers its probe.
    */
   outage?: { monitor: OutageMonitor; timeoutMs: number };
+  /** Told of every claim and commit of this worker's driver (metrics). */
+  observer?: DriverObserver;
 }
 
 export type WorkerState = "created" | "running" | "paused" | "stopping" | "stopped";
@@ -134,6 +136,7 @@ export class Worker {
       ...(o.owner ? { owner: o.owner } : {}),
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
       ...(o.log ? { log: o.log } : {}),
+      ...(o.observer ? { observer: o.observer } : {}),
     });
     if (!o.owner) this.#options.owner = this.#driver.owner;
     this.#driver.start();

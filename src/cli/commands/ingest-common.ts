@@ -1,7 +1,6 @@
 import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
 import { ExitCode, UsageError } from "../../core/errors.js";
-import { nonTerminal } from "../../driver/drain.js";
 import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
@@ -13,6 +12,7 @@ import {
   type IngestRequest,
   planRequest,
   RunFlagsRequest,
+  refuseDoubling,
 } from "../../jobs/requests.js";
 import type { Store } from "../../ledger/store.js";
 import { parseVars, readTemplateFile } from "../../spec/index.js";
@@ -126,26 +126,6 @@ async function clusterOfFlags(flags: DruidFlags): Promise<ClusterBinding> {
   } finally {
     await client.close();
   }
-}
-
-/**
- * `--new` over inputs whose job is unfinished would ingest the same data again under new task ids (rows
- * doubled by an appending template): refuse and name the way back instead.
- */
-async function refuseDoubling(store: Store, baseId: string): Promise<void> {
-  const open = (await store.listJobs({ state: "open", limit: 10_000 })).filter(
-    (j) => j.id === baseId || j.options.baseId === baseId,
-  );
-  const unfinished: string[] = [];
-  for (const job of open) {
-    const left = nonTerminal(await store.countTasks(job.id));
-    if (left > 0) unfinished.push(`${job.id} (${left} partition(s) left)`);
-  }
-  if (unfinished.length === 0) return;
-  throw new UsageError(
-    `--new would ingest again what an unfinished job over the same inputs is ingesting: ${unfinished.join(", ")}. Resume it with \`segops resume JOB\` (or the same command without --new), or cancel it first (\`segops cancel JOB\`) if a fresh ingestion is really wanted`,
-    { unfinished },
-  );
 }
 
 /** Runs a stored job to the end (or deadline / Ctrl-C) and prints its report; returns the exit code. */

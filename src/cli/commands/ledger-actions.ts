@@ -3,10 +3,16 @@ import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import { cancelWork, dropDeadLetter, retryDeadLetter, retryWork } from "../../jobs/actions.js";
 import { KINDS } from "../../jobs/kinds.js";
-import { formatJobReport, type JobReport, jobReport, partitionReport } from "../../jobs/report.js";
+import {
+  formatJobReport,
+  type JobReport,
+  jobReport,
+  partitionReport,
+  shownState,
+} from "../../jobs/report.js";
 import { NoLedgerError } from "../../ledger/open.js";
 import type { Store } from "../../ledger/store.js";
-import type { JobState, StateCounts, TaskRow } from "../../ledger/types.js";
+import type { TaskRow } from "../../ledger/types.js";
 import { connectDruid, openLedger } from "../context.js";
 import type { DruidFlags } from "../options.js";
 import { writers } from "./render.js";
@@ -58,17 +64,6 @@ function emptyListing(flags: LedgerFlags, note: string, out: (s: string) => void
   if (!flags.json) return out(`${note}\n`);
   out("[]\n");
   err(`${note}\n`);
-}
-
-/**
- * The state shown for a job. The stored state can lag (a run stopped before recording it), so an open
- * job whose partitions have all ended is shown as they ended; the stored state is not changed.
- */
-function shownState(state: JobState, c: StateCounts): JobState {
-  const left = c.new + c.running + c.suspended;
-  const total = left + c.done + c.failed + c.dead;
-  if (state !== "open" || total === 0 || left > 0) return state;
-  return c.failed + c.dead > 0 ? "failed" : "done";
 }
 
 /** Partitions another process holds right now (running under a lease that has not expired). */

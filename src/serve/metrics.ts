@@ -1,0 +1,205 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { DriverObserver } from "../driver/driver.js";
+import type { DruidAttempt } from "../druid/http.js";
+import type { Store } from "../ledger/store.js";
+import type { EventRow, TaskRow, Transition } from "../ledger/types.js";
+
+/**
+ * The service's Prometheus metrics (prom-client, text exposition format at `/metrics`). Counters and
+ * histograms count what this process did; `segops_partitions` is read from the shared ledger at scrape
+ * time, so every host of a ledger reports the same value (aggregate it with `max`, not `sum`).
+ * docs/operations.md lists each metric with example alerts.
+ */
+
+/** Where the service's gauges read from at scrape time. */
+export interface MetricSources {
+  store: Store;
+  /** Worker slots as last seen by this process (`AdmissionTracker.slots`). */
+  slots(): { ours: number; used: number; capacity: number } | null;
+  /** Long-poll waiters and event streams open right now. */
+  waiters(): number;
+  /** When the change feed last read the ledger (ms since epoch), null before its first read. */
+  lastFeedTick(): number | null;
+}
+
+const LATENCY_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly #druidRequests: Counter<"endpoint" | "code">;
+  readonly #transitions: Counter<"kind" | "to">;
+  readonly #attempts: Counter<"kind">;
+  readonly #retries: Counter<"kind">;
+  readonly #deadLetters: Counter<"kind">;
+  readonly #takeovers: Counter;
+  readonly #statusTick: Histogram;
+  readonly #detection: Histogram;
+  readonly #handoff: Histogram;
+  readonly #http: Counter<"route" | "method" | "code">;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    new Gauge({
+      name: "segops_partitions",
+      help: "Partitions in the ledger by kind of work and state (the whole shared ledger)",
+      labelNames: ["kind", "state"],
+      registers,
+      async collect() {
+        this.reset();
+        for (const c of await sources.store.countByKind())
+          this.set({ kind: c.kind, state: c.state }, c.count);
+      },
+    });
+    this.#druidRequests = new Counter({
+      name: "segops_druid_requests_total",
+      help: "HTTP requests (each attempt, retries included) this process sent to Druid, by endpoint route and status code ('none': no answer)",
+      labelNames: ["endpoint", "code"],
+      registers,
+    });
+    this.#transitions = new Counter({
+      name: "segops_ledger_transitions_total",
+      help: "Ledger transitions this process committed, by kind of work and outcome",
+      labelNames: ["kind", "to"],
+      registers,
+    });
+    this.#attempts = new Counter({
+      name: "segops_attempts_total",
+      help: "Partition runs this process started (claims)",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.#retries = new Counter({
+      name: "segops_retries_total",
+      help: "Retry-class failures this process committed (a backoff before the next run)",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.#deadLetters = new Counter({
+      name: "segops_dead_letters_total",
+      help: "Partitions this process moved to the dead letters",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.#takeovers = new Counter({
+      name: "segops_lease_takeovers_total",
+      help: "Partitions this process claimed after another owner's lease expired",
+      registers,
+    });
+    this.#statusTick = new Histogram({
+      name: "segops_status_poll_seconds",
+      help: "Duration of one bulk task-status lookup (one poll tick of every watched Druid task)",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.#detection = new Histogram({
+      name: "segops_detection_latency_seconds",
+      help: "From a Druid task's end (createdTime + duration) to segops recording it",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#handoff = new Histogram({
+      name: "segops_handoff_latency_seconds",
+      help: "From a partition's Druid SUCCESS to its data proven served (handoff gate passed)",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#http = new Counter({
+      name: "segops_http_requests_total",
+      help: "API requests answered, by route pattern, method and status code",
+      labelNames: ["route", "method", "code"],
+      registers,
+    });
+    new Gauge({
+      name: "segops_admission_slots",
+      help: "Druid worker slots as last seen: held by this process's partitions (ours), used by every task (used), total capacity (capacity)",
+      labelNames: ["who"],
+      registers,
+      collect() {
+        this.reset();
+        const slots = sources.slots();
+        if (!slots) return;
+        this.set({ who: "ours" }, slots.ours);
+        this.set({ who: "used" }, slots.used);
+        this.set({ who: "capacity" }, slots.capacity);
+        this.set({ who: "free" }, Math.max(0, slots.capacity - slots.used));
+      },
+    });
+    new Gauge({
+      name: "segops_waiters",
+      help: "Long-poll waiters and event streams open on this process",
+      registers,
+      collect() {
+        this.set(sources.waiters());
+      },
+    });
+    new Gauge({
+      name: "segops_feed_last_read_timestamp_seconds",
+      help: "When this process last read the ledger's change feed (unix seconds); stale means the service is stuck",
+      registers,
+      collect() {
+        const at = sources.lastFeedTick();
+        if (at !== null) this.set(at / 1000);
+      },
+    });
+  }
+
+  /** For `DruidHttpOptions.onAttempt`. */
+  readonly druidAttempt = (attempt: DruidAttempt): void => {
+    this.#druidRequests.inc({
+      endpoint: attempt.route,
+      code: attempt.status === null ? "none" : String(attempt.status),
+    });
+  };
+
+  /** For `createMachinery`'s `onStatusLookup`. */
+  readonly statusLookup = (durationMs: number): void => {
+    this.#statusTick.observe(durationMs / 1000);
+  };
+
+  /** For the worker's driver. */
+  readonly observer: DriverObserver = {
+    claimed: (kind, rows) => {
+      this.#attempts.inc({ kind }, rows.length);
+    },
+    committed: (kind, change, row) => this.#committed(kind, change, row),
+  };
+
+  /** For the change feed: events this process's driver (`owner`) committed. */
+  feedEvents(events: readonly EventRow[], owner: string | undefined): void {
+    for (const e of events) {
+      if (e.actor === owner && e.reason.startsWith("claimed after the lease")) this.#takeovers.inc();
+    }
+  }
+
+  httpRequest(route: string, method: string, status: number): void {
+    this.#http.inc({ route, method, code: String(status) });
+  }
+
+  #committed(kind: string, change: Transition, row: TaskRow): void {
+    const to = change.to === "retry" && row.state === "failed" ? "failed" : change.to;
+    this.#transitions.inc({ kind, to });
+    if (change.to === "retry" && row.state !== "failed") this.#retries.inc({ kind });
+    if (row.state === "dead") this.#deadLetters.inc({ kind });
+    if (row.state !== "done") return;
+    const p = row.progress as Record<string, unknown>;
+    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+    const succeededAt = num(p.succeededAt);
+    const handedOffAt = num(p.handedOffAt);
+    if (succeededAt !== null && handedOffAt !== null && handedOffAt >= succeededAt)
+      this.#handoff.observe((handedOffAt - succeededAt) / 1000);
+    const created = typeof p.druidCreatedTime === "string" ? Date.parse(p.druidCreatedTime) : Number.NaN;
+    const duration = num(p.druidDurationMs);
+    if (succeededAt !== null && Number.isFinite(created) && duration !== null && duration >= 0) {
+      const ended = created + duration;
+      if (succeededAt >= ended) this.#detection.observe((succeededAt - ended) / 1000);
+    }
+  }
+
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,178 @@
+import { z } from "zod";
+import { TASK_STATES } from "../ledger/types.js";
+
+/**
+ * The API's shapes, in zod: requests are parsed with them, responses are built to them, and the OpenAPI
+ * document is generated from them (openapi.ts), so the three cannot drift apart. Request bodies for
+ * starting work are the CLI's own (`jobs/requests.ts`).
+ */
+
+export const JOB_STATES = ["open", "done", "failed", "canceled"] as const;
+
+const Instant = z.string().describe("ISO-8601 instant (UTC)");
+
+export const StateCounts = z
+  .object(Object.fromEntries(TASK_STATES.map((s) => [s, z.number().int()])))
+  .describe("Partitions per state");
+
+/** One job in a listing. */
+export const JobSummary = z.object({
+  id: z.string(),
+  kind: z.string(),
+  /** As the partitions say: an open job whose partitions all ended shows how they ended. */
+  state: z.enum(JOB_STATES),
+  canceled: z.boolean(),
+  createdAt: Instant,
+  updatedAt: Instant,
+  counts: StateCounts,
+});
+export type JobSummary = z.infer<typeof JobSummary>;
+
+export const RowStats = z.object({
+  processed: z.number(),
+  processedWithError: z.number(),
+  unparseable: z.number(),
+  thrownAway: z.number(),
+});
+
+/** One partition of a job (any kind), as reports show it. */
+export const Partition = z.object({
+  task: z.string(),
+  kind: z.string(),
+  state: z.enum(TASK_STATES),
+  attempts: z.number().int(),
+  interval: z.string(),
+  step: z.string().nullable(),
+  druidTaskId: z.string().nullable(),
+  druidState: z.string().nullable(),
+  version: z.string().nullable(),
+  rows: z.number().nullable(),
+  segments: z.number().nullable(),
+  bytes: z.number().nullable(),
+  rowStats: RowStats.nullable(),
+  parseErrors: z.array(z.string()),
+  error: z.string().nullable(),
+});
+
+/** A job with its partitions. */
+export const Job = JobSummary.extend({
+  options: z.record(z.string(), z.json()),
+  partitions: z.array(Partition),
+  totals: z.object({ rows: z.number(), segments: z.number(), bytes: z.number() }),
+  /** The CLI's exit code for this state: 0 all done, 1 some failed, 3 work left. */
+  exitCode: z.number().int(),
+});
+export type Job = z.infer<typeof Job>;
+
+export const Event = z.object({
+  id: z.number().int(),
+  jobId: z.string(),
+  taskId: z.string().nullable(),
+  fromState: z.string().nullable(),
+  toState: z.string(),
+  reason: z.string(),
+  actor: z.string(),
+  at: Instant,
+  data: z.record(z.string(), z.json()),
+});
+
+export const JobPage = z.object({
+  items: z.array(JobSummary),
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: z.string().nullable(),
+});
+
+export const EventPage = z.object({
+  items: z.array(Event),
+  /** Pass as `after` for the next page (the last id returned, or the one given when none). */
+  next: z.number().int(),
+});
+
+export const WaitResult = z.object({
+  /** True once no partition can run any more (done, failed, or canceled and finished). */
+  ended: z.boolean(),
+  job: JobSummary,
+});
+
+export const CancelBody = z.strictObject({
+  /** Also ask Druid to shut down the tasks the partitions have running. @default false */
+  shutdown: z.boolean().optional(),
+  reason: z.string().min(1).max(500).optional(),
+});
+
+export const CancelResult = z.object({
+  flagged: z.number().int(),
+  shutdown: z.array(z.string()),
+});
+
+export const RetryResult = z.object({
+  jobId: z.string(),
+  sent: z.array(z.string()),
+});
+
+export const DeadLetterPage = z.object({ items: z.array(Partition) });
+
+export const DeadLetter = Partition.extend({
+  failures: z.array(z.record(z.string(), z.json())),
+  events: z.array(Event),
+});
+
+export const Health = z.object({ status: z.literal("ok") });
+
+export const Check = z.object({ ok: z.boolean(), error: z.string().optional() });
+export const Readiness = z.object({
+  ready: z.boolean(),
+  ledger: Check,
+  druid: Check,
+  worker: z.object({ state: z.string(), inFlight: z.number().int() }),
+});
+
+export const AuditResult = z.object({
+  datasource: z.string(),
+  interval: z.string(),
+  ok: z.boolean(),
+  noSegments: z.boolean(),
+  problem: z.string().optional(),
+  chunks: z.array(z.record(z.string(), z.json())),
+  violations: z.array(z.record(z.string(), z.json())),
+  compactionCandidates: z.array(z.record(z.string(), z.json())),
+  totals: z.object({ rows: z.number().nullable(), bytes: z.number(), segments: z.number() }),
+});
+
+// Query strings and path parameters.
+
+export const JobId = z.object({ id: z.string().min(1).max(1000) });
+export const TaskId = z.object({ taskId: z.string().min(1).max(1000) });
+
+export const ListJobsQuery = z.strictObject({
+  state: z.enum(JOB_STATES).optional(),
+  kind: z.string().min(1).max(100).optional(),
+  /** @default 50 */
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().min(1).max(2000).optional(),
+});
+
+export const EventsQuery = z.strictObject({
+  /** Only events after this id. @default 0 */
+  after: z.coerce.number().int().min(0).optional(),
+  /** @default 500 */
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+export const WaitQuery = z.strictObject({
+  /** Seconds to wait at most. @default 30 */
+  timeout: z.coerce.number().min(0).max(300).optional(),
+});
+
+export const StreamQuery = z.strictObject({
+  /** Replay events after this id first (or the `Last-Event-ID` header). */
+  after: z.coerce.number().int().min(0).optional(),
+});
+
+export const DeadLettersQuery = z.strictObject({ job: z.string().min(1).max(1000).optional() });
+
+export const AuditQuery = z.strictObject({
+  datasource: z.string().min(1).max(500),
+  interval: z.string().min(1).max(200).optional(),
+  granularity: z.string().min(1).max(200).optional(),
+});
