@@ -86,6 +86,11 @@ export class Worker {
     return this.#driver?.inFlight ?? 0;
   }
 
+  /** Settles when the worker has stopped (after `stop`, or on a storage error: see `failure`). */
+  get done(): Promise<void> {
+    return this.#loop;
+  }
+
   /** The storage error that stopped the worker, if any. */
   get failure(): unknown {
     return this.#failure;

@@ -8,6 +8,7 @@ import { registerPoll } from "./poll.js";
 import { registerRender } from "./render.js";
 import { registerResume } from "./resume.js";
 import { registerRun } from "./run.js";
+import { registerServe } from "./serve.js";
 import { registerSim } from "./sim.js";
 import { registerSubmit } from "./submit.js";
 import { registerValidate } from "./validate.js";
@@ -29,6 +30,7 @@ export const commands: readonly RegisterCommand[] = [
   registerRun,
   registerBackfill,
   registerResume,
+  registerServe,
   registerSubmit,
   registerWait,
   registerPoll,

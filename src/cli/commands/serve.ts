@@ -1,0 +1,101 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULTS } from "../../core/defaults.js";
+import { addDruidOptions, addLedgerOption, positiveInt, positiveNumber } from "../options.js";
+import type { ServeFlags } from "./serve-action.js";
+
+/**
+ * `segops serve`: the HTTP API, the metrics and a worker for every job of its cluster in the ledger.
+ * Settings come from flags, then the environment (`SEGOPS_*`), then `--config FILE` (JSON or YAML, keys
+ * named as the flags), then the defaults (docs/operations.md, "Configuration").
+ */
+export function registerServe(program: Command): void {
+  const command = program
+    .command("serve")
+    .description(
+      "run the HTTP API (OpenAPI at /openapi.json), /metrics and a worker for every job of its Druid",
+    );
+  command
+    .addOption(
+      new Option("--host <host>", "address to bind (loopback unless a token is set)")
+        .env("SEGOPS_HOST")
+        .default("127.0.0.1"),
+    )
+    .addOption(
+      new Option("--port <port>", "port to listen on (0: any free one)")
+        .env("SEGOPS_PORT")
+        .argParser(port)
+        .default(7077),
+    )
+    .addOption(
+      new Option(
+        "--api-token-file <path>",
+        "file holding the API's bearer token (or set SEGOPS_API_TOKEN)",
+      ).env("SEGOPS_API_TOKEN_FILE"),
+    )
+    .addOption(
+      new Option("--concurrency <n>", "partitions in flight at once in this process")
+        .env("SEGOPS_CONCURRENCY")
+        .argParser(positiveInt("--concurrency"))
+        .default(DEFAULTS.maxConcurrency),
+    )
+    .addOption(
+      new Option("--log-level <level>", "log level of the JSON log lines on stdout")
+        .env("SEGOPS_LOG_LEVEL")
+        .choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+        .default("info"),
+    )
+    .addOption(
+      new Option("--config <file>", "settings file (JSON or YAML; flags and environment win)").env(
+        "SEGOPS_CONFIG",
+      ),
+    )
+    .addOption(
+      new Option("--poison-after <n>", "dead-letter after N same-class failures")
+        .argParser(positiveInt("--poison-after"))
+        .default(DEFAULTS.poisonAfter),
+    )
+    .addOption(
+      new Option("--handoff-timeout <s>", "fail a partition not queryable this long after SUCCESS")
+        .argParser(positiveNumber("--handoff-timeout"))
+        .default(DEFAULTS.handoffTimeoutMs / 1000),
+    )
+    .addOption(
+      new Option("--druid-outage-timeout <s>", "hand partitions back while Druid has not answered this long")
+        .argParser(positiveNumber("--druid-outage-timeout"))
+        .default(DEFAULTS.druidOutageTimeoutMs / 1000),
+    )
+    .addOption(
+      new Option("--drain-timeout <s>", "longest a SIGTERM drain may take before connections are cut")
+        .argParser(positiveNumber("--drain-timeout"))
+        .default(30),
+    )
+    .addOption(
+      new Option("--max-body <bytes>", "largest request body accepted (413 above)")
+        .argParser(positiveInt("--max-body"))
+        .default(4 * 1024 * 1024),
+    )
+    .addOption(
+      new Option("--tick <ms>", "polling cadence in ms")
+        .argParser(positiveInt("--tick"))
+        .default(DEFAULTS.tickMs)
+        .hideHelp(),
+    )
+    .addOption(
+      new Option("--lease <ms>", "ledger lease in ms")
+        .argParser(positiveInt("--lease"))
+        .default(DEFAULTS.leaseMs)
+        .hideHelp(),
+    );
+  addDruidOptions(command);
+  addLedgerOption(command);
+  command.action(async (flags: ServeFlags, cmd: Command) =>
+    (await import("./serve-action.js")).serveAction(flags, cmd),
+  );
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n > 65535)
+    throw new InvalidArgumentError(`--port must be a whole number from 0 to 65535, got "${value}"`);
+  return n;
+}

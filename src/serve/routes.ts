@@ -1,0 +1,41 @@
+import type { z } from "zod";
+
+/**
+ * One table of the API's routes: the app registers its handlers from it and the OpenAPI document is
+ * generated from it, so a route cannot exist without being described (or the other way round).
+ */
+
+export interface ResponseSpec {
+  readonly description: string;
+  /** JSON body schema (problem responses use the shared Problem schema). */
+  readonly schema?: z.ZodType;
+  /** @default "application/json" */
+  readonly contentType?: string;
+}
+
+export interface RouteSpec {
+  readonly method: "get" | "post";
+  /** OpenAPI form, e.g. `/api/v1/jobs/{id}`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tags: readonly string[];
+  /** Needs the bearer token (when the service has one). */
+  readonly auth: boolean;
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  /** The body may be left out (e.g. cancel's options). */
+  readonly bodyOptional?: boolean;
+  /** Headers the route reads, for the document. */
+  readonly headers?: readonly { name: string; description: string; schema: z.ZodType }[];
+  /** Success responses by status; problem responses are added from `problems`. */
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Problem statuses this route can answer with (400, 404, 409, …). */
+  readonly problems: readonly number[];
+}
+
+/** `/api/v1/jobs/{id}` → `/api/v1/jobs/:id` (hono's form). */
+export function honoPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+}

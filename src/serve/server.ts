@@ -1,0 +1,201 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
+import { UsageError } from "../core/errors.js";
+import { DruidClient, type DruidClientOptions } from "../druid/client.js";
+import { clusterOf } from "../druid/cluster.js";
+import { OutageMonitor } from "../druid/outage.js";
+import { Worker } from "../jobs/worker.js";
+import type { Store } from "../ledger/store.js";
+import { buildApp } from "./app.js";
+import { isLoopback } from "./auth.js";
+import { ALL_JOBS, EventFeed, JobWaiters } from "./feed.js";
+import { ServiceMetrics } from "./metrics.js";
+
+/**
+ * `segops serve`: the worker (every job of its cluster in the ledger), the change feed, the HTTP API and
+ * the metrics in one process. Several of them on one PostgreSQL ledger split the work through leases.
+ * A stop (SIGTERM) drains: long-polls are answered, the listener closes, held partitions are handed back
+ * (suspended, due now, so another host takes them at once) and the process exits within a bound.
+ */
+
+export interface ServiceOptions {
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** 0 picks a free port. @default 7077 */
+  port?: number;
+  store: Store;
+  /** Client options; the service adds its own `onAttempt` (metrics and the outage monitor). */
+  druid: DruidClientOptions;
+  clock: Clock;
+  log: Logger;
+  /** The API's bearer token; null runs without authentication, which only a loopback host may. */
+  token: string | null;
+  /** Partitions in flight at once in this process. @default DEFAULTS.maxConcurrency */
+  concurrency?: number;
+  tickMs?: number;
+  leaseMs?: number;
+  handoffTimeoutMs?: number;
+  poisonAfter?: number;
+  /** Hand partitions back while Druid has not answered this long. @default DEFAULTS.druidOutageTimeoutMs */
+  outageTimeoutMs?: number;
+  /** How long a stop may take before open connections are cut. @default 30000 */
+  drainTimeoutMs?: number;
+  /** @default 4 MiB */
+  maxBodyBytes?: number;
+  /** Lease owner id. @default host:pid:random */
+  owner?: string;
+  version?: string;
+}
+
+export interface RunningService {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly port: number;
+  /** The worker's lease owner id (what this host writes as the actor of its transitions). */
+  readonly owner: string;
+  readonly worker: Worker;
+  readonly metrics: ServiceMetrics;
+  /** Drains and stops (idempotent); resolves when everything is closed. */
+  stop(reason?: string): Promise<void>;
+  /** Resolves when the service has stopped (after `stop`, or a fatal ledger error). */
+  readonly stopped: Promise<void>;
+}
+
+export async function startService(o: ServiceOptions): Promise<RunningService> {
+  const host = o.host ?? "127.0.0.1";
+  if (o.token === null && !isLoopback(host)) {
+    throw new UsageError(
+      `refusing to serve on ${host} without a token: anyone who can reach it could start and cancel work; pass --api-token-file (or set SEGOPS_API_TOKEN), or bind 127.0.0.1`,
+      { host },
+    );
+  }
+  const tickMs = o.tickMs ?? DEFAULTS.tickMs;
+  const monitor = new OutageMonitor(o.clock);
+  const streams = { open: 0 };
+  let metrics: ServiceMetrics | undefined;
+  const client = new DruidClient({
+    ...o.druid,
+    onAttempt: (attempt) => {
+      monitor.record(attempt);
+      metrics?.druidAttempt(attempt);
+      o.druid.onAttempt?.(attempt);
+    },
+  });
+  const feed = new EventFeed({
+    store: o.store,
+    clock: o.clock,
+    tickMs: Math.max(50, Math.floor(tickMs / 4)),
+  });
+  const waiters = new JobWaiters({ store: o.store, feed, clock: o.clock });
+  let worker: Worker | undefined;
+  metrics = new ServiceMetrics({
+    store: o.store,
+    slots: () => worker?.machinery.admission.slots ?? null,
+    waiters: () => waiters.waiting + streams.open,
+    lastFeedTick: () => feed.lastTickAt,
+  });
+  const serviceMetrics = metrics;
+  worker = new Worker({
+    store: o.store,
+    client,
+    clock: o.clock,
+    tickMs,
+    maxConcurrency: o.concurrency ?? DEFAULTS.maxConcurrency,
+    ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+    ...(o.handoffTimeoutMs !== undefined ? { handoffTimeoutMs: o.handoffTimeoutMs } : {}),
+    ...(o.poisonAfter !== undefined ? { poisonAfter: o.poisonAfter } : {}),
+    ...(o.owner ? { owner: o.owner } : {}),
+    log: o.log,
+    observer: metrics.observer,
+    onStatusLookup: metrics.statusLookup,
+    outage: { monitor, timeoutMs: o.outageTimeoutMs ?? DEFAULTS.druidOutageTimeoutMs },
+  });
+  const shutdown = new AbortController();
+  const { app } = buildApp({
+    store: o.store,
+    client,
+    clock: o.clock,
+    feed,
+    waiters,
+    worker,
+    metrics,
+    token: o.token,
+    log: o.log,
+    cluster: clusterOf(client),
+    streams,
+    shutdown: shutdown.signal,
+    ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
+    ...(o.version ? { version: o.version } : {}),
+  });
+
+  await feed.start();
+  await worker.start();
+  const owner = worker.owner ?? "driver";
+  // One log line per state change this host (its driver or its API) committed.
+  feed.subscribe(ALL_JOBS, (events) => {
+    serviceMetrics.feedEvents(events, owner);
+    for (const e of events) {
+      if (e.actor !== owner && e.actor !== "api") continue;
+      o.log.info(
+        {
+          jobId: e.jobId,
+          taskId: e.taskId,
+          from: e.fromState,
+          to: e.toState,
+          reason: e.reason,
+          actor: e.actor,
+        },
+        "state change",
+      );
+    }
+  });
+
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: o.port ?? 7077, hostname: host }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  o.log.info({ url, owner, cluster: clusterOf(client) }, "serving");
+
+  let stopping: Promise<void> | null = null;
+  let markStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    markStopped = resolve;
+  });
+  const stop = (reason = "stop requested"): Promise<void> => {
+    stopping ??= (async () => {
+      o.log.info({ reason }, "draining: answering waiters, closing the listener, handing partitions back");
+      // Waiters and streams answer now (ended: false), so clients re-poll another host.
+      shutdown.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const cut = setTimeout(() => {
+        o.log.warn({}, "drain timeout: cutting the remaining connections");
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }, o.drainTimeoutMs ?? 30_000);
+      cut.unref();
+      try {
+        await worker.stop().catch((error) => o.log.error({ err: error }, "worker stopped on an error"));
+        await closed;
+      } finally {
+        clearTimeout(cut);
+        await feed.stop();
+        await client.close();
+        o.log.info({}, "stopped");
+        markStopped();
+      }
+    })();
+    return stopping;
+  };
+  // A worker stopped by a storage error takes the service down with it (the exit code says so).
+  void worker.done.then(() => {
+    if (!stopping && worker.failure !== undefined) {
+      o.log.error({ err: worker.failure }, "the worker stopped on a ledger error");
+      void stop("ledger error");
+    }
+  });
+  return { url, port, owner, worker, metrics, stop, stopped };
+}
