@@ -28,3 +28,31 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "provision: installing ${missing[*]}"
   apt_install "${missing[@]}"
 fi
+
+# promtool, Prometheus' checker: the metrics test pipes the service's /metrics through
+# `promtool check metrics` and checks docs/alerts.yml with `promtool check rules`. Debian ships it only in
+# the `prometheus` server package (bookworm: 2.42), whose postinst enables and starts a Prometheus server
+# listening on :9090. A policy-rc.d answering 101 ("action forbidden") for the duration of the install
+# keeps invoke-rc.d and deb-systemd-invoke from starting it (a machine that already has one, as container
+# images do, keeps its own); afterwards the service is stopped and disabled in case anything started it
+# anyway, so the install leaves nothing running or listening and nothing starts at boot.
+if ! command -v promtool >/dev/null 2>&1; then
+  echo "provision: installing promtool (Debian package prometheus; its server is not started)"
+  policy_added=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\n# segops provision: no service may start while prometheus is installed\nexit 101\n' |
+      as_root tee /usr/sbin/policy-rc.d >/dev/null
+    as_root chmod 755 /usr/sbin/policy-rc.d
+    policy_added=1
+  fi
+  promtool_rc=0
+  apt_install prometheus || promtool_rc=$?
+  if [ "$policy_added" = 1 ]; then as_root rm -f /usr/sbin/policy-rc.d; fi
+  if [ "$promtool_rc" != 0 ]; then exit "$promtool_rc"; fi
+  if [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  elif [ -x /etc/init.d/prometheus ]; then
+    as_root /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+    as_root update-rc.d prometheus disable >/dev/null 2>&1 || true
+  fi
+fi
