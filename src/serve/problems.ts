@@ -98,6 +98,11 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
   if (error instanceof SegopsError) {
     if (error.code === "Ledger" || error.code === "Unreachable")
       return { problem: problem("unavailable", error.message, { code: error.code }), internal: false };
+    // The jobs library marks a missing resource and a state conflict (NotFoundError, StateConflictError).
+    if (error.details.notFound === true)
+      return { problem: problem("not-found", error.message, { code: error.code }), internal: false };
+    if (error.details.conflict === true)
+      return { problem: problem("conflict", error.message, { code: error.code }), internal: false };
     const path = typeof error.details.path === "string" ? error.details.path : undefined;
     const message = typeof error.details.problem === "string" ? error.details.problem : error.message;
     return {
