@@ -17,6 +17,8 @@ export interface CliRun {
   exited: CliResult | null;
   /** Resolves with the exit code (or the killing signal) and everything printed. */
   done: Promise<CliResult>;
+  /** What the process has printed so far (while it runs). */
+  output(): { stdout: string; stderr: string };
 }
 
 /** Runs `segops …` from source in a real OS process (so it can be SIGKILLed like a crashed host). */
@@ -38,6 +40,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
     child,
     exited: null,
     done: Promise.resolve({ code: null, signal: null, stdout, stderr }),
+    output: () => ({ stdout, stderr }),
   };
   run.done = new Promise((resolve) =>
     child.on("close", (code, signal) => {
