@@ -131,8 +131,37 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     ...(o.version ? { version: o.version } : {}),
   });
 
-  await feed.start();
-  await worker.start();
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: o.port ?? 7077, hostname: host }, () => resolve(s));
+    s.once("error", reject);
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await client.close();
+    if (error.code === "EADDRINUSE" || error.code === "EADDRNOTAVAIL" || error.code === "EACCES") {
+      const why = {
+        EADDRINUSE: "is in use",
+        EADDRNOTAVAIL: "is not an address of this host",
+        EACCES: "needs privileges",
+      };
+      throw new UsageError(
+        `cannot listen on ${host}:${o.port ?? 7077}: the address ${why[error.code]} (--host, --port)`,
+        {
+          host,
+          port: o.port,
+        },
+      );
+    }
+    throw error;
+  });
+  // Listening first: a port in use fails before any partition is claimed.
+  try {
+    await feed.start();
+    await worker.start();
+  } catch (error) {
+    await feed.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await client.close();
+    throw error;
+  }
   const owner = worker.owner ?? "driver";
   // One log line per state change this host (its driver or its API) committed.
   feed.subscribe(ALL_JOBS, (events) => {
@@ -153,10 +182,6 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     }
   });
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: o.port ?? 7077, hostname: host }, () => resolve(s));
-    s.once("error", reject);
-  });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   o.log.info({ url, owner, cluster: clusterOf(client) }, "serving");
