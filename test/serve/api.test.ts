@@ -127,6 +127,20 @@ describe("segops serve: creating work", () => {
     );
     expect(job.json.totals.rows).toBe(60);
     expect(job.json.exitCode).toBe(0);
+    // JSON log lines: one per request (with the job id) and one per state change this host committed.
+    const lines = t.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: "request",
+        route: "/api/v1/jobs/:id",
+        status: 200,
+        jobId: first.json.id,
+      }),
+    );
+    const changes = lines.filter((l) => l.msg === "state change" && l.jobId === first.json.id);
+    expect(
+      changes.filter((l) => l.to === "done" && l.taskId !== null && l.actor === t.service.owner),
+    ).toHaveLength(3);
   });
 
   it("POST /runs creates one partition over the interval; the CLI's request names the same job", async () => {

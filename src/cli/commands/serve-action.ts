@@ -60,13 +60,29 @@ export function applyConfigFile(cmd: Command, path: string): void {
     if (source !== undefined && source !== "default") continue;
     let parsed: unknown = raw;
     try {
+      // The flag's own parser (numbers, choices): the file's value means what the flag's would.
       if (option.parseArg) parsed = option.parseArg(String(raw), undefined);
-      else if (option.argChoices && !option.argChoices.includes(String(raw)))
-        throw new Error(`expected one of ${option.argChoices.join(", ")}`);
     } catch (error) {
       throw new UsageError(`--config ${path}: ${key}: ${(error as Error).message}`, { flag: "--config" });
     }
     cmd.setOptionValueWithSource(name, parsed, "config");
+  }
+}
+
+/**
+ * A secret's own variable (`SEGOPS_API_TOKEN`, `SEGOPS_DRUID_TOKEN`, `SEGOPS_DRUID_PASSWORD`) outranks a
+ * file named only in the config file, as the environment outranks the config file for every setting; a
+ * file named on the command line or in its `SEGOPS_*_FILE` variable still wins.
+ */
+export function secretVariablesOverConfig(cmd: Command, env: NodeJS.ProcessEnv = process.env): void {
+  const secrets = [
+    ["apiTokenFile", "SEGOPS_API_TOKEN"],
+    ["tokenFile", "SEGOPS_DRUID_TOKEN"],
+    ["passwordFile", "SEGOPS_DRUID_PASSWORD"],
+  ] as const;
+  for (const [file, variable] of secrets) {
+    if (cmd.getOptionValueSource(file) === "config" && env[variable] !== undefined)
+      cmd.setOptionValueWithSource(file, undefined, "env");
   }
 }
 
@@ -91,7 +107,10 @@ function readToken(flags: ServeFlags): string | null {
 }
 
 export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void> {
-  if (flags.config) applyConfigFile(cmd, flags.config);
+  if (flags.config) {
+    applyConfigFile(cmd, flags.config);
+    secretVariablesOverConfig(cmd);
+  }
   const f = cmd.opts<ServeFlags>();
   const token = readToken(f);
   const druid = druidOptionsFrom(f);
