@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DriverObserver } from "../driver/driver.js";
 import type { DruidAttempt } from "../druid/http.js";
+import { KINDS } from "../jobs/kinds.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, TaskRow, Transition } from "../ledger/types.js";
 
@@ -20,7 +21,12 @@ export interface MetricSources {
   waiters(): number;
   /** When the change feed last read the ledger (ms since epoch), null before its first read. */
   lastFeedTick(): number | null;
+  /** The kinds of work whose counters start at 0. @default every registered kind (`KINDS`) */
+  kinds?: readonly string[];
 }
+
+/** The transitions whose counters start at 0 for every kind (the ones alerts and dashboards read). */
+const COUNTED_TRANSITIONS = ["done", "failed", "dead", "retry"] as const;
 
 const LATENCY_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800];
 
@@ -64,7 +70,7 @@ export class ServiceMetrics {
     });
     this.#attempts = new Counter({
       name: "segops_attempts_total",
-      help: "Partition runs this process started (claims)",
+      help: "Partition runs this process started: claims of a ledger task (a partition is claimed again after a hand-back, a deferral or a retry)",
       labelNames: ["kind"],
       registers,
     });
@@ -109,19 +115,45 @@ export class ServiceMetrics {
       labelNames: ["route", "method", "code"],
       registers,
     });
+    // A labelled series exists only once it has a value, and `increase()`/`rate()` cannot see the step to
+    // a series' first sample: without a 0 first, the first dead letter after a start would never alert
+    // (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
+    for (const kind of sources.kinds ?? KINDS.map((k) => k.name)) {
+      this.#attempts.inc({ kind }, 0);
+      this.#retries.inc({ kind }, 0);
+      this.#deadLetters.inc({ kind }, 0);
+      for (const to of COUNTED_TRANSITIONS) this.#transitions.inc({ kind, to }, 0);
+    }
+    // Three gauges rather than one with a `who` label: a sum over such a label (capacity + used + ours)
+    // would mean nothing (https://prometheus.io/docs/practices/naming/#labels).
     new Gauge({
-      name: "segops_admission_slots",
-      help: "Druid worker slots as last seen: held by this process's partitions (ours), used by every task (used), total capacity (capacity)",
-      labelNames: ["who"],
+      name: "segops_druid_worker_capacity_slots",
+      help: "Task slots of Druid's enabled workers (sum of capacity in /druid/indexer/v1/workers), as this process last saw them",
       registers,
       collect() {
-        this.reset();
         const slots = sources.slots();
-        if (!slots) return;
-        this.set({ who: "ours" }, slots.ours);
-        this.set({ who: "used" }, slots.used);
-        this.set({ who: "capacity" }, slots.capacity);
-        this.set({ who: "free" }, Math.max(0, slots.capacity - slots.used));
+        if (slots) this.set(slots.capacity);
+        else this.remove();
+      },
+    });
+    new Gauge({
+      name: "segops_druid_worker_used_slots",
+      help: "Task slots in use on Druid's enabled workers by any task (sum of currCapacityUsed), as this process last saw them",
+      registers,
+      collect() {
+        const slots = sources.slots();
+        if (slots) this.set(slots.used);
+        else this.remove();
+      },
+    });
+    new Gauge({
+      name: "segops_admission_reserved_slots",
+      help: "Task slots this process's in-flight partitions hold or have reserved (1, or k+1 for k concurrent sub-tasks, each)",
+      registers,
+      collect() {
+        const slots = sources.slots();
+        if (slots) this.set(slots.ours);
+        else this.remove();
       },
     });
     new Gauge({
@@ -139,6 +171,7 @@ export class ServiceMetrics {
       collect() {
         const at = sources.lastFeedTick();
         if (at !== null) this.set(at / 1000);
+        else this.remove();
       },
     });
   }
