@@ -16,6 +16,7 @@ import { instantText, intervalText } from "./instant-text.js";
 import { condense, Lockbox, lockRevokedMessage } from "./lockbox.js";
 import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
+import { markUnused, markUsed, type SegmentFilter } from "./segment-state.js";
 import type { TaskPlan } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
 import { isLoadDue, SegmentStore, type SimSegment } from "./timeline.js";
@@ -208,6 +209,37 @@ export class SimEngine {
   setNeverLoad(dataSource: string, never: boolean): void {
     if (never) this.options.neverLoad.add(dataSource);
     else this.options.neverLoad.delete(dataSource);
+  }
+
+  /** markUsed / markUnused (segment-state.ts), then the Coordinator's pass; returns how many changed. */
+  markSegments(
+    dataSource: string,
+    to: "used" | "unused",
+    filter: SegmentFilter | null,
+    options: { plain?: boolean } = {},
+  ): number {
+    this.sync();
+    const n =
+      to === "unused"
+        ? markUnused(
+            this.store,
+            dataSource,
+            filter ?? { interval: { start: Number.NEGATIVE_INFINITY, end: Number.POSITIVE_INFINITY } },
+            this.#t,
+          )
+        : markUsed(
+            this.store,
+            dataSource,
+            filter,
+            this.#t,
+            this.options.handoffDelayMs,
+            options.plain === true,
+          );
+    if (n > 0) {
+      this.#coordinate();
+      this.onChange();
+    }
+    return n;
   }
 
   /** Makes a segment of a never-loading datasource load now (e.g. after the test lifts the fault). */

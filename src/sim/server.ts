@@ -10,6 +10,7 @@ import { hash32, seededRng } from "./rng.js";
 import { type Route, SimRouter } from "./router.js";
 import { brokerRoutes } from "./routes/broker.js";
 import { coordinatorRoutes } from "./routes/coordinator.js";
+import { dataSourceRoutes } from "./routes/datasources.js";
 import { overlordRoutes } from "./routes/overlord.js";
 import { scaledClock } from "./scaled-clock.js";
 import type { SimStatsSnapshot } from "./stats.js";
@@ -97,6 +98,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
   const router = new SimRouter([
     ...adminRoutes,
     ...overlordRoutes(),
+    ...dataSourceRoutes(),
     ...coordinatorRoutes(),
     ...brokerRoutes(),
   ]);

@@ -192,6 +192,11 @@ export class SegmentStore {
     this.#generation++;
   }
 
+  /** A segment's used state changed in place (markUsed / markUnused): cached timelines are stale. */
+  touch(): void {
+    this.#generation++;
+  }
+
   /** Deletes segments for good (kill task); returns how many. */
   remove(dataSource: string, predicate: (s: SimSegment) => boolean): number {
     const list = this.all(dataSource);

@@ -2,7 +2,7 @@ import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
 import { auditJson, HISTORICAL } from "../coordinator.js";
 import type { SimEngine } from "../engine.js";
 import { instantText, intervalText } from "../instant-text.js";
-import { empty, isJson, json, type Reply, text } from "../reply.js";
+import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { DEFAULT_RULES_KEY, DEFAULT_TIER, parseRules, RulesError } from "../rules.js";
 import { isUsed, type SimSegment, segmentJson } from "../timeline.js";
@@ -212,6 +212,35 @@ async function postMetadataSegments(ctx: RouteContext): Promise<Reply> {
     intervals.some((i) => overlaps(i, s.interval)),
   );
   return segmentList(ctx.engine, segs, ctx.query);
+}
+
+/**
+ * `GET /metadata/datasources/{ds}/unusedSegments?interval=&limit=` (`MetadataResource`, docs/druid-api.md
+ * §3.7): unused segments overlapping the interval as `DataSegmentPlus` objects, ordered by id.
+ */
+function unusedSegments({ engine, params, query }: RouteContext): Reply {
+  const ds = params.dataSource ?? "";
+  const limitText = query.get("limit");
+  const limit = limitText === null ? null : Number(limitText);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 0))
+    return invalidInput(`Invalid limit[${limitText}] specified. Limit must be > 0.`);
+  const intervalText = query.get("interval");
+  const interval = intervalText === null ? null : intervalParam(intervalText);
+  if (intervalText !== null && interval === null)
+    return json(400, { error: `Invalid format: "${intervalText}"` });
+  const segs = engine.store
+    .all(ds)
+    .filter((s) => !isUsed(s, engine.now) && (interval === null || overlaps(interval, s.interval)))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return json(
+    200,
+    segs.slice(0, limit ?? segs.length).map((s) => ({
+      dataSegment: segmentJson(s, engine.options.druidVersion),
+      createdDate: instantText(s.publishedAt),
+      usedStatusLastUpdatedDate: s.unusedAt === null ? null : instantText(s.unusedAt),
+      used: false,
+    })),
+  );
 }
 
 function metadataDataSources({ engine, query }: RouteContext): Reply {
@@ -523,5 +552,10 @@ export function coordinatorRoutes(): Route[] {
       },
     },
     { method: "GET", path: `${BASE}/metadata/segments`, handler: metadataSegments },
+    {
+      method: "GET",
+      path: `${BASE}/metadata/datasources/:dataSource/unusedSegments`,
+      handler: unusedSegments,
+    },
   ];
 }
