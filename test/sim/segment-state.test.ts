@@ -38,7 +38,9 @@ async function replaced(): Promise<TestSim> {
 }
 
 const usedIds = async (s: TestSim) =>
-  ((await s.post(`${C}/metadata/datasources/wiki/segments`, ["2026-01-01/2026-01-03"])).json as string[]).sort();
+  (
+    (await s.post(`${C}/metadata/datasources/wiki/segments`, ["2026-01-01/2026-01-03"])).json as string[]
+  ).sort();
 
 describe("segment update APIs: markUsed / markUnused", () => {
   it("rolls a replaced day back: mark the new version unused, then the old one used; it loads and is the live one", async () => {
