@@ -567,6 +567,48 @@ export class DruidClient {
     );
   }
 
+  /**
+   * `GET /metadata/datasources/{ds}/unusedSegments?interval=` (§3.7): unused segments overlapping the
+   * interval (killed ones are gone). Druid wraps each in a `DataSegmentPlus`; only `dataSegment` is read.
+   */
+  async unusedSegments(datasource: string, interval: string, options?: CallOptions): Promise<DataSegment[]> {
+    const items = await this.#json<Array<{ dataSegment?: DataSegment }>>(
+      {
+        service: "coordinator",
+        method: "GET",
+        path: `${COORDINATOR}/metadata/datasources/${seg(datasource)}/unusedSegments`,
+        query: { interval },
+        idempotent: true,
+      },
+      options,
+    );
+    return items.flatMap((item) => (item.dataSegment ? [item.dataSegment] : []));
+  }
+
+  /**
+   * `POST /druid/indexer/v1/datasources/{ds}/markUsed` or `…/markUnused` (§3.7) with an interval and
+   * optional versions: segments wholly inside the interval change; markUsed leaves overshadowed ones unused.
+   * Returns how many changed. Repeating it changes nothing more (safe to retry).
+   */
+  async markSegments(
+    datasource: string,
+    to: "used" | "unused",
+    filter: { interval: string; versions?: readonly string[] },
+    options?: CallOptions,
+  ): Promise<number> {
+    const body = await this.#json<{ numChangedSegments?: number }>(
+      {
+        service: "overlord",
+        method: "POST",
+        path: `${OVERLORD}/datasources/${seg(datasource)}/${to === "used" ? "markUsed" : "markUnused"}`,
+        json: { interval: filter.interval, ...(filter.versions ? { versions: [...filter.versions] } : {}) },
+        idempotent: true,
+      },
+      options,
+    );
+    return typeof body.numChangedSegments === "number" ? body.numChangedSegments : 0;
+  }
+
   /** `GET /datasources/{ds}/intervals` (§3.2): served intervals, newest first; `[]` when not served. */
   async datasourceIntervals(datasource: string, options?: CallOptions): Promise<string[]> {
     const response = await this.#send(

@@ -232,7 +232,7 @@ export class SimEngine {
             dataSource,
             filter,
             this.#t,
-            this.options.handoffDelayMs,
+            this.options.neverLoad.has(dataSource) ? null : this.options.handoffDelayMs,
             options.plain === true,
           );
     if (n > 0) {

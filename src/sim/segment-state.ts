@@ -12,6 +12,7 @@ import { analyseTimeline, isUsed, type SegmentStore, type SimSegment } from "./t
  *   plus the candidates (`SqlSegmentsMetadataManager.markNonOvershadowedSegmentsAsUsed`), so an older version
  *   under a used newer one stays unused.
  * - A segment marked used again loads one handoff delay later; one marked unused leaves the Historical at once.
+ *   `handoffDelayMs` null: it never loads (a datasource under the never-load fault).
  */
 
 /** `SegmentsToUpdateFilter`: exactly one of `interval` and `segmentIds`; `versions` only with `interval`. */
@@ -59,7 +60,7 @@ export function markUsed(
   dataSource: string,
   f: SegmentFilter | null,
   now: number,
-  handoffDelayMs: number,
+  handoffDelayMs: number | null,
   plain = false,
 ): number {
   const used = store.used(dataSource, now);
@@ -71,8 +72,9 @@ export function markUsed(
     if (shadowed.has(s.id)) continue;
     s.unusedAt = null;
     s.skipLoad = false;
-    // Dropped from the Historical when it went unused: it loads again, one handoff delay from now.
-    if (s.servedAt !== null) s.servedAt = now + handoffDelayMs;
+    // Dropped from the Historical when it went unused: it loads again, one handoff delay from now (null: a
+    // datasource whose loads never complete, the emulator's fault).
+    s.servedAt = handoffDelayMs === null ? null : now + handoffDelayMs;
     n++;
   }
   if (n > 0) store.touch();

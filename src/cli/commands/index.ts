@@ -7,6 +7,7 @@ import { registerLedgerCommands } from "./ledger-commands.js";
 import { registerPoll } from "./poll.js";
 import { registerRender } from "./render.js";
 import { registerResume } from "./resume.js";
+import { registerRollback } from "./rollback.js";
 import { registerRun } from "./run.js";
 import { registerServe } from "./serve.js";
 import { registerSim } from "./sim.js";
@@ -36,6 +37,7 @@ export const commands: readonly RegisterCommand[] = [
   registerPoll,
   registerLedgerCommands,
   registerAudit,
+  registerRollback,
   registerSim,
   registerRender,
   registerValidate,

@@ -1,0 +1,212 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../core/canonical-json.js";
+import { UsageError } from "../../core/errors.js";
+import {
+  contains,
+  formatInterval,
+  type Interval,
+  intervalSlug,
+  overlaps,
+  parseInterval,
+} from "../../core/interval.js";
+import { datasourcePart } from "../../core/task-id.js";
+import type { DruidClient } from "../../druid/client.js";
+import type { ClusterBinding } from "../../druid/cluster.js";
+import type { DataSegment } from "../../druid/types.js";
+import { segmentId, toTimelineSegment } from "../../ingest/segments.js";
+import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
+
+/**
+ * Rolling a datasource's interval back to an earlier version V (docs/architecture.md, "Segment operations"):
+ * per time chunk of V, the newer used versions are marked unused, then V's segments used, then segops waits
+ * until V is served and audits that V is the one live version. Druid has no way back on its own (apache/druid
+ * #10305 was closed unmerged); version-scoped markUsed/markUnused (#16141) make it possible.
+ *
+ * Everything that can make a rollback impossible is found before anything changes: V never existed or was
+ * killed (its segments are neither used nor unused any more), or only part of V survives in a chunk, or a
+ * newer segment reaches outside the interval (marking it unused would take data outside the interval too).
+ */
+
+export const ROLLBACK_KIND = "rollback";
+
+export interface RollbackRequest {
+  datasource: string;
+  interval: Interval;
+  /**
+   * What to restore in each time chunk: one version (`--to-version`), or the newest version written before
+   * an instant (`--before`: a backfill gives every day its own version, so "how it was before the bad
+   * replace" is a time, not one version).
+   */
+  target: { version: string } | { before: string };
+  cluster?: ClusterBinding;
+}
+
+/** What Druid has for the request (read once, before planning). */
+export interface RollbackFacts {
+  request: RollbackRequest;
+  /** Used segments overlapping the interval (overshadowed ones included). */
+  used: DataSegment[];
+  /** Unused segments overlapping the interval (killed ones are gone). */
+  unused: DataSegment[];
+}
+
+export interface RollbackPayload {
+  datasource: string;
+  /** The chunk: V's segments' interval. */
+  interval: string;
+  toVersion: string;
+  /** V's segment ids in the chunk (all must be served at the end). */
+  segmentIds: string[];
+  /** Newer versions used in the chunk when planned (marked unused first). */
+  newerVersions: string[];
+}
+
+/** Reads what Druid has for the request: the used and unused segments of the datasource in the interval. */
+export async function inspectRollback(client: DruidClient, request: RollbackRequest): Promise<RollbackFacts> {
+  const text = formatInterval(request.interval);
+  const [used, unused] = await Promise.all([
+    client.metadataSegments(request.datasource, [text]),
+    client.unusedSegments(request.datasource, text),
+  ]);
+  return { request, used, unused };
+}
+
+function core(s: DataSegment): number {
+  const partitions = (s.shardSpec as { partitions?: unknown }).partitions;
+  return typeof partitions === "number" && partitions > 0 ? partitions : 1;
+}
+
+function refuse(message: string, details: Record<string, unknown> = {}): never {
+  throw new UsageError(`cannot roll back: ${message}`, details);
+}
+
+function describeTarget(t: RollbackRequest["target"]): string {
+  return "version" in t ? `version ${t.version}` : `the newest version before ${t.before}`;
+}
+
+/**
+ * Plans the job from the facts (pure): one partition per time chunk whose live version is not the target
+ * already. Druid versions are ISO instants (the lock's time), so they compare as strings.
+ */
+export function planRollback(facts: RollbackFacts): {
+  job: NewJob;
+  tasks: NewTask[];
+  chunks: RollbackPayload[];
+} {
+  const { request } = facts;
+  const ds = request.datasource;
+  const range = formatInterval(request.interval);
+  const inRange = (s: DataSegment) => overlaps(parseInterval(s.interval), request.interval);
+  const all = [...facts.used, ...facts.unused].filter(inRange);
+  const used = facts.used.filter(inRange);
+  const byChunk = new Map<string, DataSegment[]>();
+  for (const s of all) {
+    const list = byChunk.get(s.interval) ?? [];
+    list.push(s);
+    byChunk.set(s.interval, list);
+  }
+  const t = request.target;
+  if ("version" in t && !all.some((s) => s.version === t.version)) {
+    const known = [...new Set(all.map((s) => s.version))].sort();
+    refuse(
+      `no segment of ${ds} in ${range} has ${describeTarget(t)} (killed, or never written); versions there: ${known.join(", ") || "none"}`,
+      { datasource: ds, versions: known },
+    );
+  }
+  const payloads: RollbackPayload[] = [];
+  const unrestorable: string[] = [];
+  for (const [interval, segs] of [...byChunk.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const chunk = parseInterval(interval);
+    const versions = [...new Set(segs.map((s) => s.version))].sort();
+    const live = used
+      .filter((s) => overlaps(parseInterval(s.interval), chunk))
+      .map((s) => s.version)
+      .sort()
+      .at(-1);
+    const target =
+      "version" in t ? versions.find((v) => v === t.version) : versions.filter((v) => v < t.before).at(-1);
+    if (target === undefined) {
+      // Nothing of the target here: with --before, a chunk written only after it has nothing to go back to.
+      if ("before" in t && live !== undefined && live >= t.before) unrestorable.push(interval);
+      continue;
+    }
+    if (live === target) continue; // already what was asked
+    if (!contains(request.interval, chunk))
+      refuse(
+        `${describeTarget(t)} has segments over ${interval}, reaching outside ${range}; widen --interval to cover it`,
+      );
+    const mine = segs.filter((s) => s.version === target);
+    const parts = new Set(mine.map((s) => s.shardSpec.partitionNum ?? 0));
+    const expected = Math.max(...mine.map(core));
+    const missing = Array.from({ length: expected }, (_, p) => p).filter((p) => !parts.has(p));
+    if (missing.length > 0)
+      refuse(
+        `version ${target} of ${interval} lacks partition(s) ${missing.join(", ")} (killed): restoring it would lose data`,
+      );
+    const newer = used.filter((s) => s.version > target && overlaps(parseInterval(s.interval), chunk));
+    for (const s of newer) {
+      if (!contains(request.interval, parseInterval(s.interval)))
+        refuse(
+          `newer segment ${segmentId(s)} reaches outside ${range}: marking it unused would remove data outside the interval; widen --interval to ${s.interval}`,
+        );
+    }
+    payloads.push({
+      datasource: ds,
+      interval: formatInterval(chunk),
+      toVersion: target,
+      segmentIds: mine.map(segmentId).sort(),
+      newerVersions: [...new Set(newer.map((s) => s.version))].sort(),
+    });
+  }
+  if (unrestorable.length > 0)
+    refuse(
+      `${describeTarget(request.target)} is gone (killed, or never written) for ${unrestorable.join(", ")}`,
+      { unrestorable },
+    );
+  const identity = {
+    datasource: ds,
+    interval: range,
+    target: request.target,
+    cluster: request.cluster
+      ? { overlord: request.cluster.overlord, coordinator: request.cluster.coordinator }
+      : null,
+  };
+  const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
+  const jobId = `rollback_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hash}`;
+  return {
+    job: {
+      id: jobId,
+      kind: ROLLBACK_KIND,
+      options: {
+        datasource: ds,
+        range,
+        target: request.target,
+        baseId: jobId,
+        ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
+      },
+    },
+    tasks: payloads.map((p) => ({
+      id: `${jobId}/${intervalSlug(parseInterval(p.interval))}`,
+      kind: ROLLBACK_KIND,
+      payload: p as unknown as JsonObject,
+      // Never at the same time as an ingestion (or another operation) of the same chunk.
+      exclusionKey: `${ds}|${p.interval}`,
+    })),
+    chunks: payloads,
+  };
+}
+
+/** The served-and-live check of one chunk after the marks, from Druid's views (pure). */
+export function chunkRestored(
+  payload: RollbackPayload,
+  used: readonly DataSegment[],
+  served: ReadonlySet<string>,
+): { restored: boolean; waitingFor: string[]; stillUsedNewer: string[] } {
+  const chunk = parseInterval(payload.interval);
+  const usedIds = new Set(used.map(segmentId));
+  const waitingFor = payload.segmentIds.filter((id) => !usedIds.has(id) || !served.has(id));
+  const stillUsedNewer = used
+    .filter((s) => s.version > payload.toVersion && overlaps(parseInterval(s.interval), chunk))
+    .map((s) => toTimelineSegment(s, served).id);
+  return { restored: waitingFor.length === 0 && stillUsedNewer.length === 0, waitingFor, stillUsedNewer };
+}
