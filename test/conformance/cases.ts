@@ -646,6 +646,88 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
+    // The Overlord's segment update APIs (docs/druid-api.md §3.7): a replacing version is marked unused and
+    // used again by interval and versions; bad filters are refused in text.
+    describe("segment update APIs: markUnused / markUsed by interval and versions (§3.7)", () => {
+      const ds = freshId("segops_conf_mark");
+      const day = "2026-03-01T00:00:00.000Z/2026-03-02T00:00:00.000Z";
+      const seen: { v1?: DataSegment; v2?: DataSegment } = {};
+      const metadata = async (): Promise<DataSegment[]> => {
+        const ex = await post(`${CO}/metadata/datasources/${ds}/segments?full`, [day]);
+        if (ex.status !== 200) throw new Error(`metadata segments: ${ex.status} ${ex.text}`);
+        return json(ex) as DataSegment[];
+      };
+
+      beforeAll(async () => {
+        const root = target.dataDir();
+        const first = writeInput(root, { "mark1.json": dayRows("2026-03-01", 3) });
+        await ingested(
+          indexParallelSpec({
+            id: freshId("segops_conf_m1"),
+            dataSource: ds,
+            baseDir: first,
+            intervals: [day],
+          }),
+          ds,
+          day,
+        );
+        seen.v1 = (await metadata())[0];
+        const second = writeInput(root, { "mark2.json": dayRows("2026-03-01", 2, 5) });
+        await ingested(
+          indexParallelSpec({
+            id: freshId("segops_conf_m2"),
+            dataSource: ds,
+            baseDir: second,
+            intervals: [day],
+          }),
+          ds,
+          day,
+        );
+        seen.v2 = (await metadata()).find((s) => s.version !== seen.v1?.version);
+      });
+
+      it("refuses a filter with neither or both of interval and segmentIds, or versions with ids, as 400 text", async () => {
+        const message =
+          "Invalid request payload. Specify either 'interval' or 'segmentIds', but not both. Optionally, include 'versions' only when 'interval' is provided.";
+        for (const body of [
+          {},
+          { interval: day, segmentIds: [seen.v2?.identifier] },
+          { segmentIds: ["x"], versions: ["v"] },
+        ]) {
+          const ex = await post(`${OV}/datasources/${ds}/markUnused`, body);
+          expect(ex.status).toBe(400);
+          expect(ex.text).toBe(message);
+        }
+      });
+
+      it("marks the replacing version unused and lists it in unusedSegments, then marks it used again", async () => {
+        const v2 = seen.v2 as DataSegment;
+        const down = await post(`${OV}/datasources/${ds}/markUnused`, {
+          interval: day,
+          versions: [v2.version],
+        });
+        expect(down.status).toBe(200);
+        expect(json(down)).toEqual({ numChangedSegments: 1 });
+        expect((await metadata()).map((s) => s.identifier)).not.toContain(v2.identifier);
+        const unused = await get(
+          `${CO}/metadata/datasources/${ds}/unusedSegments?interval=${day.replace("/", "_")}`,
+        );
+        expect(unused.status).toBe(200);
+        const items = json(unused) as Array<{ dataSegment: DataSegment; used?: boolean }>;
+        expect(items.map((i) => i.dataSegment.identifier)).toEqual([v2.identifier]);
+        const again = await post(`${OV}/datasources/${ds}/markUnused`, {
+          interval: day,
+          versions: [v2.version],
+        });
+        expect(json(again)).toEqual({ numChangedSegments: 0 });
+        const up = await post(`${OV}/datasources/${ds}/markUsed`, { interval: day, versions: [v2.version] });
+        expect(json(up)).toEqual({ numChangedSegments: 1 });
+        expect((await metadata()).map((s) => s.identifier)).toContain(v2.identifier);
+        const empty = await post(`${OV}/datasources/${ds}/markUnused`, { segmentIds: [] });
+        expect(json(empty)).toEqual({ numChangedSegments: 0 });
+      });
+    });
+
     // APPEND, REPLACE and tombstones on one datasource, step by step (docs/druid-api.md §4.1–§4.3). Steps run in
     // `beforeAll`, each after the previous one's segments are loaded; the tests then read the results.
     describe("timeline: append double-counts, replace overshadows, dropExisting tombstones (§4)", () => {
