@@ -56,3 +56,7 @@ if ! command -v promtool >/dev/null 2>&1; then
     as_root update-rc.d prometheus disable >/dev/null 2>&1 || true
   fi
 fi
+
+# The API fuzzer (schemathesis) for test/serve/openapi.test.ts: a Python 3.11 venv in .venv-fuzz from the
+# hashed lock test/fuzz/requirements.txt (a no-op when already installed).
+bash scripts/python-env.sh
