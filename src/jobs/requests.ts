@@ -19,11 +19,12 @@ import { StateConflictError } from "./actions.js";
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 // Messages follow the field's name: "prefix: must not be empty", "--prefix: must not be empty".
+// Rules are patterns rather than refinements where they can be, so the OpenAPI document states them too.
 const nonEmpty = () =>
-  z
-    .string()
-    .max(200)
-    .refine((s) => s.trim() !== "", { message: "must not be empty (leave it out for the default)" });
+  z.string().max(200).regex(/\S/, { message: "must not be empty (leave it out for the default)" });
+
+/** What `parseUnparseableLimit` reads: a row count, or a percentage from 0 to 100. */
+const UNPARSEABLE_LIMIT = /^(?:\d+|0*(?:100(?:\.0+)?|\d{1,2}(?:\.\d+)?)%)$/;
 
 /** The template: its text (JSON or YAML) or the template itself as a JSON object. */
 const template = z.union([z.string().min(1, "must not be empty"), z.record(z.string(), z.json())]);
@@ -43,16 +44,18 @@ const ingestFields = {
   specVersion: nonEmpty().optional(),
   /** Druid task id prefix (`--prefix`). @default "segops" */
   prefix: nonEmpty()
-    .refine((s) => /^[A-Za-z0-9_.-]*$/.test(s), { message: "must be letters, digits, '_', '-' and '.'" })
+    .regex(/^[A-Za-z0-9_.-]*$/, { message: "must be letters, digits, '_', '-' and '.'" })
     .optional(),
   /** Start a new job instead of resuming the one these inputs name (`--new`). */
   new: z.boolean().optional(),
   /** Rows with a parse error a partition may have: a count or a percentage like "0.5%". @default 0 */
   maxUnparseable: z
-    .union([z.number().int().min(0), z.string()])
-    .refine((v) => parseUnparseableLimit(String(v)) !== null, {
-      message: 'must be a row count (e.g. 10) or a percentage from 0 to 100 (e.g. "0.5%")',
-    })
+    .union([
+      z.number().int().min(0),
+      z.string().regex(UNPARSEABLE_LIMIT, {
+        message: 'must be a row count (e.g. 10) or a percentage from 0 to 100 (e.g. "0.5%")',
+      }),
+    ])
     .optional(),
   /** Fewest rows a partition must ingest. @default 0 */
   minRows: z.number().int().min(0).optional(),

@@ -201,7 +201,7 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
     const path = honoPath(spec.path);
     const handler: MiddlewareHandler = async (c) => {
       const params = spec.params ? parseWith(spec.params, c.req.param(), "path") : {};
-      const query = spec.query ? parseWith(spec.query, c.req.query(), "query") : {};
+      const query = spec.query ? parseWith(spec.query, queryOf(c), "query") : {};
       const body = spec.body ? await readBody(c, spec.body, spec.bodyOptional === true) : undefined;
       return route.handle({ c, params: params as Record<string, string>, query, body });
     };
@@ -216,12 +216,15 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
     byPath.set(r.spec.path, set);
   }
   for (const [path, methods] of byPath) {
-    app.all(honoPath(path), (c) =>
-      problemResponse(
+    const allowed = [...methods].join(", ");
+    app.all(honoPath(path), (c) => {
+      // RFC 9110 §15.5.6: a 405 names the methods the resource has.
+      c.header("allow", allowed);
+      return problemResponse(
         c,
-        problem("method-not-allowed", `${c.req.method} is not allowed here; use ${[...methods].join(", ")}`),
-      ),
-    );
+        problem("method-not-allowed", `${c.req.method} is not allowed here; use ${allowed}`),
+      );
+    });
   }
   const specs = routes.map((r) => r.spec);
   const document = JSON.stringify(
@@ -229,6 +232,13 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
   );
   app.get("/openapi.json", (c) => c.body(document, 200, { "content-type": "application/json" }));
   return { app, routes: specs };
+}
+
+/** The query string; a parameter given more than once stays a list (every parameter takes one value). */
+function queryOf(c: Context): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(c.req.queries()).map(([name, values]) => [name, values.length === 1 ? values[0] : values]),
+  ) as Record<string, string | string[]>;
 }
 
 function safeDecode(text: string): string {
@@ -321,7 +331,7 @@ function apiRoutes(deps: ApiDeps): Route[] {
     name: "Idempotency-Key",
     description:
       "Optional. The same key with the same body returns the first response's job; with another body, 409.",
-    schema: z.string().min(1).max(200),
+    schema: z.string().regex(IDEMPOTENCY_KEY),
   };
 
   return [
@@ -531,10 +541,18 @@ function apiRoutes(deps: ApiDeps): Route[] {
         auth: true,
         params: S.JobId,
         query: S.StreamQuery,
+        headers: [
+          {
+            name: "Last-Event-ID",
+            description:
+              "What an EventSource sends when it reconnects: replay after this event id (`after` wins)",
+            schema: z.string(),
+          },
+        ],
         responses: {
           200: {
             description: "An event stream: `event` messages carry an Event as data; `end` a WaitResult",
-            schema: z.string(),
+            events: { event: { schema: S.Event, id: true }, end: { schema: S.WaitResult, id: false } },
             contentType: "text/event-stream",
           },
         },
@@ -713,10 +731,12 @@ function streamJob(c: Context, deps: ApiDeps, jobId: string, after: number, hear
       queue.push(...events);
       wake?.();
     });
+    let onShutdown = () => {};
     const closed = new Promise<void>((resolve) => {
+      onShutdown = () => resolve();
       stream.onAbort(resolve);
       if (deps.shutdown?.aborted) resolve();
-      deps.shutdown?.addEventListener("abort", () => resolve(), { once: true });
+      deps.shutdown?.addEventListener("abort", onShutdown, { once: true });
     });
     let aborted = false;
     void closed.then(() => {
@@ -766,6 +786,8 @@ function streamJob(c: Context, deps: ApiDeps, jobId: string, after: number, hear
     } finally {
       deps.streams.open--;
       unsubscribe();
+      // The service's signal outlives every stream: a listener left on it would keep this one alive.
+      deps.shutdown?.removeEventListener("abort", onShutdown);
     }
   });
 }

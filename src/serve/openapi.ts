@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PROBLEMS, Problem } from "./problems.js";
-import type { RouteSpec } from "./routes.js";
+import type { ResponseSpec, RouteSpec } from "./routes.js";
 
 /**
  * The OpenAPI 3.1 document, generated from the route table and its zod schemas (OpenAPI 3.1 schemas
@@ -9,13 +9,95 @@ import type { RouteSpec } from "./routes.js";
 
 type Json = Record<string, unknown>;
 
-function schemaOf(schema: z.ZodType, io: "input" | "output"): Json {
-  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
-  delete out.$schema;
+const LOCAL_DEF = /^#\/\$defs\/(.+)$/;
+const ANONYMOUS_DEF = /^__schema\d+$/;
+
+/** Every `$ref` in a JSON Schema rewritten by `to` (undefined: kept). */
+function rewriteRefs(value: unknown, to: (ref: string) => string | undefined): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, to));
+  if (value === null || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === "$ref" && typeof v === "string" ? (to(v) ?? v) : rewriteRefs(v, to);
+  }
   return out;
 }
 
-function parameters(route: RouteSpec): Json[] {
+function refsIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, found);
+  else if (value !== null && typeof value === "object")
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "$ref" && typeof v === "string") found.add(v);
+      else refsIn(v, found);
+    }
+  return found;
+}
+
+/**
+ * The document's shared schemas. `z.toJSONSchema` writes a recursive schema (`z.json()`) as a `$defs`
+ * entry referred to as `#/$defs/…` (or the whole schema as `#`), which inside an OpenAPI document points at
+ * the document's root, where there is no such thing: every definition moves to `components/schemas` and
+ * its references follow it. The same definition (e.g. any JSON value) is one component, however many
+ * schemas use it.
+ */
+class Components {
+  readonly schemas: Record<string, Json> = {};
+  /** Self-contained definition (its own references as `#`) → component name. */
+  private readonly names = new Map<string, string>();
+  private readonly jsonValue = JSON.stringify(this.convert(z.json(), "output", false));
+
+  schemaOf(schema: z.ZodType, io: "input" | "output"): Json {
+    return this.convert(schema, io, true);
+  }
+
+  private convert(schema: z.ZodType, io: "input" | "output", hoist: boolean): Json {
+    const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
+    delete out.$schema;
+    if (!hoist) return out;
+    const defs = { ...((out.$defs as Record<string, Json> | undefined) ?? {}) };
+    delete out.$defs;
+    let root: Json = out;
+    if (refsIn(out).has("#")) {
+      // The schema refers to itself as a whole: it becomes a definition too.
+      defs["#"] = out;
+      root = { $ref: "#" };
+    }
+    const local = (ref: string) => (ref === "#" ? "#" : LOCAL_DEF.exec(ref)?.[1]);
+    const renamed = new Map<string, string>();
+    const fresh: string[] = [];
+    for (const [name, def] of Object.entries(defs)) {
+      const others = [...refsIn(def)].map(local).filter((n) => n !== undefined && n !== name);
+      // Alone (no reference to another local definition), a definition is the same wherever it comes from.
+      const key =
+        others.length === 0
+          ? JSON.stringify(rewriteRefs(def, (ref) => (local(ref) === name ? "#" : undefined)))
+          : undefined;
+      const known = key === undefined ? undefined : this.names.get(key);
+      if (known !== undefined) {
+        renamed.set(name, known);
+        continue;
+      }
+      // A definition named by `.meta({ id })` keeps its name; zod's own (`__schema0`) get one here.
+      const wanted =
+        key === this.jsonValue ? "JsonValue" : ANONYMOUS_DEF.test(name) || name === "#" ? "Schema" : name;
+      let unique = wanted;
+      for (let i = 2; unique in this.schemas || unique === "Schema"; i++) unique = `${wanted}${i}`;
+      this.schemas[unique] = {};
+      renamed.set(name, unique);
+      fresh.push(name);
+      if (key !== undefined) this.names.set(key, unique);
+    }
+    const to = (ref: string) => {
+      const name = local(ref);
+      const target = name === undefined ? undefined : renamed.get(name);
+      return target === undefined ? undefined : `#/components/schemas/${target}`;
+    };
+    for (const name of fresh) this.schemas[renamed.get(name) as string] = rewriteRefs(defs[name], to) as Json;
+    return rewriteRefs(root, to) as Json;
+  }
+}
+
+function parameters(route: RouteSpec, components: Components): Json[] {
   const out: Json[] = [];
   const add = (where: "path" | "query", object: z.ZodObject | undefined) => {
     if (!object) return;
@@ -26,7 +108,7 @@ function parameters(route: RouteSpec): Json[] {
         name,
         in: where,
         required: where === "path" || !optional,
-        schema: schemaOf(field as z.ZodType, "input"),
+        schema: components.schemaOf(field as z.ZodType, "input"),
         ...(description ? { description } : {}),
       });
     }
@@ -39,9 +121,32 @@ function parameters(route: RouteSpec): Json[] {
       in: "header",
       required: false,
       description: h.description,
-      schema: schemaOf(h.schema, "input"),
+      schema: components.schemaOf(h.schema, "input"),
     });
   return out;
+}
+
+/**
+ * One server-sent event (OpenAPI 3.1 describes a `text/event-stream` by its events, 3.2's `itemSchema`):
+ * its type, its id (the last one sent carries on when an event has none) and its data, JSON text whose
+ * schema is `contentSchema`.
+ */
+function streamEvent(events: NonNullable<ResponseSpec["events"]>, components: Components): Json {
+  return {
+    oneOf: Object.entries(events).map(([name, { schema, id }]) => ({
+      type: "object",
+      properties: {
+        event: { const: name },
+        id: { type: "string", pattern: "^[0-9]+$" },
+        data: {
+          type: "string",
+          contentMediaType: "application/json",
+          contentSchema: components.schemaOf(schema, "output"),
+        },
+      },
+      required: ["event", "data", ...(id ? ["id"] : [])],
+    })),
+  };
 }
 
 function problemStatusName(status: number): string {
@@ -57,15 +162,20 @@ export function openApiDocument(
   options: { version: string; auth: boolean },
 ): Json {
   const { version } = options;
+  const components = new Components();
+  components.schemas.Problem = components.schemaOf(Problem, "output");
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const responses: Json = {};
     for (const [status, r] of Object.entries(route.responses)) {
+      const schema = r.events
+        ? streamEvent(r.events, components)
+        : r.schema
+          ? components.schemaOf(r.schema, "output")
+          : undefined;
       responses[status] = {
         description: r.description,
-        ...(r.schema
-          ? { content: { [r.contentType ?? "application/json"]: { schema: schemaOf(r.schema, "output") } } }
-          : {}),
+        ...(schema ? { content: { [r.contentType ?? "application/json"]: { schema } } } : {}),
       };
     }
     for (const status of route.problems) {
@@ -74,6 +184,11 @@ export function openApiDocument(
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
       };
     }
+    // Any request may be too large for the HTTP parser (a URL or headers over 16 KiB).
+    responses["431"] = {
+      description: problemStatusName(431),
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
     // Every route can fail unexpectedly; the body is still a problem, never a stack trace.
     responses["500"] = {
       description: "Internal error",
@@ -83,14 +198,14 @@ export function openApiDocument(
       operationId: route.operationId,
       summary: route.summary,
       tags: [...route.tags],
-      parameters: parameters(route),
+      parameters: parameters(route, components),
       responses,
       security: route.auth && options.auth ? [{ bearer: [] }] : [],
     };
     if (route.body) {
       operation.requestBody = {
         required: route.bodyOptional !== true,
-        content: { "application/json": { schema: schemaOf(route.body, "input") } },
+        content: { "application/json": { schema: components.schemaOf(route.body, "input") } },
       };
     }
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operation };
@@ -106,7 +221,7 @@ export function openApiDocument(
     servers: [{ url: "/" }],
     paths,
     components: {
-      schemas: { Problem: schemaOf(Problem, "output") },
+      schemas: components.schemas,
       securitySchemes: {
         bearer: {
           type: "http",

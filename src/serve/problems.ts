@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { z } from "zod";
 import { SegopsError } from "../core/errors.js";
 import { isDruidError } from "../druid/errors.js";
@@ -40,14 +41,39 @@ export const PROBLEMS = {
   unauthorized: [401, "A valid bearer token is required"],
   "not-found": [404, "No such resource"],
   "method-not-allowed": [405, "Method not allowed"],
+  "request-timeout": [408, "The request took too long to arrive"],
   conflict: [409, "The request conflicts with the ledger's state"],
   "idempotency-key-reused": [409, "The Idempotency-Key was used with another request"],
   "payload-too-large": [413, "The request body is too large"],
   "unsupported-media-type": [415, "The request body must be JSON"],
+  "headers-too-large": [431, "The request's header fields (or its URL) are too large"],
   unavailable: [503, "A dependency (ledger or Druid) is unavailable"],
   internal: [500, "Internal error"],
 } as const satisfies Record<string, readonly [number, string]>;
 export type ProblemKind = keyof typeof PROBLEMS;
+
+/**
+ * A request Node's HTTP parser refuses before the app sees it (`clientError`: headers or URL over the
+ * header size limit, or not HTTP at all), answered as a problem too rather than a bare status line: the
+ * whole response, to write to the socket before closing it.
+ */
+export function parserProblemResponse(error: NodeJS.ErrnoException): string {
+  const p =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? problem("headers-too-large", "the request line and headers are over the limit (16 KiB unless set)")
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? problem("request-timeout", "the request did not arrive in time")
+        : problem("invalid-request", "the request is not valid HTTP/1.1");
+  const body = JSON.stringify(p);
+  return [
+    `HTTP/1.1 ${p.status} ${STATUS_CODES[p.status] ?? ""}`,
+    "content-type: application/problem+json",
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+    "",
+    body,
+  ].join("\r\n");
+}
 
 /** A problem the handlers throw: the error middleware answers with it as it is. */
 export class ProblemError extends Error {

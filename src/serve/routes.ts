@@ -11,6 +11,11 @@ export interface ResponseSpec {
   readonly schema?: z.ZodType;
   /** @default "application/json" */
   readonly contentType?: string;
+  /**
+   * A `text/event-stream` response: each event type and the schema of its `data` (JSON text). The
+   * document describes one event as an SSE parser reads it (`event`, `id`, `data`).
+   */
+  readonly events?: Readonly<Record<string, { schema: z.ZodType; id: boolean }>>;
 }
 
 export interface RouteSpec {

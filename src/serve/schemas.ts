@@ -141,32 +141,51 @@ export const AuditResult = z.object({
 
 // Query strings and path parameters.
 
+/**
+ * A number in a query string, written as JSON writes numbers (an integer when `!fraction`), read as a
+ * number; any other text stays text and is rejected, where `z.coerce.number()` would read "" and blanks
+ * as 0 and accept "0x10". The document shows the number schema.
+ */
+function queryNumber<T extends z.ZodType>(schema: T, fraction = false) {
+  const grammar = fraction ? /^-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/ : /^-?[0-9]+$/;
+  return z.preprocess((v) => (typeof v === "string" && grammar.test(v) ? Number(v) : v), schema);
+}
+
 export const JobId = z.object({ id: z.string().min(1).max(1000) });
-export const TaskId = z.object({ taskId: z.string().min(1).max(1000) });
+export const TaskId = z.object({
+  taskId: z
+    .string()
+    .min(1)
+    .max(1000)
+    .meta({
+      description: "A partition: its job's id, `/` and its interval's slug (the `/` sent as `%2F`)",
+      examples: ["backfill_wikipedia_20160627-20160630_4f1c2a9e0b/20160627-20160628"],
+    }),
+});
 
 export const ListJobsQuery = z.strictObject({
   state: z.enum(JOB_STATES).optional(),
   kind: z.string().min(1).max(100).optional(),
   /** @default 50 */
-  limit: z.coerce.number().int().min(1).max(500).optional(),
+  limit: queryNumber(z.number().int().min(1).max(500)).optional(),
   cursor: z.string().min(1).max(2000).optional(),
 });
 
 export const EventsQuery = z.strictObject({
   /** Only events after this id. @default 0 */
-  after: z.coerce.number().int().min(0).optional(),
+  after: queryNumber(z.number().int().min(0)).optional(),
   /** @default 500 */
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: queryNumber(z.number().int().min(1).max(1000)).optional(),
 });
 
 export const WaitQuery = z.strictObject({
   /** Seconds to wait at most. @default 30 */
-  timeout: z.coerce.number().min(0).max(300).optional(),
+  timeout: queryNumber(z.number().min(0).max(300), true).optional(),
 });
 
 export const StreamQuery = z.strictObject({
   /** Replay events after this id first (or the `Last-Event-ID` header). */
-  after: z.coerce.number().int().min(0).optional(),
+  after: queryNumber(z.number().int().min(0)).optional(),
 });
 
 export const DeadLettersQuery = z.strictObject({ job: z.string().min(1).max(1000).optional() });

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
@@ -13,6 +14,7 @@ import { buildApp } from "./app.js";
 import { isLoopback } from "./auth.js";
 import { ALL_JOBS, EventFeed, JobWaiters } from "./feed.js";
 import { ServiceMetrics } from "./metrics.js";
+import { parserProblemResponse } from "./problems.js";
 
 /**
  * `segops serve`: the worker (every job of its cluster in the ledger), the change feed, the HTTP API and
@@ -134,6 +136,11 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 7077, hostname: host }, () => resolve(s));
     s.once("error", reject);
+    // What the HTTP parser refuses (e.g. a URL over its 16 KiB) is answered as a problem, like the rest.
+    s.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+      if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+      socket.end(parserProblemResponse(error));
+    });
   }).catch(async (error: NodeJS.ErrnoException) => {
     await client.close();
     if (error.code === "EADDRINUSE" || error.code === "EADDRNOTAVAIL" || error.code === "EACCES") {
