@@ -707,7 +707,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
           versions: [v2.version],
         });
         expect(down.status).toBe(200);
-        expect(json(down)).toEqual({ numChangedSegments: 1 });
+        expect(json(down)).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
         expect((await metadata()).map((s) => s.identifier)).not.toContain(v2.identifier);
         const unused = await get(
           `${CO}/metadata/datasources/${ds}/unusedSegments?interval=${day.replace("/", "_")}`,
@@ -719,12 +719,12 @@ export function conformanceSuite(target: ConformanceTarget): void {
           interval: day,
           versions: [v2.version],
         });
-        expect(json(again)).toEqual({ numChangedSegments: 0 });
+        expect(json(again)).toEqual({ numChangedSegments: 0, segmentStateChanged: false });
         const up = await post(`${OV}/datasources/${ds}/markUsed`, { interval: day, versions: [v2.version] });
-        expect(json(up)).toEqual({ numChangedSegments: 1 });
+        expect(json(up)).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
         expect((await metadata()).map((s) => s.identifier)).toContain(v2.identifier);
         const empty = await post(`${OV}/datasources/${ds}/markUnused`, { segmentIds: [] });
-        expect(json(empty)).toEqual({ numChangedSegments: 0 });
+        expect(json(empty)).toEqual({ numChangedSegments: 0, segmentStateChanged: false });
       });
     });
 

@@ -61,11 +61,11 @@ describe("segment update APIs: markUsed / markUnused", () => {
     ]);
     // While the new version is used the old one stays overshadowed: markUsed leaves it unused.
     const early = await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] });
-    expect(early).toMatchObject({ status: 200, json: { numChangedSegments: 0 } });
+    expect(early).toMatchObject({ status: 200, json: { numChangedSegments: 0, segmentStateChanged: false } });
     const down = await s.post(`${DS}/markUnused`, { interval: "2026-01-01/2026-01-02", versions: [NEW] });
-    expect(down.json).toEqual({ numChangedSegments: 1 });
+    expect(down.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     const up = await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] });
-    expect(up.json).toEqual({ numChangedSegments: 1 });
+    expect(up.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     expect(await usedIds(s)).toEqual([
       `wiki_${DAY1}_${OLD}`,
       `wiki_2026-01-02T00:00:00.000Z_2026-01-03T00:00:00.000Z_${OLD}`,
@@ -78,6 +78,7 @@ describe("segment update APIs: markUsed / markUnused", () => {
       (await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] })).json,
     ).toEqual({
       numChangedSegments: 0,
+      segmentStateChanged: false,
     });
   });
 
@@ -85,25 +86,25 @@ describe("segment update APIs: markUsed / markUnused", () => {
     const s = await replaced();
     // Day 1 + half of day 2: only day 1's new segment is wholly inside.
     const partial = await s.post(`${DS}/markUnused`, { interval: "2026-01-01/2026-01-02T12:00:00Z" });
-    expect(partial.json).toEqual({ numChangedSegments: 1 });
+    expect(partial.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     const byId = await s.post(`${DS}/markUnused`, {
       segmentIds: [`wiki_2026-01-02T00:00:00.000Z_2026-01-03T00:00:00.000Z_${OLD}`, "other_2026_x"],
     });
-    expect(byId.json).toEqual({ numChangedSegments: 1 });
+    expect(byId.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     expect(await usedIds(s)).toEqual([]);
     // Everything unused back: the non-overshadowed ones only (NEW over OLD on day 1, OLD on day 2).
-    expect((await s.post(`${DS}`, {})).json).toEqual({ numChangedSegments: 2 });
+    expect((await s.post(`${DS}`, {})).json).toEqual({ numChangedSegments: 2, segmentStateChanged: true });
     expect(await usedIds(s)).toEqual([
       `wiki_${DAY1}_${NEW}`,
       `wiki_2026-01-02T00:00:00.000Z_2026-01-03T00:00:00.000Z_${OLD}`,
     ]);
     const all = await fetch(`${s.url}${DS}`, { method: "DELETE" });
-    expect(await all.json()).toEqual({ numChangedSegments: 2 });
+    expect(await all.json()).toEqual({ numChangedSegments: 2, segmentStateChanged: true });
     // One segment by id is a plain update: even an overshadowed one is marked used.
     const one = await s.post(`${DS}/segments/wiki_${DAY1}_${OLD}`, {});
-    expect(one.json).toEqual({ numChangedSegments: 1 });
+    expect(one.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     const del = await fetch(`${s.url}${DS}/segments/wiki_${DAY1}_${OLD}`, { method: "DELETE" });
-    expect(await del.json()).toEqual({ numChangedSegments: 1 });
+    expect(await del.json()).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     const bad = await fetch(`${s.url}${DS}/segments/nope`, { method: "DELETE" });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toBe("Could not parse Segment ID[nope] for DataSource[wiki]");
@@ -125,7 +126,10 @@ describe("segment update APIs: markUsed / markUnused", () => {
       }
     }
     expect((await s.post(`${DS}/markUnused`, { interval: "yesterday" })).status).toBe(400);
-    expect((await s.post(`${DS}/markUnused`, { segmentIds: [] })).json).toEqual({ numChangedSegments: 0 });
+    expect((await s.post(`${DS}/markUnused`, { segmentIds: [] })).json).toEqual({
+      numChangedSegments: 0,
+      segmentStateChanged: false,
+    });
     const limit = await s.get(`${C}/metadata/datasources/wiki/unusedSegments?limit=-1`);
     expect(limit.status).toBe(400);
     expect(limit.json.errorMessage).toMatch(/Invalid limit/);

@@ -6,11 +6,13 @@ import { INVALID_FILTER_MESSAGE, isValidFilter, type SegmentFilter } from "../se
 /**
  * The Overlord's segment update APIs under `/druid/indexer/v1/datasources` (`OverlordDataSourcesResource`,
  * docs/druid-api.md §3.7): mark segments used or unused by interval (and versions), by ids, one by id, or a
- * whole datasource. Every answer is `{"numChangedSegments": n}`; an invalid filter is a 400 in text.
+ * whole datasource. Every answer is `{"numChangedSegments": n, "segmentStateChanged": n > 0}`; an invalid filter
+ * is a 400 in text.
  */
 const BASE = "/druid/indexer/v1/datasources";
 
-const changed = (n: number): Reply => json(200, { numChangedSegments: n });
+// `SegmentUpdateResponse`: observed on Druid 33.0.0 as {"numChangedSegments": 1, "segmentStateChanged": true}.
+const changed = (n: number): Reply => json(200, { numChangedSegments: n, segmentStateChanged: n > 0 });
 
 /** The body as `SegmentsToUpdateFilter` (Jackson: unknown properties fail, a bad interval fails). */
 async function readFilter(ctx: RouteContext): Promise<SegmentFilter | Reply> {
