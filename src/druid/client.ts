@@ -52,6 +52,12 @@ export type TaskSpec = { type: string; id?: string } & Record<string, unknown>;
  * `accepted`: Druid took the task now. `duplicate`: Druid already had a task with the id we pinned —
  * ours, from an earlier attempt whose answer we lost — so the caller reattaches to it.
  */
+/** An unused segment and when it was marked unused (null: not recorded, e.g. a segment from before Druid 28). */
+export interface UnusedSegment {
+  segment: DataSegment;
+  unusedSince: number | null;
+}
+
 export interface SubmitResult {
   outcome: "accepted" | "duplicate";
   taskId: string;
@@ -571,8 +577,14 @@ export class DruidClient {
    * `GET /metadata/datasources/{ds}/unusedSegments?interval=` (§3.7): unused segments overlapping the
    * interval (killed ones are gone). Druid wraps each in a `DataSegmentPlus`; only `dataSegment` is read.
    */
-  async unusedSegments(datasource: string, interval: string, options?: CallOptions): Promise<DataSegment[]> {
-    const items = await this.#json<Array<{ dataSegment?: DataSegment }>>(
+  async unusedSegments(
+    datasource: string,
+    interval: string,
+    options?: CallOptions,
+  ): Promise<UnusedSegment[]> {
+    const items = await this.#json<
+      Array<{ dataSegment?: DataSegment; usedStatusLastUpdatedDate?: string | null }>
+    >(
       {
         service: "coordinator",
         method: "GET",
@@ -582,7 +594,11 @@ export class DruidClient {
       },
       options,
     );
-    return items.flatMap((item) => (item.dataSegment ? [item.dataSegment] : []));
+    return items.flatMap((item) => {
+      if (!item.dataSegment) return [];
+      const since = item.usedStatusLastUpdatedDate ? Date.parse(item.usedStatusLastUpdatedDate) : Number.NaN;
+      return [{ segment: item.dataSegment, unusedSince: Number.isNaN(since) ? null : since }];
+    });
   }
 
   /**

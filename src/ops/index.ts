@@ -1,3 +1,12 @@
+export { killKind } from "./kill/kind.js";
+export {
+  inspectKill,
+  KILL_KIND,
+  type KillFacts,
+  type KillPayload,
+  type KillRequest,
+  planKill,
+} from "./kill/plan.js";
 export { rollbackKind } from "./rollback/kind.js";
 export {
   chunkRestored,

@@ -540,15 +540,23 @@ export class SimEngine {
       if (segments.length > 0) this.#event(task, "published");
     }
     if (task.plan.type === "kill" && task.plan.killInterval) {
+      // Unused segments wholly inside the interval, filtered as the task asked (KillUnusedSegmentsTask
+      // reads them with RetrieveUnusedSegmentsAction); used segments are never touched.
       const interval = task.plan.killInterval;
-      this.store.remove(
-        task.dataSource,
-        (s) =>
+      const f = task.plan.kill;
+      let left = f?.limit ?? Number.POSITIVE_INFINITY;
+      this.store.remove(task.dataSource, (s) => {
+        const chosen =
+          left > 0 &&
           s.unusedAt !== null &&
           s.unusedAt <= this.#t &&
           interval.start <= s.interval.start &&
-          s.interval.end <= interval.end,
-      );
+          s.interval.end <= interval.end &&
+          (!f?.versions || f.versions.includes(s.version)) &&
+          (f?.maxUsedStatusLastUpdatedTime == null || s.unusedAt <= f.maxUsedStatusLastUpdatedTime);
+        if (chosen) left--;
+        return chosen;
+      });
     }
     this.#complete(task, "success", null);
   }

@@ -135,6 +135,11 @@ export interface TaskPlan {
   ingest: IngestPlan | null;
   /** Interval a kill task deletes unused segments in. */
   killInterval: Interval | null;
+  /**
+   * A kill task's filters (`KillUnusedSegmentsTask`): only these versions, at most `limit` segments, only
+   * segments marked unused no later than `maxUsedStatusLastUpdatedTime` (ms).
+   */
+  kill?: { versions: string[] | null; limit: number | null; maxUsedStatusLastUpdatedTime: number | null };
   sim: SimKnobs;
 }
 
@@ -245,14 +250,44 @@ function plan(body: unknown, druidVersion: number): TaskPlan {
     if (problem) fail(`${PKG}.AbstractTask`, problem);
   }
   let killInterval: Interval | null = null;
+  let kill: TaskPlan["kill"];
   if (type === "kill" && typeof body.interval === "string") {
     try {
       killInterval = parseInterval(body.interval);
     } catch {
       fail(`${PKG}.KillUnusedSegmentsTask`, `Invalid format: "${body.interval}"`);
     }
+    const limit = body.limit === undefined || body.limit === null ? null : Number(body.limit);
+    if (limit !== null && !(limit > 0))
+      fail(`${PKG}.KillUnusedSegmentsTask`, `limit[${String(body.limit)}] must be a positive integer.`);
+    let maxUsed: number | null = null;
+    if (body.maxUsedStatusLastUpdatedTime !== undefined && body.maxUsedStatusLastUpdatedTime !== null) {
+      maxUsed = Date.parse(String(body.maxUsedStatusLastUpdatedTime));
+      if (Number.isNaN(maxUsed))
+        fail(
+          `${PKG}.KillUnusedSegmentsTask`,
+          `Invalid format: "${String(body.maxUsedStatusLastUpdatedTime)}"`,
+        );
+    }
+    kill = {
+      versions: Array.isArray(body.versions) ? body.versions.map(String) : null,
+      limit,
+      maxUsedStatusLastUpdatedTime: maxUsed,
+    };
   }
-  return { id, type, groupId, dataSource, priority, context, slots: 1, ingest: null, killInterval, sim };
+  return {
+    id,
+    type,
+    groupId,
+    dataSource,
+    priority,
+    context,
+    slots: 1,
+    ingest: null,
+    killInterval,
+    ...(kill ? { kill } : {}),
+    sim,
+  };
 }
 
 function simKnobs(context: Obj): SimKnobs {

@@ -3,6 +3,7 @@ import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
 import { registerDemo } from "./demo.js";
 import { registerId } from "./id.js";
+import { registerKill } from "./kill.js";
 import { registerLedgerCommands } from "./ledger-commands.js";
 import { registerPoll } from "./poll.js";
 import { registerRender } from "./render.js";
@@ -38,6 +39,7 @@ export const commands: readonly RegisterCommand[] = [
   registerLedgerCommands,
   registerAudit,
   registerRollback,
+  registerKill,
   registerSim,
   registerRender,
   registerValidate,

@@ -33,8 +33,10 @@ export async function resumeJob(
     store = await openLedger(flags.ledger);
     const job = await store.getJob(jobId);
     if (!job) throw new UsageError(`no job ${jobId} in the ledger ${flags.ledger} (see \`segops jobs\`)`);
-    if (!["run", "backfill", "rollback"].includes(job.kind))
-      throw new UsageError(`job ${jobId} is a ${job.kind} job; resume runs run, backfill and rollback jobs`);
+    if (!["run", "backfill", "rollback", "kill"].includes(job.kind))
+      throw new UsageError(
+        `job ${jobId} is a ${job.kind} job; resume runs run, backfill, rollback and kill jobs`,
+      );
     const stored = (key: string, fallback: number) =>
       typeof job.options[key] === "number" ? (job.options[key] as number) : fallback;
     const counts = await store.countTasks(jobId);

@@ -68,7 +68,7 @@ export async function inspectRollback(client: DruidClient, request: RollbackRequ
     client.metadataSegments(request.datasource, [text]),
     client.unusedSegments(request.datasource, text),
   ]);
-  return { request, used, unused };
+  return { request, used, unused: unused.map((u) => u.segment) };
 }
 
 function core(s: DataSegment): number {

@@ -1,0 +1,105 @@
+import { Duration } from "luxon";
+import { systemClock } from "../../core/clock.js";
+import { UsageError } from "../../core/errors.js";
+import { formatInterval, parseInterval } from "../../core/interval.js";
+import { clusterOf } from "../../druid/cluster.js";
+import { OutageMonitor } from "../../druid/outage.js";
+import { segmentId } from "../../ingest/segments.js";
+import type { Store } from "../../ledger/store.js";
+import { inspectKill, planKill } from "../../ops/index.js";
+import { openLedger } from "../context.js";
+import { connectWatched, driveJob } from "./ingest-common.js";
+import type { ResumeFlags } from "./resume-action.js";
+
+/** What `segops kill` does (its flags are in kill.ts); loaded when the command runs. */
+
+export type KillFlags = ResumeFlags & {
+  interval: string;
+  olderThan?: string;
+  version: string[];
+  batchSize: number;
+  yes?: boolean;
+};
+
+function periodMs(text: string): number {
+  const d = Duration.fromISO(text);
+  if (!d.isValid || d.toMillis() < 0)
+    throw new UsageError(`--older-than: expected an ISO-8601 period such as P30D or PT12H, got "${text}"`, {
+      flag: "--older-than",
+    });
+  return d.toMillis();
+}
+
+export async function killAction(datasource: string, flags: KillFlags): Promise<void> {
+  const interval = parseInterval(flags.interval);
+  const olderThanMs = flags.olderThan !== undefined ? periodMs(flags.olderThan) : 0;
+  const monitor = new OutageMonitor(systemClock);
+  const client = await connectWatched(flags, monitor);
+  let store: Store | undefined;
+  try {
+    const facts = await inspectKill(
+      client,
+      {
+        datasource,
+        interval,
+        olderThanMs,
+        ...(flags.version.length > 0 ? { versions: flags.version } : {}),
+        batchSize: flags.batchSize,
+        cluster: clusterOf(client),
+      },
+      systemClock.now(),
+    );
+    const plan = planKill(facts);
+    const segments = plan.batches.reduce((n, b) => n + b.segmentIds.length, 0);
+    const bytes = plan.batches.reduce((n, b) => n + b.bytes, 0);
+    const planned = new Set(plan.batches.flatMap((b) => b.segmentIds));
+    const versions = [
+      ...new Set(facts.unused.filter((u) => planned.has(segmentId(u.segment))).map((u) => u.segment.version)),
+    ];
+    const summary = {
+      job: plan.job.id,
+      dryRun: !flags.yes,
+      segments,
+      bytes,
+      batches: plan.batches.map((b) => ({
+        interval: b.interval,
+        segments: b.segmentIds.length,
+        bytes: b.bytes,
+        taskId: b.taskId,
+      })),
+      keptUsed: facts.used.length,
+    };
+    if (!flags.yes) {
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ ...summary, segmentIds: plan.batches.flatMap((b) => b.segmentIds) }, null, 2)}\n`
+          : `kill in ${datasource} ${formatInterval(interval)} (dry run, nothing deleted; --yes to delete):\n  ${segments} unused segment(s), ${bytes} bytes, versions ${versions.sort().join(", ") || "-"}, in ${plan.batches.length} kill task(s)\n  ${facts.used.length} used segment(s) stay\n${plan.batches
+              .flatMap((b) => b.segmentIds)
+              .map((id) => `  - ${id}`)
+              .join("\n")}\n`,
+      );
+      return;
+    }
+    if (plan.tasks.length === 0) {
+      process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : "nothing to kill\n");
+      return;
+    }
+    store = await openLedger(flags.ledger);
+    const { created } = await store.createJob(plan.job, plan.tasks, "cli");
+    if (!flags.json)
+      process.stderr.write(
+        `${created ? "job" : "resuming job"} ${plan.job.id}: ${segments} unused segment(s) of ${datasource} in ${plan.tasks.length} kill task(s)\n`,
+      );
+    process.exitCode = await driveJob({
+      store,
+      client,
+      monitor,
+      jobId: plan.job.id,
+      total: plan.tasks.length,
+      flags,
+    });
+  } finally {
+    await store?.close();
+    await client.close();
+  }
+}

@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { DEFAULTS } from "../../core/defaults.js";
+import { type KindEncoding, payloadOf, progressOf } from "../../driver/kind.js";
+import type { Runner, TaskContext } from "../../driver/runner.js";
+import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../driver/signals.js";
+import { isDruidError } from "../../druid/errors.js";
+import type { DruidServices } from "../../ingest/kind.js";
+import { segmentId } from "../../ingest/segments.js";
+import type { JsonObject, TaskRow } from "../../ledger/types.js";
+import { KILL_KIND, type KillPayload } from "./plan.js";
+
+/**
+ * One kill batch as steps: `submit` the kill task under its pinned id (a duplicate is the same task:
+ * reattach), follow it while `running` (bulk status, one slot admitted like any task), then `verify` that
+ * every planned segment is gone and nothing used was touched.
+ */
+
+export const killPayloadSchema = z.object({
+  datasource: z.string().min(1),
+  interval: z.string().min(1),
+  versions: z.array(z.string()).nullable(),
+  maxUsedStatusLastUpdatedTime: z.number(),
+  segmentIds: z.array(z.string()).min(1),
+  bytes: z.number(),
+  taskId: z.string().min(1),
+});
+
+export const killProgressSchema = z.looseObject({
+  step: z.enum(["submit", "running", "verify", "done"]).optional(),
+  druidState: z.string().nullable().optional(),
+  errorMsg: z.string().nullable().optional(),
+  left: z.array(z.string()).optional(),
+});
+export type KillProgress = z.infer<typeof killProgressSchema>;
+
+export const KILL_ENCODING: KindEncoding = {
+  name: KILL_KIND,
+  payload: killPayloadSchema,
+  progress: killProgressSchema,
+};
+
+function decoded<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw new TaskAbort(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function killRunner(services: DruidServices): Runner {
+  const { client, batcher, admission } = services;
+  const tickMs = services.tickMs ?? DEFAULTS.tickMs;
+
+  async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
+    const payload = decoded(() => payloadOf<KillPayload>(KILL_ENCODING, task));
+    let p = decoded(() => progressOf<KillProgress>(KILL_ENCODING, task));
+    const save = async (patch: KillProgress) => {
+      if (!(await ctx.checkpoint(patch as JsonObject))) throw new TaskAbort("canceled or taken over");
+      p = { ...p, ...patch };
+    };
+    if ((p.step ?? "submit") === "submit") {
+      // A kill task takes a worker slot: it waits for one like an ingestion (never all slots at once).
+      if (admission && !admission.admit(task.id, 1))
+        throw new TaskDefer("waiting for a free worker slot", tickMs);
+      await client.submitTask(
+        {
+          type: "kill",
+          id: payload.taskId,
+          dataSource: payload.datasource,
+          interval: payload.interval,
+          ...(payload.versions ? { versions: payload.versions } : {}),
+          maxUsedStatusLastUpdatedTime: new Date(payload.maxUsedStatusLastUpdatedTime).toISOString(),
+        } as never,
+        { signal: ctx.signal },
+      );
+      admission?.track(task.id, 1, payload.taskId);
+      await save({ step: "running" });
+    }
+    if (p.step === "running") {
+      const status = await batcher.get(payload.taskId, ctx.signal);
+      if (status.state === "RUNNING" || status.state === "UNKNOWN") {
+        throw new TaskProgress(`kill task ${payload.taskId} ${status.state}`, tickMs);
+      }
+      admission?.untrack(task.id);
+      if (status.state === "FAILED") {
+        const errorMsg = "errorMsg" in status ? status.errorMsg : null;
+        await save({ druidState: status.state, errorMsg });
+        throw new TaskAbort(`kill task ${payload.taskId} FAILED: ${errorMsg ?? "no errorMsg"}`);
+      }
+      await save({ step: "verify", druidState: status.state });
+    }
+    if (p.step === "verify") {
+      const [unused, used] = await Promise.all([
+        client.unusedSegments(payload.datasource, payload.interval, { signal: ctx.signal }),
+        client.metadataSegments(payload.datasource, [payload.interval], { signal: ctx.signal }),
+      ]);
+      const remaining = new Set(unused.map((u) => segmentId(u.segment)));
+      const usedIds = new Set(used.map(segmentId));
+      const left = payload.segmentIds.filter((id) => remaining.has(id));
+      const revived = payload.segmentIds.filter((id) => usedIds.has(id));
+      if (revived.length > 0) {
+        // Marked used again since planning: Druid's kill skipped it, as it must; nothing to do for it.
+        await save({ left: [] });
+      }
+      if (left.length > 0) {
+        await save({ left });
+        throw new TaskRetry(
+          `${left.length} planned segment(s) still unused after the kill task: ${left.slice(0, 3).join(", ")}`,
+        );
+      }
+      await save({ step: "done", left: [] });
+    }
+  }
+
+  return {
+    kind: KILL_KIND,
+    concurrency: services.concurrency ?? DEFAULTS.maxConcurrency,
+    maxRetry: services.maxRetry ?? DEFAULTS.maxRetry,
+    release: (taskId) => admission?.release(taskId),
+    onFinish: (task) => admission?.untrack(task.id),
+    handler: async (task, ctx) => {
+      try {
+        // A crash after the submit resubmits the pinned id: Druid's duplicate answer is a reattach.
+        await step(task, ctx);
+      } catch (error) {
+        if (isDruidError(error) && !error.retryable) throw new TaskAbort(`Druid refused: ${error.message}`);
+        throw error;
+      }
+    },
+  };
+}

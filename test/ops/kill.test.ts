@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+// The kill's retention is measured on the cluster's clock: the emulator's runs ahead (time scale).
+import { parseInterval } from "../../src/core/interval.js";
+import { DruidClient } from "../../src/druid/client.js";
+import { clusterOf } from "../../src/druid/cluster.js";
+import { planIngestJob } from "../../src/ingest/plan.js";
+import { segmentId } from "../../src/ingest/segments.js";
+import { runJob } from "../../src/jobs/engine.js";
+import { openStore } from "../../src/ledger/open.js";
+import type { Store } from "../../src/ledger/store.js";
+import { inspectKill, planKill } from "../../src/ops/index.js";
+import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { until } from "../helpers/cli-process.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+
+/**
+ * `segops kill`: after a replace, the overshadowed (now unused) segments are deleted for good and nothing
+ * used or served is touched; the plan (a dry run) changes nothing; a chunk whose live version is not served
+ * yet is refused; versions and retention narrow what goes; a rerun submits no second kill task.
+ */
+
+let sim: SimHandle | undefined;
+let client: DruidClient | undefined;
+let store: Store | undefined;
+afterEach(async () => {
+  await client?.close();
+  await store?.close();
+  await sim?.close();
+  sim = client = store = undefined;
+});
+
+const DS = "killme";
+const RANGE = "2026-06-01/2026-06-04";
+
+async function backfill(dataDir: string, specVersion: string) {
+  const plan = planIngestJob({
+    kind: "backfill",
+    template: { kind: "task", value: dailyTemplate({ datasource: DS }) },
+    templateName: "daily.json",
+    range: parseInterval(RANGE),
+    vars: { dataDir },
+    specVersion,
+    cluster: clusterOf(client as DruidClient),
+  });
+  await (store as Store).createJob(plan.job, plan.tasks);
+  const r = await runJob({
+    store: store as Store,
+    client: client as DruidClient,
+    clock: systemClock,
+    jobId: plan.job.id,
+    tickMs: 20,
+  });
+  expect(r.job.state).toBe("done");
+}
+
+/** Three days written twice: the first version's segments end up unused (overshadowed). */
+async function replacedTwice() {
+  sim = await startSim({ timeScale: 100, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
+  client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+  store = await openStore("sqlite::memory:");
+  await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 4 }), "1");
+  await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 6 }), "2");
+  const c = client;
+  await until("the first version is unused", async () => (await c.unusedSegments(DS, RANGE)).length === 3, {
+    timeoutMs: 30_000,
+  });
+}
+
+const request = (extra: Partial<Parameters<typeof planKill>[0]["request"]> = {}) => ({
+  datasource: DS,
+  interval: parseInterval(RANGE),
+  cluster: clusterOf(client as DruidClient),
+  ...extra,
+});
+
+describe("segops kill on the emulator", () => {
+  it("deletes exactly the unused segments; used and served ones stay; a rerun submits nothing new", async () => {
+    await replacedTwice();
+    const c = client as DruidClient;
+    const usedBefore = (await c.metadataSegments(DS, [RANGE])).map(segmentId).sort();
+    const servedBefore = (await c.servedSegments(DS)).sort();
+    const unusedBefore = (await c.unusedSegments(DS, RANGE)).map((u) => segmentId(u.segment)).sort();
+    const plan = planKill(await inspectKill(c, request({ batchSize: 2 }), (sim as SimHandle).engine.now));
+    // The plan alone (what a dry run shows) names every segment and changes nothing.
+    expect(plan.batches.flatMap((b) => b.segmentIds).sort()).toEqual(unusedBefore);
+    expect(plan.batches.map((b) => b.segmentIds.length)).toEqual([2, 1]);
+    expect((await c.unusedSegments(DS, RANGE)).length).toBe(3);
+    await (store as Store).createJob(plan.job, plan.tasks);
+    const r = await runJob({
+      store: store as Store,
+      client: c,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+    });
+    expect(r.job.state).toBe("done");
+    expect(await c.unusedSegments(DS, RANGE)).toEqual([]);
+    expect((await c.metadataSegments(DS, [RANGE])).map(segmentId).sort()).toEqual(usedBefore);
+    expect((await c.servedSegments(DS)).sort()).toEqual(servedBefore);
+    const kills = (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_"));
+    expect(kills.filter((s) => s.accepted)).toHaveLength(2);
+    // The same job again: every partition is done, nothing is submitted.
+    const again = await runJob({
+      store: store as Store,
+      client: c,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+    });
+    expect(again.job.state).toBe("done");
+    expect(
+      (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_")),
+    ).toHaveLength(2);
+  });
+
+  it("narrows by version and retention, and refuses chunks whose live version is not served", async () => {
+    await replacedTwice();
+    const c = client as DruidClient;
+    const none = planKill(
+      await inspectKill(
+        c,
+        request({ versions: ["1999-01-01T00:00:00.000Z"] }),
+        (sim as SimHandle).engine.now,
+      ),
+    );
+    expect(none.tasks).toEqual([]);
+    // Marked unused a moment ago: a 30-day retention keeps them all.
+    const young = planKill(
+      await inspectKill(c, request({ olderThanMs: 30 * 86_400_000 }), (sim as SimHandle).engine.now),
+    );
+    expect(young.tasks).toEqual([]);
+    // A new version that never loads: its chunks' predecessors are the way back; killing them is refused.
+    (sim as SimHandle).setNeverLoad(DS, true);
+    const spec = planIngestJob({
+      kind: "run",
+      template: { kind: "task", value: dailyTemplate({ datasource: DS }) },
+      templateName: "daily.json",
+      range: parseInterval("2026-06-01/2026-06-02"),
+      vars: { dataDir: writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 8 }) },
+      specVersion: "3",
+    }).tasks[0]?.payload?.spec as Record<string, unknown>;
+    const { taskId } = await c.submitTask({ ...spec, id: "segops_kill_test_unloaded" } as never);
+    await until(
+      "the new version is published",
+      async () => {
+        const st = (await c.taskStatus(taskId)).status;
+        if (st?.statusCode === "FAILED") throw new Error(String(st.errorMsg));
+        return st?.statusCode === "SUCCESS";
+      },
+      { timeoutMs: 30_000 },
+    );
+    const facts = await inspectKill(c, request(), (sim as SimHandle).engine.now);
+    expect(() => planKill(facts)).toThrow(/the live version of the chunks is not fully served yet/);
+  });
+});
