@@ -726,6 +726,33 @@ export function conformanceSuite(target: ConformanceTarget): void {
         const empty = await post(`${OV}/datasources/${ds}/markUnused`, { segmentIds: [] });
         expect(json(empty)).toEqual({ numChangedSegments: 0, segmentStateChanged: false });
       });
+
+      it("kills an unused segment with a kill task filtered by version and unused time; the used one stays", async () => {
+        const v1 = seen.v1 as DataSegment;
+        const v2 = seen.v2 as DataSegment;
+        // v1 is overshadowed; make it unused now rather than wait for the Coordinator's duty.
+        const down = await post(`${OV}/datasources/${ds}/markUnused`, {
+          interval: day,
+          versions: [v1.version],
+        });
+        expect(down.status).toBe(200);
+        const id = freshId("segops_conf_kill");
+        const kill = await post(`${OV}/task`, {
+          type: "kill",
+          id,
+          dataSource: ds,
+          interval: day,
+          versions: [v1.version],
+          maxUsedStatusLastUpdatedTime: new Date(Date.now() + 60_000).toISOString(),
+        });
+        expect(kill.status).toBe(200);
+        expect((await finished(id)).statusCode).toBe("SUCCESS");
+        const unused = await get(
+          `${CO}/metadata/datasources/${ds}/unusedSegments?interval=${day.replace("/", "_")}`,
+        );
+        expect(json(unused)).toEqual([]);
+        expect((await metadata()).map((s) => s.identifier)).toEqual([v2.identifier]);
+      });
     });
 
     // APPEND, REPLACE and tombstones on one datasource, step by step (docs/druid-api.md §4.1–§4.3). Steps run in
