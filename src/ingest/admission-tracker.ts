@@ -16,6 +16,7 @@ export class AdmissionTracker {
   #refreshedAt = Number.NEGATIVE_INFINITY;
   /** Someone is waiting for admission: only then is a fresh snapshot worth three Overlord requests. */
   #wanted = true;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
   /** Highest Σ slots of our in-flight tasks seen (for reports and tests). */
   peakSlots = 0;
   lastDecision = "";
@@ -65,9 +66,21 @@ export class AdmissionTracker {
     return { ours, used: this.#workers.used, capacity: this.#workers.capacity };
   }
 
+  /**
+   * Backpressure: Druid answered 429 (its task queue is full), so nothing new is admitted before `untilMs`.
+   * Partitions already in flight carry on; the waiting ones are deferred, not failed.
+   */
+  pause(untilMs: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, untilMs);
+  }
+
   /** Admission for a partition about to be submitted; reserves its slots when admitted. */
   admit(ledgerTaskId: string, slots: number): boolean {
     if (this.#inFlight.has(ledgerTaskId)) return true;
+    if (this.options.clock.now() < this.#pausedUntil) {
+      this.lastDecision = "Druid's task queue is full (429)";
+      return false;
+    }
     this.#wanted = true;
     if (!this.#workers) return false; // no capacity known yet: wait for the first refresh
     const decision = decideAdmission({

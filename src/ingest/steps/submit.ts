@@ -1,5 +1,6 @@
-import { TaskAbort } from "../../driver/signals.js";
+import { TaskAbort, TaskDefer } from "../../driver/signals.js";
 import type { TaskSpec } from "../../druid/client.js";
+import { isDruidError } from "../../druid/errors.js";
 import { type Attempt, describeError, isFatal, type Step, type StepIO } from "./attempt.js";
 
 /**
@@ -21,6 +22,15 @@ export const submitNative: Step = async (a: Attempt, io: StepIO): Promise<void> 
     });
   } catch (error) {
     if (isFatal(error)) throw new TaskAbort(`Druid rejected ${a.taskId}: ${describeError(error)}`);
+    if (isDruidError(error) && error.code === "Capacity") {
+      // 429 "task queue full" is backpressure, not a failure: admission pauses, this partition waits its
+      // turn again (no retry used), and the ones behind it are not submitted into a full queue.
+      const delay = error.retryAfterMs ?? io.settings.tickMs * 5;
+      io.admission?.untrack(a.task.id);
+      io.admission?.pause(io.clock.now() + delay);
+      a.note("backpressure", `Druid's task queue is full (429); waiting ${Math.round(delay)} ms`);
+      throw new TaskDefer(`Druid's task queue is full (429): submission deferred`, delay);
+    }
     throw error;
   }
 };
