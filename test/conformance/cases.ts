@@ -720,8 +720,16 @@ export function conformanceSuite(target: ConformanceTarget): void {
           versions: [v2.version],
         });
         expect(json(again)).toEqual({ numChangedSegments: 0, segmentStateChanged: false });
-        const up = await post(`${OV}/datasources/${ds}/markUsed`, { interval: day, versions: [v2.version] });
-        expect(json(up)).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
+        // markUsed declares no response type (no @Produces, unlike markUnused): the client asks for JSON.
+        const res = await request(`${target.url()}${OV}/datasources/${ds}/markUsed`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({ interval: day, versions: [v2.version] }),
+        });
+        const text = await res.body.text();
+        console.log(`conformance: markUsed with Accept JSON answered ${res.statusCode} ${text}`);
+        expect(res.statusCode).toBe(200);
+        expect(JSON.parse(text)).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
         expect((await metadata()).map((s) => s.identifier)).toContain(v2.identifier);
         const empty = await post(`${OV}/datasources/${ds}/markUnused`, { segmentIds: [] });
         expect(json(empty)).toEqual({ numChangedSegments: 0, segmentStateChanged: false });
