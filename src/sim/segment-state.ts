@@ -27,7 +27,8 @@ export const INVALID_FILTER_MESSAGE =
 
 export function isValidFilter(f: SegmentFilter): boolean {
   const byInterval = f.interval !== undefined;
-  const byIds = f.segmentIds !== undefined;
+  // An empty id list counts as none (observed on Druid 33.0.0: `{"segmentIds": []}` is the 400).
+  const byIds = f.segmentIds !== undefined && f.segmentIds.length > 0;
   if (byInterval === byIds) return false;
   return f.versions === undefined || byInterval;
 }

@@ -37,6 +37,17 @@ async function replaced(): Promise<TestSim> {
   return s;
 }
 
+/** POST asking for JSON, as segops' client does (Druid's markUsed methods declare no response type). */
+async function jsonPost(s: TestSim, path: string, body: unknown) {
+  const res = await fetch(`${s.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
+}
+
 const usedIds = async (s: TestSim) =>
   (
     (await s.post(`${C}/metadata/datasources/wiki/segments`, ["2026-01-01/2026-01-03"])).json as string[]
@@ -60,11 +71,11 @@ describe("segment update APIs: markUsed / markUnused", () => {
       }),
     ]);
     // While the new version is used the old one stays overshadowed: markUsed leaves it unused.
-    const early = await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] });
+    const early = await jsonPost(s, `${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] });
     expect(early).toMatchObject({ status: 200, json: { numChangedSegments: 0, segmentStateChanged: false } });
     const down = await s.post(`${DS}/markUnused`, { interval: "2026-01-01/2026-01-02", versions: [NEW] });
     expect(down.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
-    const up = await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] });
+    const up = await jsonPost(s, `${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] });
     expect(up.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     expect(await usedIds(s)).toEqual([
       `wiki_${DAY1}_${OLD}`,
@@ -75,7 +86,7 @@ describe("segment update APIs: markUsed / markUnused", () => {
     expect(served).not.toContain(`wiki_${DAY1}_${NEW}`);
     // Marking again changes nothing.
     expect(
-      (await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] })).json,
+      (await jsonPost(s, `${DS}/markUsed`, { interval: "2026-01-01/2026-01-02", versions: [OLD] })).json,
     ).toEqual({
       numChangedSegments: 0,
       segmentStateChanged: false,
@@ -93,7 +104,10 @@ describe("segment update APIs: markUsed / markUnused", () => {
     expect(byId.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     expect(await usedIds(s)).toEqual([]);
     // Everything unused back: the non-overshadowed ones only (NEW over OLD on day 1, OLD on day 2).
-    expect((await s.post(`${DS}`, {})).json).toEqual({ numChangedSegments: 2, segmentStateChanged: true });
+    expect((await jsonPost(s, `${DS}`, {})).json).toEqual({
+      numChangedSegments: 2,
+      segmentStateChanged: true,
+    });
     expect(await usedIds(s)).toEqual([
       `wiki_${DAY1}_${NEW}`,
       `wiki_2026-01-02T00:00:00.000Z_2026-01-03T00:00:00.000Z_${OLD}`,
@@ -101,7 +115,7 @@ describe("segment update APIs: markUsed / markUnused", () => {
     const all = await fetch(`${s.url}${DS}`, { method: "DELETE" });
     expect(await all.json()).toEqual({ numChangedSegments: 2, segmentStateChanged: true });
     // One segment by id is a plain update: even an overshadowed one is marked used.
-    const one = await s.post(`${DS}/segments/wiki_${DAY1}_${OLD}`, {});
+    const one = await jsonPost(s, `${DS}/segments/wiki_${DAY1}_${OLD}`, {});
     expect(one.json).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
     const del = await fetch(`${s.url}${DS}/segments/wiki_${DAY1}_${OLD}`, { method: "DELETE" });
     expect(await del.json()).toEqual({ numChangedSegments: 1, segmentStateChanged: true });
@@ -110,13 +124,21 @@ describe("segment update APIs: markUsed / markUnused", () => {
     expect(await bad.text()).toBe("Could not parse Segment ID[nope] for DataSource[wiki]");
   });
 
+  it("answers markUsed with 500 and no body unless the request accepts JSON, as Druid 33 does", async () => {
+    const s = await replaced();
+    const bare = await s.post(`${DS}/markUsed`, { interval: "2026-01-01/2026-01-02" });
+    expect(bare.status).toBe(500);
+    expect(bare.text).toBe("");
+    expect((await jsonPost(s, `${DS}/markUsed`, { interval: "2026-01-01/2026-01-02" })).status).toBe(200);
+  });
+
   it("refuses a filter with both or neither of interval and segmentIds, or versions with ids (400, text)", async () => {
     const s = await replaced();
     const message =
       "Invalid request payload. Specify either 'interval' or 'segmentIds', but not both. Optionally, include 'versions' only when 'interval' is provided.";
     for (const body of [
       {},
-      { interval: "2026-01-01/2026-01-02", segmentIds: [] },
+      { interval: "2026-01-01/2026-01-02", segmentIds: ["x"] },
       { segmentIds: ["x"], versions: [OLD] },
     ]) {
       for (const op of ["markUsed", "markUnused"]) {
@@ -126,10 +148,10 @@ describe("segment update APIs: markUsed / markUnused", () => {
       }
     }
     expect((await s.post(`${DS}/markUnused`, { interval: "yesterday" })).status).toBe(400);
-    expect((await s.post(`${DS}/markUnused`, { segmentIds: [] })).json).toEqual({
-      numChangedSegments: 0,
-      segmentStateChanged: false,
-    });
+    const empty = await s.post(`${DS}/markUnused`, { segmentIds: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.contentType).toMatch(/^application\/json/);
+    expect(empty.text).toMatch(/^Invalid request payload/);
     const limit = await s.get(`${C}/metadata/datasources/wiki/unusedSegments?limit=-1`);
     expect(limit.status).toBe(400);
     expect(limit.json.errorMessage).toMatch(/Invalid limit/);

@@ -14,6 +14,20 @@ const BASE = "/druid/indexer/v1/datasources";
 // `SegmentUpdateResponse`: observed on Druid 33.0.0 as {"numChangedSegments": 1, "segmentStateChanged": true}.
 const changed = (n: number): Reply => json(200, { numChangedSegments: n, segmentStateChanged: n > 0 });
 
+/**
+ * The resource methods that mark segments used (and the one-segment markUnused) declare no `@Produces`: Jersey
+ * finds no writer for the response unless the request accepts JSON, and answers 500 with an empty body
+ * (observed on Druid 33.0.0 without an Accept header; with `Accept: application/json` they answer 200).
+ */
+async function needsJsonAccept(ctx: RouteContext, reply: () => Reply | Promise<Reply>): Promise<Reply> {
+  const answer = await reply();
+  // A text answer (the invalid-filter 400) has a writer whatever the client accepts; the JSON one does not.
+  const accept = String(ctx.req.headers.accept ?? "");
+  return answer.contentType === "application/json" && !/application\/json/i.test(accept)
+    ? { status: 500 }
+    : answer;
+}
+
 /** The body as `SegmentsToUpdateFilter` (Jackson: unknown properties fail, a bad interval fails). */
 async function readFilter(ctx: RouteContext): Promise<SegmentFilter | Reply> {
   let body: unknown;
@@ -48,22 +62,29 @@ async function readFilter(ctx: RouteContext): Promise<SegmentFilter | Reply> {
 function mark(to: "used" | "unused") {
   return async (ctx: RouteContext): Promise<Reply> => {
     const filter = await readFilter(ctx);
-    if ("status" in filter) return filter;
+    // markUnused `@Produces` JSON, so even its text refusal is labelled application/json (observed on
+    // Druid 33.0.0); markUsed declares nothing and answers text/plain.
+    if ("status" in filter) return to === "unused" ? { ...filter, contentType: "application/json" } : filter;
     const ds = ctx.params.dataSource ?? "";
-    // An empty id list changes nothing (the resource returns 0 before asking the metadata store).
-    if (filter.segmentIds?.length === 0) return changed(0);
     return changed(ctx.engine.markSegments(ds, to, filter));
   };
 }
 
 export function dataSourceRoutes(): Route[] {
   return [
-    { method: "POST", path: `${BASE}/:dataSource/markUsed`, handler: mark("used") },
+    {
+      method: "POST",
+      path: `${BASE}/:dataSource/markUsed`,
+      handler: (ctx) => needsJsonAccept(ctx, () => mark("used")(ctx)),
+    },
     { method: "POST", path: `${BASE}/:dataSource/markUnused`, handler: mark("unused") },
     {
       method: "POST",
       path: `${BASE}/:dataSource`,
-      handler: ({ engine, params }) => changed(engine.markSegments(params.dataSource ?? "", "used", null)),
+      handler: (ctx) =>
+        needsJsonAccept(ctx, () =>
+          changed(ctx.engine.markSegments(ctx.params.dataSource ?? "", "used", null)),
+        ),
     },
     {
       method: "DELETE",
@@ -73,13 +94,15 @@ export function dataSourceRoutes(): Route[] {
     {
       method: "POST",
       path: `${BASE}/:dataSource/segments/:segmentId`,
-      handler: ({ engine, params }) =>
-        changed(
-          engine.markSegments(
-            params.dataSource ?? "",
-            "used",
-            { segmentIds: [params.segmentId ?? ""] },
-            { plain: true },
+      handler: (ctx) =>
+        needsJsonAccept(ctx, () =>
+          changed(
+            ctx.engine.markSegments(
+              ctx.params.dataSource ?? "",
+              "used",
+              { segmentIds: [ctx.params.segmentId ?? ""] },
+              { plain: true },
+            ),
           ),
         ),
     },
