@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { JsonObject, NewJob, NewTask, TaskRow } from "../ledger/types.js";
 import type { Runner } from "./runner.js";
+import { TaskAbort } from "./signals.js";
 
 /**
  * A kind of work (ingest now; compaction, kill, rollback, MSQ next) declared in one object: the ledger
@@ -81,6 +82,22 @@ export function progressOf<T extends object>(kind: KindEncoding, task: TaskRow):
 /** Decodes a task's payload with its kind's schema. */
 export function payloadOf<T extends object>(kind: KindEncoding, task: TaskRow): T {
   return decode<T>(kind, task, "payload");
+}
+
+/**
+ * For handlers: decodes a row and turns a malformed one into `TaskAbort` naming the field, so a bad row
+ * ends its partition with the reason instead of looping through retries.
+ */
+export function decodedForHandler<T extends object>(
+  kind: KindEncoding,
+  task: TaskRow,
+  column: "payload" | "progress",
+): T {
+  try {
+    return decode<T>(kind, task, column);
+  } catch (error) {
+    throw new TaskAbort(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Looks a task's kind up in a registry; null for a kind this process does not know. */

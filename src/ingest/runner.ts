@@ -3,13 +3,9 @@ import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { parseInterval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
-import {
-  payloadOf as decodePayload,
-  progressOf as decodeProgress,
-  type KindEncoding,
-} from "../driver/kind.js";
+import { decodedForHandler, type KindEncoding } from "../driver/kind.js";
 import type { Runner, TaskContext } from "../driver/runner.js";
-import { TaskAbort, TaskRetry } from "../driver/signals.js";
+import { TaskRetry } from "../driver/signals.js";
 import type { DruidClient } from "../druid/client.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
 import type { AdmissionTracker } from "./admission-tracker.js";
@@ -166,17 +162,8 @@ const ENCODING: KindEncoding = {
   progress: ingestProgressSchema,
 };
 
-/** Decodes a row for the handler; a malformed one ends the partition with the field, never a retry loop. */
-function checked<T>(decode: () => T): T {
-  try {
-    return decode();
-  } catch (error) {
-    throw new TaskAbort(error instanceof Error ? error.message : String(error));
-  }
-}
-
-const progressOf = (task: TaskRow) => checked(() => decodeProgress<IngestProgress>(ENCODING, task));
-const payloadOf = (task: TaskRow) => checked(() => decodePayload<IngestPayload>(ENCODING, task));
+const progressOf = (task: TaskRow) => decodedForHandler<IngestProgress>(ENCODING, task, "progress");
+const payloadOf = (task: TaskRow) => decodedForHandler<IngestPayload>(ENCODING, task, "payload");
 
 /**
  * An attempt that is over: FAILED in Druid, or failed at a data gate after SUCCESS. Its Druid task runs no

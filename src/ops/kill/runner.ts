@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULTS } from "../../core/defaults.js";
-import { type KindEncoding, payloadOf, progressOf } from "../../driver/kind.js";
+import { decodedForHandler, type KindEncoding } from "../../driver/kind.js";
 import type { Runner, TaskContext } from "../../driver/runner.js";
 import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
@@ -39,21 +39,13 @@ export const KILL_ENCODING: KindEncoding = {
   progress: killProgressSchema,
 };
 
-function decoded<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw new TaskAbort(error instanceof Error ? error.message : String(error));
-  }
-}
-
 export function killRunner(services: DruidServices): Runner {
   const { client, batcher, admission } = services;
   const tickMs = services.tickMs ?? DEFAULTS.tickMs;
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
-    const payload = decoded(() => payloadOf<KillPayload>(KILL_ENCODING, task));
-    let p = decoded(() => progressOf<KillProgress>(KILL_ENCODING, task));
+    const payload = decodedForHandler<KillPayload>(KILL_ENCODING, task, "payload");
+    let p = decodedForHandler<KillProgress>(KILL_ENCODING, task, "progress");
     const save = async (patch: KillProgress) => {
       if (!(await ctx.checkpoint(patch as JsonObject))) throw new TaskAbort("canceled or taken over");
       p = { ...p, ...patch };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULTS } from "../../core/defaults.js";
 import { parseInterval } from "../../core/interval.js";
-import { type KindEncoding, payloadOf, progressOf } from "../../driver/kind.js";
+import { decodedForHandler, type KindEncoding } from "../../driver/kind.js";
 import type { Runner, TaskContext } from "../../driver/runner.js";
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
@@ -42,22 +42,14 @@ export const ROLLBACK_ENCODING: KindEncoding = {
   progress: rollbackProgressSchema,
 };
 
-function decoded<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw new TaskAbort(error instanceof Error ? error.message : String(error));
-  }
-}
-
 export function rollbackRunner(services: DruidServices): Runner {
   const { client, clock } = services;
   const tickMs = services.tickMs ?? DEFAULTS.tickMs;
   const handoffTimeoutMs = services.handoffTimeoutMs ?? DEFAULTS.handoffTimeoutMs;
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
-    const payload = decoded(() => payloadOf<RollbackPayload>(ROLLBACK_ENCODING, task));
-    let p = decoded(() => progressOf<RollbackProgress>(ROLLBACK_ENCODING, task));
+    const payload = decodedForHandler<RollbackPayload>(ROLLBACK_ENCODING, task, "payload");
+    let p = decodedForHandler<RollbackProgress>(ROLLBACK_ENCODING, task, "progress");
     const ds = payload.datasource;
     const save = async (patch: RollbackProgress) => {
       const row = await ctx.checkpoint(patch as JsonObject);
