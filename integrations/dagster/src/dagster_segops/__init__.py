@@ -1,0 +1,33 @@
+"""dagster-segops: Dagster partitioned assets ingested into Apache Druid by segops.
+
+Materialising a partition key runs one segops run over its time window (a single-run backfill of many
+keys: one segops backfill), idempotent on retry, with Druid's task ids, version and row counters as
+materialisation metadata and blocking asset checks from segops' gates.
+"""
+
+from .asset import (
+    CHECK_HANDOFF,
+    CHECK_LIVE_VERSION,
+    CHECK_ROW_QUALITY,
+    SegopsAssetConfig,
+    segops_partitioned_asset,
+)
+from .client import JobView, SegopsApiError, SegopsClient
+from .granularity import GranularityMismatch, granularity_for_windows
+from .resource import SegopsResource
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CHECK_HANDOFF",
+    "CHECK_LIVE_VERSION",
+    "CHECK_ROW_QUALITY",
+    "GranularityMismatch",
+    "JobView",
+    "SegopsApiError",
+    "SegopsAssetConfig",
+    "SegopsClient",
+    "SegopsResource",
+    "granularity_for_windows",
+    "segops_partitioned_asset",
+]

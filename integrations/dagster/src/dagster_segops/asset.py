@@ -1,0 +1,619 @@
+"""A factory for partitioned Dagster assets materialised by segops.
+
+Materialising a partition key runs one segops run over the key's time window; a run over a range of keys
+(Dagster's single-run backfill policy) is one segops backfill, one segops partition per key. segops names
+the job after its inputs, so a retry, a re-execution or a re-materialisation of the same key reattaches to
+the same job and Druid is not asked to ingest twice. The asset's blocking checks restate segops' gates
+per partition key: handoff (done: SUCCESS and served), one live version per time chunk (the audit, read
+when the check runs) and the row-quality gate (Druid's row counters against the configured limits).
+"""
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import quote
+
+from dagster import (
+    AssetCheckEvaluation,
+    AssetCheckKey,
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    BackfillPolicy,
+    Config,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    Output,
+    TimeWindowPartitionsDefinition,
+    asset,
+)
+from pydantic import Field
+
+from .client import JobView, SegopsApiError, SegopsClient
+from .granularity import GranularityMismatch, granularity_for_windows
+
+__all__ = [
+    "CHECK_HANDOFF",
+    "CHECK_LIVE_VERSION",
+    "CHECK_ROW_QUALITY",
+    "SegopsAssetConfig",
+    "segops_partitioned_asset",
+]
+
+#: Handoff: every partition of the window is done (Druid SUCCESS, the version served over its interval).
+CHECK_HANDOFF = "segops_handoff"
+#: The version audit: exactly one live version per time chunk of the window, the one segops published.
+CHECK_LIVE_VERSION = "segops_one_live_version"
+#: The row-quality gate: Druid's row counters within ``max_unparseable`` and ``min_rows``.
+CHECK_ROW_QUALITY = "segops_row_quality"
+
+Window = tuple[datetime, datetime]
+
+
+class SegopsAssetConfig(Config):
+    """Run configuration of a segops asset (all optional)."""
+
+    retry_failed: bool = Field(
+        default=False,
+        description=(
+            "When the job these inputs name has failed (e.g. the input was missing and is there now), send "
+            "its failed and dead-lettered partitions back to run instead of failing at once"
+        ),
+    )
+    new: bool = Field(
+        default=False,
+        description=(
+            "Ingest again under new Druid task ids although the same inputs were ingested before (segops' "
+            "`new`); a retry of the same Dagster run still reattaches (the run id is the Idempotency-Key)"
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Gates:
+    max_unparseable: int | str | None
+    min_rows: int | None
+
+    def verdict(self, stats: Mapping[str, Any] | None) -> str | None:
+        """segops' data-gate verdict on a partition's row counters (``gates.ts``), None when it passes."""
+        if not stats:
+            return "no row counters (the partition never finished a Druid task)"
+        processed = int(stats.get("processed", 0))
+        with_error = int(stats.get("processedWithError", 0))
+        unparseable = int(stats.get("unparseable", 0))
+        thrown = int(stats.get("thrownAway", 0))
+        read = processed + with_error + unparseable + thrown
+        ingested = processed + with_error
+        errors = unparseable + with_error
+        if ingested == 0 and unparseable > 0:
+            return f"the input produced {read} row(s) but none was ingested"
+        limit = self.max_unparseable if self.max_unparseable is not None else 0
+        if isinstance(limit, str) and limit.endswith("%"):
+            over = read > 0 and errors * 100 / read > float(limit[:-1])
+        else:
+            over = errors > int(limit)
+        if over:
+            return f"{errors} row(s) with parse errors exceed max_unparseable {limit}"
+        if self.min_rows and ingested < self.min_rows:
+            return f"{ingested} row(s) ingested, fewer than min_rows {self.min_rows}"
+        return None
+
+
+def segops_partitioned_asset(
+    *,
+    name: str,
+    template: Mapping[str, Any] | str,
+    partitions_def: TimeWindowPartitionsDefinition,
+    vars: Mapping[str, str] | None = None,
+    spec_version: str | None = None,
+    prefix: str | None = None,
+    max_unparseable: int | str | None = None,
+    min_rows: int | None = None,
+    poison_after: int | None = None,
+    max_concurrency: int | None = None,
+    template_name: str | None = None,
+    backfill_policy: BackfillPolicy | None = None,
+    backfill_granularity: str | None = None,
+    wait_timeout_s: float | None = 6 * 3600.0,
+    poll_s: float = 60.0,
+    resource_key: str = "segops",
+    key_prefix: str | Sequence[str] | None = None,
+    description: str | None = None,
+    **asset_kwargs: Any,
+) -> AssetsDefinition:
+    """A partitioned asset whose partition keys are ingested into Druid by segops.
+
+    Args:
+        name: The asset's name (with ``key_prefix``, its key).
+        template: The segops template: an ``index_parallel`` spec with placeholders (``{{interval}}``,
+            ``{{start:yyyy-MM-dd}}``, ``{{var.NAME}}``), as a dict or JSON/YAML text. Its
+            ``segmentGranularity`` should bucket time as ``partitions_def`` does (segops refuses a window
+            that is not aligned to it).
+        partitions_def: Any time-window partitions (daily, hourly, weekly, monthly, a cron schedule), in
+            any time zone.
+        vars: Template variables (``{{var.NAME}}``).
+        spec_version: Bump to force new Druid task ids for an unchanged template.
+        prefix: Druid task id prefix (segops' default ``segops``).
+        max_unparseable: Rows with a parse error a partition may have: a count, or a percentage like
+            ``"0.5%"`` (segops' default 0).
+        min_rows: Fewest rows a partition must ingest (an empty day then fails).
+        poison_after: Dead-letter a partition after this many same-class failures (segops' default 3).
+        max_concurrency: Partitions of one backfill in flight at once.
+        template_name: Shown in segops' reports (default ``dagster:<asset key>``).
+        backfill_policy: Default ``BackfillPolicy.single_run()``: a backfill of many keys is one Dagster
+            run and one segops backfill. ``BackfillPolicy.multi_run(n)`` works too (runs of up to ``n``
+            keys, each one segops backfill).
+        backfill_granularity: The segops granularity for a run of several keys; default: derived from
+            the partition windows (and proven to reproduce them before anything is created).
+        wait_timeout_s: Longest wait for the job to end; then the step fails and a retry reattaches.
+            ``None``: no limit.
+        poll_s: Length of each long-poll of the service (at most 300).
+        resource_key: The :class:`~dagster_segops.SegopsResource`'s key.
+        **asset_kwargs: Passed to ``@asset`` (``group_name``, ``deps``, ``pool``, ``owners``, ``tags``,
+            ``retry_policy``, ...).
+    """
+    if not isinstance(partitions_def, TimeWindowPartitionsDefinition):
+        raise TypeError("segops_partitioned_asset needs time-window partitions (daily, hourly, a cron, ...)")
+    if isinstance(key_prefix, str):
+        key_prefix = [key_prefix]
+    asset_key = AssetKey([*(key_prefix or []), name])
+    gates = _Gates(max_unparseable=max_unparseable, min_rows=min_rows)
+    base_body: dict[str, Any] = {
+        "template": dict(template) if isinstance(template, Mapping) else template,
+        "templateName": template_name or f"dagster:{asset_key.to_user_string()}",
+    }
+    optional = {
+        "vars": dict(vars) if vars else None,
+        "specVersion": spec_version,
+        "prefix": prefix,
+        "maxUnparseable": max_unparseable,
+        "minRows": min_rows,
+        "poisonAfter": poison_after,
+        "maxConcurrency": max_concurrency,
+    }
+    base_body.update({k: v for k, v in optional.items() if v is not None})
+    check_specs = [
+        AssetCheckSpec(
+            check_name,
+            asset=asset_key,
+            blocking=True,
+            description=text,
+            partitions_def=partitions_def,
+        )
+        for check_name, text in (
+            (CHECK_HANDOFF, "segops handed the partition off: Druid SUCCESS and the version served"),
+            (
+                CHECK_LIVE_VERSION,
+                "The version audit: one live version per time chunk, the one segops published",
+            ),
+            (CHECK_ROW_QUALITY, "Druid's row counters within max_unparseable and min_rows"),
+        )
+    ]
+    kinds = set(asset_kwargs.pop("kinds", None) or {"druid"})
+
+    def _segops_asset(context: AssetExecutionContext, config: SegopsAssetConfig) -> Iterator[Any]:
+        client: SegopsClient = getattr(context.resources, resource_key).get_client()
+        keys = list(context.partition_keys)
+        windows = [_window(partitions_def, k) for k in keys]
+        job = _start(context, client, base_body, keys, windows, partitions_def, backfill_granularity, config)
+        by_key = _partitions_by_key(client, job, keys, windows)
+        job = _await(context, client, job, config, wait_timeout_s, poll_s)
+        by_key = {k: _find(job, p["task"]) for k, p in by_key.items()}
+        verdicts = _verdicts(client, job, keys, windows, by_key, gates)
+        metadata = {k: _partition_metadata(client, job, by_key[k]) for k in keys}
+
+        if job.state != "done":
+            yield from _check_events(context, asset_key, keys, verdicts, single=len(keys) == 1)
+            raise Failure(
+                description=_failure_text(job, keys, by_key),
+                metadata={
+                    "segops_job_id": job.id,
+                    "segops_job_state": job.state,
+                    "failed_partitions": [k for k in keys if by_key[k].get("state") != "done"],
+                },
+                # The same inputs name the same ended job: a retry would fail the same way. Fix the input
+                # and materialise again with `retry_failed: true`, or `segops retry JOB`.
+                allow_retries=False,
+            )
+
+        if len(keys) == 1:
+            yield MaterializeResult(
+                metadata=metadata[keys[0]],
+                check_results=[_check_result(asset_key, name, verdicts[name][keys[0]]) for name in verdicts],
+            )
+            return
+        for k in keys:
+            context.add_asset_metadata(metadata[k], partition_key=k)
+        yield MaterializeResult(metadata=_job_metadata(client, job))
+        yield from _check_events(context, asset_key, keys, verdicts, single=False)
+
+    decorate = asset(
+        name=name,
+        key_prefix=list(key_prefix) if key_prefix else None,
+        partitions_def=partitions_def,
+        backfill_policy=backfill_policy if backfill_policy is not None else BackfillPolicy.single_run(),
+        check_specs=check_specs,
+        required_resource_keys={resource_key},
+        description=description or f"Ingested into Druid by segops ({base_body['templateName']})",
+        kinds=kinds,
+        **asset_kwargs,
+    )
+    assets_def: AssetsDefinition = decorate(_segops_asset)
+    return assets_def
+
+
+# -- steps -----------------------------------------------------------------------------------------------
+
+
+def _window(partitions_def: TimeWindowPartitionsDefinition, key: str) -> Window:
+    w = partitions_def.time_window_for_partition_key(key)
+    # In UTC: aware datetimes of one tzinfo compare and subtract as wall times in Python.
+    return (w.start.astimezone(timezone.utc), w.end.astimezone(timezone.utc))
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _interval(window: Window) -> str:
+    return f"{_iso(window[0])}/{_iso(window[1])}"
+
+
+def _parse_interval(text: str) -> Window:
+    start, end = text.split("/")
+    return (datetime.fromisoformat(start), datetime.fromisoformat(end))
+
+
+def _start(
+    context: AssetExecutionContext,
+    client: SegopsClient,
+    base_body: Mapping[str, Any],
+    keys: Sequence[str],
+    windows: Sequence[Window],
+    partitions_def: TimeWindowPartitionsDefinition,
+    backfill_granularity: str | None,
+    config: SegopsAssetConfig,
+) -> JobView:
+    body = dict(base_body)
+    key = None
+    if config.new:
+        body["new"] = True
+        seed = f"{context.run_id}\n{context.assets_def.key.to_user_string()}\n{keys[0]}...{keys[-1]}"
+        key = "dagster-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
+    try:
+        if len(keys) == 1:
+            body["interval"] = _interval(windows[0])
+            job = client.create_run(body, idempotency_key=key)
+        else:
+            try:
+                granularity = backfill_granularity or granularity_for_windows(
+                    windows, partitions_def.timezone
+                )
+            except GranularityMismatch as error:
+                raise Failure(description=str(error), allow_retries=False) from error
+            body.update({"from": _iso(windows[0][0]), "to": _iso(windows[-1][1]), "granularity": granularity})
+            job = client.create_backfill(body, idempotency_key=key)
+    except SegopsApiError as error:
+        # 4xx: the request itself is wrong (a template segops refuses, a misaligned window): no retry helps.
+        retryable = error.status is None or error.status >= 500
+        raise Failure(
+            description=str(error), metadata=_problem_metadata(error), allow_retries=retryable
+        ) from error
+    what = "run" if len(keys) == 1 else f"backfill of {len(keys)} partitions"
+    context.log.info(
+        f"segops {what} {job.id} ({'created' if job.created else 'found again: same inputs, same job'}; "
+        f"state {job.state})"
+    )
+    return job
+
+
+def _partitions_by_key(
+    client: SegopsClient, job: JobView, keys: Sequence[str], windows: Sequence[Window]
+) -> dict[str, dict[str, Any]]:
+    """Each key's segops partition, proven to cover exactly the key's window."""
+    by_window = {_parse_interval(str(p["interval"])): p for p in job.partitions}
+    out: dict[str, dict[str, Any]] = {}
+    for k, w in zip(keys, windows, strict=True):
+        p = by_window.get(w)
+        if p is None:
+            break
+        out[k] = p
+    if len(out) == len(keys) and len(job.partitions) == len(keys):
+        return out
+    got = ", ".join(str(p["interval"]) for p in job.partitions)
+    want = ", ".join(_interval(w) for w in windows)
+    if job.created:
+        client.cancel(job.id, shutdown=True, reason="dagster-segops: partitions do not match the asset's")
+    raise Failure(
+        description=(
+            f"segops job {job.id} has partitions {got}, but the asset's keys are windows {want}: the "
+            "granularity does not bucket time as the partitions definition does"
+            + (" (the job was canceled)" if job.created else "")
+        ),
+        allow_retries=False,
+    )
+
+
+def _await(
+    context: AssetExecutionContext,
+    client: SegopsClient,
+    job: JobView,
+    config: SegopsAssetConfig,
+    wait_timeout_s: float | None,
+    poll_s: float,
+) -> JobView:
+    def progress(summary: Mapping[str, Any]) -> None:
+        counts = {k: v for k, v in (summary.get("counts") or {}).items() if v}
+        context.log.info(f"segops job {job.id}: {summary.get('state')} {counts}")
+
+    try:
+        if job.ended and job.state in ("failed", "canceled") and config.retry_failed:
+            sent = client.retry(job.id).get("sent") or []
+            context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run")
+        ended, job_now = client.wait_until_ended(
+            job.id, timeout_s=wait_timeout_s, poll_s=poll_s, on_progress=progress
+        )
+    except SegopsApiError as error:
+        raise Failure(description=str(error), metadata=_problem_metadata(error)) from error
+    if not ended:
+        raise Failure(
+            description=(
+                f"segops job {job_now.id} has not ended after {wait_timeout_s:g} s ({job_now.counts}); it "
+                "goes on in segops, and a retry reattaches to it"
+            ),
+            metadata={"segops_job_id": job_now.id},
+            allow_retries=True,
+        )
+    return JobView(job_now.raw, created=job.created)
+
+
+def _find(job: JobView, task: str) -> dict[str, Any]:
+    for p in job.partitions:
+        if p["task"] == task:
+            return p
+    raise Failure(description=f"segops job {job.id} no longer lists its partition {task}")
+
+
+# -- checks ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    passed: bool
+    description: str
+    metadata: Mapping[str, Any]
+
+
+def _verdicts(
+    client: SegopsClient,
+    job: JobView,
+    keys: Sequence[str],
+    windows: Sequence[Window],
+    by_key: Mapping[str, Mapping[str, Any]],
+    gates: _Gates,
+) -> dict[str, dict[str, _Verdict]]:
+    handoff: dict[str, _Verdict] = {}
+    quality: dict[str, _Verdict] = {}
+    for k in keys:
+        p = by_key[k]
+        done = p.get("state") == "done"
+        handoff[k] = _Verdict(
+            done,
+            f"handed off: version {p.get('version')} served over {p.get('interval')}"
+            if done
+            else f"not handed off: the partition is {p.get('state')}: {p.get('error') or 'no error'}",
+            {
+                "state": str(p.get("state")),
+                "druid_task_id": str(p.get("druidTaskId")),
+                "druid_state": str(p.get("druidState")),
+            },
+        )
+        stats = p.get("rowStats")
+        verdict = gates.verdict(stats)
+        quality[k] = _Verdict(
+            verdict is None,
+            "row counters within the gates" if verdict is None else verdict,
+            {
+                **{f"rows_{name}": int(v) for name, v in (stats or {}).items()},
+                "max_unparseable": str(gates.max_unparseable if gates.max_unparseable is not None else 0),
+                "min_rows": int(gates.min_rows or 0),
+                **({"parse_errors": list(p.get("parseErrors") or [])[:5]} if p.get("parseErrors") else {}),
+            },
+        )
+    live = _live_version_verdicts(client, job, keys, windows, by_key)
+    return {CHECK_HANDOFF: handoff, CHECK_LIVE_VERSION: live, CHECK_ROW_QUALITY: quality}
+
+
+def _live_version_verdicts(
+    client: SegopsClient,
+    job: JobView,
+    keys: Sequence[str],
+    windows: Sequence[Window],
+    by_key: Mapping[str, Mapping[str, Any]],
+) -> dict[str, _Verdict]:
+    datasource = job.datasource
+    if datasource is None:
+        return {k: _Verdict(False, "the job names no datasource to audit", {}) for k in keys}
+    span = (windows[0][0], windows[-1][1])
+    try:
+        audit = client.audit(datasource, _interval(span))
+    except SegopsApiError as error:
+        return {k: _Verdict(False, f"the audit could not run: {error}", {}) for k in keys}
+    chunks = [
+        (_parse_interval(str(c["interval"])), [str(v) for v in c.get("liveVersions") or []])
+        for c in audit.get("chunks") or []
+    ]
+    violations = [v for v in audit.get("violations") or [] if isinstance(v, dict)]
+    out: dict[str, _Verdict] = {}
+    for k, (start, end) in zip(keys, windows, strict=True):
+        p = by_key[k]
+        mine = [(w, versions) for w, versions in chunks if w[0] < end and w[1] > start]
+        versions = sorted({v for _, versions in mine for v in versions})
+        bad = [v for v in violations if _violation_overlaps(v, start, end)]
+        metadata = {
+            "chunks": len(mine),
+            "live_versions": versions,
+            "expected_version": str(p.get("version")),
+            **({"violations": bad[:10]} if bad else {}),
+        }
+        if bad:
+            out[k] = _Verdict(False, f"audit violations: {_violations_text(bad)}", metadata)
+        elif any(len(vs) > 1 for _, vs in mine):
+            doubled = [f"{_interval(w)}: {', '.join(vs)}" for w, vs in mine if len(vs) > 1]
+            out[k] = _Verdict(False, f"more than one live version: {'; '.join(doubled)}", metadata)
+        elif p.get("state") != "done":
+            out[k] = _Verdict(False, f"nothing of this partition to audit: it is {p.get('state')}", metadata)
+        elif not mine or not versions:
+            empty = (p.get("rows") or 0) == 0
+            out[k] = _Verdict(
+                empty,
+                "no live segments (the partition ingested no rows)"
+                if empty
+                else f"no live version over {_interval((start, end))}",
+                metadata,
+            )
+        elif versions != [str(p.get("version"))]:
+            out[k] = _Verdict(
+                False, f"the live version is {', '.join(versions)}, not segops' {p.get('version')}", metadata
+            )
+        else:
+            out[k] = _Verdict(True, f"one live version per chunk: {versions[0]}", metadata)
+    return out
+
+
+def _violation_overlaps(violation: Mapping[str, Any], start: datetime, end: datetime) -> bool:
+    """Whether a violation is about this window (one naming no interval is about every window)."""
+    interval = violation.get("interval")
+    if not isinstance(interval, str) or "/" not in interval:
+        return True
+    w = _parse_interval(interval)
+    return w[0] < end and w[1] > start
+
+
+def _violations_text(violations: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for v in violations[:3]:
+        text = v.get("message") or v.get("kind") or json.dumps(v, sort_keys=True)[:200]
+        parts.append(str(text))
+    return "; ".join(parts)
+
+
+def _check_result(asset_key: AssetKey, name: str, verdict: _Verdict) -> AssetCheckResult:
+    return AssetCheckResult(
+        asset_key=asset_key,
+        check_name=name,
+        passed=verdict.passed,
+        severity=AssetCheckSeverity.ERROR,
+        description=verdict.description,
+        metadata=dict(verdict.metadata),
+    )
+
+
+def _check_events(
+    context: AssetExecutionContext,
+    asset_key: AssetKey,
+    keys: Sequence[str],
+    verdicts: Mapping[str, Mapping[str, _Verdict]],
+    *,
+    single: bool,
+) -> Iterator[Any]:
+    """The checks' results: one AssetCheckResult per check for one key (Dagster attaches it to the key);
+    for a range, one evaluation per check and key (Dagster would attach an AssetCheckResult to no key)
+    and the check's output once."""
+    for name, by_key in verdicts.items():
+        if single:
+            yield _check_result(asset_key, name, by_key[keys[0]])
+            continue
+        check_key = AssetCheckKey(asset_key, name)
+        yield Output(None, output_name=context.assets_def.get_output_name_for_asset_check_key(check_key))
+        for k in keys:
+            v = by_key[k]
+            yield AssetCheckEvaluation(
+                asset_key=asset_key,
+                check_name=name,
+                passed=v.passed,
+                severity=AssetCheckSeverity.ERROR,
+                description=v.description,
+                metadata=dict(v.metadata),
+                blocking=True,
+                partition=k,
+            )
+
+
+# -- metadata and errors ---------------------------------------------------------------------------------
+
+
+def _job_url(client: SegopsClient, job: JobView) -> str:
+    return f"{client.url}/api/v1/jobs/{quote(job.id, safe='')}"
+
+
+def _partition_metadata(client: SegopsClient, job: JobView, p: Mapping[str, Any]) -> dict[str, Any]:
+    stats = p.get("rowStats") or {}
+    out: dict[str, Any] = {
+        "segops_job_id": job.id,
+        "segops_job": MetadataValue.url(_job_url(client, job)),
+        "segops_partition": str(p["task"]),
+        "interval": str(p["interval"]),
+        "druid_task_ids": [str(p["druidTaskId"])] if p.get("druidTaskId") else [],
+        "druid_state": str(p.get("druidState")),
+        "version": str(p.get("version")),
+        "rows": int(p.get("rows") or 0),
+        "segments": int(p.get("segments") or 0),
+        "bytes": int(p.get("bytes") or 0),
+        "attempts": int(p.get("attempts") or 0),
+        "row_stats": MetadataValue.json(dict(stats)),
+    }
+    if job.datasource:
+        out["datasource"] = job.datasource
+    for name in ("processed", "processedWithError", "unparseable", "thrownAway"):
+        if name in stats:
+            out[f"rows_{name}"] = int(stats[name])
+    if p.get("parseErrors"):
+        out["parse_errors"] = list(p["parseErrors"])[:5]
+    return out
+
+
+def _job_metadata(client: SegopsClient, job: JobView) -> dict[str, Any]:
+    totals = job.raw.get("totals") or {}
+    return {
+        "segops_job_id": job.id,
+        "segops_job": MetadataValue.url(_job_url(client, job)),
+        "segops_partitions": len(job.partitions),
+        "druid_task_ids": [str(p["druidTaskId"]) for p in job.partitions if p.get("druidTaskId")],
+        "job_rows": int(totals.get("rows") or 0),
+        "job_segments": int(totals.get("segments") or 0),
+        "job_bytes": int(totals.get("bytes") or 0),
+        **({"datasource": job.datasource} if job.datasource else {}),
+    }
+
+
+def _failure_text(job: JobView, keys: Sequence[str], by_key: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = [f"segops job {job.id} ended {job.state}:"]
+    for k in keys:
+        p = by_key[k]
+        if p.get("state") == "done":
+            continue
+        line = f"- {k} ({p.get('interval')}): {p.get('state')}"
+        if p.get("druidTaskId"):
+            line += f", Druid task {p['druidTaskId']} {p.get('druidState') or ''}".rstrip()
+        line += f": {p.get('error') or 'no error recorded'}"
+        if p.get("parseErrors"):
+            line += f"; first parse errors: {' | '.join(str(e) for e in list(p['parseErrors'])[:3])}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _problem_metadata(error: SegopsApiError) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if error.status is not None:
+        out["http_status"] = error.status
+    if error.problem:
+        out["problem"] = MetadataValue.json(error.problem)
+    return out
