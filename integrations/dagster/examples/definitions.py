@@ -47,7 +47,12 @@ events = segops_partitioned_asset(
 )
 
 
-@dg.asset(partitions_def=daily, deps=[events], group_name="druid")
+@dg.asset(
+    partitions_def=daily,
+    deps=[events],
+    group_name="druid",
+    backfill_policy=dg.BackfillPolicy.single_run(),
+)
 def events_report() -> None:
     """Runs only when the day's blocking checks (handoff, one live version, row quality) passed."""
 
