@@ -1,0 +1,11 @@
+"""Apache Airflow provider for segops (Segment Ops for Apache Druid).
+
+Operators create segops runs and backfills through `segops serve` (same inputs → same job, so an Airflow
+retry reattaches instead of ingesting twice) and defer to a trigger that long-polls the service.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

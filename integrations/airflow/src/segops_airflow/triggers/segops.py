@@ -1,0 +1,96 @@
+"""The trigger a deferred segops task waits in: it long-polls `GET /api/v1/jobs/{id}/wait` in the
+triggerer's event loop, so no worker slot is held while Druid ingests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
+from segops_airflow.hooks.segops import MAX_POLL_TIMEOUT, SegopsApiError, SegopsAsyncHook, _Backoff
+
+
+class SegopsJobTrigger(BaseTrigger):
+    """Fires once the segops job ends (done, failed or canceled), or with `status: error` when the
+    service refuses the wait (e.g. 404: no such job, 401: bad token) or has not answered for
+    `outage_timeout` seconds in a row.
+
+    :param job_id: the segops job.
+    :param segops_conn_id: the `segops` connection.
+    :param poll_timeout: seconds one long-poll may wait (≤ 300); the service answers at once when the job ends.
+    :param outage_timeout: how long the service may be unreachable (restart, drain) before giving up.
+    :param cancel_on_kill: when a user marks the deferred task failed/success or clears it, cancel the job.
+    :param shutdown_on_kill: with `cancel_on_kill`, also shut the job's Druid tasks down.
+    """
+
+    def __init__(
+        self,
+        job_id: str,
+        segops_conn_id: str = SegopsAsyncHook.default_conn_name,
+        poll_timeout: float = 60.0,
+        outage_timeout: float = 600.0,
+        cancel_on_kill: bool = True,
+        shutdown_on_kill: bool = True,
+    ) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.job_id = job_id
+        self.segops_conn_id = segops_conn_id
+        self.poll_timeout = min(float(poll_timeout), MAX_POLL_TIMEOUT)
+        self.outage_timeout = float(outage_timeout)
+        self.cancel_on_kill = cancel_on_kill
+        self.shutdown_on_kill = shutdown_on_kill
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"{type(self).__module__}.{type(self).__qualname__}",
+            {
+                "job_id": self.job_id,
+                "segops_conn_id": self.segops_conn_id,
+                "poll_timeout": self.poll_timeout,
+                "outage_timeout": self.outage_timeout,
+                "cancel_on_kill": self.cancel_on_kill,
+                "shutdown_on_kill": self.shutdown_on_kill,
+            },
+        )
+
+    def _hook(self) -> SegopsAsyncHook:
+        return SegopsAsyncHook(segops_conn_id=self.segops_conn_id)
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        hook = self._hook()
+        backoff = _Backoff(self.outage_timeout)
+        last_counts: Any = None
+        while True:
+            try:
+                result = await hook.wait(self.job_id, self.poll_timeout)
+            except SegopsApiError as error:
+                if error.retryable:
+                    try:
+                        self.log.warning("segops did not answer (%s); asking again", error)
+                        await backoff.asleep(error)
+                        continue
+                    except SegopsApiError as gave_up:
+                        error = gave_up
+                yield TriggerEvent({"status": "error", "job_id": self.job_id, "message": str(error)})
+                return
+            backoff.reset()
+            job = result.get("job") or {}
+            counts = job.get("counts")
+            if counts != last_counts:
+                self.log.info("segops job %s: %s %s", self.job_id, job.get("state"), counts)
+                last_counts = counts
+            if result.get("ended"):
+                yield TriggerEvent(
+                    {"status": "ended", "job_id": self.job_id, "state": job.get("state"), "counts": counts}
+                )
+                return
+
+    async def on_kill(self) -> None:
+        """Airflow ≥ 3.3 calls this when a user kills the deferred task (mark failed/success, clear)."""
+        if not self.cancel_on_kill:
+            return
+        result = await self._hook().cancel(
+            self.job_id, shutdown=self.shutdown_on_kill, reason="the deferred Airflow task was killed"
+        )
+        self.log.info("canceled segops job %s: %s", self.job_id, result)

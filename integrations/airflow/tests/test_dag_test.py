@@ -1,0 +1,174 @@
+"""DAGs run with `dag.test()` (Airflow runs the trigger in-process): three logical dates, a rerun, a forced
+retry after the run was created, and a failing partition. Assertions use the emulator's submission log,
+the metadata DB, XCom and the OpenLineage file transport."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import DAGTEST_HOME, DATA_DIR, ROWS_PER_DAY, WORK, Segops, Sim, lineage_events, query
+
+UTC = dt.timezone.utc
+DB = DAGTEST_HOME / "airflow.db"
+
+
+@pytest.fixture(scope="module")
+def dags(migrated_db: Path) -> Any:
+    import segops_test_dags
+
+    return segops_test_dags
+
+
+def run(dag: Any, data_day: str) -> Any:
+    """One DAG run whose data interval is `data_day` (a manual run's interval is the day before it)."""
+    logical = dt.datetime.fromisoformat(data_day).replace(tzinfo=UTC) + dt.timedelta(days=1)
+    return dag.test(logical_date=logical)
+
+
+def xcom(dag_id: str, run_id: str, key: str, task_id: str = "ingest") -> Any:
+    rows = query(
+        DB,
+        "select value from xcom where dag_id = ? and run_id = ? and task_id = ? and key = ?",
+        dag_id,
+        run_id,
+        task_id,
+        key,
+    )
+    assert len(rows) == 1, (dag_id, run_id, key, rows)
+    return json.loads(rows[0][0])
+
+
+def states(dag_run: Any) -> dict[str, tuple[str, int]]:
+    return {ti.task_id: (str(ti.state), ti.try_number) for ti in dag_run.get_task_instances()}
+
+
+def test_three_logical_dates(dags: Any, sim: Sim, segops: Segops) -> None:
+    runs = {day: run(dags.daily, day) for day in ROWS_PER_DAY}
+    for day, dag_run in runs.items():
+        assert str(dag_run.state) == "success", day
+        assert states(dag_run) == {"ingest": ("success", 1), "confirm": ("success", 1)}
+
+    # One Druid submission per partition, each accepted once, and XCom names exactly those tasks.
+    submissions = sim.submissions("af_daily")
+    assert len(submissions) == 3
+    assert all(s["accepted"] for s in submissions)
+    by_day: dict[str, dict[str, Any]] = {}
+    for day, dag_run in runs.items():
+        task_ids = xcom("segops_daily", dag_run.run_id, "druid_task_ids")
+        summary = xcom("segops_daily", dag_run.run_id, "return_value")
+        assert len(task_ids) == 1
+        assert task_ids == summary["druid_task_ids"]
+        assert xcom("segops_daily", dag_run.run_id, "version") == summary["versions"][0]
+        assert summary["interval"].startswith(f"{day}T00:00:00.000Z/")
+        assert summary["totals"]["rows"] == ROWS_PER_DAY[day]
+        job = segops.job(xcom("segops_daily", dag_run.run_id, "job_id"))
+        assert job["state"] == "done"
+        assert job["partitions"][0]["druidTaskId"] == task_ids[0]
+        # The sensor waited on the same job and returned its summary.
+        assert xcom("segops_daily", dag_run.run_id, "return_value", task_id="confirm")["job_id"] == job["id"]
+        by_day[day] = summary
+    assert sorted(s["id"] for s in submissions) == sorted(s["druid_task_ids"][0] for s in by_day.values())
+
+    # An asset event per run for druid://<emulator>/af_daily, through the provider's alias.
+    uri = f"druid://{sim.host}/af_daily"
+    events = query(
+        DB,
+        "select e.extra, e.source_task_id from asset_event e join asset a on a.id = e.asset_id where a.uri = ?",
+        uri,
+    )
+    assert len(events) == 3
+    extras = sorted((json.loads(extra) for extra, _ in events), key=lambda e: e["interval"])
+    assert [e["interval"][:10] for e in extras] == list(ROWS_PER_DAY)
+    assert [e["rows"] for e in extras] == list(ROWS_PER_DAY.values())
+    assert {task for _, task in events} == {"ingest"}
+
+    # OpenLineage COMPLETE events: the day's file in, the datasource out with its interval and row count.
+    complete = [
+        e
+        for e in lineage_events(WORK / "lineage-dagtest.jsonl")
+        if e["eventType"] == "COMPLETE" and e["job"]["name"] == "segops_daily.ingest"
+    ]
+    assert len(complete) == 3
+    for event in sorted(
+        complete,
+        key=lambda e: e["outputs"][0]["outputFacets"]["subset"]["outputCondition"]["partitions"][0][
+            "dimensions"
+        ]["__time"],
+    ):
+        (out,) = event["outputs"]
+        interval = out["outputFacets"]["subset"]["outputCondition"]["partitions"][0]["dimensions"]["__time"]
+        day = interval[:10]
+        assert [(i["namespace"], i["name"]) for i in event["inputs"]] == [
+            ("file", f"{DATA_DIR}/events-{day}.json")
+        ]
+        assert (out["namespace"], out["name"]) == (f"druid://{sim.host}", "af_daily")
+        assert out["outputFacets"]["outputStatistics"]["rowCount"] == ROWS_PER_DAY[day]
+        assert out["facets"]["version"]["datasetVersion"] == by_day[day]["versions"][0]
+        facet = event["run"]["facets"]["segops"]
+        assert facet["jobId"] == by_day[day]["job_id"]
+        assert facet["partitions"][0]["druidTaskId"] == by_day[day]["druid_task_ids"][0]
+
+
+def test_a_rerun_reattaches_without_a_second_submission(
+    dags: Any, sim: Sim, capfd: pytest.CaptureFixture[str]
+) -> None:
+    before = sim.submissions("af_daily")
+    assert before, "runs after test_three_logical_dates"
+    dag_run = run(dags.daily, "2026-01-02")
+    assert str(dag_run.state) == "success"
+    assert sim.submissions("af_daily") == before
+    assert "already exists" in capfd.readouterr().out
+    summary = xcom("segops_daily", dag_run.run_id, "return_value")
+    assert summary["druid_task_ids"][0] in {s["id"] for s in before}
+
+
+def test_a_retry_after_the_run_was_created_reattaches(
+    dags: Any, sim: Sim, segops: Segops, capfd: pytest.CaptureFixture[str]
+) -> None:
+    dag_run = run(dags.retry, "2026-01-01")
+    out = capfd.readouterr().out
+    assert str(dag_run.state) == "success"
+    assert states(dag_run) == {"ingest": ("success", 2)}  # try 1 crashed, try 2 succeeded
+    assert "simulated crash after creating segops job" in out
+    assert "created=True" in out
+    assert "already exists" in out
+    assert "reattached" in out
+    submissions = sim.submissions("af_retry")
+    assert [s["accepted"] for s in submissions] == [True]  # one Druid task, across both tries
+    job = segops.job(xcom("segops_retry", dag_run.run_id, "job_id"))
+    assert job["state"] == "done"
+    assert job["partitions"][0]["druidTaskId"] == submissions[0]["id"]
+    assert job["partitions"][0]["attempts"] == 1
+
+
+def test_a_failing_partition_fails_the_task_with_druids_error(
+    dags: Any, sim: Sim, capfd: pytest.CaptureFixture[str]
+) -> None:
+    dag_run = run(dags.corrupt, "2026-01-04")
+    out = capfd.readouterr().out
+    assert str(dag_run.state) == "failed"
+    assert states(dag_run) == {"ingest": ("failed", 1)}
+    # segops' report in the task log: Druid's errorMsg, the row counters, the parse error.
+    assert "SegopsJobFailed" in out
+    assert "FAILED: Max parse exceptions[0] exceeded" in out
+    assert "rows: processed 1, with errors 0, unparseable 1, thrown away 0" in out
+    assert "Unable to parse row [this line is not json]" in out
+    task_ids = xcom("segops_corrupt", dag_run.run_id, "druid_task_ids")
+    attempts = sim.submissions("af_corrupt")
+    assert task_ids == [attempts[-1]["id"]]
+    assert len(attempts) == 3  # segops' own retries (poison after 3 identical failures), then dead-lettered
+
+    # Running it again sends the failed partition back to run (new attempts) instead of failing at once.
+    dag_run = run(dags.corrupt, "2026-01-04")
+    out = capfd.readouterr().out
+    assert str(dag_run.state) == "failed"
+    assert "sent 1 partition(s) back to run" in out
+    again = sim.submissions("af_corrupt")[len(attempts) :]
+    assert again  # a new attempt under a new Druid task id (segops never resubmits a failed id)
+    assert not {s["id"] for s in again} & {s["id"] for s in attempts}
+    assert "Max parse exceptions[0] exceeded" in out

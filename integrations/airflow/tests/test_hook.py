@@ -1,0 +1,165 @@
+"""The hooks and the trigger against the running service (the `segops_default` connection comes from
+AIRFLOW_CONN_SEGOPS_DEFAULT, set in conftest)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+from typing import Any
+
+import pytest
+from segops_test_support import daily_template
+
+from conftest import DATA_DIR, Segops, Sim
+from segops_airflow.hooks.segops import SegopsApiError, SegopsAsyncHook, SegopsHook
+from segops_airflow.operators.segops import SegopsIngestOperator
+from segops_airflow.triggers.segops import SegopsJobTrigger
+
+
+def run_body(datasource: str, day: str, *, slow_seconds: float | None = None, **extra: Any) -> dict[str, Any]:
+    start = dt.date.fromisoformat(day)
+    return {
+        "template": daily_template(datasource, slow_seconds=slow_seconds),
+        "interval": f"{start}T00:00:00+00:00/{start + dt.timedelta(days=1)}T00:00:00+00:00",
+        "vars": {"dataDir": str(DATA_DIR)},
+        **extra,
+    }
+
+
+def collect(trigger: SegopsJobTrigger) -> list[dict[str, Any]]:
+    async def go() -> list[dict[str, Any]]:
+        return [event.payload async for event in trigger.run()]
+
+    return asyncio.run(go())
+
+
+def test_the_same_inputs_name_the_same_job_and_one_druid_submission(sim: Sim) -> None:
+    hook = SegopsHook()
+    first, created = hook.create("run", run_body("hook_same", "2026-01-01"))
+    again, created_again = hook.create("run", run_body("hook_same", "2026-01-01"))
+    assert (created, created_again) == (True, False)
+    assert again["id"] == first["id"]
+    job = hook.wait_until_ended(first["id"], timeout=60)
+    assert job["state"] == "done"
+    assert job["partitions"][0]["rows"] == 24
+    submissions = sim.submissions("hook_same")
+    assert [s["accepted"] for s in submissions] == [True]
+    assert submissions[0]["id"] == job["partitions"][0]["druidTaskId"]
+
+
+def test_invalid_requests_are_problems_naming_the_field() -> None:
+    hook = SegopsHook()
+    body = run_body("hook_bad", "2026-01-01")
+    body["interval"] = "2026-01-02/2026-01-01"
+    with pytest.raises(SegopsApiError) as raised:
+        hook.create("run", body)
+    assert raised.value.status == 400
+    assert not raised.value.retryable
+    assert "interval" in str(raised.value)
+    assert raised.value.problem["errors"][0]["path"] == "interval"
+
+
+def test_a_wrong_token_is_refused_and_never_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(
+        "AIRFLOW_CONN_SEGOPS_WRONG",
+        SegopsHook()
+        .get_connection("segops_default")
+        .get_uri()
+        .replace(SegopsHook().settings.token or "", "nope-secret"),
+    )
+    hook = SegopsHook("segops_wrong")
+    assert hook.settings.token == "nope-secret"
+    with pytest.raises(SegopsApiError) as raised:
+        hook.get_job("anything")
+    assert raised.value.status == 401
+    assert "nope-secret" not in str(raised.value)
+    ok, message = hook.test_connection()
+    assert not ok
+    assert "401" in message
+    assert SegopsHook().test_connection()[0]
+
+
+def test_job_ids_are_path_segments() -> None:
+    with pytest.raises(SegopsApiError) as raised:
+        SegopsHook().get_job("run_x/20260101-20260102 no such job")
+    assert raised.value.status == 404
+
+
+def test_a_long_poll_answers_at_its_timeout_while_the_job_runs() -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_poll", "2026-01-02", slow_seconds=6))
+    started = time.monotonic()
+    result = hook.wait(job["id"], timeout=0.5)
+    assert result["ended"] is False
+    assert result["job"]["state"] == "open"
+    assert time.monotonic() - started < 5
+    assert hook.wait_until_ended(job["id"], timeout=60, poll_timeout=2)["state"] == "done"
+
+
+def test_the_trigger_fires_when_the_job_ends_and_reports_refusals() -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_trigger", "2026-01-03", slow_seconds=2))
+    events = collect(SegopsJobTrigger(job_id=job["id"], poll_timeout=1))
+    assert [(e["status"], e["state"], e["job_id"]) for e in events] == [("ended", "done", job["id"])]
+    assert events[0]["counts"]["done"] == 1
+    # A job the service does not know: one error event, no endless retrying.
+    events = collect(SegopsJobTrigger(job_id="no/such/job", poll_timeout=1))
+    assert len(events) == 1
+    assert events[0]["status"] == "error"
+    assert "404" in events[0]["message"]
+    # The trigger round-trips through serialize() as the triggerer re-creates it.
+    path, kwargs = SegopsJobTrigger(job_id="j", segops_conn_id="c", poll_timeout=5).serialize()
+    assert path == "segops_airflow.triggers.segops.SegopsJobTrigger"
+    assert SegopsJobTrigger(**kwargs).serialize() == (path, kwargs)
+
+
+def test_the_trigger_survives_a_service_that_does_not_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIRFLOW_CONN_SEGOPS_DOWN", "segops://127.0.0.1:9")  # discard port: refused
+    started = time.monotonic()
+    events = collect(
+        SegopsJobTrigger(job_id="j", segops_conn_id="segops_down", poll_timeout=1, outage_timeout=2)
+    )
+    assert len(events) == 1
+    assert events[0]["status"] == "error"
+    assert "has not answered" in events[0]["message"]
+    assert time.monotonic() - started < 30
+
+
+def test_killing_a_deferred_task_cancels_the_job_and_its_druid_task(segops: Segops, sim: Sim) -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_kill_trigger", "2026-01-01", slow_seconds=30))
+    druid_id = _running_druid_task(hook, job["id"])
+    asyncio.run(SegopsJobTrigger(job_id=job["id"]).on_kill())
+    assert hook.wait_until_ended(job["id"], timeout=30)["canceled"] is True
+    assert "failed" in sim.task_events(druid_id)  # Druid's shutdown: FAILED "Shutdown request from user"
+
+
+def test_killing_a_waiting_task_cancels_the_job(sim: Sim) -> None:
+    hook = SegopsHook()
+    op = SegopsIngestOperator(task_id="kill", template=daily_template("hook_kill_op", slow_seconds=30))
+    job, _ = hook.create("run", run_body("hook_kill_op", "2026-01-02", slow_seconds=30))
+    druid_id = _running_druid_task(hook, job["id"])
+    op.job_id = job["id"]
+    op.on_kill()
+    final = hook.wait_until_ended(job["id"], timeout=30)
+    assert final["canceled"] is True
+    assert final["partitions"][0]["error"].startswith("canceled")
+    assert "failed" in sim.task_events(druid_id)
+
+
+def test_the_async_hook_reads_what_the_sync_hook_reads() -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_same", "2026-01-01"))
+    assert asyncio.run(SegopsAsyncHook().get_job(job["id"]))["id"] == hook.get_job(job["id"])["id"]
+
+
+def _running_druid_task(hook: SegopsHook, job_id: str) -> str:
+    """The Druid task id once segops reports the partition RUNNING at Druid."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        part = hook.get_job(job_id)["partitions"][0]
+        if part["druidState"] == "RUNNING":
+            return str(part["druidTaskId"])
+        hook.wait(job_id, timeout=0.2)  # a bounded long-poll instead of a sleep
+    raise AssertionError(f"job {job_id} never ran at Druid")

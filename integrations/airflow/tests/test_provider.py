@@ -1,0 +1,184 @@
+"""The provider as Airflow discovers it: provider info against Airflow's own schema, the connection type,
+the druid:// asset scheme, and the template helpers that name lineage inputs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+
+from segops_airflow.get_provider_info import get_provider_info
+from segops_airflow.hooks.segops import SegopsHook, SegopsSettings, problem_message
+from segops_airflow.template import InputName, datasource_of, format_instant, partition_inputs
+
+UTC = dt.timezone.utc
+
+
+def test_provider_info_passes_airflows_schema() -> None:
+    schema = json.loads(resources.files("airflow").joinpath("provider_info.schema.json").read_text())
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    info = get_provider_info()
+    assert [e.message for e in validator.iter_errors(info)] == []
+    # The schema is permissive; the validator must still catch a broken entry (so the check can fail).
+    broken = {**info, "triggers": [{"python-modules": "not a list"}]}
+    assert list(validator.iter_errors(broken))
+
+
+def test_every_path_in_provider_info_imports() -> None:
+    info = get_provider_info()
+    for section in ("operators", "sensors", "hooks", "triggers"):
+        for entry in info[section]:
+            for module in entry["python-modules"]:
+                importlib.import_module(module)
+    paths = [c["hook-class-name"] for c in info["connection-types"]]
+    for uri in info["asset-uris"]:
+        paths += [uri["handler"], uri["factory"], uri["to_openlineage_converter"]]
+    for path in paths:
+        module, _, name = path.rpartition(".")
+        assert callable(getattr(importlib.import_module(module), name)), path
+
+
+def test_airflow_discovers_the_provider_through_its_entry_point() -> None:
+    from airflow.providers_manager import ProvidersManager
+    from airflow.sdk.providers_manager_runtime import ProvidersManagerTaskRuntime
+
+    assert "airflow-provider-segops" in ProvidersManager().providers
+    runtime = ProvidersManagerTaskRuntime()
+    hook = runtime.hooks["segops"]
+    assert hook is not None
+    assert hook.hook_class_name == "segops_airflow.hooks.segops.SegopsHook"
+    assert hook.connection_id_attribute_name == "segops_conn_id"
+    assert runtime.asset_uri_handlers["druid"].__module__ == "segops_airflow.assets.druid"
+    assert (SegopsHook.conn_type, SegopsHook.default_conn_name) == ("segops", "segops_default")
+
+
+def test_druid_asset_uris_are_normalized_and_checked() -> None:
+    from airflow.sdk import Asset
+
+    assert (
+        Asset("druid://Router.Example:08888/wiki%20pedia/").uri == "druid://router.example:8888/wiki%20pedia"
+    )
+    for bad in ("druid:///wiki", "druid://router:8888/", "druid://router:8888/a/b"):
+        with pytest.raises(ValueError, match="druid://"):
+            Asset(bad)
+
+
+def test_druid_asset_converts_to_an_openlineage_dataset() -> None:
+    from airflow.sdk import Asset
+
+    from segops_airflow.assets.druid import convert_asset_to_openlineage, create_asset
+
+    asset = create_asset(host="http://Router:8888", datasource="wiki")
+    assert asset.uri == "druid://router:8888/wiki"
+    dataset = convert_asset_to_openlineage(Asset(asset.uri), None)
+    assert (dataset.namespace, dataset.name) == ("druid://router:8888", "wiki")
+
+
+class _Conn:
+    def __init__(self, **kw: object) -> None:
+        self.conn_id = "c"
+        self.host = kw.get("host")
+        self.port = kw.get("port")
+        self.schema = kw.get("schema")
+        self.password = kw.get("password")
+        self.extra_dejson = kw.get("extra", {})
+
+
+def test_connection_settings() -> None:
+    s = SegopsSettings.from_connection(_Conn(host="https://segops.example/", password="t"))
+    assert (s.base_url, s.token, s.headers()["authorization"]) == ("https://segops.example", "t", "Bearer t")
+    s = SegopsSettings.from_connection(
+        _Conn(
+            host="segops",
+            port=7077,
+            extra={"druid_host": "router:8888", "vars": {"a": "1"}, "poll_timeout": 999},
+        )
+    )
+    assert (s.base_url, s.token, s.druid_host, s.poll_timeout) == (
+        "http://segops:7077",
+        None,
+        "router:8888",
+        300,
+    )
+    assert s.defaults == {"vars": {"a": "1"}}
+    assert "authorization" not in s.headers()
+    with pytest.raises(Exception, match="no host"):
+        SegopsSettings.from_connection(_Conn(host=""))
+
+
+def test_problem_messages_name_the_fields() -> None:
+    body = {
+        "title": "The request is invalid",
+        "status": 400,
+        "detail": "the body does not match the schema",
+        "errors": [{"in": "body", "path": "minRows", "message": "must be >= 0"}],
+    }
+    message = problem_message("POST", "/api/v1/runs", 400, body)
+    assert message == (
+        "POST /api/v1/runs: 400 The request is invalid: the body does not match the schema: minRows: must be >= 0"
+    )
+    assert (
+        problem_message("GET", "/x", 502, "<html>bad gateway</html>")
+        == "GET /x: HTTP 502: <html>bad gateway</html>"
+    )
+
+
+def test_datasource_from_the_template() -> None:
+    spec = {"type": "index_parallel", "spec": {"dataSchema": {"dataSource": "wiki"}}}
+    assert datasource_of(spec) == "wiki"
+    assert datasource_of(json.dumps(spec)) == "wiki"
+    assert datasource_of("type: index_parallel\nspec:\n  dataSchema:\n    dataSource: wiki\n") == "wiki"
+    assert datasource_of({"spec": {"dataSchema": {"dataSource": "{{var.ds}}"}}}) is None
+    assert datasource_of("REPLACE INTO wiki OVERWRITE ALL SELECT 1") is None
+
+
+def test_date_formats_render_as_segops_documents_them() -> None:
+    t = dt.datetime(2026, 1, 2, 3, 4, 5, 6000, tzinfo=UTC)
+    assert format_instant(t, "yyyy/MM/dd") == "2026/01/02"
+    assert format_instant(t, "yyyyMMdd'T'HH") == "20260102T03"
+    assert format_instant(t, "yy-M-d H:mm:ss.SSS") == "26-1-2 3:04:05.006"
+    assert format_instant(t, "ooo 'W'WW kkkk") == "002 W01 2026"
+    with pytest.raises(ValueError, match="E"):
+        format_instant(t, "EEE")
+
+
+def test_lineage_inputs_are_rendered_per_partition() -> None:
+    template = {
+        "type": "index_parallel",
+        "spec": {
+            "ioConfig": {
+                "inputSource": {
+                    "type": "combining",
+                    "delegates": [
+                        {
+                            "type": "local",
+                            "baseDir": "{{var.dir}}",
+                            "filter": "events-{{start:yyyy-MM-dd}}.json",
+                        },
+                        {"type": "s3", "prefixes": ["s3://bucket/{{start:yyyy/MM/dd}}/"]},
+                        {"type": "druid", "dataSource": "other", "interval": "{{interval}}"},
+                    ],
+                }
+            }
+        },
+    }
+    names = partition_inputs(
+        template,
+        [
+            "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
+            "2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z",
+        ],
+        {"dir": "/data"},
+        "druid://router:8888",
+    )
+    assert names == [
+        InputName("druid://router:8888", "other"),
+        InputName("file", "/data/events-2026-01-01.json"),
+        InputName("file", "/data/events-2026-01-02.json"),
+        InputName("s3://bucket", "2026/01/01/"),
+        InputName("s3://bucket", "2026/01/02/"),
+    ]
