@@ -22,6 +22,9 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/dagster-segops-test.XXXXXX")"
 pids=()
 cleanup() {
   local status=$?
+  set +e # a closed stdout (test.sh | head) must not stop the cleanup
+  trap - EXIT INT TERM HUP
+  trap '' PIPE # writing the logs to a closed pipe must not kill the cleanup
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "$status" -ne 0 ]; then
@@ -34,7 +37,7 @@ cleanup() {
   rm -rf "$work"
   exit "$status"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP PIPE
 
 # Waits until a process's log names the URL it listens on; fails if the process exits first.
 listening_url() {
