@@ -1,5 +1,5 @@
 import { UsageError } from "../core/errors.js";
-import { type Granularity, parseGranularity } from "../core/granularity.js";
+import { type Granularity, parseGranularityText } from "../core/granularity.js";
 import { formatInterval, type Interval, parseInterval } from "../core/interval.js";
 import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
@@ -148,7 +148,7 @@ export interface AuditResult extends AuditReport {
 export async function auditDatasource(client: DruidClient, request: AuditRequest): Promise<AuditResult> {
   const interval = request.interval ? parseInterval(request.interval) : ALL_TIME;
   const granularity: Granularity | undefined = request.granularity
-    ? parseGranularity(request.granularity)
+    ? parseGranularityText(request.granularity)
     : undefined;
   const [used, served] = await Promise.all([
     client.metadataSegments(request.datasource, [formatInterval(interval)]),

@@ -438,6 +438,15 @@ describe("segops serve: acting on work", () => {
     expect(audit.status).toBe(200);
     expect(audit.json).toMatchObject({ ok: true, noSegments: false, violations: [] });
     expect(audit.json.chunks).toHaveLength(3);
+    // A period in a time zone, written as JSON as backfills take it (local days: 4 chunks over 3 UTC days).
+    const zoned = encodeURIComponent(
+      JSON.stringify({ type: "period", period: "P1D", timeZone: "America/New_York" }),
+    );
+    const local = await t.call(
+      `/api/v1/audit?datasource=api_events&interval=2026-01-01/2026-01-04&granularity=${zoned}`,
+    );
+    expect(local.status).toBe(200);
+    expect(local.json.chunks.length).toBeGreaterThan(0);
     const none = await t.call("/api/v1/audit?datasource=nothing_here");
     expect(none.json).toMatchObject({ ok: false, noSegments: true });
     expectProblem(await t.call("/api/v1/audit"), 400, "invalid-request");
