@@ -18,7 +18,7 @@ echo "test.sh: venv ready ($((SECONDS - started)) s)"
 
 "$bin/ruff" check src tests
 "$bin/ruff" format --check src tests
-"$bin/mypy" --cache-dir .mypy_cache src tests/dags
+"$bin/mypy" --cache-dir .mypy_cache src tests
 echo "test.sh: ruff and mypy passed ($((SECONDS - started)) s)"
 
 [[ -d "$repo/node_modules/tsx" ]] || { echo "test.sh: run npm ci at the repository root first" >&2; exit 2; }

@@ -36,7 +36,7 @@ if [[ -x "$venv/bin/python" && "$(cat "$venv/.stamp" 2>/dev/null)" == "$stamp" ]
   echo "$venv/bin/python"
   exit 0
 fi
-export UV_NO_PYTHON_DOWNLOADS=1 UV_LINK_MODE=${UV_LINK_MODE:-copy}
+export UV_NO_PYTHON_DOWNLOADS=1  # only the machine's Python; uv hardlinks from its cache when it can
 rm -f "$venv/.stamp"
 [[ -x "$venv/bin/python" ]] || "$uv" venv --quiet --python "$python" "$venv" >&2
 "$uv" pip sync --quiet --python "$venv/bin/python" --require-hashes requirements-test.lock >&2

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -147,10 +148,10 @@ class Sim:
         return stats
 
     def submissions(self, datasource: str) -> list[dict[str, Any]]:
-        """Every submission of a Druid task of `datasource` (segops ids: segops_<ds>_<interval>_…)."""
-        return [
-            s for s in self.stats()["submissions"] if (s.get("id") or "").startswith(f"segops_{datasource}_")
-        ]
+        """Every submission of a Druid task of `datasource`; segops' ids are `segops_<ds>_<interval>_…`,
+        `segops-<nonce>_<ds>_…` for a `new` job."""
+        pattern = re.compile(rf"^segops(-[0-9a-z]+)?_{re.escape(datasource)}_\d")
+        return [s for s in self.stats()["submissions"] if pattern.match(s.get("id") or "")]
 
     def task_events(self, task_id: str) -> list[str]:
         return [e["event"] for e in self.stats()["tasks"].get(task_id, [])]

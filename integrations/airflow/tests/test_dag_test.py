@@ -172,3 +172,29 @@ def test_a_failing_partition_fails_the_task_with_druids_error(
     assert again  # a new attempt under a new Druid task id (segops never resubmits a failed id)
     assert not {s["id"] for s in again} & {s["id"] for s in attempts}
     assert "Max parse exceptions[0] exceeded" in out
+
+
+def test_a_backfill_runs_a_range_in_one_task(dags: Any, sim: Sim) -> None:
+    dag_run = dags.backfill.test(logical_date=dt.datetime(2026, 1, 10, tzinfo=UTC))
+    assert str(dag_run.state) == "success"
+    summary = xcom("segops_backfill", dag_run.run_id, "return_value")
+    assert summary["kind"] == "backfill"
+    assert summary["interval"] == "2026-01-01T00:00:00.000Z/2026-01-04T00:00:00.000Z"
+    assert [p["interval"][:10] for p in summary["partitions"]] == list(ROWS_PER_DAY)
+    assert [p["rows"] for p in summary["partitions"]] == list(ROWS_PER_DAY.values())
+    submissions = sim.submissions("af_backfill")
+    assert sorted(s["id"] for s in submissions) == sorted(
+        xcom("segops_backfill", dag_run.run_id, "druid_task_ids")
+    )
+    assert len(xcom("segops_backfill", dag_run.run_id, "versions")) == 3
+    (event,) = [
+        e
+        for e in lineage_events(WORK / "lineage-dagtest.jsonl")
+        if e["eventType"] == "COMPLETE" and e["job"]["name"] == "segops_backfill.ingest"
+    ]
+    assert [i["name"] for i in event["inputs"]] == [f"{DATA_DIR}/events-{day}.json" for day in ROWS_PER_DAY]
+    (out,) = event["outputs"]
+    assert out["outputFacets"]["outputStatistics"]["rowCount"] == sum(ROWS_PER_DAY.values())
+    partitions = out["outputFacets"]["subset"]["outputCondition"]["partitions"]
+    assert [p["dimensions"]["__time"][:10] for p in partitions] == list(ROWS_PER_DAY)
+    assert "version" not in out["facets"]  # three chunks, three versions: no single dataset version

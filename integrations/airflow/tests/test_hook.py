@@ -163,3 +163,36 @@ def _running_druid_task(hook: SegopsHook, job_id: str) -> str:
             return str(part["druidTaskId"])
         hook.wait(job_id, timeout=0.2)  # a bounded long-poll instead of a sleep
     raise AssertionError(f"job {job_id} never ran at Druid")
+
+
+class _TI:
+    dag_id, run_id, task_id, map_index = "dag", "manual__1", "ingest", -1
+
+
+def test_new_ingests_again_once_per_task_instance(sim: Sim) -> None:
+    """`new=True`: the task instance is the Idempotency-Key, so its retries find the same new job."""
+    op = SegopsIngestOperator(
+        task_id="ingest",
+        template=daily_template("hook_new"),
+        interval="2026-01-03T00:00:00+00:00/2026-01-04T00:00:00+00:00",
+        vars={"dataDir": str(DATA_DIR)},
+        gates={"min_rows": 1},
+        new=True,
+    )
+    body = op.request_body()
+    assert (body["new"], body["minRows"], body["vars"]) == (True, 1, {"dataDir": str(DATA_DIR)})
+    key = op._key({"ti": _TI()})  # type: ignore[typeddict-item]
+    assert key == "airflow/dag/manual__1/ingest/-1"
+    hook = SegopsHook()
+    first, created = hook.create("run", body, idempotency_key=key)
+    retried, created_again = hook.create("run", body, idempotency_key=key)
+    assert (created, created_again, retried["id"]) == (True, False, first["id"])
+    assert hook.wait_until_ended(first["id"], timeout=60)["state"] == "done"
+    # Another task instance (another DAG run) ingests again, under new Druid task ids.
+    other, created_other = hook.create("run", body, idempotency_key=key + "-other-run")
+    assert created_other
+    assert other["id"] != first["id"]
+    assert hook.wait_until_ended(other["id"], timeout=60)["state"] == "done"
+    ids = [s["id"] for s in sim.submissions("hook_new")]
+    assert len(ids) == 2
+    assert len(set(ids)) == 2

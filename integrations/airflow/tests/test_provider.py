@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from segops_airflow.get_provider_info import get_provider_info
-from segops_airflow.hooks.segops import SegopsHook, SegopsSettings, problem_message
+from segops_airflow.hooks.segops import SegopsHook, SegopsSettings, _seconds, problem_message
 from segops_airflow.template import InputName, datasource_of, format_instant, partition_inputs
 
 UTC = dt.timezone.utc
@@ -110,6 +110,18 @@ def test_connection_settings() -> None:
         SegopsSettings.from_connection(_Conn(host=""))
 
 
+def test_wait_timeouts_are_json_numbers() -> None:
+    # The service reads `timeout` with JSON's number grammar: no "30." and no exponent.
+    assert [_seconds(t) for t in (30, 29.9999, 0.5, 0, -1, 299.1234)] == [
+        "30",
+        "30",
+        "0.5",
+        "0",
+        "0",
+        "299.123",
+    ]
+
+
 def test_problem_messages_name_the_fields() -> None:
     body = {
         "title": "The request is invalid",
@@ -182,3 +194,35 @@ def test_lineage_inputs_are_rendered_per_partition() -> None:
         InputName("s3://bucket", "2026/01/01/"),
         InputName("s3://bucket", "2026/01/02/"),
     ]
+
+
+def test_an_empty_data_interval_is_refused_before_anything_is_sent() -> None:
+    from segops_airflow.operators.segops import SegopsBackfillOperator, SegopsIngestOperator
+
+    template = {"type": "index_parallel", "spec": {"dataSchema": {"dataSource": "wiki"}}}
+    op = SegopsIngestOperator(
+        task_id="t", template=template, interval="2026-01-01T00:00:00+00:00/2026-01-01T00:00:00+00:00"
+    )
+    with pytest.raises(ValueError, match="CronDataIntervalTimetable"):
+        op.request_body()
+    backfill = SegopsBackfillOperator(task_id="b", template=template, start="2026-01-01", end="2026-01-01")
+    with pytest.raises(ValueError, match="CronDataIntervalTimetable"):
+        backfill.request_body()
+    with pytest.raises(ValueError, match="unknown gate"):
+        SegopsIngestOperator(task_id="g", template=template, gates={"min_row": 1})
+
+
+def test_the_druid_asset_is_declared_when_the_host_is_known() -> None:
+    from airflow.sdk import Asset, AssetAlias
+
+    from segops_airflow.operators.segops import SegopsIngestOperator
+
+    template = {"type": "index_parallel", "spec": {"dataSchema": {"dataSource": "wiki"}}}
+    declared = SegopsIngestOperator(task_id="d", template=template, druid_host="Router:8888")
+    assert [o.uri for o in declared.outlets if isinstance(o, Asset)] == ["druid://router:8888/wiki"]
+    assert not [o for o in declared.outlets if isinstance(o, AssetAlias)]
+    aliased = SegopsIngestOperator(task_id="a", template=template)
+    assert [o.name for o in aliased.outlets if isinstance(o, AssetAlias)] == ["segops:wiki"]
+    mine = Asset("druid://other-name/wiki")
+    given = SegopsIngestOperator(task_id="g", template=template, outlets=[mine], druid_host="router:8888")
+    assert given.outlets == [mine]

@@ -8,7 +8,7 @@ import datetime as dt
 from airflow.sdk import DAG
 from segops_test_support import DAILY, DATA_DIR, START, CrashAfterCreate, daily_template
 
-from segops_airflow.operators.segops import SegopsIngestOperator
+from segops_airflow.operators.segops import SegopsBackfillOperator, SegopsIngestOperator
 from segops_airflow.sensors.segops import SegopsSensor
 
 # One partition per DAG run (the data interval), deferred to the trigger; a deferrable sensor after it.
@@ -46,4 +46,15 @@ with DAG("segops_corrupt", schedule=DAILY, start_date=START, catchup=False, tags
         vars={"dataDir": DATA_DIR},
         deferrable=False,
         poll_timeout=30,
+    )
+
+# A range in one task: one segops backfill, one partition per day.
+with DAG("segops_backfill", schedule=None, start_date=START, catchup=False, tags=["segops-test"]) as backfill:
+    SegopsBackfillOperator(
+        task_id="ingest",
+        template=daily_template("af_backfill"),
+        start="2026-01-01",
+        end="2026-01-04",
+        vars={"dataDir": DATA_DIR},
+        deferrable=True,
     )

@@ -558,7 +558,8 @@ class SegopsIngestOperator(_SegopsJobOperator):
                 f"interval {self.interval!r} is empty. The DAG run's data interval has no length: Airflow 3 "
                 "reads a cron `schedule` as CronTriggerTimetable (data_interval_start == data_interval_end); "
                 'use schedule=CronDataIntervalTimetable("@daily", timezone="UTC") (or DeltaDataIntervalTimetable) '
-                "for one segops partition per DAG run, or pass `interval` explicitly"
+                "(or set [scheduler] create_cron_data_intervals = True) for one segops partition per DAG run, "
+                "or pass `interval` explicitly"
             )
         return {"interval": self.interval}
 

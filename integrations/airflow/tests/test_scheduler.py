@@ -1,0 +1,219 @@
+"""The provider under Airflow's real processes — what `airflow standalone` runs: api-server (the Task
+Execution API the workers talk to), scheduler (LocalExecutor), dag-processor and triggerer, on a SQLite
+metadata DB. The DAGs (tests/scheduler_dags) are unpaused at creation and catch up on their own."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from conftest import HERE, WORK, Segops, Sim, airflow_env, lineage_events, query
+
+T = TypeVar("T")
+HOME = WORK / "airflow-scheduler"
+DB = HOME / "airflow.db"
+LINEAGE = WORK / "lineage-scheduler.jsonl"
+PROCESSES = ("api-server", "scheduler", "dag-processor", "triggerer")
+EXPECTED_RUNS = {"segops_slow": 3, "segops_gate": 1, "segops_sched_retry": 1}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def poll(what: str, check: Callable[[], T | None], timeout: float, every: float = 0.25) -> T:
+    """The first truthy `check()`, asked every `every` s until `timeout` (then the test fails naming `what`)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(every)
+
+
+@pytest.fixture(scope="module")
+def airflow(migrated_db: Path) -> Iterator[dict[str, str]]:
+    HOME.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(migrated_db, DB)
+    api_port = free_port()
+    env = {
+        **os.environ,
+        **airflow_env(HOME, HERE / "scheduler_dags", LINEAGE),
+        "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
+        "AIRFLOW__CORE__PARALLELISM": "4",
+        "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "False",
+        "AIRFLOW__API__HOST": "127.0.0.1",
+        "AIRFLOW__API__PORT": str(api_port),
+        "AIRFLOW__API__WORKERS": "1",
+        "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{api_port}/execution/",
+        # One secret for every process: the scheduler signs the workers' tokens, the api-server checks them.
+        "AIRFLOW__API_AUTH__JWT_SECRET": "segops-test-jwt-secret",
+        "AIRFLOW__API__SECRET_KEY": "segops-test-secret-key",
+        "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
+        "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
+        "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(free_port()),
+        "AIRFLOW__TRIGGERER__DEFAULT_CAPACITY": "50",
+    }
+    airflow_bin = str(Path(sys.executable).with_name("airflow"))
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        for name in PROCESSES:
+            procs[name] = subprocess.Popen(
+                [airflow_bin, name],
+                env=env,
+                stdout=(WORK / f"airflow-{name}.log").open("wb"),
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: its workers are stopped with it
+            )
+        yield env
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for name, proc in procs.items():
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                print(f"{name} did not stop on SIGTERM within 30 s; killed")
+
+
+def dag_runs() -> list[tuple[str, str, str]]:
+    if not DB.exists():
+        return []
+    return query(DB, "select dag_id, run_id, state from dag_run order by dag_id, run_id")
+
+
+def task_instances(dag_id: str) -> list[tuple[str, str, int]]:
+    return query(
+        DB, "select run_id, state, try_number from task_instance where dag_id = ? order by run_id", dag_id
+    )
+
+
+def xcom(dag_id: str, run_id: str, key: str) -> Any:
+    rows = query(
+        DB,
+        "select value from xcom where dag_id = ? and run_id = ? and task_id = 'ingest' and key = ?",
+        dag_id,
+        run_id,
+        key,
+    )
+    return json.loads(rows[0][0]) if rows else None
+
+
+def task_log(dag_id: str, run_id: str, attempt: int) -> str:
+    path = (
+        HOME / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / "task_id=ingest" / f"attempt={attempt}.log"
+    )
+    return path.read_text()
+
+
+def _processes_alive(env: dict[str, str]) -> None:
+    assert env  # the fixture started them; a crash shows up as runs that never finish
+
+
+def test_the_scheduler_runs_the_dags_deferred_while_druid_works(
+    airflow: dict[str, str], segops: Segops, sim: Sim
+) -> None:
+    _processes_alive(airflow)
+
+    # While Druid runs the ingestion, the task is DEFERRED (no worker slot): seen in the metadata DB, with
+    # segops reporting the partition RUNNING at Druid and the emulator's task not yet succeeded.
+    def deferred_while_running() -> dict[str, Any] | None:
+        for run_id, state, _ in task_instances("segops_slow") if DB.exists() else []:
+            if state != "deferred":
+                continue
+            job_id = xcom("segops_slow", run_id, "job_id")
+            if not job_id:
+                continue
+            partition = segops.job(job_id)["partitions"][0]
+            events = sim.task_events(partition["druidTaskId"] or "")
+            if partition["druidState"] == "RUNNING" and events and events[-1] == "running":
+                return {"run_id": run_id, "job_id": job_id, "druid_task_id": partition["druidTaskId"]}
+        return None
+
+    seen = poll("a segops_slow task deferred while its Druid task runs", deferred_while_running, timeout=180)
+
+    def all_ended() -> list[tuple[str, str, str]] | None:
+        runs = dag_runs()
+        counts = {dag: sum(1 for d, _, _ in runs if d == dag) for dag in EXPECTED_RUNS}
+        ended = all(state in ("success", "failed") for _, _, state in runs)
+        return runs if counts == EXPECTED_RUNS and ended else None
+
+    runs = poll("every DAG run to end", all_ended, timeout=240, every=0.5)
+    by_dag: dict[str, list[tuple[str, str]]] = {}
+    for dag_id, run_id, state in runs:
+        by_dag.setdefault(dag_id, []).append((run_id, state))
+
+    # Three runs of segops_slow, each its own partition, each done; one Druid submission each.
+    assert [state for _, state in by_dag["segops_slow"]] == ["success"] * 3
+    assert [(s, t) for _, s, t in task_instances("segops_slow")] == [("success", 1)] * 3
+    submissions = sim.submissions("af_slow")
+    assert len(submissions) == 3
+    assert all(s["accepted"] for s in submissions)
+    pushed = sorted(xcom("segops_slow", run_id, "druid_task_ids")[0] for run_id, _ in by_dag["segops_slow"])
+    assert pushed == sorted(s["id"] for s in submissions)
+    assert seen["druid_task_id"] in pushed
+    # The trigger ran in the triggerer process: its log sits beside the task's.
+    run_id = seen["run_id"]
+    trigger_logs = list(
+        (HOME / "logs" / "dag_id=segops_slow" / f"run_id={run_id}" / "task_id=ingest").glob("*.trigger.*.log")
+    )
+    assert trigger_logs
+    assert any(
+        "Trigger fired event" in p.read_text() and seen["job_id"] in p.read_text() for p in trigger_logs
+    )
+    log = task_log("segops_slow", run_id, 1)
+    assert "deferring: the triggerer long-polls segops" in log
+    assert "done and audited" in log
+
+    # The declared druid:// asset got one event per run (no run-time asset creation, no race).
+    uri = f"druid://{sim.host}/af_slow"
+    events = query(
+        DB, "select e.extra from asset_event e join asset a on a.id = e.asset_id where a.uri = ?", uri
+    )
+    assert len(events) == 3
+    assert sorted(json.loads(extra)["druid_task_ids"][0] for (extra,) in events) == pushed
+    complete = [
+        e
+        for e in lineage_events(LINEAGE)
+        if e["eventType"] == "COMPLETE" and e["job"]["name"] == "segops_slow.ingest"
+    ]
+    assert len(complete) == 3
+    assert {(e["outputs"][0]["namespace"], e["outputs"][0]["name"]) for e in complete} == {
+        (f"druid://{sim.host}", "af_slow")
+    }
+
+    # The missing day: Druid SUCCEEDED with 0 rows, the min-rows gate failed the partition; in the task log.
+    ((gate_run, gate_state),) = by_dag["segops_gate"]
+    assert gate_state == "failed"
+    log = task_log("segops_gate", gate_run, 1)
+    assert "SegopsJobFailed" in log
+    assert "data gate" in log
+    assert "fewer than --min-rows 1" in log
+    assert "rows: processed 0, with errors 0, unparseable 0, thrown away 0" in log
+
+    # The forced retry: try 1 created the run and crashed, try 2 (a new worker process) reattached.
+    ((retry_run, retry_state),) = by_dag["segops_sched_retry"]
+    assert retry_state == "success"
+    assert task_instances("segops_sched_retry") == [(retry_run, "success", 2)]
+    assert "simulated crash after creating segops job" in task_log("segops_sched_retry", retry_run, 1)
+    assert "already exists" in task_log("segops_sched_retry", retry_run, 2)
+    assert [s["accepted"] for s in sim.submissions("af_sched_retry")] == [True]
