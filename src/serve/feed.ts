@@ -42,7 +42,14 @@ export class EventFeed {
   readonly #holes = new Map<number, number>();
   #cursor = 0;
   #stop = new AbortController();
-  #wake = new AbortController();
+  /**
+   * The current sleep between ticks: `poke()` and `stop()` abort it. A fresh controller per sleep, not
+   * `AbortSignal.any([stop, wake])`: on Node 20 every `any()` over a long-lived signal stays registered
+   * on it for good (about 80 bytes a tick, some 26 MiB a day at 250 ms, measured).
+   */
+  #nap: AbortController | null = null;
+  /** Set by `poke()`; a poke during a tick reads again at once instead of being lost. */
+  #poked = false;
   #loop: Promise<void> = Promise.resolve();
   #lastTickAt: number | null = null;
   #failure: unknown = null;
@@ -79,12 +86,14 @@ export class EventFeed {
 
   async stop(): Promise<void> {
     this.#stop.abort();
+    this.#nap?.abort();
     await this.#loop;
   }
 
   /** Reads at once instead of at the next tick (e.g. right after this process changed a job). */
   poke(): void {
-    this.#wake.abort();
+    this.#poked = true;
+    this.#nap?.abort();
   }
 
   /** Calls `listener` with each batch of a job's events (or every job's, with `ALL_JOBS`). */
@@ -146,6 +155,7 @@ export class EventFeed {
 
   async #run(): Promise<void> {
     while (!this.#stop.signal.aborted) {
+      this.#poked = false;
       try {
         await this.tick();
         this.#failure = null;
@@ -153,10 +163,11 @@ export class EventFeed {
         // The ledger is unreachable for now: readiness says so; the next tick tries again.
         this.#failure = error;
       }
-      if (this.#wake.signal.aborted) this.#wake = new AbortController();
-      await this.#clock
-        .sleep(this.#tickMs, AbortSignal.any([this.#stop.signal, this.#wake.signal]))
-        .catch(() => undefined);
+      if (this.#poked || this.#stop.signal.aborted) continue;
+      const nap = new AbortController();
+      this.#nap = nap;
+      await this.#clock.sleep(this.#tickMs, nap.signal).catch(() => undefined);
+      this.#nap = null;
     }
   }
 }
