@@ -3,7 +3,7 @@
  * the same run) and, when all of them ran, writes `bench/results.md`. Exits 1 when a benchmark's own
  * correctness checks failed.
  *
- *   npm run bench                                   # all: poll, backfill, ledger, startup
+ *   npm run bench                                   # all: poll, backfill, ledger, startup, waiters
  *   node --import tsx bench/run.ts poll backfill    # a subset (printed only; results.md is left alone)
  */
 import { spawn } from "node:child_process";
@@ -16,11 +16,12 @@ import type { BenchResult } from "./lib/result.js";
 import { markdownTable } from "./lib/table.js";
 import { captureWarnings } from "./lib/warnings.js";
 import { runPollBench } from "./poll.js";
+import { runServeWaitersBench } from "./serve-waiters.js";
 import { runStartupBench } from "./startup.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
-const ALL = ["poll", "backfill", "ledger", "startup"] as const;
+const ALL = ["poll", "backfill", "ledger", "startup", "waiters"] as const;
 type Name = (typeof ALL)[number];
 
 /** `bench/ledger.ts` (another module's benchmark) runs on import, so it gets its own process. */
@@ -63,6 +64,7 @@ const RUNNERS: Record<Name, () => Promise<BenchResult>> = {
   backfill: () => runBackfillBench(),
   ledger: runLedgerBench,
   startup: () => runStartupBench(),
+  waiters: () => runServeWaitersBench(),
 };
 
 function section(r: BenchResult): string {
