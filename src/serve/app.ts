@@ -518,11 +518,11 @@ function apiRoutes(deps: ApiDeps): Route[] {
       },
       handle: async ({ c, params, query }) => {
         const q = query as z.infer<typeof S.WaitQuery>;
-        const signals = [c.req.raw.signal, ...(deps.shutdown ? [deps.shutdown] : [])];
+        // The waiters know the service's drain signal themselves; this request's is the client leaving.
         const progress = await deps.waiters.wait(
           params.id as string,
           (q.timeout ?? 30) * 1000,
-          AbortSignal.any(signals),
+          c.req.raw.signal,
         );
         if (!progress) throw new ProblemError("not-found", `no job ${params.id}`);
         return jsonResponse(c, 200, {

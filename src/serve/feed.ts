@@ -199,12 +199,15 @@ export class JobWaiters {
   readonly #store: Store;
   readonly #feed: EventFeed;
   readonly #clock: Clock;
+  readonly #shutdown: AbortSignal | undefined;
   readonly #jobs = new Map<string, { waiters: Set<(p: JobProgress) => void>; unsubscribe: () => void }>();
 
-  constructor(options: { store: Store; feed: EventFeed; clock: Clock }) {
+  /** `shutdown`: the service's drain signal; every parked waiter answers when it fires. */
+  constructor(options: { store: Store; feed: EventFeed; clock: Clock; shutdown?: AbortSignal }) {
     this.#store = options.store;
     this.#feed = options.feed;
     this.#clock = options.clock;
+    this.#shutdown = options.shutdown;
   }
 
   /** Waiters parked right now (a gauge). */
@@ -225,20 +228,26 @@ export class JobWaiters {
     });
     // Subscribe before the first read, so an end committed between the two is not missed.
     this.#add(jobId, resolve);
+    // One controller per wait, aborted by the client leaving or the service draining. Listeners, not
+    // `AbortSignal.any`: on Node 20 each `any()` over a long-lived signal stays registered on it for good.
     const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#shutdown?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted || this.#shutdown?.aborted) stop.abort();
     try {
       const first = await jobProgress(this.#store, jobId);
-      if (!first || first.ended || timeoutMs <= 0) return first;
-      const timer = this.#clock
-        .sleep(timeoutMs, signal ? AbortSignal.any([stop.signal, signal]) : stop.signal)
-        .then(
-          () => null,
-          () => null,
-        );
+      if (!first || first.ended || timeoutMs <= 0 || stop.signal.aborted) return first;
+      const timer = this.#clock.sleep(timeoutMs, stop.signal).then(
+        () => null,
+        () => null,
+      );
       const winner = await Promise.race([ended, timer]);
       return winner ?? (await jobProgress(this.#store, jobId)) ?? first;
     } finally {
       stop.abort();
+      signal?.removeEventListener("abort", onAbort);
+      this.#shutdown?.removeEventListener("abort", onAbort);
       this.#remove(jobId, resolve);
     }
   }

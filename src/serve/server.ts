@@ -91,7 +91,8 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     clock: o.clock,
     tickMs: Math.max(50, Math.floor(tickMs / 4)),
   });
-  const waiters = new JobWaiters({ store: o.store, feed, clock: o.clock });
+  const shutdown = new AbortController();
+  const waiters = new JobWaiters({ store: o.store, feed, clock: o.clock, shutdown: shutdown.signal });
   let worker: Worker | undefined;
   metrics = new ServiceMetrics({
     store: o.store,
@@ -115,7 +116,6 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     onStatusLookup: metrics.statusLookup,
     outage: { monitor, timeoutMs: o.outageTimeoutMs ?? DEFAULTS.druidOutageTimeoutMs },
   });
-  const shutdown = new AbortController();
   const { app } = buildApp({
     store: o.store,
     client,
