@@ -114,6 +114,16 @@ def test_the_trigger_fires_when_the_job_ends_and_reports_refusals() -> None:
     assert SegopsJobTrigger(**kwargs).serialize() == (path, kwargs)
 
 
+def test_the_trigger_holds_an_early_event_until_not_before() -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_same", "2026-01-01"))
+    hook.wait_until_ended(job["id"], timeout=60)
+    started = time.time()
+    events = collect(SegopsJobTrigger(job_id=job["id"], not_before=started + 1.5))
+    assert [e["status"] for e in events] == ["ended"]
+    assert time.time() - started >= 1.5  # the job had ended already; the event waited for not_before
+
+
 def test_the_trigger_survives_a_service_that_does_not_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AIRFLOW_CONN_SEGOPS_DOWN", "segops://127.0.0.1:9")  # discard port: refused
     started = time.monotonic()

@@ -19,12 +19,14 @@ with DAG("segops_daily", schedule=DAILY, start_date=START, catchup=False, tags=[
         vars={"dataDir": DATA_DIR},
         gates={"min_rows": 1},
         deferrable=True,
+        defer_grace=0,  # dag.test() has no executor, so no stale executor event to wait out
         poll_timeout=30,
     )
     ingest >> SegopsSensor(
         task_id="confirm",
         job_id="{{ ti.xcom_pull(task_ids='ingest', key='job_id') }}",
         deferrable=True,
+        defer_grace=0,  # dag.test() has no executor, so no stale executor event to wait out
     )
 
 # The first try creates the run and crashes; the retry must reattach (the Druid task runs 3 s).
@@ -34,6 +36,7 @@ with DAG("segops_retry", schedule=DAILY, start_date=START, catchup=False, tags=[
         template=daily_template("af_retry", slow_seconds=3),
         vars={"dataDir": DATA_DIR},
         deferrable=True,
+        defer_grace=0,  # dag.test() has no executor, so no stale executor event to wait out
         retries=1,
         retry_delay=dt.timedelta(0),
     )
@@ -57,4 +60,5 @@ with DAG("segops_backfill", schedule=None, start_date=START, catchup=False, tags
         end="2026-01-04",
         vars={"dataDir": DATA_DIR},
         deferrable=True,
+        defer_grace=0,  # dag.test() has no executor, so no stale executor event to wait out
     )

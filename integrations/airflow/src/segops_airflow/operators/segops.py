@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,7 +33,7 @@ from segops_airflow.hooks.segops import (
     job_ended,
 )
 from segops_airflow.template import Template, datasource_of, parse_template, partition_inputs
-from segops_airflow.triggers.segops import SegopsJobTrigger
+from segops_airflow.triggers.segops import DEFER_GRACE, SegopsJobTrigger
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -157,6 +158,7 @@ class _SegopsJobOperator(BaseOperator):
         poll_timeout: float = 60.0,
         wait_timeout: float | None = None,
         outage_timeout: float = 600.0,
+        defer_grace: float = DEFER_GRACE,
         cancel_on_kill: bool = True,
         shutdown_on_kill: bool = True,
         datasource: str | None = None,
@@ -194,6 +196,7 @@ class _SegopsJobOperator(BaseOperator):
         self.poll_timeout = poll_timeout
         self.wait_timeout = wait_timeout
         self.outage_timeout = outage_timeout
+        self.defer_grace = defer_grace
         self.cancel_on_kill = cancel_on_kill
         self.shutdown_on_kill = shutdown_on_kill
         self.asset_alias = alias
@@ -288,6 +291,7 @@ class _SegopsJobOperator(BaseOperator):
                     outage_timeout=self.outage_timeout,
                     cancel_on_kill=self.cancel_on_kill,
                     shutdown_on_kill=self.shutdown_on_kill,
+                    not_before=time.time() + self.defer_grace if self.defer_grace > 0 else None,
                 ),
                 method_name="execute_complete",
                 timeout=dt.timedelta(seconds=self.wait_timeout) if self.wait_timeout else None,
@@ -528,6 +532,9 @@ class SegopsIngestOperator(_SegopsJobOperator):
     :param deferrable: wait in the triggerer (default: `[operators] default_deferrable`).
     :param poll_timeout: seconds of one long-poll (≤ 300).
     :param wait_timeout: fail when the job has not ended after this many seconds (None: no limit).
+    :param defer_grace: a deferred task resumes no sooner than this many seconds after deferring (default
+        10): works around an Airflow 3.3 scheduler race that fails tasks resuming right after they deferred
+        (apache/airflow#72716); 0 turns it off.
     :param cancel_on_kill / shutdown_on_kill: what a killed task does to the segops job and its Druid tasks.
     :param datasource: the datasource, when the template does not state it literally.
     :param druid_host: the Druid host for the `druid://<host>/<datasource>` asset. With it (and a datasource

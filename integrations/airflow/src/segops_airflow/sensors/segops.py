@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ from airflow.sdk import BaseSensorOperator, PokeReturnValue, conf
 
 from segops_airflow.hooks.segops import JsonDict, SegopsApiError, SegopsHook, job_ended
 from segops_airflow.operators.segops import SegopsJobFailed, failure_report, summarize
-from segops_airflow.triggers.segops import SegopsJobTrigger
+from segops_airflow.triggers.segops import DEFER_GRACE, SegopsJobTrigger
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -36,6 +37,7 @@ class SegopsSensor(BaseSensorOperator):
         deferrable: bool = conf.getboolean("operators", "default_deferrable", fallback=False),
         poll_timeout: float = 60.0,
         outage_timeout: float = 600.0,
+        defer_grace: float = DEFER_GRACE,
         fail_on_failure: bool = True,
         **kwargs: Any,
     ) -> None:
@@ -45,6 +47,7 @@ class SegopsSensor(BaseSensorOperator):
         self.deferrable = deferrable
         self.poll_timeout = poll_timeout
         self.outage_timeout = outage_timeout
+        self.defer_grace = defer_grace
         self.fail_on_failure = fail_on_failure
 
     @cached_property
@@ -82,6 +85,7 @@ class SegopsSensor(BaseSensorOperator):
                 poll_timeout=self.poll_timeout,
                 outage_timeout=self.outage_timeout,
                 cancel_on_kill=False,  # the sensor does not own the job
+                not_before=time.time() + self.defer_grace if self.defer_grace > 0 else None,
             ),
             method_name="execute_complete",
             timeout=dt.timedelta(seconds=self.timeout) if self.timeout else None,

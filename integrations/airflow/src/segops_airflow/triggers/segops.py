@@ -3,12 +3,21 @@ triggerer's event loop, so no worker slot is held while Druid ingests."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from segops_airflow.hooks.segops import MAX_POLL_TIMEOUT, SegopsApiError, SegopsAsyncHook, _Backoff
+
+#: Seconds a deferred task waits at least before it resumes (the default of the operators' `defer_grace`).
+#: Airflow 3.3's scheduler can fail a task that resumes while the executor's "success" event of the worker
+#: that deferred it is still unprocessed (apache/airflow#71580, #72716: the resumed try is RUNNING, the
+#: stale event reads as "state changed externally"). A job that ends within seconds of the deferral is
+#: exactly that case; holding the trigger event back for a few seconds lets the scheduler drain it first.
+DEFER_GRACE = 10.0
 
 
 class SegopsJobTrigger(BaseTrigger):
@@ -22,6 +31,7 @@ class SegopsJobTrigger(BaseTrigger):
     :param outage_timeout: how long the service may be unreachable (restart, drain) before giving up.
     :param cancel_on_kill: when a user marks the deferred task failed/success or clears it, cancel the job.
     :param shutdown_on_kill: with `cancel_on_kill`, also shut the job's Druid tasks down.
+    :param not_before: epoch seconds before which the event is held back (see `DEFER_GRACE`).
     """
 
     def __init__(
@@ -32,6 +42,7 @@ class SegopsJobTrigger(BaseTrigger):
         outage_timeout: float = 600.0,
         cancel_on_kill: bool = True,
         shutdown_on_kill: bool = True,
+        not_before: float | None = None,
     ) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.job_id = job_id
@@ -40,6 +51,7 @@ class SegopsJobTrigger(BaseTrigger):
         self.outage_timeout = float(outage_timeout)
         self.cancel_on_kill = cancel_on_kill
         self.shutdown_on_kill = shutdown_on_kill
+        self.not_before = not_before
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -51,6 +63,7 @@ class SegopsJobTrigger(BaseTrigger):
                 "outage_timeout": self.outage_timeout,
                 "cancel_on_kill": self.cancel_on_kill,
                 "shutdown_on_kill": self.shutdown_on_kill,
+                "not_before": self.not_before,
             },
         )
 
@@ -81,6 +94,12 @@ class SegopsJobTrigger(BaseTrigger):
                 self.log.info("segops job %s: %s %s", self.job_id, job.get("state"), counts)
                 last_counts = counts
             if result.get("ended"):
+                hold = (self.not_before or 0) - time.time()
+                if hold > 0:
+                    # apache/airflow#72716: a task resumed too soon after deferring can be failed by the
+                    # scheduler's stale "success" event of the deferring worker; give that event time.
+                    self.log.info("segops job %s ended; resuming the task in %.1f s", self.job_id, hold)
+                    await asyncio.sleep(hold)
                 yield TriggerEvent(
                     {"status": "ended", "job_id": self.job_id, "state": job.get("state"), "counts": counts}
                 )
