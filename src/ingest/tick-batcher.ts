@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Clock } from "../core/clock.js";
 
 /**
@@ -91,7 +92,19 @@ export class TickBatcher<K, Q, A> {
       }
       const batch = new Map(this.#waiting);
       this.#waiting.clear();
-      if (batch.size > 0) await this.options.flush(batch, signal);
+      if (batch.size === 0) continue;
+      // A signal of this flush's own: a flush may send one request per key at once (the handoff checker, one
+      // per datasource), each listening for the stop; on the loop's long-lived signal that many listeners read
+      // as a leak (MaxListenersExceededWarning). This one lives as long as the flush.
+      const flushStop = new AbortController();
+      setMaxListeners(batch.size + 10, flushStop.signal);
+      const onStop = () => flushStop.abort(signal.reason);
+      signal.addEventListener("abort", onStop, { once: true });
+      try {
+        await this.options.flush(batch, flushStop.signal);
+      } finally {
+        signal.removeEventListener("abort", onStop);
+      }
     }
   }
 }

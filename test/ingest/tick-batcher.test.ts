@@ -1,0 +1,76 @@
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { TickBatcher } from "../../src/ingest/tick-batcher.js";
+
+/**
+ * A flush may answer every key with a request of its own at once (the handoff checker: one per datasource).
+ * Each listens for the stop: they listen on a signal of that flush, so many keys do not pile listeners on
+ * the batcher's long-lived one (Node's MaxListenersExceededWarning), and a stop still reaches them.
+ */
+describe("TickBatcher flush signal", () => {
+  it("gives each flush its own stop signal: 30 concurrent listeners warn nothing and leave none behind", async () => {
+    const clock = new ManualClock(0);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    let seen: AbortSignal | undefined;
+    const batcher = new TickBatcher<string, null, string>({
+      clock,
+      name: "test batcher",
+      nextDelay: () => 100,
+      flush: async (batch, signal) => {
+        seen = signal;
+        await Promise.all(
+          [...batch].map(async ([key, waiters]) => {
+            // What an HTTP request does with its signal while it is in flight.
+            const listener = () => undefined;
+            signal.addEventListener("abort", listener);
+            await Promise.resolve();
+            signal.removeEventListener("abort", listener);
+            for (const w of waiters) w.resolve(`answer ${key}`);
+          }),
+        );
+      },
+    });
+    try {
+      const asked = Array.from({ length: 30 }, (_, i) => batcher.ask(`k${i}`, null));
+      await clock.advance(100);
+      expect(await Promise.all(asked)).toEqual(Array.from({ length: 30 }, (_, i) => `answer k${i}`));
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+      expect(seen && getEventListeners(seen, "abort")).toHaveLength(0);
+    } finally {
+      process.off("warning", onWarning);
+      await batcher.stop();
+    }
+  });
+
+  it("aborts a flush in progress when the batcher stops", async () => {
+    const clock = new ManualClock(0);
+    let flushSignal: AbortSignal | undefined;
+    const batcher = new TickBatcher<string, null, string>({
+      clock,
+      name: "test batcher",
+      nextDelay: () => 100,
+      // Like the real flushes: on the stop, the questions of the batch get the stop's reason.
+      flush: (batch, signal) => {
+        flushSignal = signal;
+        return new Promise<void>((resolve) => {
+          const onAbort = () => {
+            for (const waiters of batch.values()) for (const w of waiters) w.reject(signal.reason);
+            resolve();
+          };
+          signal.addEventListener("abort", onAbort, { once: true });
+        });
+      },
+    });
+    const pending = batcher.ask("k", null).catch((e: Error) => e.message);
+    await clock.advance(100);
+    for (let i = 0; i < 20 && !flushSignal; i++) await new Promise((r) => setImmediate(r));
+    expect(flushSignal?.aborted).toBe(false);
+    await batcher.stop();
+    expect(flushSignal?.aborted).toBe(true);
+    expect(await pending).toMatch(/stopped/);
+  });
+});
