@@ -15,6 +15,7 @@ import {
   refuseDoubling,
 } from "../../jobs/requests.js";
 import type { Store } from "../../ledger/store.js";
+import type { NewJob, NewTask } from "../../ledger/types.js";
 import { parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
@@ -125,6 +126,36 @@ async function clusterOfFlags(flags: DruidFlags): Promise<ClusterBinding> {
     return clusterOf(client);
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * For the segment operations: stores a planned job (or finds it again), says so on stderr, runs it and
+ * returns the exit code; the ledger is closed afterwards. `what` finishes the sentence after the job id.
+ */
+export async function runPlannedJob(options: {
+  plan: { job: NewJob; tasks: readonly NewTask[] };
+  client: DruidClient;
+  monitor: OutageMonitor;
+  flags: Parameters<typeof driveJob>[0]["flags"] & { ledger: string };
+  what: string;
+}): Promise<number> {
+  const { plan, flags } = options;
+  const store = await openLedger(flags.ledger);
+  try {
+    const { created } = await store.createJob(plan.job, plan.tasks, "cli");
+    if (!flags.json)
+      process.stderr.write(`${created ? "job" : "resuming job"} ${plan.job.id}: ${options.what}\n`);
+    return await driveJob({
+      store,
+      client: options.client,
+      monitor: options.monitor,
+      jobId: plan.job.id,
+      total: plan.tasks.length,
+      flags,
+    });
+  } finally {
+    await store.close();
   }
 }
 

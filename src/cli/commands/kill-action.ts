@@ -5,10 +5,8 @@ import { formatInterval, parseInterval } from "../../core/interval.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { segmentId } from "../../ingest/segments.js";
-import type { Store } from "../../ledger/store.js";
 import { inspectKill, planKill } from "../../ops/index.js";
-import { openLedger } from "../context.js";
-import { connectWatched, driveJob } from "./ingest-common.js";
+import { connectWatched, runPlannedJob } from "./ingest-common.js";
 import type { ResumeFlags } from "./resume-action.js";
 
 /** What `segops kill` does (its flags are in kill.ts); loaded when the command runs. */
@@ -35,7 +33,6 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
   const olderThanMs = flags.olderThan !== undefined ? periodMs(flags.olderThan) : 0;
   const monitor = new OutageMonitor(systemClock);
   const client = await connectWatched(flags, monitor);
-  let store: Store | undefined;
   try {
     const facts = await inspectKill(
       client,
@@ -84,22 +81,14 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
       process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : "nothing to kill\n");
       return;
     }
-    store = await openLedger(flags.ledger);
-    const { created } = await store.createJob(plan.job, plan.tasks, "cli");
-    if (!flags.json)
-      process.stderr.write(
-        `${created ? "job" : "resuming job"} ${plan.job.id}: ${segments} unused segment(s) of ${datasource} in ${plan.tasks.length} kill task(s)\n`,
-      );
-    process.exitCode = await driveJob({
-      store,
+    process.exitCode = await runPlannedJob({
+      plan,
       client,
       monitor,
-      jobId: plan.job.id,
-      total: plan.tasks.length,
       flags,
+      what: `${segments} unused segment(s) of ${datasource} in ${plan.tasks.length} kill task(s)`,
     });
   } finally {
-    await store?.close();
     await client.close();
   }
 }

@@ -3,10 +3,8 @@ import { UsageError } from "../../core/errors.js";
 import { formatInterval, parseInstant, parseInterval } from "../../core/interval.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
-import type { Store } from "../../ledger/store.js";
 import { inspectRollback, planRollback } from "../../ops/index.js";
-import { openLedger } from "../context.js";
-import { connectWatched, driveJob } from "./ingest-common.js";
+import { connectWatched, runPlannedJob } from "./ingest-common.js";
 import type { ResumeFlags } from "./resume-action.js";
 
 /** What `segops rollback` does (its flags are in rollback.ts); loaded when the command runs. */
@@ -18,6 +16,15 @@ export type RollbackFlags = ResumeFlags & {
   dryRun?: boolean;
 };
 
+/** An instant flag, its error naming the flag (the parser's message names only the value). */
+function instantOfFlag(flag: string, text: string): number {
+  try {
+    return parseInstant(text);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`, { flag });
+  }
+}
+
 export async function rollbackAction(datasource: string, flags: RollbackFlags): Promise<void> {
   const interval = parseInterval(flags.interval);
   if ((flags.toVersion === undefined) === (flags.before === undefined))
@@ -25,10 +32,9 @@ export async function rollbackAction(datasource: string, flags: RollbackFlags): 
   const target =
     flags.toVersion !== undefined
       ? { version: flags.toVersion }
-      : { before: new Date(parseInstant(flags.before as string)).toISOString() };
+      : { before: new Date(instantOfFlag("--before", flags.before as string)).toISOString() };
   const monitor = new OutageMonitor(systemClock);
   const client = await connectWatched(flags, monitor);
-  let store: Store | undefined;
   try {
     // Everything that makes the rollback impossible is found here, before any segment changes.
     const facts = await inspectRollback(client, {
@@ -50,23 +56,14 @@ export async function rollbackAction(datasource: string, flags: RollbackFlags): 
       );
       return;
     }
-    store = await openLedger(flags.ledger);
-    const { created } = await store.createJob(plan.job, plan.tasks, "cli");
-    if (!flags.json) {
-      process.stderr.write(
-        `${created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} chunk(s) of ${datasource} to roll back\n${lines.map((l) => `  ${l}\n`).join("")}`,
-      );
-    }
-    process.exitCode = await driveJob({
-      store,
+    process.exitCode = await runPlannedJob({
+      plan,
       client,
       monitor,
-      jobId: plan.job.id,
-      total: plan.tasks.length,
       flags,
+      what: `${plan.tasks.length} chunk(s) of ${datasource} to roll back\n${lines.map((l) => `  ${l}`).join("\n")}`,
     });
   } finally {
-    await store?.close();
     await client.close();
   }
 }
