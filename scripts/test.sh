@@ -8,7 +8,7 @@ bash scripts/provision.sh
 npx biome check .
 npx tsc -p tsconfig.json --noEmit
 mkdir -p .tmp
-rm -f .tmp/vitest.json .tmp/conformance.json
+rm -f .tmp/vitest.json .tmp/conformance.json .tmp/integration-*
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json "$@"
 fast=$?
@@ -17,6 +17,25 @@ integrations=$?
 bash scripts/ci-druid.sh
 druid=$?
 set -e
+# A CI log may keep only its tail, which the real-Druid stage fills: replay what failed earlier here, last.
+if [ "$fast" -ne 0 ]; then
+  echo; echo "test: the fast suites failed:"
+  node -e '
+    try {
+      const r = JSON.parse(require("fs").readFileSync(".tmp/vitest.json", "utf8"));
+      for (const f of r.testResults)
+        for (const t of f.assertionResults)
+          if (t.status === "failed")
+            console.log(`  ${f.name.replace(process.cwd() + "/", "")} > ${t.fullName}\n    ${(t.failureMessages[0] ?? "").split("\n")[0]}`);
+    } catch { console.log("  (no report: the run crashed; see its output above)"); }'
+fi
+if [ "$integrations" -ne 0 ]; then
+  for failed in .tmp/integration-*.failed; do
+    [ -f "$failed" ] || continue
+    echo; echo "test: $(basename "$failed" .failed) failed; the last 60 lines of its output:"
+    tail -n 60 "${failed%.failed}.log"
+  done
+fi
 # One closing line for the whole run: the fast suites, the conformance cases on real Druid, and the
 # end-to-end run on real Druid as one case.
 node -e '

@@ -26,6 +26,12 @@ export interface ConformanceTarget {
   pause(): Promise<void>;
   /** Polls before `eventually` gives up. */
   maxPolls: number;
+  /**
+   * Wall-clock patience of one `eventually` against a live service, kept below the test timeout so that a wait
+   * that never ends fails with the last answer it saw instead of a bare "Test timed out". Unset for the
+   * emulator, whose clock is stepped.
+   */
+  giveUpAfterMs?: number;
   /** Parent directory for input files; the target must be able to read it (same machine). */
   dataDir(): string;
 }
@@ -70,6 +76,7 @@ export async function eventually<T>(
   probe: () => Promise<T | undefined>,
 ): Promise<T> {
   let last: unknown;
+  const started = Date.now();
   for (let poll = 0; ; poll++) {
     try {
       const value = await probe();
@@ -78,9 +85,10 @@ export async function eventually<T>(
     } catch (err) {
       last = err;
     }
-    if (poll >= target.maxPolls) {
+    const waited = Date.now() - started;
+    if (poll >= target.maxPolls || (target.giveUpAfterMs !== undefined && waited >= target.giveUpAfterMs)) {
       throw new Error(
-        `gave up after ${target.maxPolls} polls waiting for ${what}${last ? `: ${String(last)}` : ""}`,
+        `gave up after ${poll + 1} polls (${Math.round(waited / 1000)} s) waiting for ${what}${last ? `: ${String(last)}` : ""}`,
       );
     }
     await target.pause();
