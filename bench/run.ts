@@ -3,8 +3,12 @@
  * the same run) and, when all of them ran, writes `bench/results.md`. Exits 1 when a benchmark's own
  * correctness checks failed.
  *
- *   npm run bench                                   # all: poll, backfill, ledger, startup, waiters
+ *   npm run bench                                   # all (see ALL); writes bench/results.md
+ *   npm run bench -- --quick                        # baselines, scale and startup, smaller (< 2 min)
+ *   npm run bench -- --json                         # also one JSON object of named figures on stdout
  *   node --import tsx bench/run.ts poll backfill    # a subset (printed only; results.md is left alone)
+ *
+ * With --json the markdown goes to stderr, so stdout is exactly one JSON object.
  */
 import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -12,17 +16,21 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBackfillBench } from "./backfill.js";
+import { runBaselinesBench } from "./baselines.js";
 import type { BenchResult } from "./lib/result.js";
 import { markdownTable } from "./lib/table.js";
 import { captureWarnings } from "./lib/warnings.js";
 import { runPollBench } from "./poll.js";
+import { runScaleBench } from "./scale.js";
 import { runServeWaitersBench } from "./serve-waiters.js";
 import { runStartupBench } from "./startup.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
-const ALL = ["poll", "backfill", "ledger", "startup", "waiters"] as const;
+const ALL = ["baselines", "scale", "poll", "backfill", "ledger", "startup", "waiters"] as const;
 type Name = (typeof ALL)[number];
+/** `--quick`: what issue 16's figures need, at a smaller size. */
+const QUICK: readonly Name[] = ["baselines", "scale", "startup"];
 
 /** `bench/ledger.ts` (another module's benchmark) runs on import, so it gets its own process. */
 async function runLedgerBench(): Promise<BenchResult> {
@@ -59,11 +67,17 @@ async function runLedgerBench(): Promise<BenchResult> {
   };
 }
 
+const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
+const quick = flags.has("--quick");
+const json = flags.has("--json");
+
 const RUNNERS: Record<Name, () => Promise<BenchResult>> = {
+  baselines: () => runBaselinesBench({ quick }),
+  scale: () => runScaleBench({ quick }),
   poll: () => runPollBench(),
   backfill: () => runBackfillBench(),
   ledger: runLedgerBench,
-  startup: () => runStartupBench(),
+  startup: () => runStartupBench(quick ? { runs: 8, warmup: 2, importRuns: 3 } : {}),
   waiters: () => runServeWaitersBench(),
 };
 
@@ -92,13 +106,20 @@ function git(args: string[]): Promise<string> {
   });
 }
 
-const args = process.argv.slice(2);
-const unknown = args.filter((a) => !(ALL as readonly string[]).includes(a));
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const unknown = [
+  ...args.filter((a) => !(ALL as readonly string[]).includes(a)),
+  ...[...flags].filter((f) => f !== "--quick" && f !== "--json"),
+];
 if (unknown.length > 0) {
-  console.error(`unknown benchmark(s): ${unknown.join(", ")}; expected some of: ${ALL.join(", ")}`);
+  console.error(
+    `unknown benchmark(s) or flag(s): ${unknown.join(", ")}; expected some of: ${ALL.join(", ")}, --quick, --json`,
+  );
   process.exit(2);
 }
-const selected: Name[] = args.length > 0 ? (args as Name[]) : [...ALL];
+const selected: Name[] = args.length > 0 ? (args as Name[]) : quick ? [...QUICK] : [...ALL];
+/** With --json, stdout carries only the JSON object. */
+const print = (text: string) => (json ? process.stderr.write(`${text}\n`) : console.log(text));
 
 const startedAt = new Date();
 const loadBefore = loadavg()[0] ?? 0;
@@ -109,7 +130,7 @@ try {
     process.stderr.write(`running ${name}…\n`);
     const result = await RUNNERS[name]();
     results.push(result);
-    console.log(`${section(result)}\n`);
+    print(`${section(result)}\n`);
   }
 } finally {
   warnings.restore();
@@ -137,11 +158,25 @@ const doc = [
   .filter((p) => p !== "")
   .join("\n\n");
 
-if (warningNotes.length > 0) console.log(`## Warnings\n\n${warningNotes.join("\n")}\n`);
-console.log(machine);
-if (selected.length === ALL.length) {
+if (warningNotes.length > 0) print(`## Warnings\n\n${warningNotes.join("\n")}\n`);
+print(machine);
+if (selected.length === ALL.length && !quick) {
   writeFileSync(join(here, "results.md"), `${doc}\n`);
-  console.log("wrote bench/results.md");
+  print("wrote bench/results.md");
+}
+if (json) {
+  const figures = Object.assign(
+    {
+      startedAt: startedAt.toISOString(),
+      commit: await git(["rev-parse", "--short", "HEAD"]),
+      quick,
+      loadBefore,
+      loadAfter: loadavg()[0] ?? 0,
+      cpus: cpu.length,
+    },
+    ...results.map((r) => r.figures ?? {}),
+  );
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 const problems = results.reduce((n, r) => n + r.problems.length, 0);
 if (problems > 0) {

@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { buildOnce } from "./lib/build.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { quantile } from "./lib/stats.js";
 import { markdownTable, num, times } from "./lib/table.js";
@@ -146,12 +147,9 @@ export async function runStartupBench(options: StartupBenchOptions = {}): Promis
   const checks = new Checks();
   const notes: string[] = [];
   if (options.build ?? true) {
-    const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const built = await run([tsc, "-p", "tsconfig.build.json"]);
-    if (built.code !== 0) {
-      const first = `${built.stdout}${built.stderr}`.trim().split("\n")[0];
-      notes.push(`\`tsc -p tsconfig.build.json\` reported errors (dist/ emitted anyway): ${first}`);
-    }
+    const complaint = await buildOnce();
+    if (complaint)
+      notes.push(`\`tsc -p tsconfig.build.json\` reported errors (dist/ emitted anyway): ${complaint}`);
   }
   checks.expect(existsSync(join(root, "dist/cli/bin.js")), "dist/cli/bin.js is missing: run npm run build");
 
@@ -230,6 +228,7 @@ export async function runStartupBench(options: StartupBenchOptions = {}): Promis
       ],
     ],
     problems: checks.problems,
+    figures: { helpMs: at(1), nodeMs: at(0), validateMs, helpCpuMs: cpuAt(1), nodeCpuMs: cpuAt(0) },
   };
 }
 

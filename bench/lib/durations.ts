@@ -29,3 +29,23 @@ export function representativeSample(all: readonly number[], k: number): number[
     (_, j) => sorted[Math.min(sorted.length - 1, Math.floor(((j + 0.5) / size) * sorted.length))] as number,
   );
 }
+
+/**
+ * Seeded log-normal durations (sim ms): `exp(ln(median) + sigma · z)` with z standard normal (Box–Muller),
+ * clamped to [minMs, maxMs]. Batch task durations are skewed this way: most near the median, a long tail.
+ */
+export function logNormalDurations(
+  n: number,
+  seed: number,
+  options: { medianMs: number; sigma: number; minMs?: number; maxMs?: number },
+): number[] {
+  const rng = seededRng(seed);
+  const mu = Math.log(options.medianMs);
+  const lo = options.minMs ?? 0;
+  const hi = options.maxMs ?? Number.POSITIVE_INFINITY;
+  return Array.from({ length: n }, () => {
+    const u1 = Math.max(rng.next(), 1e-12);
+    const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rng.next());
+    return Math.round(Math.min(hi, Math.max(lo, Math.exp(mu + options.sigma * z))));
+  });
+}

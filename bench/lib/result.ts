@@ -12,6 +12,8 @@ export interface BenchResult {
   headline: Array<[benchmark: string, segops: string, baselines: string]>;
   /** Correctness problems found by the benchmark's own checks; any makes the run exit non-zero. */
   problems: string[];
+  /** Named figures for `npm run bench -- --json` (one flat object over every benchmark that ran). */
+  figures?: Record<string, unknown>;
 }
 
 /** Collects correctness problems instead of throwing, so one bad variant does not hide the others' figures. */
