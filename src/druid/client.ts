@@ -409,6 +409,38 @@ export class DruidClient {
     );
   }
 
+  /**
+   * `POST /lockedIntervals/v2` (§2.10): the intervals that running tasks of `datasource` hold locks on, at
+   * or above `minPriority` (@default 0: every task's), optionally only those overlapping `intervals`.
+   */
+  async lockedIntervals(
+    datasource: string,
+    options: CallOptions & { minPriority?: number; intervals?: readonly string[] } = {},
+  ): Promise<string[]> {
+    const response = await this.#send(
+      {
+        service: "overlord",
+        method: "POST",
+        path: `${OVERLORD}/lockedIntervals/v2`,
+        json: [
+          {
+            datasource,
+            priority: options.minPriority ?? 0,
+            ...(options.intervals ? { intervals: [...options.intervals] } : {}),
+          },
+        ],
+        idempotent: true,
+      },
+      options,
+    );
+    const body = this.#parse(response);
+    const list = isRecord(body) ? body[datasource] : undefined;
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list) || !list.every((i) => typeof i === "string"))
+      throw this.#unexpected(response, `expected a list of intervals for ${datasource}`);
+    return list;
+  }
+
   /** `GET /totalWorkerCapacity` (§2.9); each figure is -1 when unknown. */
   totalWorkerCapacity(options?: CallOptions): Promise<TotalWorkerCapacity> {
     return this.#json(

@@ -1,5 +1,6 @@
 import type { KindOfWork } from "../driver/kind.js";
 import { type DruidServices, ingestKind } from "../ingest/kind.js";
+import { compactKind } from "../ops/compact/kind.js";
 import { killKind } from "../ops/kill/kind.js";
 import { rollbackKind } from "../ops/rollback/kind.js";
 
@@ -7,4 +8,9 @@ import { rollbackKind } from "../ops/rollback/kind.js";
  * Every kind of work this build runs, by ledger task kind. A new kind is one folder and one line here;
  * the engine, reports, `status`, `dlq`, `retry` and `cancel` find it through this list.
  */
-export const KINDS: readonly KindOfWork<DruidServices, never>[] = [ingestKind, rollbackKind, killKind];
+export const KINDS: readonly KindOfWork<DruidServices, never>[] = [
+  ingestKind,
+  rollbackKind,
+  killKind,
+  compactKind,
+];

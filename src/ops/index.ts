@@ -1,3 +1,17 @@
+export { compactKind } from "./compact/kind.js";
+export {
+  type ChunkVerdict,
+  COMPACT_KIND,
+  type CompactFacts,
+  type CompactPayload,
+  type CompactPlan,
+  type CompactRequest,
+  chunkVerdicts,
+  inspectCompaction,
+  judgeChunks,
+  planCompaction,
+} from "./compact/plan.js";
+export { chunkTotals, compactTaskId, sameData } from "./compact/runner.js";
 export { killKind } from "./kill/kind.js";
 export {
   inspectKill,

@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
+import { type CompactChunk, compactedSegments, compactInput, nothingToCompactMessage } from "./compact.js";
 import {
   coveredSince,
   defaultDynamicConfig,
@@ -64,6 +65,8 @@ export interface SimTask {
   handedOff: boolean;
   /** Ended by a shutdown request (its status keeps duration -1). */
   shutDown?: boolean;
+  /** A compaction's input, read when it starts (its lock keeps the chunks unchanged until it ends). */
+  compactInput?: CompactChunk[];
 }
 
 export const UNKNOWN_LOCATION: TaskLocation = { host: null, port: -1, tlsPort: -1 };
@@ -410,7 +413,7 @@ export class SimEngine {
     return changed;
   }
 
-  /** Tasks with explicit intervals lock them in `isReady` (§4.4); so do kill tasks. */
+  /** Tasks with explicit intervals lock them in `isReady` (§4.4); so do kill and compact tasks. */
   #upfrontLockIntervals(task: SimTask): Interval[] {
     const ingest = task.plan.ingest;
     if (ingest?.dataSchema.intervals) {
@@ -420,6 +423,7 @@ export class SimEngine {
         ),
       );
     }
+    if (task.plan.compact) return [task.plan.compact.interval];
     return task.plan.killInterval ? [task.plan.killInterval] : [];
   }
 
@@ -481,6 +485,12 @@ export class SimEngine {
         }
       }
     }
+    const compact = task.plan.compact;
+    if (compact) {
+      task.compactInput = compactInput(this.store, task.dataSource, compact.interval, this.#t);
+      rows = task.compactInput.reduce((n, c) => n + c.numRows, 0);
+      if (task.compactInput.length === 0) task.plannedFailure = nothingToCompactMessage(compact.interval);
+    }
     task.plannedFailure ??= this.#simFailure(task);
     task.endsAt = this.#t + this.#duration(task, rows);
   }
@@ -529,15 +539,22 @@ export class SimEngine {
         servedAt: never ? null : this.#t + this.options.handoffDelayMs,
         store: this.store,
       });
-      const servedBefore = new Set(this.served(task.dataSource).map((s) => s.id));
-      this.store.add(segments);
-      // `RunRules` skips overshadowed segments: one that is not loaded yet never will be (§4.2).
-      const shadowed = this.store.overshadowed(task.dataSource, this.#t);
-      for (const s of this.store.used(task.dataSource, this.#t)) {
-        if (shadowed.has(s.id) && !servedBefore.has(s.id)) s.skipLoad = true;
-      }
-      task.segmentIds = segments.map((s) => s.id);
-      if (segments.length > 0) this.#event(task, "published");
+      this.#publish(task, segments);
+    }
+    if (task.plan.compact && task.compactInput) {
+      const never = this.options.neverLoad.has(task.dataSource) || task.plan.sim.neverHandoff;
+      this.#publish(
+        task,
+        compactedSegments({
+          taskId: task.id,
+          dataSource: task.dataSource,
+          plan: task.plan.compact,
+          chunks: task.compactInput,
+          version: task.version ?? this.#nextVersion(),
+          now: this.#t,
+          servedAt: never ? null : this.#t + this.options.handoffDelayMs,
+        }),
+      );
     }
     if (task.plan.type === "kill" && task.plan.killInterval) {
       // Unused segments wholly inside the interval, filtered as the task asked (KillUnusedSegmentsTask
@@ -559,6 +576,19 @@ export class SimEngine {
       });
     }
     this.#complete(task, "success", null);
+  }
+
+  /** Adds a finished task's segments to the timeline; they overshadow what they replace. */
+  #publish(task: SimTask, segments: SimSegment[]): void {
+    const servedBefore = new Set(this.served(task.dataSource).map((s) => s.id));
+    this.store.add(segments);
+    // `RunRules` skips overshadowed segments: one that is not loaded yet never will be (§4.2).
+    const shadowed = this.store.overshadowed(task.dataSource, this.#t);
+    for (const s of this.store.used(task.dataSource, this.#t)) {
+      if (shadowed.has(s.id) && !servedBefore.has(s.id)) s.skipLoad = true;
+    }
+    task.segmentIds = segments.map((s) => s.id);
+    if (segments.length > 0) this.#event(task, "published");
   }
 
   #fail(task: SimTask, message: string): void {

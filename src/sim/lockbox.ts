@@ -42,6 +42,11 @@ export class Lockbox {
     this.#locks = this.#locks.filter((l) => l.taskId !== taskId);
   }
 
+  /** Every granted lock. */
+  all(): readonly TaskLock[] {
+    return this.#locks;
+  }
+
   held(taskId: string): TaskLock[] {
     return this.#locks.filter((l) => l.taskId === taskId);
   }

@@ -24,7 +24,7 @@ export interface PublishRequest {
   store: SegmentStore;
 }
 
-interface Part {
+export interface Part {
   rows: Row[] | null;
   numRows: number;
   shardSpec: (partitionNum: number, core: number) => Record<string, unknown>;
@@ -97,6 +97,7 @@ export function buildSegments(req: PublishRequest): SimSegment[] {
       servedAt: req.servedAt,
       unusedAt: null,
       rows: part?.rows ?? null,
+      ...(tombstone ? {} : { rollup: plan.dataSchema.rollup }),
     });
   };
 
@@ -144,7 +145,7 @@ export function segmentSize(rows: number, dims: number, metrics: number): number
 }
 
 /** Splits one chunk into partitions per `partitionsSpec` (docs/druid-api.md §3.5 shard specs). */
-function partition(chunk: ChunkData, spec: PartitionsPlan, dimensions: string[]): Part[] {
+export function partition(chunk: ChunkData, spec: PartitionsPlan, dimensions: string[]): Part[] {
   const n =
     spec.type === "hashed" && spec.numShards !== null
       ? Math.max(1, spec.numShards)

@@ -1,5 +1,6 @@
 import { type Granularity, parseGranularity } from "../core/granularity.js";
 import { type Interval, parseInterval } from "../core/interval.js";
+import type { CompactPlan } from "./compact.js";
 import { validateId } from "./ids.js";
 import { constructError, json, type Reply } from "./reply.js";
 import { type VersionTraits, versionTraits } from "./versions.js";
@@ -140,6 +141,8 @@ export interface TaskPlan {
    * segments marked unused no later than `maxUsedStatusLastUpdatedTime` (ms).
    */
   kill?: { versions: string[] | null; limit: number | null; maxUsedStatusLastUpdatedTime: number | null };
+  /** Set for `compact` tasks: the interval whose segments it rewrites, and how it partitions them. */
+  compact?: CompactPlan;
   sim: SimKnobs;
 }
 
@@ -249,6 +252,21 @@ function plan(body: unknown, druidVersion: number): TaskPlan {
     const problem = validateId("dataSource", body.dataSource);
     if (problem) fail(`${PKG}.AbstractTask`, problem);
   }
+  if (type === "compact") {
+    return {
+      id,
+      type,
+      groupId,
+      dataSource,
+      priority,
+      context,
+      slots: 1,
+      ingest: null,
+      killInterval: null,
+      compact: planCompact(body),
+      sim,
+    };
+  }
   let killInterval: Interval | null = null;
   let kill: TaskPlan["kill"];
   if (type === "kill" && typeof body.interval === "string") {
@@ -288,6 +306,28 @@ function plan(body: unknown, druidVersion: number): TaskPlan {
     ...(kill ? { kill } : {}),
     sim,
   };
+}
+
+/**
+ * A `compact` task body (docs/druid-api.md §3.9): `ioConfig.inputSpec` of type `interval` (or the legacy
+ * top-level `interval`), and an `index_parallel` tuningConfig whose partitionsSpec splits the output
+ * (dynamic, 5,000,000 rows per segment, by default). One slot: the emulator runs no sub-tasks for it.
+ */
+function planCompact(body: Obj): CompactPlan {
+  const C = `${PKG}.CompactionTask`;
+  const inputSpec = obj(obj(body.ioConfig).inputSpec);
+  const text = typeof inputSpec.interval === "string" ? inputSpec.interval : body.interval;
+  if (typeof text !== "string")
+    fail(C, "ioConfig.inputSpec.interval is required (inputSpec type 'interval')");
+  if (inputSpec.type !== undefined && inputSpec.type !== "interval")
+    fail(C, `the emulator compacts by interval only, not inputSpec type [${String(inputSpec.type)}]`);
+  let interval: Interval;
+  try {
+    interval = parseInterval(text);
+  } catch {
+    fail(C, `Invalid format: "${text}"`);
+  }
+  return { interval, partitions: planTuning(true, obj(body.tuningConfig)).partitions };
 }
 
 function simKnobs(context: Obj): SimKnobs {

@@ -138,7 +138,7 @@ function sysSegments(engine: SimEngine): SqlRow[] {
         dimensions: JSON.stringify(s.dimensions),
         metrics: JSON.stringify(s.metrics),
         projections: null,
-        last_compaction_state: null,
+        last_compaction_state: s.lastCompactionState ? JSON.stringify(s.lastCompactionState) : null,
         replication_factor: engine.replicationFactor(s) ?? -1,
       });
     }

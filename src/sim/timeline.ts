@@ -41,6 +41,10 @@ export interface SimSegment {
   unusedAt: number | null;
   /** Rows kept for SQL aggregation; null for synthetic data. */
   rows: Row[] | null;
+  /** Whether the ingestion rolled rows up (a compaction records it in its state); absent in old state files. */
+  rollup?: boolean;
+  /** `lastCompactionState`: set on the segments a compaction task published. */
+  lastCompactionState?: Record<string, unknown>;
 }
 
 export function isUsed(s: SimSegment, now: number): boolean {
@@ -65,6 +69,8 @@ export function segmentJson(s: SimSegment, druidVersion = 38): Record<string, un
     dimensions: s.dimensions.join(","),
     metrics: s.metrics.join(","),
     shardSpec: shardSpecJson(s, druidVersion),
+    // `@JsonInclude(NON_NULL)`: only on segments a compaction task published.
+    ...(s.lastCompactionState ? { lastCompactionState: s.lastCompactionState } : {}),
     binaryVersion: 9,
     size: s.size,
     ...(druidVersion >= 37 ? { totalRows: s.numRows } : {}),

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
+import { registerCompact } from "./compact.js";
 import { registerDemo } from "./demo.js";
 import { registerId } from "./id.js";
 import { registerKill } from "./kill.js";
@@ -40,6 +41,7 @@ export const commands: readonly RegisterCommand[] = [
   registerAudit,
   registerRollback,
   registerKill,
+  registerCompact,
   registerSim,
   registerRender,
   registerValidate,

@@ -33,9 +33,9 @@ export async function resumeJob(
     store = await openLedger(flags.ledger);
     const job = await store.getJob(jobId);
     if (!job) throw new UsageError(`no job ${jobId} in the ledger ${flags.ledger} (see \`segops jobs\`)`);
-    if (!["run", "backfill", "rollback", "kill"].includes(job.kind))
+    if (!["run", "backfill", "rollback", "kill", "compact"].includes(job.kind))
       throw new UsageError(
-        `job ${jobId} is a ${job.kind} job; resume runs run, backfill, rollback and kill jobs`,
+        `job ${jobId} is a ${job.kind} job; resume runs run, backfill, rollback, kill and compact jobs`,
       );
     const stored = (key: string, fallback: number) =>
       typeof job.options[key] === "number" ? (job.options[key] as number) : fallback;

@@ -1,7 +1,7 @@
 import { type Interval, parseInterval } from "../../core/interval.js";
 import { isActive, type SimTask } from "../engine.js";
 import { validateId } from "../ids.js";
-import { instantText } from "../instant-text.js";
+import { instantText, intervalText } from "../instant-text.js";
 import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Handler, Route, RouteContext } from "../router.js";
 import { planTask } from "../spec.js";
@@ -247,6 +247,7 @@ export function overlordRoutes(): Route[] {
         return json(200, { dataSource: ds });
       },
     },
+    { method: "POST", path: `${BASE}/lockedIntervals/v2`, handler: lockedIntervals },
     { method: "GET", path: `${BASE}/workers`, handler: workers },
     {
       method: "GET",
@@ -263,6 +264,52 @@ export function overlordRoutes(): Route[] {
     { method: "GET", path: `${BASE}/leader`, handler: (ctx) => text(200, ctx.url, "application/json") },
     { method: "GET", path: `${BASE}/isLeader`, handler: () => json(200, { leader: true }) },
   ];
+}
+
+/**
+ * `POST /lockedIntervals/v2` (docs/druid-api.md §2.10): for each `LockFilterPolicy` (`datasource`, minimum
+ * `priority`, optional `intervals`), the intervals of the granted locks of that datasource at or above the
+ * priority, by datasource; a datasource without such locks is left out. No policy = 400 in plain text.
+ */
+async function lockedIntervals(ctx: RouteContext): Promise<Reply> {
+  if (!isJson(ctx.req)) return empty(415);
+  let policies: unknown;
+  try {
+    const raw = await ctx.body();
+    policies = raw.trim() === "" ? null : JSON.parse(raw);
+  } catch {
+    return json(400, { error: "Cannot deserialize request body as a list of LockFilterPolicy" });
+  }
+  if (policies !== null && !Array.isArray(policies)) {
+    return json(400, {
+      error: "Cannot deserialize value of type `java.util.ArrayList<LockFilterPolicy>` from Object value",
+    });
+  }
+  if (!policies || policies.length === 0) return text(400, "No filter provided", "application/json");
+  const out: Record<string, string[]> = {};
+  for (const raw of policies as unknown[]) {
+    const p = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+    const ds = typeof p.datasource === "string" ? p.datasource : "";
+    const minPriority = typeof p.priority === "number" ? p.priority : 0;
+    let within: Interval[] | null = null;
+    if (Array.isArray(p.intervals)) {
+      try {
+        within = p.intervals.map((i) => parseInterval(String(i)));
+      } catch {
+        return json(400, {
+          error: `Cannot deserialize LockFilterPolicy intervals: ${JSON.stringify(p.intervals)}`,
+        });
+      }
+    }
+    const seen = new Set(out[ds] ?? []);
+    for (const lock of ctx.engine.lockbox.all()) {
+      if (lock.dataSource !== ds || lock.priority < minPriority) continue;
+      if (within && !within.some((i) => i.start < lock.interval.end && lock.interval.start < i.end)) continue;
+      seen.add(intervalText(lock.interval));
+    }
+    if (seen.size > 0) out[ds] = [...seen].sort();
+  }
+  return json(200, out);
 }
 
 /** `ImmutableWorkerInfo` list (docs/druid-api.md §2.9); `currCapacityUsed` is real slot use. */
