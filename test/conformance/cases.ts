@@ -52,6 +52,8 @@ interface DataSegment {
   dimensions: string;
   metrics: string;
   identifier: string;
+  /** Only on segments a compaction task published. */
+  lastCompactionState?: Record<string, unknown>;
 }
 
 interface Row {
@@ -769,6 +771,89 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
+    // Compaction (docs/druid-api.md §3.9): a compact task rewrites a chunk's visible segments under a newer
+    // version with the same rows and records how (lastCompactionState); an interval without segments FAILs.
+    describe("compaction: one newer segment for an appended day, same rows; nothing to do FAILs (§3.9)", () => {
+      const ds = freshId("segops_conf_cmp");
+      const day = "2026-07-01T00:00:00.000Z/2026-07-02T00:00:00.000Z";
+      let before: DataSegment[] = [];
+      const metadata = async (): Promise<DataSegment[]> => {
+        const ex = await post(`${CO}/metadata/datasources/${ds}/segments?full`, [day]);
+        if (ex.status !== 200) throw new Error(`metadata segments: ${ex.status} ${ex.text}`);
+        return json(ex) as DataSegment[];
+      };
+      const compactSpec = (id: string, interval: string) => ({
+        type: "compact",
+        id,
+        dataSource: ds,
+        ioConfig: { type: "compact", inputSpec: { type: "interval", interval } },
+        tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
+      });
+
+      beforeAll(async () => {
+        const root = target.dataDir();
+        const first = writeInput(root, { "c1.json": dayRows("2026-07-01", 3) });
+        await ingested(
+          indexParallelSpec({
+            id: freshId("segops_conf_c1"),
+            dataSource: ds,
+            baseDir: first,
+            intervals: [day],
+          }),
+          ds,
+          day,
+        );
+        const second = writeInput(root, { "c2.json": dayRows("2026-07-01", 2, 5) });
+        await ingested(
+          indexParallelSpec({
+            id: freshId("segops_conf_c2"),
+            dataSource: ds,
+            baseDir: second,
+            intervals: [day],
+            appendToExisting: true,
+          }),
+          ds,
+          day,
+        );
+        before = await metadata();
+      });
+
+      it("rewrites the day's two segments as one of a newer version with the same rows", async () => {
+        expect(before).toHaveLength(2);
+        const totals = await sqlEventually(`SELECT COUNT(*), SUM("added") FROM "${ds}"`, [[5, 21]]);
+        const id = freshId("segops_conf_compact");
+        const ex = await post(`${OV}/task`, compactSpec(id, day));
+        expect(ex.status).toBe(200);
+        expect(json(ex)).toEqual({ task: id });
+        expect((await finished(id)).statusCode).toBe("SUCCESS");
+        const after = (await metadata()).filter((s) => !before.some((b) => b.identifier === s.identifier));
+        expect(after).toHaveLength(1);
+        const [compacted] = after;
+        expect((compacted?.version ?? "") > (before[0]?.version ?? "")).toBe(true);
+        expect(compacted?.shardSpec).toMatchObject({ type: "numbered", partitionNum: 0, partitions: 1 });
+        const state = compacted?.lastCompactionState as {
+          partitionsSpec?: { type?: string; maxRowsPerSegment?: number };
+          granularitySpec?: { rollup?: boolean };
+        };
+        expect(state.partitionsSpec).toMatchObject({ type: "dynamic", maxRowsPerSegment: 5000000 });
+        expect(state.granularitySpec?.rollup).toBe(false);
+        for (const s of before) expect(s.lastCompactionState).toBeUndefined();
+        await loaded(ds, day);
+        expect(await sqlEventually(`SELECT COUNT(*), SUM("added") FROM "${ds}"`, totals)).toEqual(totals);
+      });
+
+      it("FAILs a compaction of an interval without segments: nothing to do", async () => {
+        const id = freshId("segops_conf_compact_none");
+        expect(
+          (await post(`${OV}/task`, compactSpec(id, "2026-07-10T00:00:00.000Z/2026-07-11T00:00:00.000Z")))
+            .status,
+        ).toBe(200);
+        const status = await finished(id);
+        expect(status.statusCode).toBe("FAILED");
+        expect(status.errorMsg).toMatch(/^Can't find segments from inputSpec\[.*\], nothing to do\.$/);
+      });
+    });
+
     // APPEND, REPLACE and tombstones on one datasource, step by step (docs/druid-api.md §4.1–§4.3). Steps run in
     // `beforeAll`, each after the previous one's segments are loaded; the tests then read the results.
     describe("timeline: append double-counts, replace overshadows, dropExisting tombstones (§4)", () => {
@@ -1014,6 +1099,15 @@ export function conformanceSuite(target: ConformanceTarget): void {
           if (s.statusCode !== "RUNNING") throw new Error(`finished before shutdown: ${JSON.stringify(s)}`);
           return s.runnerStatusCode === "RUNNING" ? s : undefined;
         });
+        // While it runs, its lock is listed by /lockedIntervals/v2 at or below its priority (50), not above.
+        const locks = await post(`${OV}/lockedIntervals/v2`, [{ datasource: ds, priority: 0 }]);
+        expect(locks.status).toBe(200);
+        expect(Object.keys(json(locks) as object)).toEqual([ds]);
+        expect(new Set((json(locks) as Record<string, string[]>)[ds])).toEqual(new Set([day]));
+        expect(json(await post(`${OV}/lockedIntervals/v2`, [{ datasource: ds, priority: 100 }]))).toEqual({});
+        const noFilter = await post(`${OV}/lockedIntervals/v2`, []);
+        expect(noFilter.status).toBe(400);
+        expect(noFilter.text).toBe("No filter provided");
         const ex = await post(`${OV}/task/${id}/shutdown`);
         expect(ex.status).toBe(200);
         expect(json(ex)).toEqual({ task: id });
