@@ -410,7 +410,7 @@ export class DruidClient {
   }
 
   /**
-   * `POST /lockedIntervals/v2` (§2.10): the intervals that running tasks of `datasource` hold locks on, at
+   * `POST /lockedIntervals/v2` (§2.11): the intervals that running tasks of `datasource` hold locks on, at
    * or above `minPriority` (@default 0: every task's), optionally only those overlapping `intervals`.
    */
   async lockedIntervals(

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
 import { parseInterval } from "../../src/core/interval.js";
@@ -18,7 +21,7 @@ import {
   sameData,
 } from "../../src/ops/index.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
-import { until } from "../helpers/cli-process.js";
+import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
@@ -232,6 +235,75 @@ describe("segops compact on the emulator", () => {
     const [progress] = (await (store as Store).listTasks(plan.job.id)).map((t) => t.progress);
     expect(progress).toMatchObject({ step: "done", before: { rows: 7 }, after: { rows: 7 } });
   });
+});
+
+describe("segops compact (the command)", () => {
+  it("a compaction SIGKILLed while its segments load finishes on the same command, each chunk compacted once; dry run and bad flags change nothing", async () => {
+    await start({ timeScale: 100 });
+    const range = "2026-03-01/2026-03-04";
+    await fragmented(range, 3, "2026-03-01");
+    const c = client as DruidClient;
+    const whole = parseInterval(range);
+    const before = await chunkTotals(c, DS, whole, new AbortController().signal);
+    const ledgerPath = join(mkdtempSync(join(tmpdir(), "segops-compact-")), "ledger.db");
+    const args = [
+      "compact",
+      DS,
+      "--interval",
+      range,
+      "--druid",
+      (sim as SimHandle).url,
+      "--ledger",
+      `sqlite:${ledgerPath}`,
+      "--tick",
+      "50",
+      "--lease",
+      "3000",
+      "--json",
+    ];
+    const bad = await runCli([...args, "--min-segment-mb", "900"]).done;
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--min-segment-mb \(900\) must be below --max-segment-mb \(700\)/);
+    const dry = await runCli([...args, "--dry-run"]).done;
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, skipped: [] });
+    expect(JSON.parse(dry.stdout).chunks).toHaveLength(3);
+    expect(compactSubmissions()).toEqual([]);
+    expect(existsSync(ledgerPath)).toBe(false);
+
+    // The compacted segments never load for now: the first run waits for them until it is killed.
+    (sim as SimHandle).setNeverLoad(DS, true);
+    const first = runCli(args);
+    const engine = (sim as SimHandle).engine;
+    await until(
+      "every compaction succeeded and the run waits for the loads",
+      () =>
+        [...engine.tasks.values()].filter((t) => t.type === "compact" && t.phase === "success").length === 3,
+      { timeoutMs: 60_000, whileRunning: first },
+    );
+    first.child.kill("SIGKILL");
+    expect((await first.done).signal).toBe("SIGKILL");
+    (sim as SimHandle).setNeverLoad(DS, false);
+    engine.loadNow(DS);
+
+    const second = await runCli(args).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ state: "done", counts: { done: 3 } });
+    // The same command resumed the crashed run's job: the ledger holds one compaction job.
+    const ledger = await openStore(`sqlite:${ledgerPath}`);
+    expect((await ledger.listJobs({ kind: "compact" })).map((j) => j.state)).toEqual(["done"]);
+    await ledger.close();
+    // One compact task per chunk, each submitted once: the rerun resumed, it did not compact again.
+    expect(compactSubmissions().map((s) => s.accepted)).toEqual([true, true, true]);
+    expect(await chunkTotals(c, DS, whole, new AbortController().signal)).toEqual(before);
+    const after = await judged(range);
+    for (const v of after.verdicts) expect(v.inputs).toHaveLength(1);
+
+    const third = await runCli(args).done;
+    expect(third.code, third.stderr).toBe(0);
+    expect(JSON.parse(third.stdout)).toMatchObject({ chunks: [] });
+    expect(compactSubmissions()).toHaveLength(3);
+  }, 120_000);
 });
 
 describe("sameData", () => {

@@ -267,7 +267,7 @@ export function overlordRoutes(): Route[] {
 }
 
 /**
- * `POST /lockedIntervals/v2` (docs/druid-api.md §2.10): for each `LockFilterPolicy` (`datasource`, minimum
+ * `POST /lockedIntervals/v2` (docs/druid-api.md §2.11): for each `LockFilterPolicy` (`datasource`, minimum
  * `priority`, optional `intervals`), the intervals of the granted locks of that datasource at or above the
  * priority, by datasource; a datasource without such locks is left out. No policy = 400 in plain text.
  */
