@@ -1,5 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { ManualClock, systemClock } from "../../src/core/clock.js";
 // The kill's retention is measured on the cluster's clock: the emulator's runs ahead (time scale).
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
@@ -11,7 +14,7 @@ import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import { inspectKill, planKill } from "../../src/ops/index.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
-import { until } from "../helpers/cli-process.js";
+import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
@@ -153,4 +156,74 @@ describe("segops kill on the emulator", () => {
     const facts = await inspectKill(c, request(), (sim as SimHandle).engine.now);
     expect(() => planKill(facts)).toThrow(/the live version of the chunks is not fully served yet/);
   });
+
+  it("a kill SIGKILLed while its tasks run finishes on the same command: each kill task submitted once", async () => {
+    // Emulated time moves only while `ticking`: frozen, the kill tasks stay RUNNING until the CLI is killed.
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+    let ticking = true;
+    const ticker = setInterval(() => {
+      if (ticking) clock.advance(1000);
+    }, 5);
+    onTestFinished(() => clearInterval(ticker));
+    sim = await startSim({ clock, timeScale: 1, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
+    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+    store = await openStore("sqlite::memory:");
+    await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 4 }), "1");
+    await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 6 }), "2");
+    const c = client;
+    await until("the first version is unused", async () => (await c.unusedSegments(DS, RANGE)).length === 3, {
+      timeoutMs: 30_000,
+    });
+    const ledgerPath = join(mkdtempSync(join(tmpdir(), "segops-kill-")), "ledger.db");
+    const args = [
+      "kill",
+      DS,
+      "--interval",
+      RANGE,
+      "--batch-size",
+      "1",
+      "--yes",
+      "--druid",
+      sim.url,
+      "--ledger",
+      `sqlite:${ledgerPath}`,
+      "--tick",
+      "50",
+      "--lease",
+      "3000",
+      "--json",
+    ];
+    const engine = sim.engine;
+    const first = runCli(args);
+    await until(
+      "a kill task runs",
+      () => [...engine.tasks.values()].some((t) => t.type === "kill" && t.phase === "running"),
+      { timeoutMs: 60_000, whileRunning: first },
+    );
+    ticking = false;
+    first.child.kill("SIGKILL");
+    expect((await first.done).signal).toBe("SIGKILL");
+    const before = (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_"));
+    expect(before.length).toBeGreaterThan(0);
+    ticking = true;
+
+    const second = await runCli(args).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ state: "done", counts: { done: 3 } });
+    expect(await c.unusedSegments(DS, RANGE)).toEqual([]);
+    const kills = (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_"));
+    // Three batches, three kill tasks, each accepted once: the rerun resumed the crashed run's job. A batch
+    // whose submit had not been checkpointed when the CLI died is submitted again under the same id, which
+    // Druid refuses as a duplicate (the reattach): no second kill task.
+    const accepted = kills.filter((k) => k.accepted).map((k) => k.id);
+    expect(accepted).toHaveLength(3);
+    expect(new Set(accepted).size).toBe(3);
+    for (const k of kills.filter((k) => !k.accepted)) {
+      expect(accepted).toContain(k.id);
+      expect(k.status).toBe(400);
+    }
+    const ledger = await openStore(`sqlite:${ledgerPath}`);
+    expect((await ledger.listJobs({ kind: "kill" })).map((j) => j.state)).toEqual(["done"]);
+    await ledger.close();
+  }, 120_000);
 });

@@ -4,8 +4,7 @@ import { formatInterval, parseInterval } from "../../core/interval.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { inspectCompaction, planCompaction } from "../../ops/index.js";
-import { openLedger } from "../context.js";
-import { connectWatched, runPlannedJob } from "./ingest-common.js";
+import { connectWatched, openJobOfRequest, runPlannedJob } from "./ingest-common.js";
 import type { ResumeFlags } from "./resume-action.js";
 import { resumeJob } from "./resume-action.js";
 
@@ -63,7 +62,7 @@ export async function compactAction(datasource: string, flags: CompactFlags): Pr
     }
     // A compaction of the same request still open in the ledger (a run that crashed) is resumed, not
     // planned anew: its chunks in flight keep their Druid task ids.
-    const open = await openCompaction(flags.ledger, String(plan.job.options?.requestKey));
+    const open = await openJobOfRequest(flags.ledger, "compact", plan.job.options?.requestKey);
     if (open) {
       await resumeJob(open, flags);
       return;
@@ -81,15 +80,5 @@ export async function compactAction(datasource: string, flags: CompactFlags): Pr
     });
   } finally {
     await client.close();
-  }
-}
-
-async function openCompaction(ledger: string, requestKey: string): Promise<string | null> {
-  const store = await openLedger(ledger);
-  try {
-    const open = await store.listJobs({ kind: "compact", state: "open" });
-    return open.find((j) => j.options.requestKey === requestKey)?.id ?? null;
-  } finally {
-    await store.close();
   }
 }

@@ -159,6 +159,25 @@ export async function runPlannedJob(options: {
   }
 }
 
+/**
+ * The open job of `kind` that a run of the same request left (it crashed or was stopped), by the
+ * `requestKey` its plan stores: the same command resumes it rather than planning the work again.
+ */
+export async function openJobOfRequest(
+  ledger: string,
+  kind: string,
+  requestKey: unknown,
+): Promise<string | null> {
+  if (typeof requestKey !== "string") return null;
+  const store = await openLedger(ledger);
+  try {
+    const open = await store.listJobs({ kind, state: "open", limit: 1000 });
+    return open.find((j) => j.options.requestKey === requestKey)?.id ?? null;
+  } finally {
+    await store.close();
+  }
+}
+
 /** Runs a stored job to the end (or deadline / Ctrl-C) and prints its report; returns the exit code. */
 export async function driveJob(options: {
   store: Store;

@@ -6,8 +6,8 @@ import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { segmentId } from "../../ingest/segments.js";
 import { inspectKill, planKill } from "../../ops/index.js";
-import { connectWatched, runPlannedJob } from "./ingest-common.js";
-import type { ResumeFlags } from "./resume-action.js";
+import { connectWatched, openJobOfRequest, runPlannedJob } from "./ingest-common.js";
+import { type ResumeFlags, resumeJob } from "./resume-action.js";
 
 /** What `segops kill` does (its flags are in kill.ts); loaded when the command runs. */
 
@@ -75,6 +75,13 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
               .map((id) => `  - ${id}`)
               .join("\n")}\n`,
       );
+      return;
+    }
+    // A kill of the same request still open in the ledger (a run that crashed) is resumed: its kill tasks
+    // in flight keep their ids, and nothing is submitted twice.
+    const open = await openJobOfRequest(flags.ledger, "kill", plan.job.options?.requestKey);
+    if (open) {
+      await resumeJob(open, flags);
       return;
     }
     if (plan.tasks.length === 0) {

@@ -117,6 +117,13 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
       : null,
   };
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
+  // The request without its cut-off (which moves with the clock): a rerun of the same command finds the
+  // open job of a run that crashed by it and resumes it instead of submitting new kill tasks.
+  const { cutoff: _moving, ...request_ } = identity;
+  const requestKey = createHash("sha256")
+    .update(canonicalJson({ ...request_, olderThanMs: request.olderThanMs ?? 0, batchSize }))
+    .digest("hex")
+    .slice(0, 10);
   const jobId = `kill_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hash}`;
   const batches: KillPayload[] = [];
   for (let i = 0; i < doomed.length; i += batchSize) {
@@ -142,6 +149,7 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
         range,
         cutoff,
         versions: identity.versions,
+        requestKey,
         baseId: jobId,
         ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
       },
