@@ -441,6 +441,17 @@ export class DruidClient {
     return list;
   }
 
+  /**
+   * `GET /druid/coordinator/v1/config` (§3.8): the Coordinator's dynamic config (`killTaskSlotRatio`,
+   * `maxKillTaskSlots`, …), as Druid serialises it.
+   */
+  coordinatorDynamicConfig(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#json(
+      { service: "coordinator", method: "GET", path: `${COORDINATOR}/config`, idempotent: true },
+      options,
+    );
+  }
+
   /** `GET /totalWorkerCapacity` (§2.9); each figure is -1 when unknown. */
   totalWorkerCapacity(options?: CallOptions): Promise<TotalWorkerCapacity> {
     return this.#json(

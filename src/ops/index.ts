@@ -19,6 +19,7 @@ export {
   type KillFacts,
   type KillPayload,
   type KillRequest,
+  killSlotBudget,
   planKill,
 } from "./kill/plan.js";
 export { rollbackKind } from "./rollback/kind.js";

@@ -12,7 +12,7 @@ import { segmentId } from "../../src/ingest/segments.js";
 import { runJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
-import { inspectKill, planKill } from "../../src/ops/index.js";
+import { inspectKill, killSlotBudget, planKill } from "../../src/ops/index.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
 import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
@@ -222,8 +222,34 @@ describe("segops kill on the emulator", () => {
       expect(accepted).toContain(k.id);
       expect(k.status).toBe(400);
     }
+    // Druid's kill budget (killTaskSlotRatio 0.1 of the slots, at least one) held: never two kills at once.
+    const budget = killSlotBudget(
+      await c.coordinatorDynamicConfig(),
+      (await c.totalWorkerCapacity()).currentClusterCapacity,
+    );
+    expect(budget).toBe(1);
+    const spans = accepted.map((id) => {
+      const events = engine.stats.events.get(id ?? "") ?? [];
+      const at = (e: string) => events.find((x) => x.event === e)?.at ?? Number.NaN;
+      return [at("running"), at("success")] as const;
+    });
+    for (const [a, b] of spans) expect(a < b).toBe(true);
+    const overlapping = spans.filter(([a1, b1], i) =>
+      spans.some(([a2, b2], j) => i !== j && a1 < b2 && a2 < b1),
+    );
+    expect(overlapping).toEqual([]);
     const ledger = await openStore(`sqlite:${ledgerPath}`);
     expect((await ledger.listJobs({ kind: "kill" })).map((j) => j.state)).toEqual(["done"]);
     await ledger.close();
   }, 120_000);
+});
+
+describe("killSlotBudget", () => {
+  it("is Druid's kill share of the slots, capped by maxKillTaskSlots, at least one; null without a capacity", () => {
+    expect(killSlotBudget({ killTaskSlotRatio: 0.1, maxKillTaskSlots: 2147483647 }, 100)).toBe(10);
+    expect(killSlotBudget({ killTaskSlotRatio: 0.5, maxKillTaskSlots: 3 }, 100)).toBe(3);
+    expect(killSlotBudget({ killTaskSlotRatio: 0.1 }, 4)).toBe(1);
+    expect(killSlotBudget({}, 50)).toBe(5);
+    expect(killSlotBudget({ killTaskSlotRatio: 0.1 }, -1)).toBeNull();
+  });
 });

@@ -2,10 +2,11 @@ import { Duration } from "luxon";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import { formatInterval, parseInterval } from "../../core/interval.js";
+import type { DruidClient } from "../../druid/client.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { segmentId } from "../../ingest/segments.js";
-import { inspectKill, planKill } from "../../ops/index.js";
+import { inspectKill, killSlotBudget, planKill } from "../../ops/index.js";
 import { connectWatched, openJobOfRequest, runPlannedJob } from "./ingest-common.js";
 import { type ResumeFlags, resumeJob } from "./resume-action.js";
 
@@ -77,11 +78,18 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
       );
       return;
     }
+    // Druid's own budget for kill tasks caps how many run at once (never every slot).
+    const budget = await readKillBudget(client);
+    const maxConcurrency = budget === null ? flags.maxConcurrency : Math.min(flags.maxConcurrency, budget);
+    if (!flags.json && budget !== null && budget < flags.maxConcurrency)
+      process.stderr.write(
+        `at most ${budget} kill task(s) at once (Druid's killTaskSlotRatio / maxKillTaskSlots)\n`,
+      );
     // A kill of the same request still open in the ledger (a run that crashed) is resumed: its kill tasks
     // in flight keep their ids, and nothing is submitted twice.
     const open = await openJobOfRequest(flags.ledger, "kill", plan.job.options?.requestKey);
     if (open) {
-      await resumeJob(open, flags);
+      await resumeJob(open, { ...flags, maxConcurrency });
       return;
     }
     if (plan.tasks.length === 0) {
@@ -92,10 +100,22 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
       plan,
       client,
       monitor,
-      flags,
+      flags: { ...flags, maxConcurrency },
       what: `${segments} unused segment(s) of ${datasource} in ${plan.tasks.length} kill task(s)`,
     });
   } finally {
     await client.close();
+  }
+}
+
+async function readKillBudget(client: DruidClient): Promise<number | null> {
+  try {
+    const [config, capacity] = await Promise.all([
+      client.coordinatorDynamicConfig(),
+      client.totalWorkerCapacity(),
+    ]);
+    return killSlotBudget(config, capacity.currentClusterCapacity);
+  } catch {
+    return null; // unreadable (permissions, an older Druid): --max-concurrency alone caps the kills
   }
 }
