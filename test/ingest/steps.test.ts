@@ -192,6 +192,48 @@ describe("running: waiting for the Druid task to end", () => {
     expect(a.progress().druidState).toBe("RUNNING");
   });
 
+  it("once RUNNING is recorded, waits inside the handler run: no checkpoint, no progress signal, one ask a tick", async () => {
+    const a = attempt({ step: "running", taskId: TASK_ID, druidState: "RUNNING" });
+    const answers: StatusResult[] = [
+      { id: TASK_ID, state: "RUNNING", duration: -1, errorMsg: null },
+      { id: TASK_ID, state: "RUNNING", duration: -1, errorMsg: null },
+      { id: TASK_ID, state: "SUCCESS", duration: 42, errorMsg: null },
+    ];
+    let asked = 0;
+    const steps = io({
+      client: {
+        taskReports: async () => reports(10, 0),
+        taskStatus: async () => ({ task: TASK_ID, status: { createdTime: "2026-01-01T00:00:00.000Z" } }),
+      },
+    });
+    await awaitTerminal(a, {
+      ...steps,
+      batcher: { get: async () => answers[asked++] } as unknown as StatusBatcher,
+    });
+    expect(asked).toBe(3);
+    // The only write is the move to handoff at SUCCESS: nothing per RUNNING answer.
+    expect(a.saved).toHaveLength(1);
+    expect(a.progress()).toMatchObject({ step: "handoff", druidState: "SUCCESS", druidDurationMs: 42 });
+  });
+
+  it("a stop (cancel seen by the heartbeat, shutdown) ends the wait with the stop's reason", async () => {
+    const a = attempt({ step: "running", taskId: TASK_ID, druidState: "RUNNING" });
+    const stop = new AbortController();
+    a.call.signal = stop.signal;
+    const steps = io({});
+    const waiting = awaitTerminal(a, {
+      ...steps,
+      batcher: {
+        get: (_id: string, signal: AbortSignal) =>
+          new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+      } as unknown as StatusBatcher,
+    });
+    const reason = new Error("task stopped: canceled");
+    stop.abort(reason);
+    expect(await rejects(waiting)).toBe(reason);
+    expect(a.saved).toEqual([]);
+  });
+
   it("goes back to submit the same id when Druid does not know it", async () => {
     const a = attempt({ step: "running" });
     expect(await rejects(awaitTerminal(a, io({})))).toBeInstanceOf(TaskProgress);
@@ -346,6 +388,23 @@ describe("handoff", () => {
     expect(error).toBeInstanceOf(TaskAbort);
     expect((error as Error).message).toMatch(/SUCCESS but never queryable: .* missing: wiki_v1_0 not served/);
     expect(a.progress()).toMatchObject({ handoffTimedOut: true, outcome: "handoff-timeout" });
+  });
+
+  it("once the wait is recorded, waits inside the handler run until handed off, saving only what changed", async () => {
+    const clock = new ManualClock(1_000_000);
+    const a = attempt({ step: "handoff", handoffSince: 1_000_000, version: "v1", missing: ["a not served"] });
+    const verdicts: HandoffVerdict[] = [
+      { state: "waiting", version: "v1", missing: ["a not served"], proof: "window" },
+      { state: "waiting", version: "v1", missing: ["b not served"], proof: "window" },
+      { state: "handed-off", version: "v1", segments: [], proof: "window" },
+    ];
+    let asked = 0;
+    await awaitHandoff(a, {
+      ...io({ clock }),
+      handoff: { check: async () => verdicts[asked++] } as unknown as HandoffChecker,
+    });
+    expect(asked).toBe(3);
+    expect(a.saved).toEqual([{ missing: ["b not served"] }, expect.objectContaining({ step: "audit" })]);
   });
 
   it("records a version proven by no other task having been created in between, then checks again", async () => {

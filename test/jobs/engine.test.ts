@@ -72,4 +72,46 @@ describe("ingestion engine against the emulator", () => {
     expect(audit.chunks).toHaveLength(30);
     expect(audit.chunks.every((c) => c.liveVersions.length === 1 && c.rows === 40)).toBe(true);
   }, 60_000);
+
+  it("writes the ledger a bounded number of times per partition, not once a tick while it runs or waits for handoff", async () => {
+    // Tasks of ~20 ticks and a handoff of ~8 ticks: per-tick progress writes would be ~30 a partition.
+    sim = await startSim({ timeScale: 20, capacity: 5, handoffDelayMs: 3000, seed: 7 });
+    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+    const inner = await openStore("sqlite::memory:");
+    store = inner;
+    const writes = { transition: 0, checkpoint: 0 };
+    const counted = new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key === "transition" || key === "checkpoint")
+          return (...args: unknown[]) => {
+            writes[key]++;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 5, rowsPerDay: 40 });
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: dailyTemplate({ datasource: "events", k: 1 }) },
+      templateName: "daily.json",
+      range: parseInterval("2026-01-01/2026-01-06"),
+      vars: { dataDir },
+    });
+    await inner.createJob(plan.job, plan.tasks);
+    const result = await runIngestJob({
+      store: counted,
+      client,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      maxConcurrency: 5,
+      leaseMs: 60_000,
+    });
+    expect(result.counts.done).toBe(5);
+    const ticksRunning = (sim.stats().requests["POST /druid/indexer/v1/taskStatus"] ?? 0) / 1;
+    expect(ticksRunning).toBeGreaterThan(15);
+    expect((writes.transition + writes.checkpoint) / 5).toBeLessThanOrEqual(12);
+  }, 60_000);
 });

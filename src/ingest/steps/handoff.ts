@@ -9,6 +9,15 @@ import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } fro
  * fails "SUCCESS but never queryable". A `retry` after a timeout waits afresh.
  */
 export async function awaitHandoff(a: Attempt, io: StepIO): Promise<void> {
+  // Each round waits for the handoff checker's next tick: the loop is paced by the checker.
+  while (await checkOnce(a, io)) {}
+}
+
+/**
+ * One handoff verdict; true when still waiting and the wait is already recorded: asked again inside this
+ * handler run, with no ledger write per tick (the first wait is a progress transition, so status shows it).
+ */
+async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
   const { taskId, payload } = a;
   // Reached again after a handoff timeout: only `segops retry` brings a task back from that, and it means
   // "wait again", so the window starts now.
@@ -89,8 +98,10 @@ export async function awaitHandoff(a: Attempt, io: StepIO): Promise<void> {
           `SUCCESS but never queryable: ${taskId} succeeded and ${payload.interval} is still not served after ${Math.round(waited / 1000)}s; missing: ${verdict.missing.slice(0, 5).join("; ")}${more}`,
         );
       }
+      const recorded = p.missing !== undefined;
       if (JSON.stringify(p.missing) !== JSON.stringify(verdict.missing))
         await a.save({ missing: verdict.missing });
+      if (recorded) return true;
       throw new TaskProgress(`waiting for handoff of ${payload.interval}`, io.settings.tickMs);
     }
     case "handed-off":
@@ -103,4 +114,5 @@ export async function awaitHandoff(a: Attempt, io: StepIO): Promise<void> {
         missing: [],
       });
   }
+  return false;
 }

@@ -8,15 +8,24 @@ import { type Attempt, AttemptFailed, buildSegmentsStats, type StepIO } from "./
 export const FORGOTTEN_LIMIT = 5;
 
 /**
- * Waits for the attempt to end, through the process's one status batcher. RUNNING: come back next tick.
- * Unknown to Druid: submit the same id again (bounded when Druid keeps answering "duplicate"). FAILED: a new
- * attempt, with Druid's errorMsg, its failure class and the row counters. SUCCESS: the data gates decide on
- * Druid's counters; passing, the partition moves to the handoff step.
+ * Waits for the attempt to end, through the process's one status batcher. RUNNING, the first time: record
+ * it (checkpoint and a progress transition, so status and the event log show it) and come back next tick;
+ * RUNNING once recorded: ask again at the next tick inside this handler run, writing nothing, so a partition
+ * in flight costs the ledger no write per tick (only its lease heartbeat; a cancel is seen by the heartbeat,
+ * within `leaseMs / 6`). Unknown to Druid: submit the same id again (bounded when Druid keeps answering
+ * "duplicate"). FAILED: a new attempt, with Druid's errorMsg, its failure class and the row counters.
+ * SUCCESS: the data gates decide on Druid's counters; passing, the partition moves to the handoff step.
  */
 export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
+  io.admission?.track(a.task.id, a.payload.slots, a.taskId);
+  // Each round waits for the batcher's next bulk lookup (one tick): the loop is paced by the batcher.
+  while (await pollOnce(a, io)) {}
+}
+
+/** One status answer; true when the task is still RUNNING (already recorded) and worth asking again. */
+async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
   const p = a.progress();
   const { taskId } = a;
-  io.admission?.track(a.task.id, a.payload.slots, taskId);
   const status = await io.batcher.get(taskId, a.call.signal);
   if (status.state === "UNKNOWN") {
     // Druid forgot (or never stored) a task we submitted: submit the same id again (docs/druid-api.md,
@@ -34,7 +43,8 @@ export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
   }
   if (p.forgotten) await a.save({ forgotten: 0 });
   if (status.state === "RUNNING") {
-    if (p.druidState !== "RUNNING") await a.save({ druidState: "RUNNING" });
+    if (p.druidState === "RUNNING") return true;
+    await a.save({ druidState: "RUNNING" });
     throw new TaskProgress(`Druid task ${taskId} RUNNING`, io.settings.tickMs);
   }
   if (status.state === "FAILED") {
@@ -100,6 +110,7 @@ export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
     rowStats,
     parseErrors,
   });
+  return false;
 }
 
 function isEmpty(s: NonNullable<IngestProgress["rowStats"]>): boolean {
