@@ -137,11 +137,17 @@ async function startSimProcess(
 function runMeasured(args: string[], probeFile: string, timeoutMs: number): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ["--import", pathToFileURL(PROBE).href, BIN, ...args], {
-      cwd: root,
-      env: { ...process.env, SEGOPS_BENCH_PROBE: probeFile, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    // SEGOPS_BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the measured process.
+    const nodeArgs = (process.env.SEGOPS_BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, "--import", pathToFileURL(PROBE).href, BIN, ...args],
+      {
+        cwd: root,
+        env: { ...process.env, SEGOPS_BENCH_PROBE: probeFile, NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -421,7 +427,9 @@ export async function runScaleBench(options: ScaleBenchOptions = {}): Promise<Be
     if (only.has("backfill")) rows.push(await backfillAtScale(inFlight, quick, dir, checks));
     if (only.has("plan")) plan = await planAtScale(planned, dir, checks);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // SEGOPS_BENCH_KEEP=1 keeps the probe files and ledgers for a closer look.
+    if (process.env.SEGOPS_BENCH_KEEP) notes.push(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
   const goal = (ok: boolean) => (ok ? "met" : "**missed**");
   const tables: string[] = [];

@@ -73,6 +73,11 @@ export class StatusBatcher {
     return this.#batcher.ask(id, null, signal);
   }
 
+  /** Resolves with every id's status at the next bulk lookup: one promise for the set, not one per id. */
+  getMany(ids: Iterable<string>, signal?: AbortSignal): Promise<Map<string, StatusResult>> {
+    return this.#batcher.askMany(ids, null, signal);
+  }
+
   stop(): Promise<void> {
     return this.#batcher.stop();
   }

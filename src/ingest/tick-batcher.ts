@@ -56,10 +56,64 @@ export class TickBatcher<K, Q, A> {
           reject(error);
         },
       };
-      this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), pending]);
+      this.#enqueue(key, pending);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#wake?.();
     });
+  }
+
+  /**
+   * Asks the same question under many keys at once; resolves with every key's answer (they all ride the
+   * same flush), or rejects with the first rejection. One promise and one abort listener for the whole set,
+   * where `ask` per key costs one of each per key per tick (a poll of 10,000 tasks: 10,000 of each a tick).
+   */
+  askMany(keys: Iterable<K>, question: Q, signal?: AbortSignal): Promise<Map<K, A>> {
+    if (this.#stop.signal.aborted) return Promise.reject(new Error(`${this.options.name} is stopped`));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const distinct = new Set(keys);
+    if (distinct.size === 0) return Promise.resolve(new Map());
+    this.#loop ??= this.#run();
+    return new Promise<Map<K, A>>((resolve, reject) => {
+      const answers = new Map<K, A>();
+      const mine = new Map<K, Pending<Q, A>>();
+      let left = distinct.size;
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener("abort", onAbort);
+        fn();
+      };
+      const onAbort = () => {
+        for (const [key, pending] of mine) {
+          const remaining = (this.#waiting.get(key) ?? []).filter((p) => p !== pending);
+          if (remaining.length > 0) this.#waiting.set(key, remaining);
+          else this.#waiting.delete(key);
+        }
+        settle(() => reject(signal?.reason));
+      };
+      for (const key of distinct) {
+        const pending: Pending<Q, A> = {
+          question,
+          resolve: (answer) => {
+            if (settled) return;
+            answers.set(key, answer);
+            if (--left === 0) settle(() => resolve(answers));
+          },
+          reject: (error) => settle(() => reject(error)),
+        };
+        mine.set(key, pending);
+        this.#enqueue(key, pending);
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#wake?.();
+    });
+  }
+
+  #enqueue(key: K, pending: Pending<Q, A>): void {
+    const list = this.#waiting.get(key);
+    if (list) list.push(pending);
+    else this.#waiting.set(key, [pending]);
   }
 
   /** Puts a batch back in front of anything asked meanwhile; it rides the next flush. */

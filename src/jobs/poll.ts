@@ -51,52 +51,69 @@ export async function pollTasks(ids: readonly string[], options: PollOptions): P
       ? "TIMEOUT"
       : "DEADLINE";
 
-  const watch = async (id: string): Promise<PolledTask> => {
-    let unknown = 0;
-    const signal = AbortSignal.any(signals);
-    for (;;) {
-      let status: Awaited<ReturnType<StatusBatcher["get"]>>;
-      try {
-        status = await options.batcher.get(id, signal);
-      } catch (error) {
-        if (signal.aborted) {
-          return {
-            id,
-            outcome: outcomeAtLimit,
-            elapsedMs: options.clock.now() - started,
-            duration: null,
-            errorMsg: null,
-          };
-        }
-        throw error;
-      }
-      if (status.state === "UNKNOWN") {
-        if (++unknown < unknownLimit) continue;
-        return done({
-          id,
-          outcome: "UNKNOWN",
-          elapsedMs: options.clock.now() - started,
-          duration: null,
-          errorMsg: "Druid does not know this task id",
-        });
-      }
-      unknown = 0;
-      if (status.state === "RUNNING") continue;
-      return done({
-        id,
-        outcome: status.state,
-        elapsedMs: options.clock.now() - started,
-        duration: status.duration,
-        errorMsg: status.errorMsg,
-      });
-    }
-  };
   const done = (t: PolledTask): PolledTask => {
     options.onTerminal?.(t);
     return t;
   };
+  // One loop for every task: each round asks the batcher for all the tasks still watched at once (one
+  // promise and one abort listener a tick, whatever the count), then settles those that ended.
+  const signal = signals.length === 1 ? stopAll.signal : AbortSignal.any(signals);
+  const watching = new Map([...new Set(ids)].map((id) => [id, 0])); // id → "unknown" answers in a row
+  const results = new Map<string, PolledTask>();
+  const watchAll = async (): Promise<void> => {
+    while (watching.size > 0) {
+      let answers: Map<string, Awaited<ReturnType<StatusBatcher["get"]>>>;
+      try {
+        answers = await options.batcher.getMany(watching.keys(), signal);
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        const elapsedMs = options.clock.now() - started;
+        for (const id of watching.keys())
+          results.set(id, { id, outcome: outcomeAtLimit, elapsedMs, duration: null, errorMsg: null });
+        watching.clear();
+        return;
+      }
+      for (const [id, status] of answers) {
+        if (status.state === "RUNNING") {
+          watching.set(id, 0);
+          continue;
+        }
+        if (status.state === "UNKNOWN") {
+          const unknown = (watching.get(id) ?? 0) + 1;
+          if (unknown < unknownLimit) {
+            watching.set(id, unknown);
+            continue;
+          }
+          watching.delete(id);
+          results.set(
+            id,
+            done({
+              id,
+              outcome: "UNKNOWN",
+              elapsedMs: options.clock.now() - started,
+              duration: null,
+              errorMsg: "Druid does not know this task id",
+            }),
+          );
+          continue;
+        }
+        watching.delete(id);
+        results.set(
+          id,
+          done({
+            id,
+            outcome: status.state,
+            elapsedMs: options.clock.now() - started,
+            duration: status.duration,
+            errorMsg: status.errorMsg,
+          }),
+        );
+      }
+    }
+  };
   try {
-    return await Promise.all([...new Set(ids)].map(watch));
+    await watchAll();
+    return [...new Set(ids)].map((id) => results.get(id) as PolledTask);
   } finally {
     stopAll.abort();
     await overall;

@@ -74,3 +74,83 @@ describe("TickBatcher flush signal", () => {
     expect(await pending).toMatch(/stopped/);
   });
 });
+
+/**
+ * Issue 16: `askMany` asks under many keys with one promise and one abort listener, so a poll of 10,000
+ * tasks does not create 10,000 promises and listeners a tick; its keys ride the same flush as `ask`'s.
+ */
+describe("TickBatcher.askMany", () => {
+  const answering = (clock: ManualClock, flushed: string[][]) =>
+    new TickBatcher<string, null, string>({
+      clock,
+      name: "test batcher",
+      nextDelay: () => 100,
+      flush: async (batch) => {
+        flushed.push([...batch.keys()]);
+        for (const [key, waiters] of batch) for (const w of waiters) w.resolve(`answer ${key}`);
+      },
+    });
+
+  it("answers every distinct key in one flush, shared with a single ask of the same key", async () => {
+    const clock = new ManualClock(0);
+    const flushed: string[][] = [];
+    const batcher = answering(clock, flushed);
+    try {
+      const stop = new AbortController();
+      const many = batcher.askMany(["a", "b", "a", "c"], null, stop.signal);
+      const one = batcher.ask("b", null);
+      await clock.advance(100);
+      expect(await many).toEqual(
+        new Map([
+          ["a", "answer a"],
+          ["b", "answer b"],
+          ["c", "answer c"],
+        ]),
+      );
+      expect(await one).toBe("answer b");
+      expect(flushed).toEqual([["a", "b", "c"]]);
+      expect(getEventListeners(stop.signal, "abort")).toHaveLength(0);
+      expect(await batcher.askMany([], null)).toEqual(new Map());
+    } finally {
+      await batcher.stop();
+    }
+  });
+
+  it("an abort takes its keys out of the next flush and rejects with the reason", async () => {
+    const clock = new ManualClock(0);
+    const flushed: string[][] = [];
+    const batcher = answering(clock, flushed);
+    try {
+      const stop = new AbortController();
+      const many = batcher.askMany(["a", "b"], null, stop.signal);
+      const other = batcher.ask("b", null);
+      const reason = new Error("deadline");
+      stop.abort(reason);
+      await expect(many).rejects.toBe(reason);
+      await clock.advance(100);
+      expect(await other).toBe("answer b");
+      expect(flushed).toEqual([["b"]]);
+    } finally {
+      await batcher.stop();
+    }
+  });
+
+  it("rejects when the flush rejects its keys, and when the batcher stops", async () => {
+    const clock = new ManualClock(0);
+    const failing = new TickBatcher<string, null, string>({
+      clock,
+      name: "test batcher",
+      nextDelay: () => 100,
+      flush: async (batch) => {
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(new Error("401"));
+      },
+    });
+    const many = failing.askMany(["a", "b"], null).catch((e: unknown) => e);
+    await clock.advance(100);
+    expect(await many).toMatchObject({ message: "401" });
+    const pending = failing.askMany(["c"], null);
+    await failing.stop();
+    await expect(pending).rejects.toThrow("test batcher stopped");
+    await expect(failing.askMany(["d"], null)).rejects.toThrow("test batcher is stopped");
+  });
+});

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { DruidClient } from "../../src/druid/client.js";
-import { StatusBatcher } from "../../src/ingest/status-batcher.js";
+import { StatusBatcher, type TaskStatusSnapshot } from "../../src/ingest/status-batcher.js";
 import { statusLookupFor } from "../../src/jobs/engine.js";
 import { type PolledTask, pollTasks } from "../../src/jobs/poll.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
@@ -83,4 +83,47 @@ describe("poll", () => {
     expect(batcher.stats.lookups).toBeLessThanOrEqual(Math.ceil(slowest / tickMs) + 1);
     expect(requests["GET /druid/indexer/v1/task/:taskId/status"] ?? 0).toBe(0);
   }, 60_000);
+
+  it("settles every task in one loop: outcomes, unknown ids after 3 answers, the deadline for the rest, in id order", async () => {
+    // No emulator here: the afterEach must not close the previous test's again.
+    sim = undefined;
+    client = undefined;
+    const clock = new ManualClock(0);
+    let lookups = 0;
+    const batcher = new StatusBatcher({
+      clock,
+      tickMs: 1000,
+      lookup: async (ids) => {
+        lookups++;
+        const out = new Map<string, TaskStatusSnapshot>();
+        for (const id of ids) {
+          if (id === "gone") continue;
+          const ended = id === "ok" ? lookups >= 2 : id === "bad" ? lookups >= 1 : false;
+          const state = !ended ? "RUNNING" : id === "ok" ? "SUCCESS" : "FAILED";
+          out.set(id, { id, state, duration: ended ? 5 : -1, errorMsg: state === "FAILED" ? "boom" : null });
+        }
+        return out;
+      },
+    });
+    const seen: string[] = [];
+    const polling = pollTasks(["slow", "ok", "gone", "bad", "ok"], {
+      batcher,
+      clock,
+      deadlineMs: 10_000,
+      onTerminal: (t) => seen.push(`${t.id} ${t.outcome}`),
+    });
+    for (let i = 0; i < 12; i++) await clock.advance(1000);
+    const results = await polling;
+    await batcher.stop();
+    expect(results.map((r) => [r.id, r.outcome])).toEqual([
+      ["slow", "DEADLINE"],
+      ["ok", "SUCCESS"],
+      ["gone", "UNKNOWN"],
+      ["bad", "FAILED"],
+    ]);
+    expect(results[3]?.errorMsg).toBe("boom");
+    expect(seen).toEqual(["bad FAILED", "ok SUCCESS", "gone UNKNOWN"]);
+    // One bulk lookup a tick for all of them until the deadline.
+    expect(lookups).toBeLessThanOrEqual(10);
+  });
 });
