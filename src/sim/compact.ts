@@ -32,8 +32,16 @@ export interface CompactPlan {
 }
 
 /**
- * `CompactionTask`'s answer when the interval holds no segment (`runTask` → `TaskStatus.failure`):
- * the interval spec printed by its `toString`.
+ * A compaction whose interval holds no segment when the queue asks it `isReady` (it finds its segments to
+ * lock them): `TaskQueue` records the exception as the failure, with no run and no duration. A real Druid
+ * 33 answered exactly this (docs/druid-api.md §3.9).
+ */
+export const NO_SEGMENTS_NOT_READY =
+  "Encountered error[No segments found for compaction. Please check that datasource name and interval are correct.] while waiting for task to be ready. See Overlord logs for more details.";
+
+/**
+ * `NativeCompactionRunner`'s answer when segments were there at `isReady` but none is left to read when it
+ * runs (`TaskStatus.failure`): the interval spec printed by its `toString`.
  */
 export function nothingToCompactMessage(interval: Interval): string {
   return `Can't find segments from inputSpec[CompactionIntervalSpec{interval=${intervalText(interval)}, sha256OfSortedSegmentIds=null}], nothing to do.`;

@@ -1,7 +1,13 @@
 import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
-import { type CompactChunk, compactedSegments, compactInput, nothingToCompactMessage } from "./compact.js";
+import {
+  type CompactChunk,
+  compactedSegments,
+  compactInput,
+  NO_SEGMENTS_NOT_READY,
+  nothingToCompactMessage,
+} from "./compact.js";
 import {
   coveredSince,
   defaultDynamicConfig,
@@ -15,6 +21,7 @@ import { emptyCounters, type IngestResult, ingestRecords, syntheticIngest } from
 import { InputError, readInput } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
 import { condense, Lockbox, lockRevokedMessage } from "./lockbox.js";
+import { CANCELED_MESSAGE, faultMessage, msqFault, workerTasks } from "./msq.js";
 import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
 import { markUnused, markUsed, type SegmentFilter } from "./segment-state.js";
@@ -65,6 +72,8 @@ export interface SimTask {
   handedOff: boolean;
   /** Ended by a shutdown request (its status keeps duration -1). */
   shutDown?: boolean;
+  /** Failed in `isReady`, before it ran (its status keeps duration -1). */
+  notReady?: boolean;
   /** A compaction's input, read when it starts (its lock keeps the chunks unchanged until it ends). */
   compactInput?: CompactChunk[];
 }
@@ -391,6 +400,14 @@ export class SimEngine {
       .sort((a, b) => b.plan.priority - a.plan.priority || a.seq - b.seq);
     for (const task of queue) {
       if (task.phase === "waiting") {
+        const compact = task.plan.compact;
+        if (compact && compactInput(this.store, task.dataSource, compact.interval, this.#t).length === 0) {
+          // `isReady` finds the segments to lock: none is a failure before the task ever runs (§3.9).
+          task.notReady = true;
+          this.#fail(task, NO_SEGMENTS_NOT_READY);
+          changed = true;
+          continue;
+        }
         const intervals = this.#upfrontLockIntervals(task);
         if (intervals.length > 0 && !this.#lock(task, intervals)) {
           if (!this.stats.events.get(task.id)?.some((e) => e.event === "waiting"))
@@ -485,6 +502,10 @@ export class SimEngine {
         }
       }
     }
+    if (task.plan.msq && task.result && !task.plannedFailure) {
+      const fault = msqFault(task.plan.msq, task.result);
+      if (fault) task.plannedFailure = faultMessage(fault);
+    }
     const compact = task.plan.compact;
     if (compact) {
       task.compactInput = compactInput(this.store, task.dataSource, compact.interval, this.#t);
@@ -493,6 +514,12 @@ export class SimEngine {
     }
     task.plannedFailure ??= this.#simFailure(task);
     task.endsAt = this.#t + this.#duration(task, rows);
+    // An MSQ controller launches its workers as it starts; they end with it (#complete).
+    for (const worker of workerTasks(task)) {
+      this.tasks.set(worker.id, worker);
+      this.#event(worker, "submitted");
+      this.#event(worker, "running");
+    }
   }
 
   #syntheticRows(task: SimTask): number {
@@ -603,6 +630,10 @@ export class SimEngine {
     this.lockbox.release(task.id);
     this.slots.release(task.id, this.#t);
     this.#event(task, phase);
+    for (const worker of this.tasks.values()) {
+      if (worker.plan.controller === task.id && isActive(worker))
+        this.#complete(worker, phase, phase === "failed" ? CANCELED_MESSAGE : null);
+    }
   }
 
   /** Records "handedOff" once every segment a task published is served. */

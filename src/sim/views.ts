@@ -1,6 +1,7 @@
 import type { SimTask, TaskLocation } from "./engine.js";
 import type { RowCounters } from "./ingest.js";
 import { instantText } from "./instant-text.js";
+import { msqReport } from "./msq.js";
 
 /** Wire shapes of tasks: `TaskStatusPlus`, `TaskStatus`, reports (docs/druid-api.md §2.3–§2.7). */
 
@@ -12,8 +13,9 @@ export function statusCode(task: SimTask): "RUNNING" | "SUCCESS" | "FAILED" {
 
 function duration(task: SimTask): number {
   if (task.phase !== "success" && task.phase !== "failed") return -1;
-  // `TaskQueue#shutdown` records a failure without a duration; a real Druid 33 kept -1 for good (§2.8).
-  if (task.shutDown) return -1;
+  // `TaskQueue#shutdown` and a failed `isReady` record a failure without a duration; a real Druid 33 kept -1
+  // for good (§2.8, §3.9).
+  if (task.shutDown || task.notReady) return -1;
   return task.startedAt === null ? 0 : (task.finishedAt as number) - task.startedAt;
 }
 
@@ -92,6 +94,7 @@ const ZERO: RowCounters = {
  * by progress and add `movingAverages`.
  */
 export function taskReport(task: SimTask, now: number, druidVersion: number): Record<string, unknown> | null {
+  if (task.plan.msq) return msqReport(task, now);
   if (!task.plan.ingest || task.startedAt === null || !task.result) return null;
   const running = task.phase === "running";
   const fraction =

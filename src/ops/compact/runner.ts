@@ -206,7 +206,10 @@ export function compactRunner(services: DruidServices): Runner {
       const errorMsg = "errorMsg" in status ? (status.errorMsg ?? null) : null;
       if (status.state === "FAILED") {
         await save({ druidState: status.state, errorMsg });
-        if (errorMsg?.startsWith("Can't find segments")) {
+        if (
+          errorMsg?.includes("No segments found for compaction") ||
+          errorMsg?.startsWith("Can't find segments")
+        ) {
           // The chunk's data went away since planning (dropped, marked unused): nothing left to compact.
           await save({ step: "done", note: "no segments left to compact" });
           return;
