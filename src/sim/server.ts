@@ -11,6 +11,7 @@ import { type Route, SimRouter } from "./router.js";
 import { brokerRoutes } from "./routes/broker.js";
 import { coordinatorRoutes } from "./routes/coordinator.js";
 import { dataSourceRoutes } from "./routes/datasources.js";
+import { msqRoutes } from "./routes/msq.js";
 import { overlordRoutes } from "./routes/overlord.js";
 import { scaledClock } from "./scaled-clock.js";
 import type { SimStatsSnapshot } from "./stats.js";
@@ -101,6 +102,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
     ...dataSourceRoutes(),
     ...coordinatorRoutes(),
     ...brokerRoutes(),
+    ...msqRoutes(),
   ]);
   let url = "";
 

@@ -2,6 +2,7 @@ import { type Granularity, parseGranularity } from "../core/granularity.js";
 import { type Interval, parseInterval } from "../core/interval.js";
 import type { CompactPlan } from "./compact.js";
 import { validateId } from "./ids.js";
+import type { MsqPlan } from "./msq.js";
 import { constructError, json, type Reply } from "./reply.js";
 import { type VersionTraits, versionTraits } from "./versions.js";
 
@@ -143,6 +144,10 @@ export interface TaskPlan {
   kill?: { versions: string[] | null; limit: number | null; maxUsedStatusLastUpdatedTime: number | null };
   /** Set for `compact` tasks: the interval whose segments it rewrites, and how it partitions them. */
   compact?: CompactPlan;
+  /** Set for MSQ `query_controller` tasks (msq.ts). */
+  msq?: MsqPlan | undefined;
+  /** Set for MSQ `query_worker` tasks: the controller they live and end with. */
+  controller?: string;
   sim: SimKnobs;
 }
 
@@ -330,7 +335,7 @@ function planCompact(body: Obj): CompactPlan {
   return { interval, partitions: planTuning(true, obj(body.tuningConfig)).partitions };
 }
 
-function simKnobs(context: Obj): SimKnobs {
+export function simKnobs(context: Obj): SimKnobs {
   return {
     durationMs: num(context.simDurationMs),
     fail: typeof context.simFail === "string" ? context.simFail : null,
