@@ -1,0 +1,56 @@
+// `npm run chaos -- --runs N --seed S`: the chaos harness's long mode. Runs N seeds from S, plus one
+// fault-free run per seed for the request amplification, and prints the figures (JSON lines, then a
+// summary) that docs/reliability.md quotes. Exits 1 if any run broke a guarantee.
+import { parseArgs } from "node:util";
+import { runChaos } from "./harness.js";
+
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "5" }, seed: { type: "string", default: "1" } },
+});
+const runs = Number(values.runs);
+const first = Number(values.seed);
+if (!Number.isSafeInteger(runs) || runs < 1)
+  throw new Error(`--runs: expected a positive whole number, got ${values.runs}`);
+if (!Number.isSafeInteger(first)) throw new Error(`--seed: expected a whole number, got ${values.seed}`);
+
+let broken = 0;
+const totals = {
+  kills: 0,
+  restarts: 0,
+  faults: 0,
+  retried: 0,
+  double: 0,
+  mixed: 0,
+  lost: 0,
+  accepted: 0,
+  partitions: 0,
+};
+const amplification: number[] = [];
+const kinds = new Map<string, number>();
+for (let i = 0; i < runs; i++) {
+  const seed = first + i;
+  const run = await runChaos({ seed });
+  const calm = await runChaos({ seed, faults: false });
+  const f = run.figures;
+  amplification.push(f.requests / Math.max(1, calm.figures.requests));
+  for (const k of f.faultKinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  totals.kills += f.kills;
+  totals.restarts += f.emulatorRestarts;
+  totals.faults += f.faultsInjected;
+  totals.retried += f.retriedAttempts;
+  totals.double += f.doubleSuccesses;
+  totals.mixed += f.mixedChunks;
+  totals.lost += f.lost;
+  totals.accepted += f.acceptedSubmissions;
+  totals.partitions += f.partitions;
+  if (run.violations.length > 0) broken++;
+  process.stdout.write(
+    `${JSON.stringify({ ...f, amplification: amplification.at(-1), violations: run.violations })}\n`,
+  );
+}
+const sorted = [...amplification].sort((a, b) => a - b);
+const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+process.stdout.write(
+  `${JSON.stringify({ summary: { runs, broken, ...totals, faultRunsByKind: Object.fromEntries(kinds), amplificationMedian: Number(median.toFixed(2)), amplificationMax: Number((sorted.at(-1) ?? 0).toFixed(2)) } })}\n`,
+);
+process.exitCode = broken > 0 ? 1 : 0;
