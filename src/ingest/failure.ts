@@ -20,7 +20,8 @@ const RULES: readonly Rule[] = [
   {
     name: "parse-exceptions",
     deterministic: true,
-    pattern: /max parse exceptions|unparseable|parse exception/i,
+    // Native batch, and MSQ's TooManyWarnings over CannotParseExternalData (docs/druid-api.md §6).
+    pattern: /max parse exceptions|unparseable|parse exception|TooManyWarnings|CannotParseExternalData/i,
   },
   {
     name: "lock-revoked",

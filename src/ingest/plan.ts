@@ -13,10 +13,14 @@ import {
   type LoadedTemplate,
   prepareSpec,
   type SpecIssue,
+  sqlPartitionGranularity,
+  sqlTarget,
   validateSpec,
+  validateSql,
 } from "../spec/index.js";
 import { slotsForSpec } from "./admission.js";
 import { type DataGates, DEFAULT_GATES, tuningWithGates } from "./gates.js";
+import { contextWithGates, slotsForSql } from "./msq.js";
 import { INGEST_KIND, type IngestPayload } from "./runner.js";
 
 /**
@@ -122,11 +126,7 @@ export function jobIdFor(input: IngestJobInput, datasource: string): string {
 }
 
 export function planIngestJob(input: IngestJobInput): PlannedJob {
-  if (input.template.kind === "sql") {
-    throw new UsageError(
-      "SQL (MSQ) templates can be rendered, validated and given ids, but run/backfill drive native index_parallel specs for now",
-    );
-  }
+  if (input.template.kind === "sql") return planSqlJob(input);
   const specVersion = input.specVersion ?? DEFAULT_SPEC_VERSION;
   // Render the whole range once to learn the datasource and granularity the template declares.
   const probe = prepareSpec(input.template, {
@@ -182,6 +182,111 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       kind: INGEST_KIND,
       payload: payload as unknown as JsonObject,
       // Two jobs never run the same datasource interval at once (they would fight over Druid's lock).
+      exclusionKey: `${datasource}|${formatInterval(interval)}`,
+    });
+  }
+  if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
+  return {
+    job: {
+      id: jobId,
+      kind: input.kind,
+      options: {
+        template: input.templateName,
+        range: formatInterval(input.range),
+        granularity: partitionGranularity,
+        datasource,
+        specVersion,
+        vars: (input.vars ?? {}) as JsonObject,
+        baseId,
+        ...(input.nonce ? { nonce: input.nonce } : {}),
+        ...(input.cluster ? { cluster: { ...input.cluster } } : {}),
+        ...(input.options ?? {}),
+      },
+    },
+    tasks,
+    datasource,
+    warnings: [...warnings.values()],
+  };
+}
+
+/**
+ * An SQL (MSQ) template: one `REPLACE … OVERWRITE WHERE` per partition, validated like a native spec (the
+ * window equals the partition, aligned to `PARTITIONED BY`), the gates handed to Druid in the query context,
+ * the id pinned through `context.sqlQueryId` at submit time (the controller is `query-<id>`). Partitions
+ * default to the `PARTITIONED BY` granularity.
+ */
+function planSqlJob(input: IngestJobInput): PlannedJob {
+  if (input.template.kind !== "sql") throw new UsageError("expected an SQL template");
+  const specVersion = input.specVersion ?? DEFAULT_SPEC_VERSION;
+  const vars = input.vars ? { vars: input.vars } : {};
+  const probe = prepareSpec(input.template, { interval: input.range, specVersion, ...vars });
+  if (probe.kind !== "sql") throw new UsageError("expected an SQL template");
+  const datasource = sqlTarget(probe.body.query);
+  const segmentGranularity = sqlPartitionGranularity(probe.body.query);
+  if (datasource === undefined || segmentGranularity === undefined) {
+    // The form is wrong whatever the partition: say why with validateSql's paths.
+    const result = validateSql(probe.body.query);
+    const errors =
+      result.errors.length > 0
+        ? result.errors
+        : [{ path: "query.partitionedBy", message: "cannot read the PARTITIONED BY granularity" }];
+    throw new InvalidSpecError(errors, { template: input.templateName });
+  }
+  const partitionGranularity = input.granularity ?? segmentGranularity;
+  let partitions: Interval[];
+  try {
+    partitions =
+      input.kind === "run"
+        ? [input.range]
+        : splitInterval(
+            input.range,
+            input.granularity
+              ? parseGranularityText(partitionGranularity)
+              : parseGranularity(partitionGranularity),
+          );
+  } catch (error) {
+    const path = input.granularity ? "--granularity" : "query.partitionedBy";
+    throw new InvalidSpecError([{ path, message: error instanceof Error ? error.message : String(error) }], {
+      template: input.templateName,
+    });
+  }
+  const jobId = jobIdFor(input, datasource);
+  const baseId = input.nonce ? jobIdFor({ ...input, nonce: undefined }, datasource) : jobId;
+  const prefix = input.nonce ? `${input.idPrefix ?? "segops"}-${input.nonce}` : (input.idPrefix ?? "segops");
+  const gates = input.gates ?? DEFAULT_GATES;
+  const errors: SpecIssue[] = [];
+  const warnings = new Map<string, SpecIssue>();
+  const tasks: NewTask[] = [];
+  for (const interval of partitions) {
+    const base = { interval, specVersion, prefix, ...vars };
+    const draft = prepareSpec(input.template, base);
+    if (draft.kind !== "sql") throw new UsageError("expected an SQL template");
+    const prepared = prepareSpec(input.template, {
+      ...base,
+      sqlContext: contextWithGates({}, draft.body.query, gates),
+    });
+    if (prepared.kind !== "sql") throw new UsageError("expected an SQL template");
+    const result = validateSql(prepared.body.query, { partition: interval });
+    for (const e of result.errors)
+      errors.push({ path: e.path, message: `${formatInterval(interval)}: ${e.message}` });
+    for (const w of [...prepared.warnings, ...result.warnings]) warnings.set(`${w.path}:${w.message}`, w);
+    const { sqlQueryId: _pinned, ...context } = prepared.body.context;
+    const payload: IngestPayload = {
+      kind: "sql",
+      datasource,
+      interval: formatInterval(interval),
+      spec: { query: prepared.body.query, context } as JsonObject,
+      specVersion,
+      idPrefix: prefix,
+      mode: "replace",
+      segmentGranularity,
+      slots: slotsForSql(context as JsonObject),
+      gates,
+    };
+    tasks.push({
+      id: `${jobId}/${intervalSlug(interval)}`,
+      kind: INGEST_KIND,
+      payload: payload as unknown as JsonObject,
       exclusionKey: `${datasource}|${formatInterval(interval)}`,
     });
   }

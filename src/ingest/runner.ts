@@ -8,6 +8,7 @@ import type { Runner, TaskContext } from "../driver/runner.js";
 import { TaskRetry } from "../driver/signals.js";
 import type { DruidClient } from "../druid/client.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
+import { SQL_VOLATILE_PATHS } from "../spec/msq.js";
 import type { AdmissionTracker } from "./admission-tracker.js";
 import { type AuditReport, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
 import { type AttemptFailure, isPoisoned } from "./failure.js";
@@ -21,6 +22,7 @@ import { awaitHandoff } from "./steps/handoff.js";
 import { prepareAttempt } from "./steps/prepare.js";
 import { awaitTerminal } from "./steps/running.js";
 import { submitNative } from "./steps/submit.js";
+import { submitMsq } from "./steps/submit-msq.js";
 
 /**
  * The ingestion handler (architecture doc, "One ingestion, step by step"): one ledger task = one
@@ -37,6 +39,8 @@ export const INGEST_KIND = "ingest";
 
 /** What a partition's ledger task carries; written once when the job is planned (already validated). */
 export interface IngestPayload {
+  /** `sql`: an MSQ query (`spec` is `{query, context}`), submitted to `/druid/v2/sql/task`; absent: a native task. */
+  kind?: "sql";
   datasource: string;
   /** Canonical interval string of the partition. */
   interval: string;
@@ -189,7 +193,10 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
   };
   // The task list keyed by step (graphile-worker style): each step is one function over injected I/O.
   const steps: ReadonlyArray<readonly [IngestStep, Step]> = [
-    ["submit", options.submit ?? submitNative],
+    [
+      "submit",
+      options.submit ?? ((a, stepIo) => (a.payload.kind === "sql" ? submitMsq : submitNative)(a, stepIo)),
+    ],
     ["running", awaitTerminal],
     ["handoff", awaitHandoff],
     ["audit", auditPartition],
@@ -199,14 +206,17 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     const payload = payloadOf(task);
     const interval = parseInterval(payload.interval);
     let p = progressOf(task);
-    const taskId = deriveTaskId({
+    const derived = deriveTaskId({
       spec: payload.spec,
       interval,
       specVersion: payload.specVersion,
       attempt: task.attempt,
       prefix: payload.idPrefix,
       datasource: payload.datasource,
+      ...(payload.kind === "sql" ? { volatilePaths: SQL_VOLATILE_PATHS } : {}),
     });
+    // An MSQ controller is named `query-<sqlQueryId>` (MSQTasks.controllerTaskId, docs/specs.md "id").
+    const taskId = payload.kind === "sql" ? `query-${derived}` : derived;
     if (p.failures?.some((f) => f.taskId === taskId)) {
       // This attempt's id already FAILED in Druid (e.g. a dead letter sent back by `dlq retry`): Druid
       // would reject it as a duplicate forever, so move to a fresh attempt.

@@ -194,6 +194,26 @@ export function sqlTarget(query: string): string | undefined {
   return head ? unquote(head[2] as string) : undefined;
 }
 
+/**
+ * The `PARTITIONED BY` granularity of an INSERT/REPLACE query as a granularity name (`day`, `hour`, `all`),
+ * or undefined when the clause is missing or unreadable ({@link validateSql} says why).
+ */
+export function sqlPartitionGranularity(query: string): string | undefined {
+  const sql = statement(query);
+  const head = HEAD.exec(sql);
+  if (!head) return undefined;
+  const rest = sql.slice(head[0].length);
+  const masked = maskQuoted(rest);
+  const partitioned = lastMatch(masked, /\bPARTITIONED\s+BY\b/gi);
+  if (!partitioned) return undefined;
+  const clustered = lastMatch(masked, /\bCLUSTERED\s+BY\b/gi);
+  const from = partitioned.index + partitioned[0].length;
+  const to = clustered && clustered.index > partitioned.index ? clustered.index : rest.length;
+  const read = partitionedBy(rest.slice(from, to).replace(/;\s*$/, "").trim());
+  if (read === "unreadable" || "error" in read) return undefined;
+  return granularityLabel(read.granularity).toLowerCase();
+}
+
 /** Options of {@link validateSql}. */
 export interface ValidateSqlOptions {
   /** The partition the OVERWRITE window must equal; without it only the form and alignment are checked. */

@@ -61,10 +61,17 @@ describe("job planning", () => {
     }
   });
 
-  it("refuses SQL templates for run and backfill with a clear message", () => {
+  it("refuses an SQL template that cannot run a partition safely, naming the field", () => {
+    // MSQ templates run (test/ingest/msq-backfill.test.ts); one without PARTITIONED BY or with OVERWRITE ALL does not.
     expect(() =>
       planIngestJob({ ...base, template: { kind: "sql", text: "REPLACE INTO x OVERWRITE ALL SELECT 1" } }),
-    ).toThrow(/SQL \(MSQ\) templates .* native index_parallel specs/);
+    ).toThrow(/query\.partitionedBy: Operation \[REPLACE\] requires a PARTITIONED BY/);
+    expect(() =>
+      planIngestJob({
+        ...base,
+        template: { kind: "sql", text: "REPLACE INTO x OVERWRITE ALL SELECT 1 PARTITIONED BY DAY" },
+      }),
+    ).toThrow(/query\.overwrite: .*OVERWRITE ALL replaces the whole datasource/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { classifyTaskFailure } from "../failure.js";
 import { checkDataGates, DEFAULT_GATES, firstParseErrors } from "../gates.js";
+import { msqEvidence } from "../msq.js";
 import type { IngestProgress } from "../runner.js";
 import { type Attempt, AttemptFailed, buildSegmentsStats, type StepIO } from "./attempt.js";
 
@@ -53,14 +54,22 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     let rowStats: IngestProgress["rowStats"] = null;
     let parseErrors: string[] = [];
     try {
-      const report = (await io.client.taskReports(taskId, a.call))?.ingestionStatsAndErrors?.payload;
+      const reports = await io.client.taskReports(taskId, a.call);
+      const report = reports?.ingestionStatsAndErrors?.payload;
       errorMsg = report?.errorMsg ?? errorMsg;
       rowStats = buildSegmentsStats(report?.rowStats);
       parseErrors = firstParseErrors(report?.unparseableEvents);
+      // An MSQ controller reports counters, warnings and its fault in `multiStageQuery` (docs/druid-api.md §6).
+      const msq = msqEvidence(reports);
+      if (msq) {
+        errorMsg = errorMsg ?? msq.errorMsg;
+        rowStats = msq.rowStats;
+        parseErrors = msq.parseErrors;
+      }
     } catch {
       // The status's errorMsg is enough when the report is gone.
     }
-    if (!rowStats || isEmpty(rowStats)) {
+    if (a.payload.kind !== "sql" && (!rowStats || isEmpty(rowStats))) {
       // A parallel supervisor that failed reports "Failed in phase[…]" and zero counters (seen on Druid 33):
       // the evidence is in its sub-tasks' reports.
       const sub = await subTaskEvidence(a, io).catch(() => null);
@@ -85,8 +94,13 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     io.client.taskReports(taskId, a.call).catch(() => null),
     io.client.taskStatus(taskId, a.call).catch(() => null),
   ]);
-  const rowStats = buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
-  const parseErrors = firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
+  const msq = msqEvidence(reports);
+  const rowStats = msq
+    ? msq.rowStats
+    : buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
+  const parseErrors = msq
+    ? msq.parseErrors
+    : firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
   const gate = rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null;
   if (gate) {
     // SUCCESS on bad data is a failed attempt, and a deterministic one: the poison rule applies.

@@ -1,0 +1,201 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { TaskAbort, TaskDefer } from "../../src/driver/signals.js";
+import { DruidClient } from "../../src/druid/client.js";
+import type { TaskReports } from "../../src/druid/types.js";
+import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
+import { classifyTaskFailure } from "../../src/ingest/failure.js";
+import type { HandoffChecker } from "../../src/ingest/handoff.js";
+import { contextWithGates, msqEvidence, slotsForSql } from "../../src/ingest/msq.js";
+import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
+import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
+import type { Attempt, StepIO } from "../../src/ingest/steps/attempt.js";
+import { submitMsq } from "../../src/ingest/steps/submit-msq.js";
+import type { TaskRow } from "../../src/ledger/types.js";
+import { startTestSim } from "../helpers/sim.js";
+
+/** The MSQ submit step and report reading on their own (docs/druid-api.md §6); msq-backfill.test.ts runs them together. */
+
+const INTERVAL = "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z";
+const QUERY = [
+  "REPLACE INTO ev OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01 00:00:00' AND __time < TIMESTAMP '2026-01-02 00:00:00'",
+  `SELECT TIME_PARSE("ts") AS __time, "page" FROM TABLE(EXTERN('{"type":"inline","data":"{\\"ts\\":\\"2026-01-01T01:00:00Z\\",\\"page\\":\\"a\\"}"}', '{"type":"json"}', '[{"name":"ts","type":"string"},{"name":"page","type":"string"}]'))`,
+  "PARTITIONED BY DAY",
+].join("\n");
+
+function attempt(query = QUERY, taskId = "query-segops_ev_20260101_abc_a1") {
+  const payload: IngestPayload = {
+    kind: "sql",
+    datasource: "ev",
+    interval: INTERVAL,
+    spec: { query, context: { maxParseExceptions: 0, simDurationMs: 1000 } },
+    specVersion: "1",
+    idPrefix: "segops",
+    mode: "replace",
+    segmentGranularity: "day",
+    slots: 2,
+  };
+  let p: IngestProgress = {};
+  const saved: IngestProgress[] = [];
+  const a: Attempt = {
+    task: { id: "job/20260101", attempt: 1 } as TaskRow,
+    payload,
+    interval: parseInterval(INTERVAL),
+    taskId,
+    call: {},
+    progress: () => p,
+    save: async (patch) => {
+      saved.push(patch);
+      p = { ...p, ...patch };
+    },
+    note: () => {},
+  };
+  return { a, saved };
+}
+
+function stepIo(client: DruidClient, paused: number[] = []): StepIO {
+  return {
+    client,
+    clock: new ManualClock(Date.UTC(2026, 0, 2)),
+    batcher: {
+      get: async (id: string) => {
+        const s = await client.taskStatus(id).catch(() => null);
+        return s?.status ? { id, state: s.status.statusCode } : { id, state: "UNKNOWN" };
+      },
+    } as unknown as StatusBatcher,
+    handoff: {} as HandoffChecker,
+    admission: {
+      track: () => {},
+      untrack: () => {},
+      pause: (until: number) => paused.push(until),
+    } as unknown as StepIO["admission"],
+    settings: { tickMs: 1000, handoffTimeoutMs: 60_000, sizeBand: DEFAULT_SIZE_BAND },
+  };
+}
+
+describe("submitMsq", () => {
+  it("submits under context.sqlQueryId = the id without query-, and a second submit reattaches (Druid's wrapped duplicate)", async () => {
+    const s = await startTestSim();
+    const client = new DruidClient({ url: s.url, retry: { baseMs: 1, capMs: 5 } });
+    const first = attempt();
+    await submitMsq(first.a, stepIo(client));
+    expect(first.saved.at(-1)).toMatchObject({ step: "running", reattached: false });
+    const task = s.sim.engine.tasks.get("query-segops_ev_20260101_abc_a1");
+    expect(task?.plan.context.sqlQueryId).toBe("segops_ev_20260101_abc_a1");
+    expect(task?.plan.context.maxParseExceptions).toBe(0);
+
+    const again = attempt();
+    await submitMsq(again.a, stepIo(client));
+    expect(again.saved.at(-1)).toMatchObject({ step: "running", reattached: true });
+    expect(s.sim.stats().submissions.map((x) => [x.accepted, x.status])).toEqual([
+      [true, 202],
+      [false, 500],
+    ]);
+  });
+
+  it("a planning error aborts with Druid's words", async () => {
+    const s = await startTestSim();
+    const client = new DruidClient({ url: s.url, retry: { baseMs: 1, capMs: 5 } });
+    const bad = attempt(QUERY.replace("TIMESTAMP '2026-01-02 00:00:00'", "TIMESTAMP '2026-01-01 12:00:00'"));
+    const error = await submitMsq(bad.a, stepIo(client)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/which is not aligned with PARTITIONED BY granularity \[DAY\]/);
+    expect(bad.saved).toEqual([]);
+  });
+
+  it("the Overlord's 429 wrapped in the 500 is backpressure: deferred, admission paused, nothing recorded", async () => {
+    const s = await startTestSim({ maxQueueSize: 1 });
+    const client = new DruidClient({ url: s.url, retry: { baseMs: 1, capMs: 5 } });
+    await submitMsq(attempt(QUERY, "query-other_a1").a, stepIo(client));
+    const paused: number[] = [];
+    const { a, saved } = attempt();
+    const error = await submitMsq(a, stepIo(client, paused)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskDefer);
+    expect(paused).toHaveLength(1);
+    expect(saved).toEqual([]);
+  });
+});
+
+describe("msqEvidence", () => {
+  it("reads counters, warnings and the fault of the documented report shape", () => {
+    const reports = {
+      multiStageQuery: {
+        type: "multiStageQuery",
+        taskId: "query-x",
+        payload: {
+          status: {
+            status: "FAILED",
+            errorReport: {
+              taskId: "query-x",
+              error: {
+                errorCode: "TooManyWarnings",
+                maxWarnings: 10,
+                rootErrorCode: "CannotParseExternalData",
+                errorMessage: "Too many warnings of type CannotParseExternalData generated (max = 10)",
+              },
+            },
+            warnings: [
+              {
+                taskId: "query-x-worker0_0",
+                error: {
+                  errorCode: "CannotParseExternalData",
+                  errorMessage: "Unable to parse row [] (Line: 3)",
+                },
+              },
+            ],
+          },
+          counters: {
+            "0": {
+              "0": {
+                input0: { type: "channel", rows: [60, 5] },
+                output: { type: "channel", rows: [50, 5] },
+                warnings: { type: "warnings", CannotParseExternalData: 11 },
+              },
+              "1": { input0: { type: "channel", rows: [40] }, output: { type: "channel", rows: [40] } },
+            },
+            "1": {
+              "0": { segmentGenerationProgress: { type: "segmentGenerationProgress", rowsProcessed: 60 } },
+              "1": { segmentGenerationProgress: { type: "segmentGenerationProgress", rowsProcessed: 35 } },
+            },
+          },
+        },
+      },
+    } as unknown as TaskReports;
+    expect(msqEvidence(reports)).toEqual({
+      status: "FAILED",
+      errorMsg: "TooManyWarnings: Too many warnings of type CannotParseExternalData generated (max = 10)",
+      parseErrors: ["Unable to parse row [] (Line: 3)"],
+      rowStats: { processed: 95, processedWithError: 0, unparseable: 11, thrownAway: 10 },
+    });
+    expect(
+      msqEvidence({
+        ingestionStatsAndErrors: { type: "x", taskId: "t", payload: {} },
+      } as unknown as TaskReports),
+    ).toBeNull();
+  });
+
+  it("classifies TooManyWarnings as a deterministic parse failure; the gate and slots come from the context", () => {
+    expect(
+      classifyTaskFailure(
+        "TooManyWarnings: Too many warnings of type CannotParseExternalData generated (max = 0)",
+      ),
+    ).toEqual({
+      name: "parse-exceptions",
+      deterministic: true,
+    });
+    const gates = (max: number | string) => ({
+      maxUnparseable:
+        typeof max === "number" ? { kind: "count" as const, max } : { kind: "percent" as const, max: 5 },
+      minRows: 0,
+    });
+    expect(contextWithGates({}, "REPLACE …", gates(3))).toEqual({ maxParseExceptions: 3 });
+    expect(contextWithGates({}, "REPLACE …", gates("5%"))).toEqual({ maxParseExceptions: -1 });
+    expect(contextWithGates({ maxParseExceptions: 9 }, "REPLACE …", gates(3))).toEqual({
+      maxParseExceptions: 9,
+    });
+    expect(contextWithGates({}, "SET maxParseExceptions = 7;\nREPLACE …", gates(3))).toEqual({});
+    expect(slotsForSql({})).toBe(2);
+    expect(slotsForSql({ maxNumTasks: 5 })).toBe(5);
+  });
+});
