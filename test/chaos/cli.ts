@@ -15,6 +15,7 @@ if (!Number.isSafeInteger(first)) throw new Error(`--seed: expected a whole numb
 
 let broken = 0;
 const totals = {
+  lostAnswers: 0,
   kills: 0,
   restarts: 0,
   faults: 0,
@@ -34,6 +35,7 @@ for (let i = 0; i < runs; i++) {
   const f = run.figures;
   amplification.push(f.requests / Math.max(1, calm.figures.requests));
   for (const k of f.faultKinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  totals.lostAnswers += f.lostAnswers;
   totals.kills += f.kills;
   totals.restarts += f.emulatorRestarts;
   totals.faults += f.faultsInjected;

@@ -1,9 +1,10 @@
 // The chaos harness (issue 17, first part): a 60-partition backfill through the real CLI against the
 // emulator, with seeded faults — SIGKILLs of the CLI at seeded points of progress (then the same command
 // again), Druid 5xx, connection resets, 429 bursts, leader failovers (307, 503), a slow Coordinator, and
-// the emulator restarted with its state (running tasks lose their worker and FAIL, as in Druid). After the
-// run a checker compares Druid's side (the emulator's submission log, tasks and timeline) with segops' side
-// (the ledger and the final report). Runnable alone: `npm run chaos -- --runs 20 --seed 1`.
+// the emulator restarted with its state (running tasks lose their worker and FAIL, as in Druid), and Druid's
+// answer to one submission in ten lost on the way back (a proxy destroys the connection after Druid accepted).
+// After the run a checker compares Druid's side (the emulator's submission log, tasks and timeline) with
+// segops' side (the ledger and the final report). Runnable alone: `node --import tsx test/chaos/cli.ts`.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { type SimHandle, startSim } from "../../src/sim/server.js";
 import type { SubmissionRecord } from "../../src/sim/stats.js";
 import { type CliResult, runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { startLossyProxy } from "./lossy-proxy.js";
 
 export interface ChaosOptions {
   seed: number;
@@ -31,6 +33,8 @@ export interface ChaosFigures {
   emulatorRestarts: number;
   faultsInjected: number;
   faultKinds: string[];
+  /** Submissions Druid accepted whose answer the proxy destroyed. */
+  lostAnswers: number;
   /** Every HTTP request segops made to the emulator. */
   requests: number;
   acceptedSubmissions: number;
@@ -99,6 +103,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   };
   let sim: SimHandle = await startSim({ ...simOptions, faults: plan.rules });
   const port = sim.port;
+  // Druid's answer to one submission in ten is lost on the way back (the task exists; segops never heard).
+  const proxy = await startLossyProxy(sim.url, rng, withFaults ? 0.1 : 0);
   // Druid-side facts survive emulator restarts here (its stats start again with each life).
   const submissions: SubmissionRecord[] = [];
   let requests = 0;
@@ -124,7 +130,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     "--var",
     `dataDir=${dataDir}`,
     "--druid",
-    sim.url,
+    proxy.url,
     "--ledger",
     ledgerUrl,
     "--tick",
@@ -180,6 +186,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   const violations: string[] = [];
   const figures = await check({ sim, ledgerUrl, submissions, partitions, last, violations });
   await sim.close();
+  await proxy.close();
   return {
     figures: {
       seed: options.seed,
@@ -187,7 +194,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       kills: killed,
       emulatorRestarts: restarts,
       faultsInjected,
-      faultKinds: plan.kinds,
+      faultKinds: withFaults ? [...plan.kinds, "lost submit answers"] : [],
+      lostAnswers: proxy.lost,
       requests,
       ...figures,
       exitCode: last?.code ?? null,
