@@ -9,9 +9,13 @@ import type { DataGates, RowStats } from "./gates.js";
  * Pure.
  */
 
-/** `maxNumTasks` includes the controller (default 2: one controller, one worker), and each takes a slot. */
-export function slotsForSql(context: JsonObject | undefined): number {
-  const n = context?.maxNumTasks;
+/**
+ * `maxNumTasks` includes the controller (default 2: one controller, one worker), and each takes a slot. It is
+ * read from the context or from a `SET maxNumTasks = N;` statement of the query.
+ */
+export function slotsForSql(context: JsonObject | undefined, query = ""): number {
+  const set = /\bSET\s+"?maxNumTasks"?\s*=\s*'?(\d+)'?\s*;/i.exec(query);
+  const n = context?.maxNumTasks ?? (set ? Number(set[1]) : undefined);
   return typeof n === "number" && Number.isInteger(n) && n >= 2 ? n : 2;
 }
 

@@ -280,7 +280,7 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
       idPrefix: prefix,
       mode: "replace",
       segmentGranularity,
-      slots: slotsForSql(context as JsonObject),
+      slots: slotsForSql(context as JsonObject, prepared.body.query),
       gates,
     };
     tasks.push({

@@ -197,5 +197,6 @@ describe("msqEvidence", () => {
     expect(contextWithGates({}, "SET maxParseExceptions = 7;\nREPLACE …", gates(3))).toEqual({});
     expect(slotsForSql({})).toBe(2);
     expect(slotsForSql({ maxNumTasks: 5 })).toBe(5);
+    expect(slotsForSql({}, "SET maxNumTasks = 4;\nREPLACE …")).toBe(4);
   });
 });
