@@ -1,8 +1,14 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { parseInterval } from "../../src/core/interval.js";
 import type { DataSegment } from "../../src/druid/types.js";
-import { HandoffChecker, type HandoffQuestion, handoffVerdict } from "../../src/ingest/handoff.js";
+import {
+  HandoffChecker,
+  type HandoffQuestion,
+  handoffVerdict,
+  overlapIndex,
+} from "../../src/ingest/handoff.js";
 import type { TimelineSegment } from "../../src/ingest/timeline.js";
 
 const day = parseInterval("2026-01-01/P1D");
@@ -207,5 +213,34 @@ describe("issue 9.3: done only with data that provably came from our attempt", (
   it("issue 9.3: an adopted append cannot tell its segments apart: unproven, never done", () => {
     const adopted: HandoffQuestion = { ...q(), mode: "append", baselineTrusted: false };
     expect(handoffVerdict(adopted, [seg(old), seg(old, { partitionNum: 1 })]).state).toBe("unproven");
+  });
+});
+
+/**
+ * Issue 16: the checker hands each verdict only the segments overlapping its interval (a datasource with
+ * 10,000 waiting partitions cost 10,000 × all its segments a tick). The index must find exactly what a
+ * scan finds, in the same order.
+ */
+describe("overlapIndex", () => {
+  it("returns exactly the overlapping segments, in their original order", () => {
+    const seg = fc.record({
+      start: fc.integer({ min: 0, max: 1000 }),
+      len: fc.integer({ min: 1, max: 200 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(seg, { maxLength: 60 }),
+        fc.integer({ min: -100, max: 1100 }),
+        fc.integer({ min: 1, max: 300 }),
+        (raw, start, len) => {
+          const segments = raw.map(
+            (r, i) => ({ id: `s${i}`, start: r.start, end: r.start + r.len }) as unknown as TimelineSegment,
+          );
+          const interval = { start, end: start + len };
+          const expected = segments.filter((s) => s.start < interval.end && interval.start < s.end);
+          expect(overlapIndex(segments)(interval)).toEqual(expected);
+        },
+      ),
+    );
   });
 });
