@@ -16,8 +16,17 @@ export class IntervalError extends SegopsError {
   }
 }
 
+/** `formatInstant`'s own form, what every rendered spec and stored interval holds. */
+const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 /** Parses an ISO-8601 instant (`2026-01-01`, `2026-01-01T05:00Z`, `2026-01-01T05:00:00.000+02:00`). */
 export function parseInstant(text: string): number {
+  // Fast path for the canonical UTC form (planning 100,000 partitions parses it millions of times; luxon
+  // was a fifth of the time): exact when it formats back to the same text, else luxon decides.
+  if (CANONICAL_INSTANT.test(text)) {
+    const ms = Date.parse(text);
+    if (Number.isFinite(ms) && new Date(ms).toISOString() === text) return ms;
+  }
   const dt = DateTime.fromISO(text.trim(), { zone: "utc" });
   if (!dt.isValid) {
     throw new IntervalError(

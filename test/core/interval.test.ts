@@ -8,7 +8,13 @@ import {
   isAligned,
   parseGranularity,
 } from "../../src/core/granularity.js";
-import { formatInterval, intervalSlug, parseInterval } from "../../src/core/interval.js";
+import {
+  formatInstant,
+  formatInterval,
+  intervalSlug,
+  parseInstant,
+  parseInterval,
+} from "../../src/core/interval.js";
 
 const ms = (iso: string) => Date.parse(iso);
 
@@ -26,6 +32,18 @@ describe("intervals", () => {
     expect(() => parseInterval("2026-01-02/2026-01-01")).toThrow(/end must be after the start/);
     expect(() => parseInterval("yesterday")).toThrow(/invalid interval "yesterday"/);
     expect(() => parseInterval("2026-13-01/P1D")).toThrow(/invalid ISO-8601 time "2026-13-01"/);
+  });
+
+  it("parses the canonical form (its fast path) exactly as luxon does, and leaves impossible dates to it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -6e10, max: 253e12 }), (t) => {
+        expect(parseInstant(formatInstant(t))).toBe(t);
+      }),
+    );
+    // Shaped like the canonical form but no real instant: refused with the offending text, as before.
+    for (const bad of ["2026-02-30T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-01-01T25:00:00.000Z"])
+      expect(() => parseInstant(bad)).toThrow(`invalid ISO-8601 time "${bad}"`);
+    expect(parseInstant("2026-01-01T24:00:00.000Z")).toBe(Date.parse("2026-01-02T00:00:00.000Z"));
   });
 
   it("slugs drop zero time parts and never contain path separators", () => {
