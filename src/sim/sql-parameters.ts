@@ -1,5 +1,8 @@
 import { SqlError } from "./sql.js";
 
+/** A parameter Druid's planner cannot cast (it answers 500 with the exception, docs/druid-api.md §3.6). */
+export class SqlParameterCastError extends Error {}
+
 /** A Druid SQL dynamic parameter (`{"type": "VARCHAR", "value": "x"}`, docs/druid-api.md §3.6). */
 export interface SqlParameterValue {
   type?: unknown;
@@ -19,7 +22,17 @@ function literal(p: SqlParameterValue, position: number): string {
     return String(n);
   }
   if (type === "BOOLEAN") return value === true || value === "true" ? "TRUE" : "FALSE";
-  if (type === "TIMESTAMP") return `TIMESTAMP '${String(value).replace(/'/g, "''")}'`;
+  if (type === "TIMESTAMP") {
+    // Druid 33 takes a TIMESTAMP parameter as epoch milliseconds; a string value fails inside its planner
+    // with a ClassCastException, answered as a 500 (docs/druid-api.md §3.6).
+    if (typeof value !== "number" || !Number.isFinite(value))
+      throw new SqlParameterCastError(
+        "java.lang.ClassCastException: class java.lang.String cannot be cast to class java.lang.Number (java.lang.String and java.lang.Number are in module java.base of loader 'bootstrap')",
+      );
+    // The milliseconds name a wall-clock time in sqlTimeZone (a real Druid 33 renders 2026-06-01T00:00Z's
+    // millis under LA as 2026-06-01T00:00:00.000-07:00): a literal without an offset, read in the zone.
+    return `TIMESTAMP '${new Date(value).toISOString().replace("T", " ").replace("Z", "")}'`;
+  }
   return `'${String(value).replace(/'/g, "''")}'`;
 }
 

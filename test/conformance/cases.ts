@@ -1286,6 +1286,29 @@ export function conformanceSuite(target: ConformanceTarget): void {
         expect([bad.statusCode, bad.headers["x-druid-sql-query-id"]]).toEqual([400, `${id}_e`]);
       });
 
+      it("takes a TIMESTAMP parameter as epoch milliseconds read as a wall-clock time, and fails on a string with a 500", async () => {
+        const at = Date.UTC(2026, 5, 1);
+        const utc = await post("/druid/v2/sql", {
+          query: `SELECT ? AS "t"`,
+          parameters: [{ type: "TIMESTAMP", value: at }],
+        });
+        expect(utc.status).toBe(200);
+        expect(json(utc)).toEqual([{ t: "2026-06-01T00:00:00.000Z" }]);
+        // The milliseconds name a wall-clock time in sqlTimeZone, not an instant.
+        const la = await post("/druid/v2/sql", {
+          query: `SELECT ? AS "t"`,
+          parameters: [{ type: "TIMESTAMP", value: at }],
+          context: { sqlTimeZone: "America/Los_Angeles" },
+        });
+        expect(json(la)).toEqual([{ t: "2026-06-01T00:00:00.000-07:00" }]);
+        const text = await post("/druid/v2/sql", {
+          query: `SELECT ? AS "t"`,
+          parameters: [{ type: "TIMESTAMP", value: "2026-06-01 00:00:00" }],
+        });
+        expect(text.status).toBe(500);
+        expect(text.text).toContain("java.lang.ClassCastException");
+      });
+
       it("renders, floors and reads times in sqlTimeZone", async () => {
         await loaded(dataSource, interval);
         const zone = { sqlTimeZone: "America/Los_Angeles" };

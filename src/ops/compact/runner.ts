@@ -84,9 +84,10 @@ export async function chunkTotals(
   const result = await client.sql<Record<string, unknown>>(
     `SELECT COUNT(*) AS "rows"${sums} FROM ${quoted(datasource)} WHERE "__time" >= ? AND "__time" < ?`,
     {
+      // TIMESTAMP parameters are epoch milliseconds: Druid 33 fails on strings (docs/druid-api.md §3.6).
       parameters: [
-        { type: "TIMESTAMP", value: sqlTime(interval.start) },
-        { type: "TIMESTAMP", value: sqlTime(interval.end) },
+        { type: "TIMESTAMP", value: interval.start },
+        { type: "TIMESTAMP", value: interval.end },
       ],
       signal,
     },
@@ -101,10 +102,6 @@ export async function chunkTotals(
       }),
     ),
   };
-}
-
-function sqlTime(ms: number): string {
-  return new Date(ms).toISOString().replace("T", " ").replace("Z", "");
 }
 
 /**

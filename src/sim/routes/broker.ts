@@ -15,7 +15,7 @@ import {
   unsupported,
 } from "../sql.js";
 import { catalog, SCHEMAS, type SqlTable } from "../sql-catalog.js";
-import { bindParameters, type SqlParameterValue } from "../sql-parameters.js";
+import { bindParameters, SqlParameterCastError, type SqlParameterValue } from "../sql-parameters.js";
 import { resolveZone, timestampText, type Zone } from "../sql-time.js";
 import { versionTraits } from "../versions.js";
 
@@ -242,6 +242,9 @@ function run(ctx: RouteContext, request: Request): Reply {
       systemTable: table !== null && table.schema !== "druid",
     });
   } catch (error) {
+    // Jetty's error page for an exception the SQL resource did not map (a real Druid 33 sent HTML).
+    if (error instanceof SqlParameterCastError)
+      return text(500, `<html><head><title>Error 500 ${error.message}</title></head></html>`, "text/html");
     if (error instanceof SqlRuntimeError)
       return druidError("general", "ADMIN", "UNCATEGORIZED", error.message);
     if (!(error instanceof SqlError)) throw error;
