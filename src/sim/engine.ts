@@ -503,7 +503,7 @@ export class SimEngine {
       }
     }
     if (task.plan.msq && task.result && !task.plannedFailure) {
-      const fault = msqFault(task.plan.msq, task.result);
+      const fault = msqFault(task.plan, task.result);
       if (fault) task.plannedFailure = faultMessage(fault);
     }
     const compact = task.plan.compact;

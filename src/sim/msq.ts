@@ -1,7 +1,8 @@
-import { type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
+import { bucketOf, type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
 import type { Interval } from "../core/interval.js";
 import type { SimTask } from "./engine.js";
-import type { IngestResult } from "./ingest.js";
+import { type IngestResult, parseTimestamp } from "./ingest.js";
+import { readInput } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
 import type { DimensionSpec, IngestPlan, TaskPlan } from "./spec.js";
 import { simKnobs } from "./spec.js";
@@ -27,6 +28,8 @@ export interface MsqPlan {
   clusteredBy: string[];
   /** The OVERWRITE WHERE window (REPLACE), or null for OVERWRITE ALL and INSERT. */
   overwrite: Interval | null;
+  /** Whether the SELECT filters `__time` to the window (else rows outside it are `InsertTimeOutOfBounds`). */
+  filtered: boolean;
   signature: Array<{ name: string; type: string }>;
   /** The query context as Druid stores it with the task (`sqlQueryContext`). */
   context: Record<string, unknown>;
@@ -236,18 +239,44 @@ function selectList(list: string): SelectPlan {
 }
 
 /** `EXTERN('<inputSource>', '<inputFormat>', '<signature>')` → the three JSON objects. */
-function extern(from: string): {
+/** `EXTEND (name TYPE, …)` SQL types → the signature's native types (`Columns.sqlTypeToNative`, roughly). */
+function extendSignature(list: string): Array<{ name: string; type: string }> {
+  return splitTopLevel(list).map((col) => {
+    const m = new RegExp(`^(${IDENT})\\s+([A-Za-z]+)(?:\\s*\\(\\s*\\d+\\s*\\))?$`).exec(col.trim());
+    if (!m) throw new MsqPlanError(`Cannot read the EXTEND column [${col}]`);
+    const sqlType = (m[2] as string).toUpperCase();
+    const type =
+      sqlType === "BIGINT" || sqlType === "INTEGER" || sqlType === "INT"
+        ? "long"
+        : sqlType === "DOUBLE"
+          ? "double"
+          : sqlType === "FLOAT" || sqlType === "REAL"
+            ? "float"
+            : "string";
+    return { name: unquoteIdent(m[1] as string), type };
+  });
+}
+
+/**
+ * `TABLE(EXTERN('<inputSource>', '<inputFormat>', '<signature>'))`, or the two-argument form followed by
+ * `EXTEND (col TYPE, …)` (`docs/multi-stage-query/reference.md`, "EXTERN") → the input and its columns.
+ */
+function extern(
+  from: string,
+  extend: string | null,
+): {
   inputSource: Record<string, unknown>;
   inputFormat: Record<string, unknown>;
   signature: Array<{ name: string; type: string }>;
 } {
-  const m =
-    /^TABLE\s*\(\s*EXTERN\s*\(\s*('(?:[^']|'')*')\s*,\s*('(?:[^']|'')*')\s*,\s*('(?:[^']|'')*')\s*\)\s*\)$/i.exec(
-      from.trim(),
-    );
-  if (!m) {
+  const lit = "('(?:[^']|'')*')";
+  const m = new RegExp(
+    `^TABLE\\s*\\(\\s*EXTERN\\s*\\(\\s*${lit}\\s*,\\s*${lit}\\s*(?:,\\s*${lit}\\s*)?\\)\\s*\\)$`,
+    "i",
+  ).exec(from.trim());
+  if (!m || (m[3] === undefined) === (extend === null)) {
     throw new MsqPlanError(
-      "The emulator reads FROM only as TABLE(EXTERN('<inputSource>', '<inputFormat>', '<signature>'))",
+      "The emulator reads FROM only as TABLE(EXTERN('<inputSource>', '<inputFormat>', '<signature>')) or TABLE(EXTERN('<inputSource>', '<inputFormat>')) EXTEND (<columns>)",
       "unsupported",
     );
   }
@@ -260,7 +289,7 @@ function extern(from: string): {
   };
   const inputSource = parse(m[1] as string, "inputSource");
   const inputFormat = parse(m[2] as string, "inputFormat");
-  const signature = parse(m[3] as string, "signature");
+  const signature = m[3] === undefined ? extendSignature(extend as string) : parse(m[3], "signature");
   if (!isObj(inputSource) || !isObj(inputFormat) || !Array.isArray(signature))
     throw new MsqPlanError("EXTERN takes an inputSource object, an inputFormat object and a signature array");
   return {
@@ -334,8 +363,17 @@ export function planMsq(
   const tableClose = tableOpen < 0 ? -1 : closing(masked, tableOpen);
   if (tableClose < 0 || tableClose > partitioned.index)
     throw new MsqPlanError("The emulator reads FROM only as TABLE(EXTERN(...))", "unsupported");
-  const source = extern(sql.slice(from.index + from[0].length, tableClose + 1));
-  const afterFrom = sql.slice(tableClose + 1, partitioned.index).trim();
+  let afterFrom = sql.slice(tableClose + 1, partitioned.index).trim();
+  let extend: string | null = null;
+  const ext = /^EXTEND\s*\(/i.exec(afterFrom);
+  if (ext) {
+    const open = ext[0].length - 1;
+    const close = closing(mask(afterFrom), open);
+    if (close < 0) throw new MsqPlanError("EXTEND ( without its closing parenthesis");
+    extend = afterFrom.slice(open + 1, close);
+    afterFrom = afterFrom.slice(close + 1).trim();
+  }
+  const source = extern(sql.slice(from.index + from[0].length, tableClose + 1), extend);
   let filter: Interval | null = null;
   if (afterFrom !== "") {
     const where = /^WHERE\b([\s\S]*)$/i.exec(afterFrom);
@@ -432,6 +470,7 @@ export function planMsq(
     maxParseExceptions,
     clusteredBy,
     overwrite,
+    filtered: filter !== null,
     signature: source.signature,
     context: { ...context, sqlQueryId },
   };
@@ -457,9 +496,13 @@ export function planMsq(
 /**
  * The fault an MSQ query ends with, decided when the controller starts (the engine applies it at the end).
  * Parse failures are warnings (`CannotParseExternalData`) until there are more than `maxParseExceptions`
- * (`FaultsExceededChecker`); then the query fails with `TooManyWarnings` (`TooManyWarningsFault`).
+ * (`FaultsExceededChecker`); then the query fails with `TooManyWarnings` (`TooManyWarningsFault`). A REPLACE
+ * whose rows fall outside its OVERWRITE WHERE window, unfiltered by the SELECT, fails with
+ * `InsertTimeOutOfBounds` (`InsertTimeOutOfBoundsFault`), naming the first such time chunk.
  */
-export function msqFault(msq: MsqPlan, result: IngestResult): MsqFault | null {
+export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null {
+  const msq = plan.msq;
+  if (!msq) return null;
   const warnings = result.counters.unparseable;
   const limit = msq.maxParseExceptions;
   if (limit >= 0 && warnings > limit) {
@@ -469,6 +512,32 @@ export function msqFault(msq: MsqPlan, result: IngestResult): MsqFault | null {
       rootErrorCode: PARSE_CODE,
       errorMessage: `Too many warnings of type ${PARSE_CODE} generated (max = ${limit})`,
     };
+  }
+  const window = msq.overwrite;
+  const ingest = plan.ingest;
+  if (window && ingest && !msq.filtered && result.counters.thrownAway > 0) {
+    const chunk = firstOutside(ingest, window);
+    if (chunk) {
+      const bounds = `[${intervalText(window)}]`;
+      return {
+        errorCode: "InsertTimeOutOfBounds",
+        interval: intervalText(chunk),
+        intervalBounds: [intervalText(window)],
+        errorMessage: `Inserted data contains time chunk[${intervalText(chunk)}] outside of bounds specified by OVERWRITE WHERE[${bounds}]. If you want to include this data, expand your OVERWRITE WHERE. If you do not want to include this data, use SELECT ... WHERE to filter it from your inserted data.`,
+      };
+    }
+  }
+  return null;
+}
+
+/** The time chunk of the first input row outside `window` (the input is read again: the emulator keeps no rows). */
+function firstOutside(ingest: IngestPlan, window: Interval): Interval | null {
+  const raw = readInput(ingest.inputSource, ingest.inputFormat);
+  const { column, format } = ingest.dataSchema.timestamp;
+  for (const record of raw?.records ?? []) {
+    const ts = record.value ? parseTimestamp(record.value[column], format) : Number.NaN;
+    if (Number.isFinite(ts) && (ts < window.start || ts >= window.end))
+      return bucketOf(ingest.dataSchema.segmentGranularity, ts);
   }
   return null;
 }
@@ -483,7 +552,7 @@ function faultOf(task: SimTask): MsqFault | null {
   if (task.phase !== "failed") return null;
   const msg = task.errorMsg ?? "";
   if (task.plan.msq && task.result) {
-    const planned = msqFault(task.plan.msq, task.result);
+    const planned = msqFault(task.plan, task.result);
     if (planned && msg === faultMessage(planned)) return planned;
   }
   if (task.shutDown || msg === CANCELED_MESSAGE)

@@ -274,4 +274,55 @@ describe("MSQ: POST /druid/v2/sql/task and the query_controller task (docs/druid
     const stmt = (await s.get("/druid/v2/sql/statements/query-c")).json;
     expect(stmt).toMatchObject({ state: "FAILED", errorDetails: { errorCode: "Canceled" } });
   });
+
+  it("reads EXTERN's two-argument form with EXTEND column types", async () => {
+    const dir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 6 });
+    const s = await startTestSim({ handoffDelayMs: 0 });
+    const source = JSON.stringify({ type: "local", baseDir: dir, filter: "events-2026-01-01.json" });
+    const q = [
+      "REPLACE INTO events OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01 00:00:00' AND __time < TIMESTAMP '2026-01-02 00:00:00'",
+      'SELECT TIME_PARSE("ts") AS __time, "page", "added"',
+      `FROM TABLE(EXTERN('${source}', '{"type":"json"}')) EXTEND ("ts" VARCHAR, "page" VARCHAR, "added" BIGINT)`,
+      "PARTITIONED BY DAY",
+    ].join("\n");
+    expect((await submitSql(s, q)).status).toBe(202);
+    await s.advance(10_000);
+    expect(await count(s)).toBe(6);
+    const cols = await s.post("/druid/v2/sql", {
+      query:
+        "SELECT COLUMN_NAME, DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'events' AND COLUMN_NAME = 'added'",
+    });
+    expect(cols.json).toEqual([{ COLUMN_NAME: "added", DATA_TYPE: "BIGINT" }]);
+  });
+
+  it("rows outside OVERWRITE WHERE fail the REPLACE with InsertTimeOutOfBounds, unless the SELECT filters them", async () => {
+    const dir = writeDailyDataset({ from: "2026-01-01", days: 2, rowsPerDay: 4 });
+    const s = await startTestSim({ handoffDelayMs: 0 });
+    const both = replaceDay(dir, "2026-01-01", "2026-01-02", { file: "events-*.json" });
+    await submitSql(s, both, { sqlQueryId: "oob" });
+    await s.advance(10_000);
+    const status = (await s.get(`${V1}/task/query-oob/status`)).json.status;
+    expect(status.statusCode).toBe("FAILED");
+    expect(status.errorMsg).toBe(
+      "InsertTimeOutOfBounds: Inserted data contains time chunk[2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z] outside of bounds specified by OVERWRITE WHERE[[2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z]]. If you want to include this data, expand your OVERWRITE WHERE. If you do not want to include this data, use SELECT ... WHERE to filter it from your inserted data.",
+    );
+    const error = (await s.get(`${V1}/task/query-oob/reports`)).json.multiStageQuery.payload.status
+      .errorReport.error;
+    expect(error).toMatchObject({
+      errorCode: "InsertTimeOutOfBounds",
+      interval: "2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z",
+    });
+
+    const filtered = both.replace(
+      "PARTITIONED BY DAY",
+      "WHERE __time >= TIMESTAMP '2026-01-01 00:00:00' AND __time < TIMESTAMP '2026-01-02 00:00:00'\nPARTITIONED BY DAY",
+    );
+    await submitSql(s, filtered, { sqlQueryId: "filtered" });
+    await s.advance(10_000);
+    expect((await s.get(`${V1}/task/query-filtered/status`)).json.status.statusCode).toBe("SUCCESS");
+    const counters = (await s.get(`${V1}/task/query-filtered/reports`)).json.multiStageQuery.payload.counters;
+    expect(counters["0"]["0"].input0.rows).toEqual([8]);
+    expect(counters["0"]["0"].output.rows).toEqual([4]);
+    expect(await count(s)).toBe(4);
+  });
 });
