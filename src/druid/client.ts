@@ -15,6 +15,7 @@ import type {
   SegmentLoadCounts,
   SqlParameter,
   SqlResultFormat,
+  SqlStatementStatus,
   SqlTaskResponse,
   TaskListFilter,
   TaskPayloadResponse,
@@ -523,6 +524,32 @@ export class DruidClient {
       taskId: body.taskId,
       state: (typeof body.state === "string" ? body.state : "RUNNING") as SqlTaskResponse["state"],
     };
+  }
+
+  /**
+   * `GET /druid/v2/sql/statements/{queryId}[?detail=true]` (§6.2): an MSQ query's state, its fault
+   * (`errorDetails`) and, with `detail`, its counters and warnings. Null when Druid does not know the query
+   * (404, or a task of another type).
+   */
+  async sqlStatement(
+    queryId: string,
+    options: CallOptions & { detail?: boolean } = {},
+  ): Promise<SqlStatementStatus | null> {
+    const response = await this.#send(
+      {
+        service: "broker",
+        method: "GET",
+        path: `/druid/v2/sql/statements/${seg(queryId)}${options.detail ? "?detail=true" : ""}`,
+        idempotent: true,
+        passStatuses: [404],
+      },
+      options,
+    );
+    if (response.status === 404) return null;
+    const body = this.#parse(response);
+    if (!isRecord(body) || typeof body.state !== "string")
+      throw this.#unexpected(response, "no state in the statement status");
+    return body as SqlStatementStatus;
   }
 
   // ---------------------------------------------------------------- Coordinator

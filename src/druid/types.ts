@@ -223,6 +223,21 @@ export interface SqlTaskResponse {
   state: TaskState;
 }
 
+/**
+ * `GET /druid/v2/sql/statements/{queryId}` (§6.2): the query id is the controller task id. `stages`, `counters`
+ * and `warnings` only with `detail=true`.
+ */
+export interface SqlStatementStatus {
+  queryId: string;
+  state: "ACCEPTED" | "RUNNING" | "SUCCESS" | "FAILED" | string;
+  createdAt?: string;
+  durationMs?: number;
+  errorDetails?: { errorCode?: string; errorMessage?: string; [key: string]: unknown };
+  counters?: Record<string, unknown>;
+  warnings?: unknown[];
+  [key: string]: unknown;
+}
+
 /** Counts of the §3.6 handoff query (Druid's own `SegmentLoadStatusFetcher.LOAD_QUERY`). */
 export interface SegmentLoadCounts {
   usedSegments: number;

@@ -1,12 +1,13 @@
-import type { TaskReports } from "../druid/types.js";
+import type { CallOptions, DruidClient } from "../druid/client.js";
+import type { SqlStatementStatus, TaskReports } from "../druid/types.js";
 import type { JsonObject } from "../ledger/types.js";
 import type { DataGates, RowStats } from "./gates.js";
 
 /**
  * SQL-based ingestion (MSQ, docs/druid-api.md §6) as the ingest runner sees it: the slots a controller and
  * its workers take, the gates handed to Druid in the query context, and the evidence of a controller's
- * `multiStageQuery` report (counters, warnings, the fault) in the row-counter terms the data gates decide on.
- * Pure.
+ * `multiStageQuery` report (counters, warnings, the fault) — or, when the report is missing, the statements
+ * API's — in the row-counter terms the data gates decide on. Pure but for {@link statementEvidence}.
  */
 
 /**
@@ -117,4 +118,36 @@ export function msqEvidence(reports: TaskReports | null | undefined): MsqEvidenc
     errorMsg,
     status: typeof status.status === "string" ? status.status : null,
   };
+}
+
+/** {@link msqEvidence} of a statements-API answer (`detail=true`: the same counters and warnings, the fault as `errorDetails`). */
+export function evidenceOfStatement(st: SqlStatementStatus | null): MsqEvidence | null {
+  if (!st) return null;
+  const reports = {
+    multiStageQuery: {
+      type: "multiStageQuery",
+      taskId: st.queryId,
+      payload: { status: { status: st.state, warnings: st.warnings ?? [] }, counters: st.counters ?? {} },
+    },
+  } as unknown as TaskReports;
+  const evidence = msqEvidence(reports);
+  if (!evidence) return null;
+  const message = st.errorDetails?.errorMessage;
+  return { ...evidence, errorMsg: typeof message === "string" ? message : null };
+}
+
+/**
+ * `GET /druid/v2/sql/statements/{controller id}?detail=true` (docs/druid-api.md §6.2): what segops reads when
+ * the controller's report is missing (404 for a moment at start, or gone). Null when Druid cannot say.
+ */
+export async function statementEvidence(
+  client: DruidClient,
+  taskId: string,
+  call: CallOptions,
+): Promise<MsqEvidence | null> {
+  try {
+    return evidenceOfStatement(await client.sqlStatement(taskId, { ...call, detail: true }));
+  } catch {
+    return null;
+  }
 }

@@ -10,7 +10,8 @@ import type { HandoffChecker } from "../../src/ingest/handoff.js";
 import { contextWithGates, msqEvidence, slotsForSql } from "../../src/ingest/msq.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
 import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
-import type { Attempt, StepIO } from "../../src/ingest/steps/attempt.js";
+import { type Attempt, AttemptFailed, type StepIO } from "../../src/ingest/steps/attempt.js";
+import { awaitTerminal } from "../../src/ingest/steps/running.js";
 import { submitMsq } from "../../src/ingest/steps/submit-msq.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 import { startTestSim } from "../helpers/sim.js";
@@ -198,5 +199,98 @@ describe("msqEvidence", () => {
     expect(slotsForSql({})).toBe(2);
     expect(slotsForSql({ maxNumTasks: 5 })).toBe(5);
     expect(slotsForSql({}, "SET maxNumTasks = 4;\nREPLACE …")).toBe(4);
+  });
+});
+
+describe("the statements API as the MSQ evidence of last resort", () => {
+  it("DruidClient.sqlStatement reads the emulator's statement (detail: counters), null for an unknown id", async () => {
+    const s = await startTestSim();
+    const client = new DruidClient({ url: s.url, retry: { baseMs: 1, capMs: 5 } });
+    await submitMsq(attempt().a, stepIo(client));
+    await s.advance(1000);
+    const st = await client.sqlStatement("query-segops_ev_20260101_abc_a1", { detail: true });
+    expect(st).toMatchObject({ queryId: "query-segops_ev_20260101_abc_a1", state: "SUCCESS" });
+    expect(st?.counters).toBeDefined();
+    expect(await client.sqlStatement("query-nope")).toBeNull();
+  });
+
+  function fakeIo(status: "SUCCESS" | "FAILED", statement: unknown): StepIO {
+    const client = {
+      taskReports: async () => {
+        throw new Error("report gone");
+      },
+      taskStatus: async () => null,
+      sqlStatement: async () => statement,
+      tasks: async () => [],
+    } as unknown as DruidClient;
+    return {
+      ...stepIo(client),
+      batcher: {
+        get: async (id: string) => ({
+          id,
+          state: status,
+          duration: 10,
+          errorMsg: status === "FAILED" ? null : null,
+        }),
+      } as unknown as StatusBatcher,
+    };
+  }
+
+  it("a FAILED controller without its report: the fault and counters come from the statement", async () => {
+    const { a, saved } = attempt();
+    const io = fakeIo("FAILED", {
+      queryId: a.taskId,
+      state: "FAILED",
+      errorDetails: {
+        errorCode: "TooManyWarnings",
+        errorMessage:
+          "TooManyWarnings: Too many warnings of type CannotParseExternalData generated (max = 0)",
+      },
+      counters: {
+        "0": {
+          "0": {
+            input0: { rows: [5] },
+            output: { rows: [5] },
+            warnings: { type: "warnings", CannotParseExternalData: 2 },
+          },
+        },
+      },
+      warnings: [
+        { error: { errorCode: "CannotParseExternalData", errorMessage: "Unable to parse row [x]" } },
+      ],
+    });
+    const error = await awaitTerminal(a, io).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AttemptFailed);
+    expect(saved.at(-1)).toMatchObject({
+      druidState: "FAILED",
+      rowStats: { processed: 5, unparseable: 2, processedWithError: 0, thrownAway: 0 },
+      parseErrors: ["Unable to parse row [x]"],
+      failures: [{ failureClass: "parse-exceptions", deterministic: true }],
+    });
+    expect((error as AttemptFailed).failures[0]?.errorMsg).toMatch(/^TooManyWarnings: /);
+  });
+
+  it("a SUCCESS whose statement shows only warnings fails the data gate", async () => {
+    const { a, saved } = attempt();
+    const io = fakeIo("SUCCESS", {
+      queryId: a.taskId,
+      state: "SUCCESS",
+      counters: {
+        "0": {
+          "0": {
+            input0: { rows: [0] },
+            output: { rows: [0] },
+            warnings: { type: "warnings", CannotParseExternalData: 3 },
+          },
+        },
+        "1": { "0": { segmentGenerationProgress: { rowsProcessed: 0 } } },
+      },
+    });
+    const error = await awaitTerminal(a, io).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AttemptFailed);
+    expect((error as Error).message).toMatch(
+      /data gate: .* SUCCEEDED but the input produced 3 row\(s\) but none was ingested/,
+    );
+    expect(saved.at(-1)).toMatchObject({ druidState: "SUCCESS", rowStats: { processed: 0, unparseable: 3 } });
   });
 });

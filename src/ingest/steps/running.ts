@@ -1,7 +1,7 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { classifyTaskFailure } from "../failure.js";
 import { checkDataGates, DEFAULT_GATES, firstParseErrors } from "../gates.js";
-import { msqEvidence } from "../msq.js";
+import { msqEvidence, statementEvidence } from "../msq.js";
 import type { IngestProgress } from "../runner.js";
 import { type Attempt, AttemptFailed, buildSegmentsStats, type StepIO } from "./attempt.js";
 
@@ -69,6 +69,15 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     } catch {
       // The status's errorMsg is enough when the report is gone.
     }
+    if (a.payload.kind === "sql" && !rowStats) {
+      // No MSQ report (gone, or not written): the statements API has the same counters and the fault.
+      const st = await statementEvidence(io.client, taskId, a.call);
+      if (st) {
+        errorMsg = errorMsg ?? st.errorMsg;
+        rowStats = st.rowStats;
+        parseErrors = st.parseErrors;
+      }
+    }
     if (a.payload.kind !== "sql" && (!rowStats || isEmpty(rowStats))) {
       // A parallel supervisor that failed reports "Failed in phase[…]" and zero counters (seen on Druid 33):
       // the evidence is in its sub-tasks' reports.
@@ -94,7 +103,9 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     io.client.taskReports(taskId, a.call).catch(() => null),
     io.client.taskStatus(taskId, a.call).catch(() => null),
   ]);
-  const msq = msqEvidence(reports);
+  const msq =
+    msqEvidence(reports) ??
+    (a.payload.kind === "sql" ? await statementEvidence(io.client, taskId, a.call) : null);
   const rowStats = msq
     ? msq.rowStats
     : buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
