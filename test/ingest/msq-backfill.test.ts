@@ -246,4 +246,31 @@ describe("MSQ backfill on the emulator", () => {
     expect(third.code).toBe(1);
     expect(submissionsOf(ds).filter((s) => s.accepted)).toHaveLength(accepted.length);
   }, 120_000);
+
+  it("segops submit with a .sql template prints the controller id; a rerun reattaches instead of failing", async () => {
+    const { file, dataDir } = setup("msqsubmit");
+    const args = [
+      "submit",
+      file,
+      "--interval",
+      "2026-07-01/2026-07-02",
+      "--var",
+      `dataDir=${dataDir}`,
+      "--druid",
+      sim.url,
+      "--json",
+    ];
+    const first = await runCli(args).done;
+    expect(first.code, first.stderr).toBe(0);
+    const out = JSON.parse(first.stdout) as { taskId: string; outcome: string };
+    expect(out).toMatchObject({ outcome: "accepted" });
+    expect(out.taskId).toMatch(/^query-segops_msqsubmit_20260701-20260702_[0-9a-f]{12}_a1$/);
+    const second = await runCli(args).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ taskId: out.taskId, outcome: "duplicate" });
+    expect(submissionsOf("msqsubmit").map((x) => [x.id, x.accepted])).toEqual([
+      [out.taskId, true],
+      [out.taskId, false],
+    ]);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { formatInterval, parseInterval } from "../../core/interval.js";
-import type { TaskSpec } from "../../druid/client.js";
+import type { DruidClient, TaskSpec } from "../../druid/client.js";
+import { isDruidError } from "../../druid/errors.js";
 import { InvalidSpecError, validateSpec, validateSql } from "../../spec/index.js";
 import { connectDruid } from "../context.js";
 import type { DruidFlags } from "../options.js";
@@ -25,11 +26,7 @@ export async function submitAction(file: string, flags: SubmitFlags, cmd: Comman
     const submitted =
       prepared.kind === "task"
         ? await client.submitTask(prepared.spec as TaskSpec)
-        : {
-            outcome: "accepted" as const,
-            taskId: (await client.submitSqlTask(prepared.body.query, { context: prepared.body.context }))
-              .taskId,
-          };
+        : await submitSql(client, prepared.body, prepared.taskId);
     const datasource =
       prepared.kind === "task"
         ? (((prepared.spec.spec as Record<string, unknown>)?.dataSchema as Record<string, unknown>)
@@ -45,5 +42,26 @@ export async function submitAction(file: string, flags: SubmitFlags, cmd: Comman
     }
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * An MSQ query under its pinned controller id. Druid has no duplicate answer of its own: a rerun gets the
+ * Overlord's "already exists" wrapped in a 500 (docs/druid-api.md §6.1), which is a reattach here too.
+ */
+async function submitSql(
+  client: DruidClient,
+  body: { query: string; context: Record<string, unknown> },
+  taskId: string,
+): Promise<{ outcome: "accepted" | "duplicate"; taskId: string }> {
+  try {
+    return {
+      outcome: "accepted",
+      taskId: (await client.submitSqlTask(body.query, { context: body.context })).taskId,
+    };
+  } catch (error) {
+    const message = isDruidError(error) ? (error.druidMessage ?? "") : "";
+    if (/already exists/.test(message) && message.includes(taskId)) return { outcome: "duplicate", taskId };
+    throw error;
   }
 }
