@@ -273,4 +273,44 @@ describe("MSQ backfill on the emulator", () => {
       [out.taskId, false],
     ]);
   }, 60_000);
+
+  it("a full task queue (the Overlord's 429 wrapped in a 500) slows admission; the backfill still finishes with no failed partition", async () => {
+    // One active task at most: a foreign task holds the queue until a submission has been refused.
+    const small = await startSim({
+      timeScale: 200,
+      capacity: 8,
+      handoffDelayMs: 500,
+      baseDurationMs: 2000,
+      seed: 16,
+      maxQueueSize: 1,
+    });
+    try {
+      const foreign = await fetch(`${small.url}/druid/indexer/v1/task`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ type: "noop", id: "foreign", context: { simDurationMs: 1e12 } }),
+      });
+      expect(foreign.status).toBe(200);
+      const { args } = setup("msqqueue");
+      const run = runCli(args(["--max-concurrency", "4"]).map((x) => (x === sim.url ? small.url : x)));
+      const refusals = () => small.stats().submissions.filter((x) => !x.accepted && x.id !== "foreign");
+      await until("a submission was refused for the full queue", () => refusals().length > 0, {
+        timeoutMs: 60_000,
+        whileRunning: run,
+      });
+      small.engine.shutdown("foreign");
+      const done = await run.done;
+      expect(done.code, done.stderr).toBe(0);
+      const report = JSON.parse(done.stdout) as JobReport;
+      expect(report.partitions.map((p) => p.state)).toEqual(["done", "done", "done", "done"]);
+      expect(refusals().every((x) => x.status === 500 && x.reason === "task queue full")).toBe(true);
+      const accepted = small.stats().submissions.filter((x) => x.accepted && x.id !== "foreign");
+      expect(accepted).toHaveLength(4);
+      expect(new Set(accepted.map((x) => x.id)).size).toBe(4);
+      // No attempt was spent on the refusals: every controller is attempt 1.
+      expect(accepted.every((x) => x.id?.endsWith("_a1"))).toBe(true);
+    } finally {
+      await small.close();
+    }
+  }, 90_000);
 });
