@@ -107,6 +107,24 @@ describe("MSQ backfill on the emulator", () => {
       "TIMESTAMP '2026-07-01 00:00:00' AND __time < TIMESTAMP '2026-07-02 00:00:00'",
     );
     expect(payload.spec.context).toEqual({ maxParseExceptions: 0 });
+    // `run` is one partition over its interval; a window that is not the PARTITIONED BY bucket is refused.
+    const run = planIngestJob({
+      kind: "run",
+      template: parseTemplateText(sqlTemplate("ev"), "t.sql"),
+      templateName: "t.sql",
+      range: { start: Date.UTC(2026, 6, 1), end: Date.UTC(2026, 6, 2) },
+      vars: { dataDir: "/data" },
+    });
+    expect(run.tasks).toHaveLength(1);
+    expect(() =>
+      planIngestJob({
+        kind: "run",
+        template: parseTemplateText(sqlTemplate("ev"), "t.sql"),
+        templateName: "t.sql",
+        range: { start: Date.UTC(2026, 6, 1, 6), end: Date.UTC(2026, 6, 2) },
+        vars: { dataDir: "/data" },
+      }),
+    ).toThrow(/query\.overwrite: .*not aligned with PARTITIONED BY granularity \[DAY\]/);
   });
 
   it("refuses an SQL template that cannot be run safely (exit 2, the field named, nothing submitted)", async () => {
