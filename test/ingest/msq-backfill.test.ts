@@ -331,4 +331,35 @@ describe("MSQ backfill on the emulator", () => {
       await small.close();
     }
   }, 90_000);
+
+  it("admission counts a query's controller and workers (maxNumTasks slots): no controller waits for slots", async () => {
+    // 5 slots, 3 per query (SET maxNumTasks = 3): one query at a time fits, two would not.
+    const small = await startSim({
+      timeScale: 200,
+      capacity: 5,
+      handoffDelayMs: 500,
+      baseDurationMs: 2000,
+      seed: 17,
+    });
+    try {
+      const { args } = setup("msqslots", `SET maxNumTasks = 3;\n${sqlTemplate("msqslots")}`);
+      const run = await runCli(args(["--max-concurrency", "8"]).map((x) => (x === sim.url ? small.url : x)))
+        .done;
+      expect(run.code, run.stderr).toBe(0);
+      const stats = small.stats();
+      expect(stats.slots.maxUsed).toBe(3);
+      const controllers = [...small.engine.tasks.values()].filter((t) => t.type === "query_controller");
+      expect(controllers).toHaveLength(4);
+      expect(controllers.every((t) => t.plan.slots === 3)).toBe(true);
+      for (const t of controllers) {
+        const events = stats.tasks[t.id] ?? [];
+        const at = (e: string) => events.find((x) => x.event === e)?.at;
+        // Placed on workers the moment its lock was granted: admission held it back, not Druid's queue.
+        expect(at("running"), t.id).toBe(at("pending"));
+      }
+      expect([...small.engine.tasks.values()].filter((t) => t.type === "query_worker")).toHaveLength(8);
+    } finally {
+      await small.close();
+    }
+  }, 90_000);
 });
