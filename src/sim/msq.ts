@@ -72,7 +72,10 @@ function mask(sql: string): string {
 
 const SET = /^\s*SET\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^']|'')*'|[^;']*?)\s*;/i;
 
-/** Leading `SET key = value;` statements set query context keys (Druid ≥ 31, `SqlStatementParser`). */
+/**
+ * Leading `SET key = value;` statements set query context keys (`DruidPlanner.processStatementList`, added by
+ * apache/druid#17894, so Druid ≥ 34; see {@link setStatementsRefused}).
+ */
 function takeSets(sql: string, context: Record<string, unknown>): string {
   let rest = sql;
   for (let m = SET.exec(rest); m; m = SET.exec(rest)) {
@@ -88,6 +91,16 @@ function takeSets(sql: string, context: Record<string, unknown>): string {
     rest = rest.slice(m[0].length);
   }
   return rest;
+}
+
+/**
+ * Before SET statements (Druid ≤ 33) a query with them is several statements, which the parser refuses; its
+ * wording is not known (docs/druid-api.md §10), so the emulator uses the message apache/druid#17894 gives for
+ * several statements where SET is not allowed. Null when the query is fine.
+ */
+export function setStatementsRefused(query: string, druidVersion: number): string | null {
+  if (druidVersion >= 34 || !SET.test(stripComments(query))) return null;
+  return `Multiple statements detected in SQL string[${query}], but only a single statement is supported`;
 }
 
 function unquoteIdent(s: string): string {

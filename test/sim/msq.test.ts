@@ -204,6 +204,18 @@ describe("MSQ: POST /druid/v2/sql/task and the query_controller task (docs/druid
     expect((await s.get(`${V1}/task/query-set/status`)).json.status.statusCode).toBe("SUCCESS");
   });
 
+  it("before Druid 34 a SET statement makes several statements, which the planner refuses", async () => {
+    const dir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 1 });
+    const s = await startTestSim({ druidVersion: 33 });
+    const query = `SET maxParseExceptions = 1;\n${replaceDay(dir, "2026-01-01", "2026-01-02")}`;
+    const res = await submitSql(s, query, { sqlQueryId: "old" });
+    expect(res.status).toBe(400);
+    expect(res.json.error.errorMessage).toBe(
+      `Multiple statements detected in SQL string[${query}], but only a single statement is supported`,
+    );
+    expect(s.sim.engine.tasks.size).toBe(0);
+  });
+
   it("a second submission with the same sqlQueryId is the Overlord's duplicate, wrapped in a 500 SqlTaskStatus; nothing runs twice", async () => {
     const dir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 5 });
     const s = await startTestSim({ handoffDelayMs: 0 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isActive } from "../engine.js";
 import { validateId } from "../ids.js";
-import { controllerPayload, MsqPlanError, planMsq, statementStatus } from "../msq.js";
+import { controllerPayload, MsqPlanError, planMsq, setStatementsRefused, statementStatus } from "../msq.js";
 import { type DruidErrorResponse, empty, isJson, json, type Reply } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { taskContext } from "../views.js";
@@ -95,6 +95,15 @@ async function submit(ctx: RouteContext): Promise<Reply> {
       400,
       errorResponse("invalidInput", "USER", "INVALID_INPUT", "Field [query] must not be null or empty"),
     );
+  }
+  const multiple = setStatementsRefused(o.query, ctx.druidVersion);
+  if (multiple) {
+    const reply = taskFailure(
+      sqlQueryId,
+      errorResponse("invalidInput", "USER", "INVALID_INPUT", multiple, { sourceType: "sql" }),
+    );
+    record(`query-${sqlQueryId}`, false, reply.status, multiple);
+    return reply;
   }
   let planned: ReturnType<typeof planMsq>;
   try {
