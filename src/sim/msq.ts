@@ -610,6 +610,9 @@ export function workerTasks(controller: SimTask): SimTask[] {
         controller: controller.id,
       },
       seq: controller.seq,
+      // Launched by the controller as it starts.
+      createdAt: controller.startedAt ?? controller.createdAt,
+      runnerInsertedAt: controller.startedAt ?? controller.createdAt,
       location: { ...controller.location, port: controller.location.port + n + 1 },
       result: null,
       plannedFailure: null,
