@@ -2,8 +2,10 @@ import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { LOST_WORKER_MESSAGE, startSim } from "../../src/sim/index.js";
 import { writeDailyDataset } from "../helpers/dataset.js";
-import { startTestSim, type TestSim } from "../helpers/sim.js";
+import { startTestSim, T0, type TestSim } from "../helpers/sim.js";
 
 const V1 = "/druid/indexer/v1";
 const SIGNATURE =
@@ -336,5 +338,51 @@ describe("MSQ: POST /druid/v2/sql/task and the query_controller task (docs/druid
     expect(counters["0"]["0"].input0.rows).toEqual([8]);
     expect(counters["0"]["0"].output.rows).toEqual([4]);
     expect(await count(s)).toBe(4);
+  });
+
+  it("with dataDir, a restart keeps finished queries (and their ids: a resubmit is a duplicate); running ones fail as lost", async () => {
+    const data = writeDailyDataset({ from: "2026-01-01", days: 2, rowsPerDay: 5 });
+    const state = mkdtempSync(join(tmpdir(), "segops-msq-state-"));
+    const clock = new ManualClock(T0);
+    const body = (day: string, next: string, id: string, ms: number) =>
+      JSON.stringify({ query: replaceDay(data, day, next), context: { sqlQueryId: id, simDurationMs: ms } });
+    const send = (url: string, b: string) =>
+      fetch(`${url}/druid/v2/sql/task`, {
+        method: "POST",
+        body: b,
+        headers: { "Content-Type": "application/json" },
+      });
+    const first = await startSim({ clock, dataDir: state, handoffDelayMs: 0 });
+    expect((await send(first.url, body("2026-01-01", "2026-01-02", "done", 10))).status).toBe(202);
+    await clock.advance(10);
+    expect((await send(first.url, body("2026-01-02", "2026-01-03", "running", 10_000))).status).toBe(202);
+    await first.close();
+
+    const second = await startSim({ clock, dataDir: state, handoffDelayMs: 0 });
+    try {
+      const status = async (id: string) =>
+        (
+          (await (await fetch(`${second.url}${V1}/task/${id}/status`)).json()) as {
+            status: Record<string, unknown>;
+          }
+        ).status;
+      expect(await status("query-done")).toMatchObject({ type: "query_controller", statusCode: "SUCCESS" });
+      expect(await status("query-running")).toMatchObject({
+        statusCode: "FAILED",
+        errorMsg: LOST_WORKER_MESSAGE,
+      });
+      expect((await status("query-running-worker0_0")).statusCode).toBe("FAILED");
+      const again = await send(second.url, body("2026-01-01", "2026-01-02", "done", 10));
+      expect(again.status).toBe(500);
+      expect(((await again.json()) as { error: { errorMessage: string } }).error.errorMessage).toContain(
+        "Task[query-done] already exists",
+      );
+      const report = (await (await fetch(`${second.url}${V1}/task/query-done/reports`)).json()) as {
+        multiStageQuery: { payload: { status: { status: string } } };
+      };
+      expect(report.multiStageQuery.payload.status.status).toBe("SUCCESS");
+    } finally {
+      await second.close();
+    }
   });
 });
