@@ -129,6 +129,13 @@ export class PostgresExecutor implements Executor {
     }
     const q: Query = async (s) => (await client.query(s.text, s.values as unknown[])).rows as DbRow[];
     let broken = false;
+    // A checked-out client whose connection drops between two queries (PostgreSQL restarted, the session
+    // terminated) emits 'error'; the pool only listens on idle clients, and an unheard 'error' ends the
+    // process. The next query of the transaction fails and reports it; the client is then discarded.
+    const onError = () => {
+      broken = true;
+    };
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       const result = await fn(q);
@@ -143,6 +150,7 @@ export class PostgresExecutor implements Executor {
       if (error instanceof LedgerError || this.isConflict(error)) throw error;
       this.#fail("transaction", error);
     } finally {
+      client.off("error", onError);
       client.release(broken);
     }
   }

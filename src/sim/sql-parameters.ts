@@ -23,15 +23,18 @@ function literal(p: SqlParameterValue, position: number): string {
   }
   if (type === "BOOLEAN") return value === true || value === "true" ? "TRUE" : "FALSE";
   if (type === "TIMESTAMP") {
-    // Druid 33 takes a TIMESTAMP parameter as epoch milliseconds; a string value fails inside its planner
-    // with a ClassCastException, answered as a 500 (docs/druid-api.md §3.6).
-    if (typeof value !== "number" || !Number.isFinite(value))
-      throw new SqlParameterCastError(
-        "java.lang.ClassCastException: class java.lang.String cannot be cast to class java.lang.Number (java.lang.String and java.lang.Number are in module java.base of loader 'bootstrap')",
-      );
-    // The milliseconds name a wall-clock time in sqlTimeZone (a real Druid 33 renders 2026-06-01T00:00Z's
-    // millis under LA as 2026-06-01T00:00:00.000-07:00): a literal without an offset, read in the zone.
-    return `TIMESTAMP '${new Date(value).toISOString().replace("T", " ").replace("Z", "")}'`;
+    // Druid 33 takes a TIMESTAMP parameter as epoch milliseconds, or as text `yyyy-MM-dd HH:mm:ss`; text
+    // with anything more (fractional seconds, a `T`, a zone) fails inside its planner with a
+    // ClassCastException, answered as a 500 (docs/druid-api.md §3.6, observed on a real Druid 33).
+    // Both name a wall-clock time in sqlTimeZone (2026-06-01T00:00Z's millis select as
+    // 2026-06-01T00:00:00.000-07:00 under America/Los_Angeles): a literal without an offset, read in the zone.
+    if (typeof value === "number" && Number.isFinite(value))
+      return `TIMESTAMP '${new Date(value).toISOString().replace("T", " ").replace("Z", "")}'`;
+    if (typeof value === "string" && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(value))
+      return `TIMESTAMP '${value}'`;
+    throw new SqlParameterCastError(
+      "java.lang.ClassCastException: class java.lang.String cannot be cast to class java.lang.Number (java.lang.String and java.lang.Number are in module java.base of loader 'bootstrap')",
+    );
   }
   return `'${String(value).replace(/'/g, "''")}'`;
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import postgres from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
@@ -52,7 +53,7 @@ interface Host {
   owner: string;
 }
 
-async function startHost(ledger: string): Promise<Host> {
+async function startHost(ledger: string, druid = sim.url): Promise<Host> {
   const run = runCli([
     "serve",
     "--port",
@@ -60,7 +61,7 @@ async function startHost(ledger: string): Promise<Host> {
     "--ledger",
     ledger,
     "--druid",
-    sim.url,
+    druid,
     "--concurrency",
     "4",
     "--tick",
@@ -90,16 +91,16 @@ async function api(host: Host, path: string, init: RequestInit = {}) {
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
 
-async function createBackfill(host: Host, datasource: string, days: number) {
+async function createBackfill(host: Host, datasource: string, days: number, from = "2026-01-01") {
   const work = mkdtempSync(join(tmpdir(), "segops-multi-"));
-  const dataDir = writeDailyDataset({ from: "2026-01-01", days, rowsPerDay: 4, dir: join(work, "data") });
-  const to = new Date(Date.UTC(2026, 0, 1 + days)).toISOString().slice(0, 10);
+  const dataDir = writeDailyDataset({ from, days, rowsPerDay: 4, dir: join(work, "data") });
+  const to = new Date(Date.parse(`${from}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
   const res = await api(host, "/api/v1/backfills", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       template: dailyTemplate({ datasource }),
-      from: "2026-01-01",
+      from,
       to,
       vars: { dataDir },
     }),
@@ -193,4 +194,108 @@ describe("segops serve: several hosts on one PostgreSQL ledger", () => {
     expect(new Set(accepted.map((s) => s.id)).size).toBe(accepted.length);
     expect(accepted).toHaveLength(24);
   }, 240_000);
+
+  it("four hosts, 500 partitions: one SIGKILLed, one cut off from PostgreSQL mid-run; every partition done once, the cut-off host stops cleanly and commits nothing after losing its leases", async () => {
+    // A faster cluster of its own: 16 slots, half-second tasks.
+    const fast = await startSim({
+      timeScale: 1,
+      capacity: 16,
+      handoffDelayMs: 50,
+      baseDurationMs: 500,
+      perRowMs: 0,
+      seed: 29,
+    });
+    try {
+      const ledger = pg.freshUrl();
+      const schema = new URL(ledger).searchParams.get("schema") as string;
+      const [a, b, c] = await Promise.all([
+        startHost(ledger, fast.url),
+        startHost(ledger, fast.url),
+        startHost(ledger, fast.url),
+      ]);
+      // Host D logs in as a role of its own, so that it alone can be cut off.
+      const role = `segops_${schema}`;
+      const admin = new postgres.Client({ connectionString: pg.url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE ROLE "${role}" LOGIN PASSWORD 'd-password'`);
+        const database = new URL(ledger).pathname.slice(1) || "postgres";
+        await admin.query(`GRANT CREATE ON DATABASE "${database}" TO "${role}"`);
+        await admin.query(`GRANT ALL ON SCHEMA "${schema}" TO "${role}"`);
+        await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA "${schema}" TO "${role}"`);
+        await admin.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA "${schema}" TO "${role}"`);
+        const dUrl = new URL(ledger);
+        dUrl.username = role;
+        dUrl.password = "d-password";
+        const d = await startHost(dUrl.toString(), fast.url);
+        const store = await ledgerStore(ledger);
+        const id = await createBackfill(a, "multi_four", 500, "2024-01-01");
+        // A waiter on host A, long-polling (at most 300 s a call) until the job ends.
+        const waiter = (async () => {
+          for (;;) {
+            const r = await api(a, `/api/v1/jobs/${encodeURIComponent(id)}/wait?timeout=300`);
+            if (r.status !== 200 || r.json.ended) return r;
+          }
+        })();
+        const done = async () => (await store.countTasks(id)).done ?? 0;
+        await until(
+          "every host holds partitions and 100 are done",
+          async () => {
+            const tasks = await store.listTasks(id);
+            const owners = new Set(tasks.filter((t) => t.state === "running").map((t) => t.leaseOwner));
+            return [b, d].every((h) => owners.has(h.owner)) && (await done()) >= 100;
+          },
+          { timeoutMs: 300_000, whileRunning: d.run },
+        );
+        b.run.child.kill("SIGKILL");
+        // D loses PostgreSQL: it cannot log in again, and its sessions are ended.
+        await admin.query(`ALTER ROLE "${role}" NOLOGIN`);
+        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [
+          role,
+        ]);
+        const heldByD = (await store.listTasks(id)).filter(
+          (t) => t.state === "running" && t.leaseOwner === d.owner,
+        );
+        await until("300 partitions done without B and D", async () => (await done()) >= 300, {
+          timeoutMs: 300_000,
+        });
+        await admin.query(`ALTER ROLE "${role}" LOGIN`);
+
+        const ended = await waiter;
+        expect(ended.status).toBe(200);
+        expect(ended.json).toMatchObject({ ended: true, job: { state: "done" } });
+        expect(ended.json.job.counts.done).toBe(500);
+        // Druid's side: each partition's task accepted once, and no partition with two successes.
+        const accepted = fast.stats().submissions.filter((s) => s.accepted && s.id?.includes("multi_four"));
+        expect(accepted).toHaveLength(500);
+        expect(new Set(accepted.map((s) => s.id)).size).toBe(500);
+        // The partitions D held when it was cut off were taken over by the others, and D wrote nothing
+        // about them after the others took them (its lease was gone: every write is a compare-and-set).
+        const events = await store.listEvents({ jobId: id, limit: 100_000 });
+        for (const t of heldByD) {
+          const takeover = events.find(
+            (e) => e.taskId === t.id && e.actor !== d.owner && e.reason.startsWith("claimed after the lease"),
+          );
+          expect(takeover, t.id).toBeDefined();
+          const late = events.filter(
+            (e) => e.taskId === t.id && e.actor === d.owner && e.at > (takeover?.at ?? 0),
+          );
+          expect(late, t.id).toEqual([]);
+        }
+        expect(heldByD.length).toBeGreaterThan(0);
+        for (const h of [a, c]) expect(h.run.exited, h.run.exited?.stderr.slice(-3000)).toBeNull();
+        // D stopped on the ledger error, cleanly: exit 4, said why (a supervisor restarts it). Before the
+        // fix in PostgresExecutor.tx, the dropped session crashed it with an unhandled 'error' event.
+        const dEnd = await d.run.done;
+        expect(dEnd.code, dEnd.stderr).toBe(4);
+        expect(dEnd.stderr).toMatch(/stopped on a ledger error: .*terminating connection/);
+        expect(dEnd.stderr).not.toMatch(/Unhandled 'error' event/);
+      } finally {
+        await admin.query(`ALTER ROLE "${role}" LOGIN`).catch(() => undefined);
+        await admin.end();
+      }
+    } finally {
+      await fast.close();
+    }
+  }, 600_000);
 });
