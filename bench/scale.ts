@@ -34,8 +34,13 @@ const MB = 1024 * 1024;
 
 export interface ScaleBenchOptions {
   quick?: boolean;
-  /** Tasks in flight. @default 10000 */
+  /** Tasks in flight through `segops poll`. @default 10000 */
   inFlight?: number;
+  /**
+   * Partitions in flight through `segops backfill` (SQLite). @default 2000: at 10,000 the ramp through
+   * the emulator took over ten minutes (docs/benchmarks.md, "Scale").
+   */
+  backfillInFlight?: number;
   /** Partitions planned and created. @default 100000 */
   planned?: number;
   only?: Array<"poll" | "backfill" | "plan">;
@@ -238,7 +243,7 @@ async function pollAtScale(n: number, quick: boolean, dir: string, checks: Check
   try {
     // Every task runs D from its submission; the poller starts once all are in, so all N are in flight
     // for D − (submission time) after it starts.
-    const holdMs = quick ? 25_000 : 45_000;
+    const holdMs = quick ? 20_000 : 45_000;
     const submitStart = performance.now();
     const ids = await mapLimit(
       Array.from({ length: n }, (_, i) => i),
@@ -415,7 +420,9 @@ export async function runScaleBench(options: ScaleBenchOptions = {}): Promise<Be
   const quick = options.quick ?? false;
   const inFlight = options.inFlight ?? 10_000;
   const planned = options.planned ?? 100_000;
-  const only = new Set(options.only ?? ["poll", "backfill", "plan"]);
+  const backfillInFlight = options.backfillInFlight ?? 2000;
+  // --quick leaves the backfill out: its ramp and hold alone take about two minutes.
+  const only = new Set(options.only ?? (quick ? ["poll", "plan"] : ["poll", "backfill", "plan"]));
   const checks = new Checks();
   const complaint = await buildOnce();
   const notes: string[] = complaint ? [`tsc reported (dist/ emitted anyway): ${complaint}`] : [];
@@ -424,7 +431,7 @@ export async function runScaleBench(options: ScaleBenchOptions = {}): Promise<Be
   let plan: Awaited<ReturnType<typeof planAtScale>> | null = null;
   try {
     if (only.has("poll")) rows.push(await pollAtScale(inFlight, quick, dir, checks));
-    if (only.has("backfill")) rows.push(await backfillAtScale(inFlight, quick, dir, checks));
+    if (only.has("backfill")) rows.push(await backfillAtScale(backfillInFlight, quick, dir, checks));
     if (only.has("plan")) plan = await planAtScale(planned, dir, checks);
   } finally {
     // SEGOPS_BENCH_KEEP=1 keeps the probe files and ledgers for a closer look.
@@ -484,7 +491,7 @@ export async function runScaleBench(options: ScaleBenchOptions = {}): Promise<Be
   return {
     title: "Scale: 10,000 in flight, 100,000 planned",
     setup: [
-      `One compiled segops process (\`node dist/cli/bin.js\`) tracks ${num(inFlight)} Druid tasks, with the emulator`,
+      `One compiled segops process (\`node dist/cli/bin.js\`) tracks ${num(inFlight)} Druid tasks (poll; ${num(backfillInFlight)} through the backfill), with the emulator`,
       "(`segops sim`, time scale 1) in a process of its own; the bench submits noop tasks (poll) or the",
       "backfill submits one hourly partition per slot (`--max-concurrency` = N, N slots). The window is a",
       "stretch in which every task is in flight: CPU is utime + stime over it (/proc), peak RSS is VmHWM over",
@@ -508,7 +515,7 @@ export async function runScaleBench(options: ScaleBenchOptions = {}): Promise<Be
       ...(backfillRow
         ? ([
             [
-              `backfill with ${num(inFlight)} partitions in flight (SQLite)`,
+              `backfill with ${num(backfillRow.inFlight)} partitions in flight (SQLite)`,
               `peak RSS ${num(backfillRow.peakRssMb)} MB, ${num(backfillRow.cpuPct, 1)} % of a core, ${num(backfillRow.tickMedianMs)} ms busy a tick, ${num(backfillRow.writesPerTick)} ledger writes a tick`,
               "goals: ≤ 150 MB, ≤ 5 %, ≤ 50 ms",
             ],
@@ -531,10 +538,11 @@ export async function runScaleBench(options: ScaleBenchOptions = {}): Promise<Be
         : {}),
       ...(backfillRow
         ? {
-            backfill10kRssMb: backfillRow.peakRssMb,
-            backfill10kCpuPct: backfillRow.cpuPct,
-            backfill10kTickMs: backfillRow.tickMedianMs,
-            backfill10kWritesPerTick: backfillRow.writesPerTick,
+            backfillInFlight: backfillRow.inFlight,
+            backfillRssMb: backfillRow.peakRssMb,
+            backfillCpuPct: backfillRow.cpuPct,
+            backfillTickMs: backfillRow.tickMedianMs,
+            backfillWritesPerTick: backfillRow.writesPerTick,
           }
         : {}),
       ...(plan ? { plan100kMs: plan.totalMs, plan100kLedgerMb: plan.ledgerMb } : {}),
@@ -548,6 +556,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       quick: { type: "boolean" },
       only: { type: "string", multiple: true },
       "in-flight": { type: "string" },
+      "backfill-in-flight": { type: "string" },
       planned: { type: "string" },
     },
   });
@@ -555,6 +564,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     quick: values.quick ?? false,
     ...(values.only ? { only: values.only as ScaleBenchOptions["only"] } : {}),
     ...(values["in-flight"] ? { inFlight: Number(values["in-flight"]) } : {}),
+    ...(values["backfill-in-flight"] ? { backfillInFlight: Number(values["backfill-in-flight"]) } : {}),
     ...(values.planned ? { planned: Number(values.planned) } : {}),
   });
   console.log([result.setup, ...result.tables, ...result.notes].join("\n\n"));
