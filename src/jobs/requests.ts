@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 import { type Interval, parseInstant, parseInterval } from "../core/interval.js";
+import { PartitionError } from "../core/partition.js";
 import { nonTerminal } from "../driver/drain.js";
 import type { ClusterBinding } from "../druid/cluster.js";
 import { type DataGates, parseUnparseableLimit } from "../ingest/gates.js";
@@ -178,7 +179,14 @@ export function planRequest(
     gates,
     ...(options.cluster ? { cluster: options.cluster } : {}),
   };
-  return planIngestJob(input);
+  try {
+    return planIngestJob(input);
+  } catch (error) {
+    // The range cut into too many (or misaligned) partitions: the range's own field is at fault.
+    if (error instanceof PartitionError)
+      throw requestError(kind === "run" ? "interval" : "to", error.message);
+    throw error;
+  }
 }
 
 /**
