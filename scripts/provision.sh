@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a fresh Debian machine, only when missing:
-# Node packages (npm ci), a PostgreSQL server (the shared-ledger tests start a throwaway cluster), and
-# the tools the real-Druid stage uses (curl, jq; Java 17 and Maven come with the machine image).
+# Node packages (npm ci), a PostgreSQL server (the shared-ledger tests start a throwaway cluster),
+# Chromium (the dashboard's browser tests), and the tools the real-Druid stage uses (curl, jq; Java 17
+# and Maven come with the machine image).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,13 @@ for tool in curl jq; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "provision: installing ${missing[*]}"
   apt_install "${missing[@]}"
+fi
+
+# Chromium for the dashboard's browser tests (test/web/): Debian's package, driven by playwright-core
+# (never a browser Playwright downloads).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "provision: installing Chromium (Debian package, for the dashboard's browser tests)"
+  apt_install chromium
 fi
 
 # promtool, Prometheus' checker: the metrics test pipes the service's /metrics through

@@ -23,13 +23,16 @@ import { jobReport, partitionReport, shownState } from "../jobs/report.js";
 import { BackfillRequest, planRequest, RunRequest, refuseDoubling } from "../jobs/requests.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
-import { tokenMatches } from "./auth.js";
+import { sessionCookie, tokenEquals, tokenMatches } from "./auth.js";
+import { dashboardRoutes } from "./dashboard-api.js";
 import { type EventFeed, hasEnded, type JobWaiters, jobProgress } from "./feed.js";
+import type { LoadHistory } from "./load-history.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
 import { invalidRequest, type Problem, ProblemError, problem, problemFor } from "./problems.js";
 import { honoPath, type RouteSpec } from "./routes.js";
 import * as S from "./schemas.js";
+import { registerWeb } from "./web.js";
 
 /**
  * The HTTP API (`/api/v1`), the probes and `/metrics`, as a hono app over injected parts (ledger, Druid
@@ -62,17 +65,21 @@ export interface ApiDeps {
   version?: string;
   /** Event streams open right now (the app counts them; metrics read it). */
   streams: { open: number };
+  /** Slots and Druid requests over time, for the dashboard (none: its Druid view is empty). */
+  load?: LoadHistory | null;
+  /** The dashboard's built assets (index.html and assets/); null: `/` says it was not built. */
+  webDir?: string | null;
 }
 
 /** What a handler gets: the parsed parts of the request. */
-interface Input {
+export interface Input {
   c: Context;
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
 }
 
-interface Route {
+export interface Route {
   spec: RouteSpec;
   handle(input: Input): Promise<Response> | Response;
 }
@@ -184,8 +191,22 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
     if (spec.auth && deps.token !== null) {
       const token = deps.token;
       handlers.push(async (c: Context, next: () => Promise<void>) => {
-        if (!tokenMatches(token, c.req.header("authorization")))
+        const header = c.req.header("authorization");
+        if (header !== undefined) {
+          if (!tokenMatches(token, header))
+            return problemResponse(c, problem("unauthorized", "send Authorization: Bearer <token>"));
+          return next();
+        }
+        // The dashboard's session: the same token, from its HttpOnly cookie.
+        const cookie = sessionCookie(c.req.header("cookie"));
+        if (cookie === undefined || !tokenEquals(token, cookie))
           return problemResponse(c, problem("unauthorized", "send Authorization: Bearer <token>"));
+        // A cookie rides along on any request the browser makes: a change must come from this origin.
+        if (spec.method !== "get" && !sameOrigin(c))
+          return problemResponse(
+            c,
+            problem("unauthorized", "a cookie session changes nothing from another origin; send the token"),
+          );
         await next();
       });
     }
@@ -231,7 +252,29 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
     openApiDocument(specs, { version: deps.version ?? "0.0.0", auth: deps.token !== null }),
   );
   app.get("/openapi.json", (c) => c.body(document, 200, { "content-type": "application/json" }));
+  registerWeb(
+    app,
+    deps.webDir ?? null,
+    (c) =>
+      problemResponse(
+        c,
+        problem("unavailable", "the dashboard is not built: run `npm run build` in segops' checkout"),
+      ),
+    (c) => problemResponse(c, problem("not-found", `no asset ${c.req.path}`)),
+  );
   return { app, routes: specs };
+}
+
+/** The request's Origin is this service (what a browser sends with a same-origin fetch). */
+function sameOrigin(c: Context): boolean {
+  const origin = c.req.header("origin");
+  const host = c.req.header("host");
+  if (!origin || !host) return false;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
 }
 
 /** The query string; a parameter given more than once stays a list (every parameter takes one value). */
@@ -719,6 +762,7 @@ function apiRoutes(deps: ApiDeps): Route[] {
         return jsonResponse(c, 200, report);
       },
     },
+    ...dashboardRoutes(deps, { load: deps.load ?? null }, jobSummary),
   ];
 }
 

@@ -7,12 +7,35 @@ import { createHash, timingSafeEqual } from "node:crypto";
 export function tokenMatches(expected: string, header: string | undefined): boolean {
   if (header === undefined) return false;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  const given = match?.[1] ?? "";
+  return tokenEquals(expected, match?.[1] ?? "");
+}
+
+/** The token itself (the dashboard's login form and its cookie), compared as `tokenMatches` does. */
+export function tokenEquals(expected: string, given: string): boolean {
   const a = createHash("sha256").update(expected).digest();
   const b = createHash("sha256").update(given).digest();
   // Evaluate both: an empty token must still take the comparison's time.
   const same = timingSafeEqual(a, b);
   return same && given.length > 0;
+}
+
+/** The dashboard's session cookie: the API token, HttpOnly, SameSite=Strict. */
+export const SESSION_COOKIE = "segops_session";
+
+/** The session cookie's value in a `Cookie` header, or undefined. */
+export function sessionCookie(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** Loopback addresses: the only ones `segops serve` binds without a token. */

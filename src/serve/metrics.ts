@@ -4,6 +4,7 @@ import type { DruidAttempt } from "../druid/http.js";
 import { KINDS } from "../jobs/kinds.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, TaskRow, Transition } from "../ledger/types.js";
+import { histogramQuantile } from "./load-history.js";
 
 /**
  * The service's Prometheus metrics (prom-client, text exposition format at `/metrics`). Counters and
@@ -11,6 +12,13 @@ import type { EventRow, TaskRow, Transition } from "../ledger/types.js";
  * time, so every host of a ledger reports the same value (aggregate it with `max`, not `sum`).
  * docs/operations.md lists each metric with example alerts.
  */
+
+export interface LatencyQuantiles {
+  count: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
 
 /** Where the service's gauges read from at scrape time. */
 export interface MetricSources {
@@ -226,6 +234,27 @@ export class ServiceMetrics {
       const ended = created + duration;
       if (succeededAt >= ended) this.#detection.observe((succeededAt - ended) / 1000);
     }
+  }
+
+  /** Detection and handoff latency quantiles (seconds) from this process's histograms. */
+  async latencyQuantiles(): Promise<Record<"detection" | "handoff", LatencyQuantiles>> {
+    const of = async (h: Histogram): Promise<LatencyQuantiles> => {
+      const values = (await h.get()).values;
+      const buckets = values
+        .filter((v) => v.metricName?.endsWith("_bucket"))
+        .map((v) => ({
+          le: v.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(v.labels.le),
+          count: v.value,
+        }));
+      const count = values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+      return {
+        count,
+        p50: histogramQuantile(0.5, buckets),
+        p90: histogramQuantile(0.9, buckets),
+        p99: histogramQuantile(0.99, buckets),
+      };
+    };
+    return { detection: await of(this.#detection), handoff: await of(this.#handoff) };
   }
 
   async text(): Promise<string> {

@@ -13,8 +13,10 @@ import type { Store } from "../ledger/store.js";
 import { buildApp } from "./app.js";
 import { isLoopback } from "./auth.js";
 import { ALL_JOBS, EventFeed, JobWaiters } from "./feed.js";
+import { LoadHistory } from "./load-history.js";
 import { ServiceMetrics } from "./metrics.js";
 import { parserProblemResponse } from "./problems.js";
+import { findWebDir } from "./web.js";
 
 /**
  * `segops serve`: the worker (every job of its cluster in the ledger), the change feed, the HTTP API and
@@ -50,6 +52,10 @@ export interface ServiceOptions {
   /** Lease owner id. @default host:pid:random */
   owner?: string;
   version?: string;
+  /** The dashboard's built assets. @default dist/web (findWebDir); null serves no dashboard */
+  webDir?: string | null;
+  /** How often the dashboard's Druid view samples slots and requests. @default 10000 */
+  loadSampleMs?: number;
 }
 
 export interface RunningService {
@@ -78,11 +84,18 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   const monitor = new OutageMonitor(o.clock);
   const streams = { open: 0 };
   let metrics: ServiceMetrics | undefined;
+  let worker: Worker | undefined;
+  const load = new LoadHistory({
+    clock: o.clock,
+    slots: () => worker?.machinery.admission.slots ?? null,
+    ...(o.loadSampleMs !== undefined ? { sampleMs: o.loadSampleMs } : {}),
+  });
   const client = new DruidClient({
     ...o.druid,
     onAttempt: (attempt) => {
       monitor.record(attempt);
       metrics?.druidAttempt(attempt);
+      load.druidAttempt(attempt);
       o.druid.onAttempt?.(attempt);
     },
   });
@@ -93,7 +106,6 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   });
   const shutdown = new AbortController();
   const waiters = new JobWaiters({ store: o.store, feed, clock: o.clock, shutdown: shutdown.signal });
-  let worker: Worker | undefined;
   metrics = new ServiceMetrics({
     store: o.store,
     slots: () => worker?.machinery.admission.slots ?? null,
@@ -116,6 +128,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     onStatusLookup: metrics.statusLookup,
     outage: { monitor, timeoutMs: o.outageTimeoutMs ?? DEFAULTS.druidOutageTimeoutMs },
   });
+  const webDir = o.webDir === undefined ? findWebDir() : o.webDir;
   const { app } = buildApp({
     store: o.store,
     client,
@@ -129,6 +142,8 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     cluster: clusterOf(client),
     streams,
     shutdown: shutdown.signal,
+    load,
+    webDir,
     ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
     ...(o.version ? { version: o.version } : {}),
   });
@@ -163,7 +178,9 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   try {
     await feed.start();
     await worker.start();
+    load.start();
   } catch (error) {
+    await load.stop();
     await feed.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await client.close();
@@ -191,7 +208,10 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
 
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  o.log.info({ url, owner, cluster: clusterOf(client) }, "serving");
+  o.log.info(
+    { url, owner, cluster: clusterOf(client), dashboard: webDir ? `${url}/` : "not built (npm run build)" },
+    "serving",
+  );
 
   let stopping: Promise<void> | null = null;
   let markStopped!: () => void;
@@ -214,6 +234,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
         await closed;
       } finally {
         clearTimeout(cut);
+        await load.stop();
         await feed.stop();
         await client.close();
         o.log.info({}, "stopped");
