@@ -6,6 +6,7 @@ import type { DruidClient } from "../druid/client.js";
 import { clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
 import type { OutageMonitor } from "../druid/outage.js";
 import type { DruidServices } from "../ingest/kind.js";
+import { LedgerError } from "../ledger/errors.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow } from "../ledger/types.js";
 import { createMachinery, type Machinery, type MachineryOptions, runnersFor } from "./engine.js";
@@ -35,9 +36,26 @@ export interface WorkerOptions extends MachineryOptions {
   outage?: { monitor: OutageMonitor; timeoutMs: number };
   /** Told of every claim and commit of this worker's driver (metrics). */
   observer?: DriverObserver;
+  /**
+   * How long the ledger may fail (unreachable, sessions dropped, restarting) before the worker gives up
+   * and stops with the error. Meanwhile it claims nothing, its partitions' leases run out (other hosts
+   * take them over) and it probes the ledger every tick.
+   * @default 600000 (10 minutes)
+   */
+  ledgerOutageMs?: number;
+}
+
+/** A ledger failure worth waiting out: a statement or connection that failed, not a schema refusal. */
+export function isLedgerUnavailable(error: unknown): boolean {
+  if (!(error instanceof LedgerError)) return false;
+  const operation = (error.details as { operation?: unknown }).operation;
+  return operation === "query" || operation === "transaction" || operation === "connect";
 }
 
 export type WorkerState = "created" | "running" | "paused" | "stopping" | "stopped";
+
+/** Why a worker is paused: Druid or the ledger has not answered. */
+export type PauseReason = "druid" | "ledger";
 
 /** The jobs a worker runs: open ones (and canceled ones, whose flagged partitions it finishes) of its cluster. */
 export function jobsOfCluster(jobs: readonly JobRow[], client: DruidClient): string[] {
@@ -61,6 +79,9 @@ export class Worker {
   #stop = new AbortController();
   #loop: Promise<void> = Promise.resolve();
   #failure: unknown;
+  #paused: PauseReason | null = null;
+  /** When the ledger started failing (null while it answers). */
+  #ledgerDownSince: number | null = null;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -70,6 +91,11 @@ export class Worker {
 
   get state(): WorkerState {
     return this.#state;
+  }
+
+  /** What a paused worker waits for. */
+  get pausedFor(): PauseReason | null {
+    return this.#state === "paused" ? this.#paused : null;
   }
 
   /** The driver's lease owner (stable for the worker's life, across outage pauses). */
@@ -146,6 +172,7 @@ export class Worker {
     if (!o.owner) this.#options.owner = this.#driver.owner;
     this.#driver.start();
     this.#state = "running";
+    this.#paused = null;
   }
 
   async #run(): Promise<void> {
@@ -155,9 +182,15 @@ export class Worker {
       while (!signal.aborted) {
         await o.clock.sleep(this.#tickMs, signal).catch(() => undefined);
         if (signal.aborted) break;
-        if (this.#driver && this.#driver.failure !== undefined) throw this.#driver.failure;
-        await this.refresh();
-        await this.#watchOutage();
+        try {
+          if (this.#driver && this.#driver.failure !== undefined) throw this.#driver.failure;
+          await this.refresh();
+          if (this.#ledgerDownSince !== null) await this.#ledgerBack();
+          await this.#watchOutage();
+        } catch (error) {
+          if (!isLedgerUnavailable(error)) throw error;
+          await this.#ledgerDown(error);
+        }
       }
     } catch (error) {
       this.#failure = error;
@@ -170,6 +203,39 @@ export class Worker {
       await this.#machinery.stop();
       this.#state = "stopped";
     }
+  }
+
+  /**
+   * The ledger failed: stop claiming and drop the driver (whatever it held is the ledger's to hand out again
+   * once the leases run out: every write is a compare-and-set on owner and version, so a late one of ours
+   * changes nothing). Past `ledgerOutageMs` the error stops the worker.
+   */
+  async #ledgerDown(error: unknown): Promise<void> {
+    const now = this.#options.clock.now();
+    if (this.#ledgerDownSince === null) {
+      this.#ledgerDownSince = now;
+      this.#options.log?.warn(
+        { err: error },
+        "the ledger does not answer: claiming nothing until it does (held partitions go back when their leases expire)",
+      );
+      const driver = this.#driver;
+      this.#driver = null;
+      await driver?.stop().catch(() => undefined);
+      this.#state = "paused";
+      this.#paused = "ledger";
+    }
+    if (now - this.#ledgerDownSince > (this.#options.ledgerOutageMs ?? 600_000)) throw error;
+  }
+
+  /** The ledger answered a whole tick again: claim work (unless Druid is what keeps the worker paused). */
+  async #ledgerBack(): Promise<void> {
+    // At warn, like the outage it ends: whoever saw the one should see the other.
+    this.#options.log?.warn(
+      { downMs: this.#options.clock.now() - (this.#ledgerDownSince as number) },
+      "the ledger answers again: claiming work",
+    );
+    this.#ledgerDownSince = null;
+    if (this.#state === "paused" && this.#paused === "ledger") this.#startDriver();
   }
 
   /** Pauses (work handed back) while Druid is down for longer than allowed; resumes once it answers. */
@@ -186,9 +252,10 @@ export class Worker {
       this.#driver = null;
       await driver?.stop();
       this.#state = "paused";
+      this.#paused = "druid";
       return;
     }
-    if (this.#state !== "paused") return;
+    if (this.#state !== "paused" || this.#paused !== "druid") return;
     // One cheap call a tick; the monitor hears its answer (the client reports every attempt to it).
     const answered = await this.#options.client.totalWorkerCapacity().then(
       () => true,
