@@ -154,3 +154,47 @@ describe("TickBatcher.askMany", () => {
     await expect(failing.askMany(["d"], null)).rejects.toThrow("test batcher is stopped");
   });
 });
+
+describe("TickBatcher cadence", () => {
+  it("starts flushes a delay apart, not a delay after the last one ended (a 400 ms flush, a 1 s tick)", async () => {
+    const clock = new ManualClock(0);
+    const starts: number[] = [];
+    let slow: (() => void) | null = null;
+    const batcher = new TickBatcher<string, null, string>({
+      clock,
+      name: "test batcher",
+      nextDelay: () => 1000,
+      flush: async (batch) => {
+        starts.push(clock.now());
+        // The flush's requests take 400 ms of the clock's time.
+        await new Promise<void>((resolve) => {
+          slow = resolve;
+        });
+        for (const waiters of batch.values()) for (const w of waiters) w.resolve("ok");
+      },
+    });
+    const step = async (ms: number) => {
+      await clock.advance(ms);
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    try {
+      let asking = true;
+      const loop = (async () => {
+        while (asking) await batcher.ask("k", null).catch(() => undefined);
+      })();
+      for (let round = 0; round < 3; round++) {
+        await step(round === 0 ? 1000 : 600);
+        await step(400);
+        (slow as (() => void) | null)?.();
+        slow = null;
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      }
+      asking = false;
+      await batcher.stop();
+      await loop;
+      expect(starts).toEqual([1000, 2000, 3000]);
+    } finally {
+      await batcher.stop();
+    }
+  });
+});
