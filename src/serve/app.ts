@@ -23,7 +23,7 @@ import { jobReport, partitionReport, shownState } from "../jobs/report.js";
 import { BackfillRequest, planRequest, RunRequest, refuseDoubling } from "../jobs/requests.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
-import { sessionCookie, tokenEquals, tokenMatches } from "./auth.js";
+import { sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
 import { dashboardRoutes } from "./dashboard-api.js";
 import { type EventFeed, hasEnded, type JobWaiters, jobProgress } from "./feed.js";
 import type { LoadHistory } from "./load-history.js";
@@ -197,9 +197,9 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
             return problemResponse(c, problem("unauthorized", "send Authorization: Bearer <token>"));
           return next();
         }
-        // The dashboard's session: the same token, from its HttpOnly cookie.
+        // The dashboard's session: its HttpOnly cookie, made from the same token.
         const cookie = sessionCookie(c.req.header("cookie"));
-        if (cookie === undefined || !tokenEquals(token, cookie))
+        if (cookie === undefined || !sessionMatches(token, cookie))
           return problemResponse(c, problem("unauthorized", "send Authorization: Bearer <token>"));
         // A cookie rides along on any request the browser makes: a change must come from this origin.
         if (spec.method !== "get" && !sameOrigin(c))

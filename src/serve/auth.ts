@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 /**
  * Bearer-token checks. Both sides are hashed to 32 bytes first, so `timingSafeEqual` compares equal
@@ -19,8 +19,22 @@ export function tokenEquals(expected: string, given: string): boolean {
   return same && given.length > 0;
 }
 
-/** The dashboard's session cookie: the API token, HttpOnly, SameSite=Strict. */
+/**
+ * The dashboard's session cookie (HttpOnly, SameSite=Strict). Its value is derived from the API token
+ * (an HMAC keyed by it), not the token itself: a response never carries the token, the cookie is no
+ * bearer token elsewhere, and a new token ends every session.
+ */
 export const SESSION_COOKIE = "segops_session";
+
+/** The session cookie's value for a token. */
+export function sessionValue(token: string): string {
+  return createHmac("sha256", token).update("segops dashboard session v1").digest("base64url");
+}
+
+/** Whether a session cookie's value was made from this token (compared in constant time). */
+export function sessionMatches(token: string, given: string): boolean {
+  return tokenEquals(sessionValue(token), given);
+}
 
 /** The session cookie's value in a `Cookie` header, or undefined. */
 export function sessionCookie(header: string | undefined): string | undefined {

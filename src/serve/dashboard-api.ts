@@ -10,7 +10,14 @@ import { partitionReport } from "../jobs/report.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts, TaskRow } from "../ledger/types.js";
 import type { ApiDeps, Input, Route } from "./app.js";
-import { SESSION_COOKIE, sessionCookie, tokenEquals, tokenMatches } from "./auth.js";
+import {
+  SESSION_COOKIE,
+  sessionCookie,
+  sessionMatches,
+  sessionValue,
+  tokenEquals,
+  tokenMatches,
+} from "./auth.js";
 import * as D from "./dashboard-schemas.js";
 import { ALL_JOBS } from "./feed.js";
 import type { LoadHistory } from "./load-history.js";
@@ -132,7 +139,7 @@ function authenticated(deps: ApiDeps, c: Context): boolean {
   const header = c.req.header("authorization");
   if (header !== undefined) return tokenMatches(deps.token, header);
   const cookie = sessionCookie(c.req.header("cookie"));
-  return cookie !== undefined && tokenEquals(deps.token, cookie);
+  return cookie !== undefined && sessionMatches(deps.token, cookie);
 }
 
 function cookieHeader(c: Context, value: string, maxAge: number): string {
@@ -175,7 +182,7 @@ export function dashboardRoutes(
         path: "/api/v1/login",
         operationId: "login",
         summary:
-          "The dashboard's login: checks the API token and keeps it in an HttpOnly, SameSite=Strict cookie",
+          "The dashboard's login: checks the API token and answers with an HttpOnly, SameSite=Strict session cookie made from it",
         tags: ["dashboard"],
         auth: false,
         body: D.LoginBody,
@@ -188,7 +195,7 @@ export function dashboardRoutes(
         if (!tokenEquals(deps.token, token))
           throw new ProblemError("unauthorized", "that is not the API token");
         return c.body(null, 204, {
-          "set-cookie": cookieHeader(c, token, 12 * 3600),
+          "set-cookie": cookieHeader(c, sessionValue(token), 12 * 3600),
           "cache-control": "no-store",
         });
       },

@@ -83,6 +83,12 @@ describe("dashboard routes: the session", () => {
     const setCookie = ok.headers.get("set-cookie") ?? "";
     expect(setCookie).toMatch(/^segops_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/);
     const cookie = setCookie.split(";")[0] as string;
+    // The cookie is made from the token, not the token: no answer carries it, and it is no bearer token.
+    expect(setCookie).not.toContain(TOKEN);
+    expect((await t.call("/api/v1/jobs", { token: cookie.split("=")[1] })).status).toBe(401);
+    expect(
+      (await t.call("/api/v1/jobs", { token: null, headers: { cookie: `segops_session=${TOKEN}` } })).status,
+    ).toBe(401);
 
     const read = await t.call("/api/v1/jobs", { token: null, headers: { cookie } });
     expect(read.status).toBe(200);

@@ -135,6 +135,7 @@ describe("dashboard: login and the 401 path", () => {
     await page.getByRole("heading", { name: "Jobs" }).waitFor();
     const [cookie] = await ctx.cookies();
     expect(cookie).toMatchObject({ name: "segops_session", httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookie?.value).not.toContain(TOKEN);
     // HttpOnly: the page's script cannot read it, yet its requests carry it.
     expect(await page.evaluate(() => document.cookie)).toBe("");
     expect(await page.evaluate(async () => (await fetch("/api/v1/jobs")).status)).toBe(200);
