@@ -453,6 +453,17 @@ export class DruidClient {
     );
   }
 
+  /**
+   * `GET /druid/coordinator/v1/config/compaction` (§3.9): the cluster compaction config
+   * (`compactionTaskSlotRatio`, `maxCompactionTaskSlots`, the datasources' auto-compaction configs).
+   */
+  compactionConfig(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#json(
+      { service: "coordinator", method: "GET", path: `${COORDINATOR}/config/compaction`, idempotent: true },
+      options,
+    );
+  }
+
   /** `GET /totalWorkerCapacity` (§2.9); each figure is -1 when unknown. */
   totalWorkerCapacity(options?: CallOptions): Promise<TotalWorkerCapacity> {
     return this.#json(

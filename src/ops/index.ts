@@ -19,7 +19,6 @@ export {
   type KillFacts,
   type KillPayload,
   type KillRequest,
-  killSlotBudget,
   planKill,
 } from "./kill/plan.js";
 export { rollbackKind } from "./rollback/kind.js";
@@ -32,3 +31,4 @@ export {
   type RollbackPayload,
   type RollbackRequest,
 } from "./rollback/plan.js";
+export { compactionSlotBudget, killSlotBudget, taskSlotBudget } from "./slots.js";

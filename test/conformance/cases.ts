@@ -842,6 +842,16 @@ export function conformanceSuite(target: ConformanceTarget): void {
         expect(await sqlEventually(`SELECT COUNT(*), SUM("added") FROM "${ds}"`, totals)).toEqual(totals);
       });
 
+      it("reads the cluster compaction config: a tenth of the slots for compaction, no datasource configured", async () => {
+        const ex = await get(`${CO}/config/compaction`);
+        expect(ex.status).toBe(200);
+        expect(json(ex)).toMatchObject({
+          compactionConfigs: [],
+          compactionTaskSlotRatio: 0.1,
+          maxCompactionTaskSlots: 2147483647,
+        });
+      });
+
       it("FAILs a compaction of an interval without segments before it runs: no segments found", async () => {
         const id = freshId("segops_conf_compact_none");
         expect(

@@ -15,10 +15,12 @@ import type { Store } from "../../src/ledger/store.js";
 import {
   type CompactRequest,
   chunkTotals,
+  compactionSlotBudget,
   inspectCompaction,
   judgeChunks,
   planCompaction,
   sameData,
+  taskSlotBudget,
 } from "../../src/ops/index.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
 import { runCli, until } from "../helpers/cli-process.js";
@@ -295,6 +297,22 @@ describe("segops compact (the command)", () => {
     await ledger.close();
     // One compact task per chunk, each submitted once: the rerun resumed, it did not compact again.
     expect(compactSubmissions().map((s) => s.accepted)).toEqual([true, true, true]);
+    // Druid's compaction budget (compactionTaskSlotRatio 0.1 of 4 slots: one) held: never two at once.
+    expect(
+      compactionSlotBudget(
+        await c.compactionConfig(),
+        (await c.totalWorkerCapacity()).currentClusterCapacity,
+      ),
+    ).toBe(1);
+    const spans = compactSubmissions().map((sub) => {
+      const events = engine.stats.events.get(sub.id ?? "") ?? [];
+      const at = (e: string) => events.find((x) => x.event === e)?.at ?? Number.NaN;
+      return [at("running"), at("success")] as const;
+    });
+    for (const [a, b] of spans) expect(a < b).toBe(true);
+    expect(spans.filter(([a1, b1], i) => spans.some(([a2, b2], j) => i !== j && a1 < b2 && a2 < b1))).toEqual(
+      [],
+    );
     expect(await chunkTotals(c, DS, whole, new AbortController().signal)).toEqual(before);
     const after = await judged(range);
     for (const v of after.verdicts) expect(v.inputs).toHaveLength(1);
@@ -304,6 +322,18 @@ describe("segops compact (the command)", () => {
     expect(JSON.parse(third.stdout)).toMatchObject({ chunks: [] });
     expect(compactSubmissions()).toHaveLength(3);
   }, 120_000);
+});
+
+describe("taskSlotBudget", () => {
+  it("is a ratio of the slots, capped, at least one; null without a capacity", () => {
+    expect(
+      compactionSlotBudget({ compactionTaskSlotRatio: 0.1, maxCompactionTaskSlots: 2147483647 }, 100),
+    ).toBe(10);
+    expect(compactionSlotBudget({ compactionTaskSlotRatio: 0.5, maxCompactionTaskSlots: 3 }, 100)).toBe(3);
+    expect(compactionSlotBudget({}, 4)).toBe(1);
+    expect(taskSlotBudget(0.25, undefined, 40)).toBe(10);
+    expect(taskSlotBudget(0.1, 5, 0)).toBeNull();
+  });
 });
 
 describe("sameData", () => {

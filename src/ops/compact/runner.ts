@@ -10,6 +10,7 @@ import type { DataSegment } from "../../druid/types.js";
 import type { DruidServices } from "../../ingest/kind.js";
 import { segmentId } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
+import { compactionSlotBudget } from "../slots.js";
 import { COMPACT_KIND, type CompactPayload, judgeChunks } from "./plan.js";
 
 /**
@@ -138,6 +139,24 @@ export function compactRunner(services: DruidServices): Runner {
   const { client, batcher, admission, clock } = services;
   const tickMs = services.tickMs ?? DEFAULTS.tickMs;
   const handoffTimeoutMs = services.handoffTimeoutMs ?? DEFAULTS.handoffTimeoutMs;
+  // Druid's own budget for compaction tasks (compactionTaskSlotRatio of the slots, at most
+  // maxCompactionTaskSlots) caps how many of ours run at Druid at once; re-read once a minute. A chunk
+  // waiting for its handoff holds no slot, so it does not count.
+  const atDruid = new Set<string>();
+  let budget: { value: number | null; readAt: number } | null = null;
+  const compactionBudget = async (signal: AbortSignal): Promise<number | null> => {
+    if (budget && clock.now() - budget.readAt < 60_000) return budget.value;
+    try {
+      const [config, capacity] = await Promise.all([
+        client.compactionConfig({ signal }),
+        client.totalWorkerCapacity({ signal }),
+      ]);
+      budget = { value: compactionSlotBudget(config, capacity.currentClusterCapacity), readAt: clock.now() };
+    } catch {
+      budget = { value: null, readAt: clock.now() }; // unreadable: the admission of slots alone caps them
+    }
+    return budget.value;
+  };
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = decodedForHandler<CompactPayload>(COMPACT_ENCODING, task, "payload");
@@ -177,29 +196,43 @@ export function compactRunner(services: DruidServices): Runner {
       await save({ step: "submit", attempt: task.attempt, before });
     }
     if (p.step === "submit") {
-      if (admission && !admission.admit(task.id, 1))
+      const cap = await compactionBudget(ctx.signal);
+      if (cap !== null && !atDruid.has(task.id) && atDruid.size >= cap)
+        throw new TaskDefer(`Druid's compaction budget (${cap} task(s)) is in use`, tickMs);
+      // Reserved before the next await, so partitions reaching this point together cannot all pass.
+      atDruid.add(task.id);
+      if (admission && !admission.admit(task.id, 1)) {
+        atDruid.delete(task.id);
         throw new TaskDefer("waiting for a free worker slot", tickMs);
-      await client.submitTask(
-        {
-          type: "compact",
-          id: taskId,
-          dataSource: ds,
-          ioConfig: { type: "compact", inputSpec: { type: "interval", interval: payload.interval } },
-          tuningConfig: {
-            type: "index_parallel",
-            partitionsSpec: { type: "dynamic", maxRowsPerSegment: payload.maxRowsPerSegment },
-          },
-        } as never,
-        call,
-      );
+      }
+      try {
+        await client.submitTask(
+          {
+            type: "compact",
+            id: taskId,
+            dataSource: ds,
+            ioConfig: { type: "compact", inputSpec: { type: "interval", interval: payload.interval } },
+            tuningConfig: {
+              type: "index_parallel",
+              partitionsSpec: { type: "dynamic", maxRowsPerSegment: payload.maxRowsPerSegment },
+            },
+          } as never,
+          call,
+        );
+      } catch (error) {
+        atDruid.delete(task.id); // not submitted (or not known to be): the next try reserves again
+        throw error;
+      }
       admission?.track(task.id, 1, taskId);
       await save({ step: "running", druidTaskId: taskId });
     }
     if (p.step === "running") {
+      atDruid.add(task.id); // also after a restart, for a compaction submitted by the run that crashed
       const status = await batcher.get(taskId, ctx.signal);
       if (status.state === "RUNNING" || status.state === "UNKNOWN")
         throw new TaskProgress(`compact task ${taskId} ${status.state}`, tickMs);
       admission?.untrack(task.id);
+      atDruid.delete(task.id);
       const errorMsg = "errorMsg" in status ? (status.errorMsg ?? null) : null;
       if (status.state === "FAILED") {
         await save({ druidState: status.state, errorMsg });
@@ -271,8 +304,14 @@ export function compactRunner(services: DruidServices): Runner {
     kind: COMPACT_KIND,
     concurrency: services.concurrency ?? DEFAULTS.maxConcurrency,
     maxRetry: services.maxRetry ?? DEFAULTS.maxRetry,
-    release: (taskId) => admission?.release(taskId),
-    onFinish: (task) => admission?.untrack(task.id),
+    release: (taskId) => {
+      atDruid.delete(taskId);
+      admission?.release(taskId);
+    },
+    onFinish: (task) => {
+      atDruid.delete(task.id);
+      admission?.untrack(task.id);
+    },
     handler: async (task, ctx) => {
       try {
         await step(task, ctx);

@@ -163,19 +163,3 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
     batches,
   };
 }
-
-/**
- * How many kill tasks may run at once: Druid's own budget for kills (`killTaskSlotRatio` of the cluster's
- * task slots, at most `maxKillTaskSlots`, from the Coordinator's dynamic config), at least one. Druid applies
- * it to the kills its auto-kill duty submits; segops applies it to its own, so a big cleanup never takes
- * every slot (apache/druid #14769). Null when the config or the capacity cannot be read (then the job's
- * `--max-concurrency` alone caps it).
- * @param config the dynamic config (`killTaskSlotRatio` @default 0.1, `maxKillTaskSlots` @default unlimited)
- * @param capacity the cluster's task slots (`currentClusterCapacity`; -1 = unknown)
- */
-export function killSlotBudget(config: Record<string, unknown>, capacity: number): number | null {
-  if (!(capacity > 0)) return null;
-  const ratio = typeof config.killTaskSlotRatio === "number" ? config.killTaskSlotRatio : 0.1;
-  const max = typeof config.maxKillTaskSlots === "number" ? config.maxKillTaskSlots : Number.MAX_SAFE_INTEGER;
-  return Math.max(1, Math.min(Math.floor(ratio * capacity), max));
-}

@@ -407,6 +407,21 @@ export function coordinatorRoutes(): Route[] {
   return [
     // Coordinator dynamic config (docs/api-reference/dynamic-configuration-api.md).
     { method: "GET", path: `${BASE}/config`, handler: ({ engine }) => json(200, engine.dynamicConfig) },
+    // The cluster compaction config (`DruidCompactionConfig`) with Druid 33's defaults and no datasource's
+    // auto-compaction configured (docs/druid-api.md §3.9).
+    {
+      method: "GET",
+      path: `${BASE}/config/compaction`,
+      handler: () =>
+        json(200, {
+          compactionConfigs: [],
+          compactionTaskSlotRatio: 0.1,
+          maxCompactionTaskSlots: 2147483647,
+          compactionPolicy: { type: "newestSegmentFirst", priorityDatasource: null },
+          useSupervisors: false,
+          engine: "native",
+        }),
+    },
     { method: "POST", path: `${BASE}/config`, handler: setDynamicConfig },
     // Retention rules (`RulesResource`, docs/api-reference/retention-rules-api.md).
     { method: "GET", path: `${BASE}/rules`, handler: ({ engine }) => json(200, engine.rules.all()) },

@@ -1,0 +1,36 @@
+/**
+ * Druid's own budgets for work that must not take every task slot: a ratio of the cluster's slots, capped
+ * by a maximum, at least one (null when the capacity is unknown). Druid applies them to the kill tasks its
+ * auto-kill duty submits (`killTaskSlotRatio`, `maxKillTaskSlots`) and to auto-compaction
+ * (`compactionTaskSlotRatio`, `maxCompactionTaskSlots`); segops applies them to its own kills and
+ * compactions, so a big cleanup never starves ingestion (apache/druid #14769).
+ */
+export function taskSlotBudget(
+  ratio: unknown,
+  max: unknown,
+  capacity: number,
+  defaultRatio = 0.1,
+): number | null {
+  if (!(capacity > 0)) return null;
+  const r = typeof ratio === "number" && ratio >= 0 ? ratio : defaultRatio;
+  const m = typeof max === "number" && max >= 0 ? max : Number.MAX_SAFE_INTEGER;
+  return Math.max(1, Math.min(Math.floor(r * capacity), m));
+}
+
+/**
+ * How many kill tasks may run at once (`killTaskSlotRatio` @default 0.1, `maxKillTaskSlots` @default
+ * unlimited, from the Coordinator's dynamic config).
+ * @param capacity the cluster's task slots (`currentClusterCapacity`; -1 = unknown)
+ */
+export function killSlotBudget(config: Record<string, unknown>, capacity: number): number | null {
+  return taskSlotBudget(config.killTaskSlotRatio, config.maxKillTaskSlots, capacity);
+}
+
+/**
+ * How many compaction tasks may run at once (`compactionTaskSlotRatio` @default 0.1,
+ * `maxCompactionTaskSlots` @default unlimited, from the cluster compaction config).
+ * @param capacity the cluster's task slots (`currentClusterCapacity`; -1 = unknown)
+ */
+export function compactionSlotBudget(config: Record<string, unknown>, capacity: number): number | null {
+  return taskSlotBudget(config.compactionTaskSlotRatio, config.maxCompactionTaskSlots, capacity);
+}
