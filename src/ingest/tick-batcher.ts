@@ -131,28 +131,16 @@ export class TickBatcher<K, Q, A> {
 
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
-    const clock = this.options.clock;
-    /** When the last flush started: the next one starts a delay after it, not a delay after it ended. */
-    let lastStart: number | null = null;
-    let idled = true;
     while (!signal.aborted) {
       if (this.#waiting.size === 0) {
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
         });
         this.#wake = null;
-        idled = true;
         continue;
       }
-      // Fixed rate: a flush that takes a while (20 bulk calls for 10,000 tasks) no longer stretches the
-      // period to tick + flush time, which was that much detection latency. Questions asked after a whole
-      // idle delay still wait one delay, so the questions of that tick ride together.
-      const delay = this.options.nextDelay();
-      const since = lastStart === null ? Number.POSITIVE_INFINITY : clock.now() - lastStart;
-      const wait = since < delay ? delay - since : idled ? delay : 0;
-      idled = false;
       try {
-        await clock.sleep(wait, signal);
+        await this.options.clock.sleep(this.options.nextDelay(), signal);
       } catch {
         return;
       }
@@ -166,7 +154,6 @@ export class TickBatcher<K, Q, A> {
       setMaxListeners(batch.size + 10, flushStop.signal);
       const onStop = () => flushStop.abort(signal.reason);
       signal.addEventListener("abort", onStop, { once: true });
-      lastStart = clock.now();
       try {
         await this.options.flush(batch, flushStop.signal);
       } finally {
