@@ -16,6 +16,7 @@ if (!Number.isSafeInteger(first)) throw new Error(`--seed: expected a whole numb
 let broken = 0;
 const totals = {
   lostAnswers: 0,
+  ledgerLocks: 0,
   kills: 0,
   restarts: 0,
   faults: 0,
@@ -36,6 +37,7 @@ for (let i = 0; i < runs; i++) {
   amplification.push(f.requests / Math.max(1, calm.figures.requests));
   for (const k of f.faultKinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
   totals.lostAnswers += f.lostAnswers;
+  totals.ledgerLocks += f.ledgerLocks;
   totals.kills += f.kills;
   totals.restarts += f.emulatorRestarts;
   totals.faults += f.faultsInjected;

@@ -2,12 +2,15 @@
 // emulator, with seeded faults — SIGKILLs of the CLI at seeded points of progress (then the same command
 // again), Druid 5xx, connection resets, 429 bursts, leader failovers (307, 503), a slow Coordinator, and
 // the emulator restarted with its state (running tasks lose their worker and FAIL, as in Druid), and Druid's
-// answer to one submission in ten lost on the way back (a proxy destroys the connection after Druid accepted).
+// answer to one submission in ten lost on the way back (a proxy destroys the connection after Druid accepted),
+// and the SQLite ledger locked by another process for up to 8 s.
 // After the run a checker compares Druid's side (the emulator's submission log, tasks and timeline) with
 // segops' side (the ledger and the final report). Runnable alone: `node --import tsx test/chaos/cli.ts`.
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseTaskId } from "../../src/core/task-id.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { FaultRule } from "../../src/sim/faults.js";
@@ -31,6 +34,8 @@ export interface ChaosFigures {
   partitions: number;
   kills: number;
   emulatorRestarts: number;
+  /** Times another process held the SQLite ledger's write lock (up to 8 s) during the run. */
+  ledgerLocks: number;
   faultsInjected: number;
   faultKinds: string[];
   /** Submissions Druid accepted whose answer the proxy destroyed. */
@@ -56,6 +61,7 @@ export interface ChaosRun {
 }
 
 const DS = "chaos";
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const FROM = Date.UTC(2026, 0, 1);
 
 /** Seeded fault rules: a mix of 5xx, resets, 429 bursts, failovers and a slow Coordinator. */
@@ -149,6 +155,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   let restarts = 0;
   let killed = 0;
   let last: CliResult | null = null;
+  // Another process takes the SQLite ledger's write lock for up to 8 s at a seeded point (longer than
+  // the CLI's 5 s busy timeout: the run may stop on it, exit 4, and be run again).
+  const lockAt = withFaults && rng.next() < 0.6 ? rng.int(1, partitions - 1) : null;
+  const lockMs = rng.int(500, 8000);
+  let ledgerLocks = 0;
+  const locker =
+    lockAt === null
+      ? Promise.resolve()
+      : (async () => {
+          await until(`${lockAt} accepted submissions`, () => accepted() >= lockAt, { timeoutMs: 300_000 });
+          const holder = spawn(
+            process.execPath,
+            [
+              "-e",
+              `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, ${lockMs});`,
+              ledgerUrl.slice("sqlite:".length),
+            ],
+            { cwd: REPO, stdio: "ignore" },
+          );
+          ledgerLocks++;
+          await new Promise((resolve) => holder.on("exit", resolve));
+        })().catch(() => undefined);
 
   for (let round = 0; round < 10 && last?.code !== 0; round++) {
     const cli = runCli(args);
@@ -181,6 +209,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
     }
     last = await cli.done;
   }
+  await locker;
   bank();
 
   const violations: string[] = [];
@@ -193,6 +222,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       partitions,
       kills: killed,
       emulatorRestarts: restarts,
+      ledgerLocks,
       faultsInjected,
       faultKinds: withFaults ? [...plan.kinds, "lost submit answers"] : [],
       lostAnswers: proxy.lost,
