@@ -155,7 +155,7 @@ async function makespanBench(
   const partitions = 200;
   // A tick is 1 emulated s: at scale 300 that is 3 ms real, and any 10 ms the process spends elsewhere
   // shows up as 3 ticks of detection latency. 60 keeps a tick at 17 ms real.
-  const timeScale = scale ?? (quick ? 150 : 60);
+  const timeScale = scale ?? (quick ? 200 : 60);
   const durations = logNormalDurations(partitions, seed, {
     medianMs: 120_000,
     sigma: 0.6,

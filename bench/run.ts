@@ -77,7 +77,7 @@ const RUNNERS: Record<Name, () => Promise<BenchResult>> = {
   poll: () => runPollBench(),
   backfill: () => runBackfillBench(),
   ledger: runLedgerBench,
-  startup: () => runStartupBench(quick ? { runs: 6, warmup: 1, importRuns: 1 } : {}),
+  startup: () => runStartupBench(quick ? { runs: 5, warmup: 1, importRuns: 1 } : {}),
   waiters: () => runServeWaitersBench(),
 };
 
