@@ -277,6 +277,81 @@ describe("dashboard: a backfill", () => {
   });
 });
 
+describe("dashboard: the grid's layout follows the granularity", () => {
+  it("hours by day (24 columns), weeks and months by year", async () => {
+    const t = await service();
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await login(page, t);
+    // The partitions of a made-up job, as the API would answer: only the layout is under test here.
+    const cells = (starts: number[], ms: number) =>
+      starts.map((start, i) => ({
+        task: `layout_job/${i}`,
+        state: (["done", "running", "new", "failed", "dead"] as const)[i % 5],
+        canceled: false,
+        interval: `${new Date(start).toISOString()}/${new Date(start + ms).toISOString()}`,
+        start: new Date(start).toISOString(),
+        end: new Date(start + ms).toISOString(),
+        attempts: 1,
+        step: null,
+        druidTaskIds: [],
+        druidState: null,
+        rows: null,
+        rowStats: null,
+        durationMs: null,
+        error: null,
+      }));
+    const job = {
+      id: "layout_job",
+      kind: "backfill",
+      state: "open",
+      canceled: false,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+      counts: { new: 1, running: 1, suspended: 0, done: 1, failed: 1, dead: 1 },
+      datasource: "layout",
+      range: null,
+    };
+    let items: ReturnType<typeof cells> = [];
+    await page.route("**/api/v1/jobs/layout_job/partitions", (route) =>
+      route.fulfill({
+        contentType: "application/json",
+        body: JSON.stringify({ job, granularity: null, items }),
+      }),
+    );
+    await page.route("**/api/v1/jobs/layout_job/stream*", (route) =>
+      route.fulfill({ contentType: "text/event-stream", body: "event: end\ndata: {}\n\n" }),
+    );
+    const hour = 3_600_000;
+    const day = 24 * hour;
+    const cases: [string, number[], number, number][] = [
+      ["hour", Array.from({ length: 48 }, (_, i) => Date.UTC(2026, 0, 1) + i * hour), hour, 2],
+      ["week", Array.from({ length: 60 }, (_, i) => Date.UTC(2025, 11, 29) + i * 7 * day), 7 * day, 3],
+      ["month", Array.from({ length: 14 }, (_, i) => Date.UTC(2025, i, 1)), 28 * day, 2],
+    ];
+    for (const [layout, starts, ms, groups] of cases) {
+      items = cells(starts, ms);
+      await page.goto(`${t.service.url}/#/jobs/layout_job?${layout}`);
+      await page.reload();
+      await page
+        .locator(`.grid.layout-${layout} .cell`)
+        .nth(starts.length - 1)
+        .waitFor();
+      expect(await page.locator(".grid .month").count(), layout).toBe(groups);
+      if (layout === "hour") {
+        // 24 columns a day: the first cell of each day starts a row.
+        const xs = await page
+          .locator(".grid .cell")
+          .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().left)));
+        expect(xs[0]).toBe(xs[24]);
+        expect(new Set(xs.slice(0, 24)).size).toBe(24);
+      }
+      await page.screenshot({ path: artifact(`grid-${layout}.png`) });
+    }
+    await ctx.close();
+  });
+});
+
 describe("dashboard: segment timeline", () => {
   it("after a replace, exactly one live version per chunk; the older versions are not live", async () => {
     const t = await service();

@@ -501,8 +501,13 @@ export function BackfillView({ jobId }: { jobId: string }) {
       <p class="sub mono">{jobId}</p>
       {grid && (
         <p class="sub">
-          {grid.job.kind} · {grid.job.range ? interval(grid.job.range) : ""} · {items.length} partitions by{" "}
-          {layout}
+          {[
+            grid.job.kind,
+            grid.job.range ? interval(grid.job.range) : null,
+            `${items.length} partitions by ${layout}`,
+          ]
+            .filter(Boolean)
+            .join(" · ")}
           {grid.job.datasource && (
             <>
               {" "}
