@@ -7,6 +7,8 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
 import type { Clock } from "../core/clock.js";
+import { bucketStart, increment, parseGranularityText } from "../core/granularity.js";
+import { parseInterval } from "../core/interval.js";
 import type { DruidClient } from "../druid/client.js";
 import type { ClusterBinding } from "../druid/cluster.js";
 import {
@@ -745,6 +747,7 @@ function apiRoutes(deps: ApiDeps): Route[] {
       },
       handle: async ({ c, query }) => {
         const q = query as z.infer<typeof S.AuditQuery>;
+        refuseTooManyChunks(q);
         const report = await auditDatasource(deps.client, q).catch((error) => {
           // A malformed interval or granularity is the caller's mistake, named by its field.
           if (
@@ -764,6 +767,34 @@ function apiRoutes(deps: ApiDeps): Route[] {
     },
     ...dashboardRoutes(deps, { load: deps.load ?? null }, jobSummary),
   ];
+}
+
+/** At most this many chunks in one audit: each is built and answered (a day over all time is 730,000). */
+const MAX_AUDIT_CHUNKS = 100_000;
+
+/**
+ * An audit whose granularity cuts the interval into more chunks than that is refused before any work: an
+ * hour over all time would hold the event loop for minutes (found by the API fuzzer). Malformed values
+ * are left to the audit itself, which names them.
+ */
+function refuseTooManyChunks(q: { interval?: string | undefined; granularity?: string | undefined }): void {
+  if (!q.granularity) return;
+  let chunks: number;
+  try {
+    const g = parseGranularityText(q.granularity);
+    if (g.kind !== "period") return;
+    const { start, end } = parseInterval(q.interval ?? "1000-01-01/3000-01-01");
+    const first = bucketStart(g, start);
+    chunks = (end - first) / Math.max(1, increment(g, first) - first);
+  } catch {
+    return;
+  }
+  if (chunks > MAX_AUDIT_CHUNKS) {
+    const message = `about ${Math.round(chunks).toLocaleString("en-US")} chunks of ${q.granularity} in ${q.interval ?? "all time"}, more than ${MAX_AUDIT_CHUNKS.toLocaleString("en-US")}; narrow the interval or coarsen the granularity`;
+    throw new ProblemError("invalid-request", `granularity: ${message}`, {
+      errors: [{ in: "query", path: "granularity", message }],
+    });
+  }
 }
 
 /** The SSE stream of one job: replay after `after`, then live events, then `end` once it has ended. */

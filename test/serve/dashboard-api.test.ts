@@ -289,6 +289,24 @@ describe("dashboard routes: data", () => {
   });
 });
 
+describe("the audit's bound", () => {
+  it("an audit cut into more than 100,000 chunks is a 400 naming the granularity, answered at once", async () => {
+    const t = await startTestService();
+    const started = Date.now();
+    const res = await t.call("/api/v1/audit?datasource=dash_api&granularity=hour");
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(res.status).toBe(400);
+    expect(res.json.errors[0]).toMatchObject({ in: "query", path: "granularity" });
+    expect(res.json.detail).toMatch(/more than 100,000; narrow the interval/);
+    // The same granularity over a year is fine (no segments there: an empty audit, not an error).
+    const year = await t.call(
+      "/api/v1/audit?datasource=dash_api&granularity=hour&interval=2026-01-01/2027-01-01",
+    );
+    expect(year.status).toBe(200);
+    expect(year.json.noSegments).toBe(true);
+  });
+});
+
 describe("dashboard: static assets", () => {
   it("serves index.html at / with a strict CSP, assets by name (gzip when asked), 404 for others; 503 when not built", async () => {
     const dir = mkdtempSync(join(tmpdir(), "segops-web-test-"));
