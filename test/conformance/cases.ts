@@ -994,6 +994,12 @@ export function conformanceSuite(target: ConformanceTarget): void {
 
       it("shows the same in sys.segments, with JSON-array dimensions and a JSON shard_spec", async () => {
         const query = `SELECT "segment_id", "is_overshadowed", "is_published", "dimensions", "shard_spec" FROM sys.segments WHERE "datasource" = '${ds}' ORDER BY "segment_id"`;
+        // shard_spec is JSON text whose key order varies on a real Druid 33 (a tombstone's came back as
+        // partitions-then-partitionNum in one run and the other way round in the next): compare it parsed.
+        const sorted = (text: unknown) =>
+          JSON.stringify(
+            Object.fromEntries(Object.entries(JSON.parse(String(text)) as Record<string, unknown>).sort()),
+          );
         const expected = [...seen.v1, ...seen.append, ...seen.replace]
           .sort((a, b) => (a.identifier < b.identifier ? -1 : 1))
           .map((s) => [
@@ -1001,9 +1007,22 @@ export function conformanceSuite(target: ConformanceTarget): void {
             seen.replace.includes(s) ? 0 : 1,
             1,
             s.shardSpec.type === "tombstone" ? "[]" : '["page","added"]',
-            JSON.stringify(s.shardSpec),
+            sorted(JSON.stringify(s.shardSpec)),
           ]);
-        const got = (await sqlEventually(query, expected)) as unknown[][];
+        const got = await eventually(
+          target,
+          `sys.segments to answer ${JSON.stringify(expected)}`,
+          async () => {
+            const ex = await sql(query);
+            const rows =
+              ex.status === 200
+                ? (json(ex) as unknown[][]).map((r) => [...r.slice(0, 4), sorted(r[4])])
+                : ex.text;
+            if (JSON.stringify(rows) !== JSON.stringify(expected))
+              throw new Error(`last answer ${ex.status}: ${JSON.stringify(rows)}`);
+            return rows;
+          },
+        );
         expect(got).toEqual(expected);
       });
 
