@@ -5,7 +5,7 @@
 // answer to one submission in ten lost on the way back (a proxy destroys the connection after Druid accepted),
 // and the SQLite ledger locked by another process for up to 8 s.
 // After the run a checker compares Druid's side (the emulator's submission log, tasks and timeline) with
-// segops' side (the ledger and the final report). Runnable alone: `node --import tsx test/chaos/cli.ts`.
+// segops' side (the ledger and the final report). Runnable alone: `npm run chaos -- --runs 20 --seed 1`.
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
