@@ -132,11 +132,13 @@ describe("segops serve: several hosts on one PostgreSQL ledger", () => {
       },
       { timeoutMs: 120_000, whileRunning: a.run },
     );
+    a.run.child.kill("SIGKILL");
+    expect((await a.run.done).signal).toBe("SIGKILL");
+    // What A held when it died (read after its death: a partition it finished just before the kill is not
+    // B's to take over).
     const heldAtKill = (await store.listTasks(id)).filter(
       (t) => t.state === "running" && t.leaseOwner === a.owner,
     );
-    a.run.child.kill("SIGKILL");
-    expect((await a.run.done).signal).toBe("SIGKILL");
 
     const ended = await waiter;
     expect(ended.status).toBe(200);
