@@ -177,36 +177,10 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       slots: slotsForSpec(spec),
       gates,
     };
-    tasks.push({
-      id: `${jobId}/${intervalSlug(interval)}`,
-      kind: INGEST_KIND,
-      payload: payload as unknown as JsonObject,
-      // Two jobs never run the same datasource interval at once (they would fight over Druid's lock).
-      exclusionKey: `${datasource}|${formatInterval(interval)}`,
-    });
+    tasks.push(partitionTask(jobId, datasource, interval, payload));
   }
   if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
-  return {
-    job: {
-      id: jobId,
-      kind: input.kind,
-      options: {
-        template: input.templateName,
-        range: formatInterval(input.range),
-        granularity: partitionGranularity,
-        datasource,
-        specVersion,
-        vars: (input.vars ?? {}) as JsonObject,
-        baseId,
-        ...(input.nonce ? { nonce: input.nonce } : {}),
-        ...(input.cluster ? { cluster: { ...input.cluster } } : {}),
-        ...(input.options ?? {}),
-      },
-    },
-    tasks,
-    datasource,
-    warnings: [...warnings.values()],
-  };
+  return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
 }
 
 /**
@@ -283,33 +257,66 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
       slots: slotsForSql(context as JsonObject, prepared.body.query),
       gates,
     };
-    tasks.push({
-      id: `${jobId}/${intervalSlug(interval)}`,
-      kind: INGEST_KIND,
-      payload: payload as unknown as JsonObject,
-      exclusionKey: `${datasource}|${formatInterval(interval)}`,
-    });
+    tasks.push(partitionTask(jobId, datasource, interval, payload));
   }
   if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
+  return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
+}
+
+/**
+ * The key two partitions share when they must never run at once: the same datasource interval (they would
+ * fight over Druid's lock). Ingestion, rollback and compaction of a chunk all use it.
+ */
+export function chunkExclusionKey(datasource: string, interval: string): string {
+  return `${datasource}|${interval}`;
+}
+
+function partitionTask(
+  jobId: string,
+  datasource: string,
+  interval: Interval,
+  payload: IngestPayload,
+): NewTask {
+  return {
+    id: `${jobId}/${intervalSlug(interval)}`,
+    kind: INGEST_KIND,
+    payload: payload as unknown as JsonObject,
+    exclusionKey: chunkExclusionKey(datasource, formatInterval(interval)),
+  };
+}
+
+/** The job row of a planned run or backfill (native or SQL), with its partitions. */
+function plannedJob(
+  input: IngestJobInput,
+  p: {
+    jobId: string;
+    baseId: string;
+    partitionGranularity: string | JsonObject;
+    datasource: string;
+    specVersion: string;
+    tasks: NewTask[];
+    warnings: Map<string, SpecIssue>;
+  },
+): PlannedJob {
   return {
     job: {
-      id: jobId,
+      id: p.jobId,
       kind: input.kind,
       options: {
         template: input.templateName,
         range: formatInterval(input.range),
-        granularity: partitionGranularity,
-        datasource,
-        specVersion,
+        granularity: p.partitionGranularity,
+        datasource: p.datasource,
+        specVersion: p.specVersion,
         vars: (input.vars ?? {}) as JsonObject,
-        baseId,
+        baseId: p.baseId,
         ...(input.nonce ? { nonce: input.nonce } : {}),
         ...(input.cluster ? { cluster: { ...input.cluster } } : {}),
         ...(input.options ?? {}),
       },
     },
-    tasks,
-    datasource,
-    warnings: [...warnings.values()],
+    tasks: p.tasks,
+    datasource: p.datasource,
+    warnings: [...p.warnings.values()],
   };
 }

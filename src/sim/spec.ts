@@ -257,21 +257,9 @@ function plan(body: unknown, druidVersion: number): TaskPlan {
     const problem = validateId("dataSource", body.dataSource);
     if (problem) fail(`${PKG}.AbstractTask`, problem);
   }
-  if (type === "compact") {
-    return {
-      id,
-      type,
-      groupId,
-      dataSource,
-      priority,
-      context,
-      slots: 1,
-      ingest: null,
-      killInterval: null,
-      compact: planCompact(body),
-      sim,
-    };
-  }
+  // One-slot tasks that ingest nothing themselves: compact, kill and the rest.
+  const oneSlot = { id, type, groupId, dataSource, priority, context, slots: 1, ingest: null, sim };
+  if (type === "compact") return { ...oneSlot, killInterval: null, compact: planCompact(body) };
   let killInterval: Interval | null = null;
   let kill: TaskPlan["kill"];
   if (type === "kill" && typeof body.interval === "string") {
@@ -298,19 +286,7 @@ function plan(body: unknown, druidVersion: number): TaskPlan {
       maxUsedStatusLastUpdatedTime: maxUsed,
     };
   }
-  return {
-    id,
-    type,
-    groupId,
-    dataSource,
-    priority,
-    context,
-    slots: 1,
-    ingest: null,
-    killInterval,
-    ...(kill ? { kill } : {}),
-    sim,
-  };
+  return { ...oneSlot, killInterval, ...(kill ? { kill } : {}) };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { DruidClient } from "../../druid/client.js";
 import type { ClusterBinding } from "../../druid/cluster.js";
 import type { DataSegment } from "../../druid/types.js";
 import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "../../ingest/audit.js";
+import { chunkExclusionKey } from "../../ingest/plan.js";
 import { toTimelineSegment } from "../../ingest/segments.js";
 import { liveTimeline, type TimelineSegment } from "../../ingest/timeline.js";
 import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
@@ -188,7 +189,7 @@ export function planCompaction(facts: CompactFacts): CompactPlan {
       kind: COMPACT_KIND,
       payload: payload as unknown as JsonObject,
       // The ingestion of the same chunk has this key: segops never compacts what it is ingesting.
-      exclusionKey: `${ds}|${c.interval}`,
+      exclusionKey: chunkExclusionKey(ds, c.interval),
     };
   });
   return {

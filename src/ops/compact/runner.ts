@@ -173,12 +173,13 @@ export function compactRunner(services: DruidServices): Runner {
     if (p.attempt !== task.attempt && p.step !== undefined && p.step !== "measure")
       await save({ step: "measure", attempt: task.attempt, druidTaskId: null, druidState: null });
 
+    // The chunk's used segments, judged with which ones are served (two requests, in parallel).
     const usedAndServed = async () => {
       const [used, served] = await Promise.all([
         client.metadataSegments(ds, [payload.interval], call),
         client.servedSegments(ds, call),
       ]);
-      return judgeChunks(ds, chunk, used, new Set(served), payload.sizeBand);
+      return { used, ...judgeChunks(ds, chunk, used, new Set(served), payload.sizeBand) };
     };
 
     if ((p.step ?? "measure") === "measure") {
@@ -265,9 +266,7 @@ export function compactRunner(services: DruidServices): Runner {
       await save({ step: "audit" });
     }
     if (p.step === "audit") {
-      const used = await client.metadataSegments(ds, [payload.interval], call);
-      const served = await client.servedSegments(ds, call);
-      const { report, verdicts } = judgeChunks(ds, chunk, used, new Set(served), payload.sizeBand);
+      const { used, report, verdicts } = await usedAndServed();
       const live = new Set(verdicts.flatMap((v) => v.inputs));
       const liveSegments = used.filter((s) => live.has(segmentId(s)));
       const versions = [...new Set(report.chunks.flatMap((c) => c.liveVersions))];

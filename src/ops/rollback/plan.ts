@@ -13,6 +13,7 @@ import { datasourcePart } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
 import type { ClusterBinding } from "../../druid/cluster.js";
 import type { DataSegment } from "../../druid/types.js";
+import { chunkExclusionKey } from "../../ingest/plan.js";
 import { segmentId, toTimelineSegment } from "../../ingest/segments.js";
 import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
 
@@ -190,7 +191,7 @@ export function planRollback(facts: RollbackFacts): {
       kind: ROLLBACK_KIND,
       payload: p as unknown as JsonObject,
       // Never at the same time as an ingestion (or another operation) of the same chunk.
-      exclusionKey: `${ds}|${p.interval}`,
+      exclusionKey: chunkExclusionKey(ds, p.interval),
     })),
     chunks: payloads,
   };
