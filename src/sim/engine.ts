@@ -248,6 +248,15 @@ export class SimEngine {
             options.plain === true,
           );
     if (n > 0) {
+      if (to === "unused") {
+        // A segment the Coordinator had scheduled to mark unused (overshadowed by a served one) is no
+        // longer overshadowed once that one is unused: the duty would not mark it, so the schedule goes and
+        // the pass below decides again (a rollback's markUsed of it must find it still used).
+        const shadowed = this.store.overshadowed(dataSource, this.#t);
+        for (const s of this.store.all(dataSource)) {
+          if (s.unusedAt !== null && s.unusedAt > this.#t && !shadowed.has(s.id)) s.unusedAt = null;
+        }
+      }
       this.#coordinate();
       this.onChange();
     }
