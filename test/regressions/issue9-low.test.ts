@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -208,8 +208,14 @@ describe("issue 9: a ledger deleted or replaced mid-run", () => {
       await until("a submission reached Druid", () => sim.stats().submissions.some((s) => s.accepted), {
         whileRunning: run,
       });
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${ledger}${suffix}`, { force: true });
-      if (what === "replaced") writeFileSync(ledger, "");
+      if (what === "replaced") {
+        // Replaced in one step (a rename over it), so the process never sees the path missing in between.
+        writeFileSync(`${ledger}.new`, "");
+        renameSync(`${ledger}.new`, ledger);
+        for (const suffix of ["-wal", "-shm"]) rmSync(`${ledger}${suffix}`, { force: true });
+      } else {
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(`${ledger}${suffix}`, { force: true });
+      }
       const result = await run.done;
       expect(result.code, result.stderr).toBe(4);
       expect(result.stderr).toContain(`the SQLite ledger ${ledger} was ${what}`);
