@@ -87,6 +87,35 @@ function backfill(datasource: string, dataDir: string, extra: Record<string, unk
 
 const jobHash = (id: string) => `#/jobs/${encodeURIComponent(id)}`;
 
+/**
+ * Records what a page saw go wrong (answers of 400 and above, failed requests, console errors), so a
+ * wait that times out says why the page did not get there instead of only which selector it missed.
+ */
+function watch(page: Page): <T>(wait: Promise<T>) => Promise<T> {
+  const seen: string[] = [];
+  page.on("response", (r) => {
+    if (r.status() >= 400) seen.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
+  page.on("requestfailed", (r) => seen.push(`failed ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") seen.push(`console: ${m.text()}`);
+  });
+  return async (wait) => {
+    try {
+      return await wait;
+    } catch (error) {
+      const main =
+        (await page
+          .locator("body")
+          .textContent({ timeout: 2_000 })
+          .catch(() => "?")) ?? "";
+      throw new Error(
+        `${(error as Error).message}\npage ${page.url()} shows: ${main.slice(0, 600)}\nit saw: ${seen.join("; ") || "nothing wrong"}`,
+      );
+    }
+  };
+}
+
 async function waitEnded(t: TestService, id: string) {
   const res = await t.call(`/api/v1/jobs/${encodeURIComponent(id)}/wait?timeout=60`);
   expect(res.json.ended).toBe(true);
@@ -240,10 +269,11 @@ describe("dashboard: a backfill", () => {
 
     const ctx = await context();
     const page = await ctx.newPage();
-    await login(page, t);
+    const explained = watch(page);
+    await explained(login(page, t));
     await page.goto(`${t.service.url}/${jobHash(id)}`);
     const dead = page.locator('.grid .cell[data-state="dead"]');
-    await dead.waitFor();
+    await explained(dead.waitFor());
     await dead.click();
     const drawer = page.getByRole("dialog");
     await drawer.waitFor();

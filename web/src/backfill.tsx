@@ -2,6 +2,7 @@ import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import {
   type Action,
+  ApiError,
   type ApiEvent,
   api,
   type Cell,
@@ -418,8 +419,11 @@ export function BackfillView({ jobId }: { jobId: string }) {
   openRef.current = open;
   const lastEvent = useRef(0);
 
-  // One fetch at a time; a change during one fetches once more after it.
-  const fetcher = useRef({ busy: false, again: false });
+  // One fetch at a time; a change during one fetches once more after it. A failed fetch (the service
+  // restarting, a proxy's 502) is tried again with a growing pause: an ended job sends no more events,
+  // so without it the page would keep the error until reloaded.
+  const fetcher = useRef({ busy: false, again: false, failures: 0, timer: 0 });
+  useEffect(() => () => clearTimeout(fetcher.current.timer), []);
   const refresh = useCallback(async () => {
     const f = fetcher.current;
     if (f.busy) {
@@ -427,6 +431,7 @@ export function BackfillView({ jobId }: { jobId: string }) {
       return;
     }
     f.busy = true;
+    clearTimeout(f.timer);
     try {
       do {
         f.again = false;
@@ -434,9 +439,15 @@ export function BackfillView({ jobId }: { jobId: string }) {
         performance.mark("segops:grid-data");
         setGrid(g);
         setError(null);
+        f.failures = 0;
       } while (f.again);
     } catch (e) {
       setError(String((e as Error).message));
+      const status = e instanceof ApiError ? e.status : 0;
+      if (status !== 401 && status !== 404) {
+        f.failures += 1;
+        f.timer = window.setTimeout(() => void refresh(), Math.min(15_000, 500 * 2 ** f.failures));
+      }
     } finally {
       f.busy = false;
     }
