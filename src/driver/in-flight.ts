@@ -1,4 +1,4 @@
-import type { Store } from "../ledger/store.js";
+import type { HeldLease, RenewedLease, Store } from "../ledger/store.js";
 import type { JsonObject, TaskRef, TaskRow, Transition } from "../ledger/types.js";
 
 /** Why a handler's signal was aborted. */
@@ -43,7 +43,33 @@ export class InFlight {
     return result;
   }
 
-  /** Heartbeat: extends the lease; a refusal means another actor took the task. */
+  /** What the driver's heartbeat renews for this task; null once the task is lost. */
+  get lease(): HeldLease | null {
+    return this.lost ? null : { id: this.#row.id, version: this.#row.version };
+  }
+
+  /**
+   * The heartbeat renewed `sent`: nothing to keep in memory (the lease's expiry is not read here) unless
+   * the row was canceled meanwhile, which tells the handler to stop.
+   */
+  renewed(sent: HeldLease, answer: RenewedLease): void {
+    if (this.lost || !answer.canceled || this.#row.version !== sent.version) return;
+    this.#row = { ...this.#row, canceled: true, reason: answer.reason };
+    this.stop("canceled");
+  }
+
+  /**
+   * The heartbeat's renewal of `sent` was refused. One of our own writes may have moved the version
+   * between the heartbeat reading it and the database answering: after this task's queued writes, a
+   * version still at `sent` means another actor owns the row.
+   */
+  refused(sent: HeldLease): Promise<void> {
+    return this.#serial(async () => {
+      if (!this.lost && this.#row.version === sent.version) this.stop("lost");
+    });
+  }
+
+  /** Heartbeat of this task alone: extends the lease; a refusal means another actor took the task. */
   renew(leaseMs: number): Promise<TaskRow | null> {
     return this.#serial(async () => {
       if (this.lost) return null;

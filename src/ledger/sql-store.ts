@@ -18,8 +18,9 @@ import { listJobs } from "./sql/list-jobs.js";
 import { listTasks } from "./sql/list-tasks.js";
 import { getIdempotencyKey, insertIdempotencyKey } from "./sql/remember-request.js";
 import { renewLease } from "./sql/renew-lease.js";
+import { renewLeases } from "./sql/renew-leases.js";
 import { requeue } from "./sql/requeue.js";
-import { type DbRow, toEvent, toJob, toTask } from "./sql/rows.js";
+import { type DbRow, toEvent, toJob, toRenewed, toTask } from "./sql/rows.js";
 import { setJobState } from "./sql/set-job-state.js";
 import { transition } from "./sql/transition.js";
 import { transitionWithEvent } from "./sql/transition-with-event.js";
@@ -27,11 +28,13 @@ import type {
   ClaimOptions,
   CreateJobResult,
   Dialect,
+  HeldLease,
   KindStateCount,
   ListDueOptions,
   ListEventsOptions,
   ListJobsOptions,
   RememberedRequest,
+  RenewLeasesResult,
   Store,
 } from "./store.js";
 import {
@@ -372,6 +375,24 @@ export class SqlStore implements Store {
     return this.#guard("renewLease", async () => {
       const row = (await this.executor.query(renewLease(this.dialect, ref, this.clock.now() + leaseMs)))[0];
       return row ? toTask(row) : null;
+    });
+  }
+
+  renewLeases(owner: string, leases: readonly HeldLease[], leaseMs: number): Promise<RenewLeasesResult> {
+    if (leases.length === 0) return Promise.resolve({ renewed: [], lost: [] });
+    return this.#guard("renewLeases", async () => {
+      const statement = renewLeases(this.dialect, owner, leases, this.clock.now() + leaseMs);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const renewed = (await this.executor.query(statement)).map(toRenewed);
+          const kept = new Set(renewed.map((r) => r.id));
+          return { renewed, lost: leases.filter((l) => !kept.has(l.id)).map((l) => l.id) };
+        } catch (error) {
+          // Postgres: the many-row UPDATE deadlocked with another many-row write (a job's cancel) taking
+          // the same rows in another order and was rolled back whole; the renewal is idempotent.
+          if (!this.executor.isConflict(error) || attempt >= CLAIM_ATTEMPTS) throw error;
+        }
+      }
     });
   }
 

@@ -77,6 +77,25 @@ export interface KindStateCount {
   readonly count: number;
 }
 
+/** A lease a driver holds, as `renewLeases` is asked to extend it: the row at its last committed version. */
+export interface HeldLease {
+  readonly id: string;
+  readonly version: number;
+}
+
+/** A lease `renewLeases` extended; a canceled row is renewed too, with its cancel's reason. */
+export interface RenewedLease {
+  readonly id: string;
+  readonly canceled: boolean;
+  readonly reason: string | null;
+}
+
+export interface RenewLeasesResult {
+  readonly renewed: readonly RenewedLease[];
+  /** Ids whose row is no longer (this owner, this version, running): taken over, finished or moved on. */
+  readonly lost: readonly string[];
+}
+
 export interface CreateJobResult {
   readonly job: JobRow;
   /** False when the job id already existed; then nothing was written and the stored job is returned. */
@@ -135,6 +154,12 @@ export interface Store {
   claim(options: ClaimOptions): Promise<TaskRow[]>;
   /** Extends the lease of the row held by `ref` (no version bump). Null when taken over or finished. */
   renewLease(ref: TaskRef, leaseMs: number): Promise<TaskRow | null>;
+  /**
+   * The heartbeat: extends every lease in `leases` held by `owner`, in one statement, each row a CAS on
+   * (id, owner, version, running) like `renewLease`. Says which were renewed (with the cancel flag) and
+   * which were refused.
+   */
+  renewLeases(owner: string, leases: readonly HeldLease[], leaseMs: number): Promise<RenewLeasesResult>;
   /** Commits an outcome as a CAS on `ref`, appending an event. Null when refused. */
   transition(ref: TaskRef, change: Transition): Promise<TaskRow | null>;
   /**

@@ -6,7 +6,7 @@ import type { Runner, TaskContext } from "../../src/driver/runner.js";
 import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../src/driver/signals.js";
 import { openStore } from "../../src/ledger/open.js";
 import { LATEST_VERSION } from "../../src/ledger/sql/schema.js";
-import type { Store } from "../../src/ledger/store.js";
+import type { RenewLeasesResult, Store } from "../../src/ledger/store.js";
 import type { NewTask, TaskRow } from "../../src/ledger/types.js";
 import type { Backend } from "./ledger-backends.js";
 
@@ -227,6 +227,87 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       ).toBeNull();
       expect(await row("a")).toEqual(done);
       expect(done.progress).toEqual({ step: 1 });
+    });
+
+    it("renewLeases extends every lease an owner holds in one call; a row it no longer holds is reported lost, not renewed", async () => {
+      await seed(
+        task("mine"),
+        task("taken"),
+        task("moved"),
+        task("finished"),
+        task("canceled"),
+        task("free"),
+      );
+      const held = ["mine", "taken", "moved", "finished", "canceled"];
+      const claimed = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 5, ids: held });
+      expect(claimed.map((t) => t.id).sort()).toEqual([...held].sort());
+      const at = (id: string) => claimed.find((t) => t.id === id) as TaskRow;
+      const ref = (id: string) => ({ id, owner: "me", version: at(id).version });
+      // Another owner took "taken" over (new owner, new version); "moved" went on under a checkpoint whose
+      // version the caller did not send; "finished" is done; "canceled" was flagged by a user.
+      const theirs = clock.now() + 5 * LEASE;
+      await backend.raw(
+        url,
+        "UPDATE tasks SET lease_owner = 'other', version = version + 1, lease_expires_at = $1 WHERE id = $2",
+        [theirs, "taken"],
+      );
+      const moved = await store.checkpoint(ref("moved"), { step: 1 });
+      expect(moved).not.toBeNull();
+      expect(await store.transition(ref("finished"), { to: "done", reason: "ok" })).not.toBeNull();
+      await store.cancelTask("canceled", "user asked");
+      const before = await store.listTasks("job");
+      await clock.advance(10_000);
+
+      const sent = held.map((id) => ({
+        id,
+        version: at(id).version,
+      }));
+      const result = await store.renewLeases("me", sent, LEASE);
+      expect([...result.renewed].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        { id: "canceled", canceled: true, reason: "user asked" },
+        { id: "mine", canceled: false, reason: null },
+      ]);
+      expect([...result.lost].sort()).toEqual(["finished", "moved", "taken"]);
+
+      const expected = clock.now() + LEASE;
+      expect(await row("mine")).toMatchObject({ leaseExpiresAt: expected, version: at("mine").version });
+      expect(await row("canceled")).toMatchObject({ leaseExpiresAt: expected, canceled: true });
+      // Refused rows are untouched: not renewed, not bumped.
+      for (const id of ["taken", "moved", "finished", "free"]) {
+        expect(await row(id)).toEqual(before.find((t) => t.id === id));
+      }
+      expect((await row("taken")).leaseExpiresAt).toBe(theirs);
+      // The right version renews "moved"; another owner's name renews nothing; an empty batch is a no-op.
+      expect((await store.renewLeases("me", [{ id: "moved", version: moved!.version }], LEASE)).lost).toEqual(
+        [],
+      );
+      expect(
+        await store.renewLeases("intruder", [{ id: "mine", version: at("mine").version }], LEASE),
+      ).toEqual({
+        renewed: [],
+        lost: ["mine"],
+      });
+      expect(await store.renewLeases("me", [], LEASE)).toEqual({ renewed: [], lost: [] });
+      // No event: a heartbeat is not a transition.
+      const events = await store.listEvents({ jobId: "job" });
+      expect(events.filter((e) => e.reason.includes("lease"))).toEqual([]);
+    });
+
+    it("renewLeases renews thousands of leases in one call", async () => {
+      const ids = Array.from({ length: 3000 }, (_, i) => `t${String(i).padStart(4, "0")}`);
+      await seed(...ids.map((id) => task(id)));
+      const claimed = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: ids.length });
+      expect(claimed).toHaveLength(ids.length);
+      await clock.advance(5000);
+      const result = await store.renewLeases(
+        "me",
+        claimed.map((t) => ({ id: t.id, version: t.version })),
+        LEASE,
+      );
+      expect(result.renewed).toHaveLength(ids.length);
+      expect(result.lost).toEqual([]);
+      const rows = await store.listTasks("job");
+      expect(new Set(rows.map((t) => t.leaseExpiresAt))).toEqual(new Set([clock.now() + LEASE]));
     });
 
     it("jobs page newest first through an after-cursor, with no job missed or repeated (ties on time too)", async () => {
@@ -740,6 +821,109 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       await clock.advance(1000);
       expect(await row("a")).toMatchObject({ state: "running", leaseOwner: "other" });
       expect(finished).toEqual([]);
+    });
+
+    it("one heartbeat statement renews every task a driver holds, each period", async () => {
+      await seed(task("a"), task("b"), task("c"));
+      const calls: Array<{ name: string; n: number }> = [];
+      const counted = new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (key === "renewLeases")
+            return (owner: string, leases: readonly unknown[], ms: number) => {
+              calls.push({ name: "renewLeases", n: leases.length });
+              return target.renewLeases(owner, leases as never, ms);
+            };
+          if (key === "renewLease")
+            return (...args: Parameters<Store["renewLease"]>) => {
+              calls.push({ name: "renewLease", n: 1 });
+              return target.renewLease(...args);
+            };
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      let started = 0;
+      const gate = hold();
+      drive(
+        spec({
+          concurrency: 3,
+          handler: async () => {
+            started++;
+            await gate.promise;
+          },
+        }),
+        { store: counted, heartbeatMs: 1000 },
+      );
+      await until(() => started === 3, "three handlers running");
+      await until(() => calls.length >= 3, "three heartbeats", 1000);
+      expect(calls.slice(0, 3)).toEqual([
+        { name: "renewLeases", n: 3 },
+        { name: "renewLeases", n: 3 },
+        { name: "renewLeases", n: 3 },
+      ]);
+      const rows = await store.listTasks("job");
+      expect(rows.every((t) => t.state === "running" && (t.leaseExpiresAt ?? 0) > T0 + LEASE)).toBe(true);
+      gate.resolve();
+      await until(async () => (await store.countTasks("job")).done === 3, "all done", 100);
+    });
+
+    it("a renewal refused only because the task's own checkpoint moved its version does not stop the handler", async () => {
+      await seed(task("a"));
+      const beatSent = deferred();
+      const checkpointed = deferred();
+      let delayed = false;
+      const answers: RenewLeasesResult[] = [];
+      // The heartbeat reads the version, then the handler's checkpoint commits before the renewal reaches
+      // the database: the renewal is refused for a version this driver itself moved past.
+      const racing = new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (key === "renewLeases")
+            return async (owner: string, leases: readonly never[], ms: number) => {
+              if (!delayed) {
+                delayed = true;
+                beatSent.resolve();
+                await checkpointed.promise;
+              }
+              const answer = await target.renewLeases(owner, leases, ms);
+              answers.push(answer);
+              return answer;
+            };
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      let signal: AbortSignal | undefined;
+      let checkpoint: TaskRow | null = null;
+      let runs = 0;
+      const gate = hold();
+      drive(
+        spec({
+          handler: async (_t, ctx) => {
+            runs++;
+            signal = ctx.signal;
+            await beatSent.promise;
+            checkpoint = await ctx.checkpoint({ step: "after" });
+            checkpointed.resolve();
+            await gate.promise;
+          },
+        }),
+        { store: racing, heartbeatMs: 1000 },
+      );
+      await until(() => runs === 1, "handler started");
+      await clock.advance(1000); // the first beat
+      await until(() => answers.length === 1, "the stale renewal answered");
+      expect(checkpoint).not.toBeNull();
+      expect(answers[0]).toEqual({ renewed: [], lost: ["a"] });
+      const renewedAt = (await row("a")).leaseExpiresAt ?? 0;
+      // The next beat carries the new version and renews.
+      await until(async () => ((await row("a")).leaseExpiresAt ?? 0) > renewedAt, "renewed again", 100);
+      expect(answers[1]).toMatchObject({ lost: [] });
+      expect(clock.now() - T0).toBeLessThan(LEASE);
+      expect(signal?.aborted).toBe(false);
+      expect(runs).toBe(1);
+      gate.resolve();
+      await until(stateIs("a", "done"), "done", 100);
+      expect(await row("a")).toMatchObject({ progress: { step: "after" } });
     });
 
     it("a cancel reaches a running handler through the heartbeat", async () => {

@@ -1,3 +1,4 @@
+import type { RenewedLease } from "../store.js";
 import type { EventRow, JobRow, JobState, JsonObject, LedgerTaskState, TaskRow } from "../types.js";
 
 /** A row as a driver returns it: snake_case columns, bigints possibly as strings (pg), booleans as 0/1 (SQLite). */
@@ -35,6 +36,10 @@ export function toTask(r: DbRow): TaskRow {
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };
+}
+
+export function toRenewed(r: DbRow): RenewedLease {
+  return { id: String(r.id), canceled: bool(r.canceled), reason: strOrNull(r.reason) };
 }
 
 export function toJob(r: DbRow): JobRow {
