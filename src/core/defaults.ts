@@ -7,6 +7,11 @@ export const DEFAULTS = {
   tickMs: 1000,
   /** Partitions of one run in flight at once (also bounded by the cluster's free worker slots). */
   maxConcurrency: 8,
+  /**
+   * Partitions past SUCCESS that may wait for handoff at once, as a multiple of `--max-concurrency`:
+   * beyond it no new partition is submitted until the Coordinator catches up (src/ingest/runner.ts).
+   */
+  handoffWaitFactor: 3,
   /** Ledger lease: how long a crashed process's partitions stay locked. */
   leaseMs: 30_000,
   /** How long after SUCCESS the data must become queryable. */

@@ -131,13 +131,29 @@ export interface IngestProgress {
   summary?: IngestSummary;
 }
 
+/**
+ * How many partitions the driver may run at once for a cap of `cap` at Druid. A partition past SUCCESS
+ * waits for handoff and the audit inside its handler but holds no worker slot; were it counted against the
+ * cap, every success would leave a slot idle for the handoff delay (5 % of a 200-partition backfill's
+ * makespan at a 10 s handoff, bench/baselines.ts). Admission keeps the Druid side at `cap`; the extra
+ * handlers are for those waits, and once they are all taken new submissions stop — backpressure from a
+ * Coordinator that loads segments slower than the tasks make them. Without admission the cap is all there is.
+ */
+export function handlerConcurrency(cap: number, admission: AdmissionTracker | undefined): number {
+  return admission ? cap * (1 + DEFAULTS.handoffWaitFactor) : cap;
+}
+
 export interface IngestRunnerOptions {
   client: DruidClient;
   clock: Clock;
   batcher: StatusBatcher;
   handoff: HandoffChecker;
   admission?: AdmissionTracker;
-  /** Handlers in flight in this process (= Druid tasks this process watches). @default DEFAULTS.maxConcurrency (8) */
+  /**
+   * Partitions with a Druid task in flight at once in this process (`--max-concurrency`). With admission
+   * control that is its cap, and the driver runs up to `1 + DEFAULTS.handoffWaitFactor` times as many
+   * handlers, the rest waiting for handoff and the audit. @default DEFAULTS.maxConcurrency (8)
+   */
   concurrency?: number;
   /** Cadence of status polls for one task. @default DEFAULTS.tickMs (1000) */
   tickMs?: number;
@@ -248,7 +264,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
   return {
     kind: INGEST_KIND,
     handler,
-    concurrency: options.concurrency ?? DEFAULTS.maxConcurrency,
+    concurrency: handlerConcurrency(options.concurrency ?? DEFAULTS.maxConcurrency, options.admission),
     maxRetry: options.maxRetry ?? DEFAULTS.maxRetry,
     progressDelayMs: tickMs,
     backoff: (retry) => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
+import { ManualClock, systemClock } from "../../src/core/clock.js";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
@@ -73,9 +73,56 @@ describe("ingestion engine against the emulator", () => {
     expect(audit.chunks.every((c) => c.liveVersions.length === 1 && c.rows === 40)).toBe(true);
   }, 60_000);
 
+  it("a partition waiting for handoff holds no submission slot: with --max-concurrency 1 the next one is submitted before the first is served", async () => {
+    // Druid's time stands still unless the test moves it, so the first partition's segments cannot be
+    // served while the second is submitted: only a driver that frees the slot at SUCCESS gets there.
+    const simClock = new ManualClock(Date.UTC(2026, 5, 1));
+    sim = await startSim({ clock: simClock, timeScale: 1, capacity: 4, handoffDelayMs: 600_000, seed: 7 });
+    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+    store = await openStore("sqlite::memory:");
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 3, rowsPerDay: 10 });
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: dailyTemplate({ datasource: "events", k: 1 }) },
+      templateName: "daily.json",
+      range: parseInterval("2026-01-01/2026-01-04"),
+      vars: { dataDir },
+    });
+    await store.createJob(plan.job, plan.tasks);
+    const notes: string[] = [];
+    const run = runIngestJob({
+      store,
+      client,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      maxConcurrency: 1,
+      leaseMs: 60_000,
+      onStep: (task, step) => notes.push(`${task.id.slice(-17)} ${step}`),
+    });
+    const until = async (what: () => boolean, stepMs: number) => {
+      while (!what()) {
+        await simClock.advance(stepMs);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    // Tasks take seconds of Druid time; handoff ten minutes of it. Move Druid's clock a second at a time
+    // until the second partition is submitted, and check the first one was not served by then.
+    await until(() => notes.filter((n) => n.endsWith(" submitted")).length >= 2, 1_000);
+    const firstHandedOff = notes.findIndex((n) => n.endsWith(" handed-off"));
+    expect(firstHandedOff).toBe(-1);
+    expect(notes.filter((n) => n.endsWith(" succeeded")).length).toBe(1);
+    await until(() => notes.filter((n) => n.endsWith(" done")).length === 3, 20_000);
+    const result = await run;
+    expect(result.counts.done).toBe(3);
+    // Still one partition's task at Druid at a time: the cap holds on the Druid side.
+    expect(sim.stats().slots.maxUsed).toBe(1);
+  }, 60_000);
+
   it("writes the ledger a bounded number of times per partition, not once a tick while it runs or waits for handoff", async () => {
-    // Tasks of ~20 ticks and a handoff of ~8 ticks: per-tick progress writes would be ~30 a partition.
-    sim = await startSim({ timeScale: 20, capacity: 5, handoffDelayMs: 3000, seed: 7 });
+    // Tasks of ~80 ticks and a handoff of ~30 ticks: per-tick progress writes would be ~100 a partition.
+    // (Real time: the margin keeps more than 15 ticks even when a loaded machine runs them 5× late.)
+    sim = await startSim({ timeScale: 5, capacity: 5, handoffDelayMs: 3000, seed: 7 });
     client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
     const inner = await openStore("sqlite::memory:");
     store = inner;
