@@ -59,6 +59,15 @@ export interface UnusedSegment {
   unusedSince: number | null;
 }
 
+/**
+ * One item of the serverview (§3.2a, Druid's `ImmutableSegmentLoadInfo`): a served segment and the servers
+ * announcing it (`DruidServerMetadata`; only the fields segops reads are typed).
+ */
+export interface SegmentLoadInfo {
+  segment: DataSegment;
+  servers: Array<{ type?: string; tier?: string; host?: string | null } & Record<string, unknown>>;
+}
+
 export interface SubmitResult {
   outcome: "accepted" | "duplicate";
   taskId: string;
@@ -630,6 +639,38 @@ export class DruidClient {
       options,
     );
     return response.status === 204 ? [] : (this.#parse(response) as DataSegment[] | string[]);
+  }
+
+  /**
+   * `GET /datasources/{ds}/intervals/{interval}/serverview` (§3.2a): the segments the Coordinator's served
+   * timeline shows over the interval (overlapping it; where a newer served version covers an older one, only the
+   * newer), each with the servers announcing it. A timeline lookup, so the cost follows the interval, not the
+   * datasource; `[]` when nothing is served there (also for a datasource never served).
+   */
+  async servedInInterval(
+    datasource: string,
+    interval: string,
+    options?: CallOptions,
+  ): Promise<SegmentLoadInfo[]> {
+    const response = await this.#send(
+      {
+        service: "coordinator",
+        method: "GET",
+        // Druid takes `_` for `/` in the path (an encoded slash is refused by some proxies and Jetty setups);
+        // `:` is valid in a path segment, so the interval reads as Druid's docs write it.
+        path: `${COORDINATOR}/datasources/${seg(datasource)}/intervals/${seg(interval.replace("/", "_")).replace(/%3A/gi, ":")}/serverview`,
+        idempotent: true,
+      },
+      options,
+    );
+    if (response.status === 204) return [];
+    const body = this.#parse(response);
+    if (
+      !Array.isArray(body) ||
+      !body.every((i) => isRecord(i) && isRecord(i.segment) && Array.isArray(i.servers))
+    )
+      throw this.#unexpected(response, "expected an array of {segment, servers}");
+    return body as SegmentLoadInfo[];
   }
 
   /**

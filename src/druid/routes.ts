@@ -6,6 +6,11 @@
 const PARAMETERS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(\/druid\/indexer\/v1\/task\/)[^/]+(\/.*)?$/, ":taskId"],
   [/^(\/druid\/coordinator\/v1\/metadata\/datasources\/)[^/]+(\/.*)?$/, ":dataSource"],
+  // The served view of one interval: the interval is a parameter too, or every interval would be its own label.
+  [
+    /^(\/druid\/coordinator\/v1\/datasources\/)[^/]+\/intervals\/[^/]+(\/.*)?$/,
+    ":dataSource/intervals/:interval",
+  ],
   [/^(\/druid\/coordinator\/v1\/datasources\/)[^/]+(\/.*)?$/, ":dataSource"],
   [/^(\/druid\/coordinator\/v1\/rules\/)[^/]+(\/.*)?$/, ":dataSource"],
   [/^(\/druid\/indexer\/v1\/datasources\/)[^/]+(\/.*)?$/, ":dataSource"],

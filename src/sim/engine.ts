@@ -24,10 +24,18 @@ import { condense, Lockbox, lockRevokedMessage } from "./lockbox.js";
 import { CANCELED_MESSAGE, faultMessage, msqFault, workerTasks } from "./msq.js";
 import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
+import { ruleKind } from "./rules.js";
 import { markUnused, markUsed, type SegmentFilter } from "./segment-state.js";
 import type { TaskPlan } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
-import { isLoadDue, SegmentStore, type SimSegment } from "./timeline.js";
+import {
+  analyseTimeline,
+  isLoadDue,
+  isUsed,
+  SegmentStore,
+  type SimSegment,
+  servedTimelineLookup,
+} from "./timeline.js";
 import { SlotPool } from "./workers.js";
 
 /**
@@ -344,6 +352,29 @@ export class SimEngine {
   served(dataSource: string, at = this.#t): SimSegment[] {
     const shadowed = this.store.overshadowed(dataSource, at);
     return this.store.all(dataSource).filter((s) => this.#servedGiven(s, at, shadowed));
+  }
+
+  /**
+   * The Coordinator's served timeline over `interval` (`…/intervals/{interval}/serverview`, docs/druid-api.md
+   * §3.2a): served segments overlapping it, the highest served version per piece. Overshadowing is decided on the
+   * used segments around the interval only (a segment's overshadowers overlap it), so the answer costs the
+   * segments near the interval, as Druid's timeline lookup does.
+   */
+  servedView(dataSource: string, interval: Interval, at = this.#t): SimSegment[] {
+    const near = this.store.overlapping(dataSource, interval);
+    if (near.length === 0) return [];
+    let start = interval.start;
+    let end = interval.end;
+    for (const s of near) {
+      start = Math.min(start, s.interval.start);
+      end = Math.max(end, s.interval.end);
+    }
+    const around = this.store.overlapping(dataSource, { start, end }).filter((s) => isUsed(s, at));
+    const shadowed = analyseTimeline(around).overshadowed;
+    return servedTimelineLookup(
+      near.filter((s) => this.#servedGiven(s, at, shadowed)),
+      interval,
+    );
   }
 
   /** Restores persisted counters (see persistence.ts). */
@@ -673,7 +704,10 @@ export class SimEngine {
       const rules = this.rules.withDefault(ds);
       const changedAt = this.rules.changedAt(ds);
       let shadowed = this.store.overshadowed(ds, now);
-      for (const s of this.store.used(ds, now)) {
+      // Without a drop rule in the chain nothing can be dropped: skip the pass over every used segment (each
+      // request syncs, and a datasource of 200,000 segments made every answer cost them all).
+      const mayDrop = rules.some((r) => ruleKind(r) === "drop");
+      for (const s of mayDrop ? this.store.used(ds, now) : []) {
         if (s.unusedAt !== null || shadowed.has(s.id)) continue;
         const from = Math.max(s.publishedAt + this.options.handoffDelayMs, changedAt);
         const at = dropTime(rules, s.interval, from, now);

@@ -164,11 +164,51 @@ export function timelineRows(segments: readonly SimSegment[], analysis = analyse
   return out;
 }
 
+/**
+ * `VersionedIntervalTimeline.lookupWithIncompletePartitions` over served segments (the Coordinator's
+ * `CoordinatorServerView` timeline, docs/druid-api.md §3.2a): every piece of `window` goes to the highest version
+ * among the (interval, version) entries covering it, complete or not, and each run of pieces held by one entry
+ * yields that entry's segments in partition order. An entry split by a higher one comes back once per run, as
+ * Druid's holders do. Pure.
+ */
+export function servedTimelineLookup(served: readonly SimSegment[], window: Interval): SimSegment[] {
+  const entries = new Map<string, { interval: Interval; version: string; segments: SimSegment[] }>();
+  for (const s of served) {
+    if (!overlaps(s.interval, window)) continue;
+    const key = `${s.interval.start}/${s.interval.end}/${s.version}`;
+    const e = entries.get(key) ?? { interval: s.interval, version: s.version, segments: [] };
+    e.segments.push(s);
+    entries.set(key, e);
+  }
+  const all = [...entries.values()];
+  const cuts = new Set<number>([window.start, window.end]);
+  for (const e of all) {
+    if (e.interval.start > window.start && e.interval.start < window.end) cuts.add(e.interval.start);
+    if (e.interval.end > window.start && e.interval.end < window.end) cuts.add(e.interval.end);
+  }
+  const bounds = [...cuts].sort((a, b) => a - b);
+  const out: SimSegment[] = [];
+  let previous: (typeof all)[number] | undefined;
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const start = bounds[i] as number;
+    const end = bounds[i + 1] as number;
+    let best: (typeof all)[number] | undefined;
+    for (const e of all) {
+      if (e.interval.start <= start && end <= e.interval.end && (!best || e.version > best.version)) best = e;
+    }
+    if (best && best !== previous)
+      out.push(...[...best.segments].sort((a, b) => a.partitionNum - b.partitionNum));
+    previous = best;
+  }
+  return out;
+}
+
 export class SegmentStore {
   #byDs = new Map<string, SimSegment[]>();
   #byId = new Map<string, SimSegment>();
   #generation = 0;
   #cache = new Map<string, { key: string; analysis: TimelineAnalysis }>();
+  #byStart = new Map<string, { generation: number; sorted: SimSegment[]; longest: number }>();
 
   dataSources(): string[] {
     return [...this.#byDs.keys()].sort();
@@ -242,6 +282,37 @@ export class SegmentStore {
   visible(dataSource: string, now: number): SimSegment[] {
     const shadowed = this.overshadowed(dataSource, now);
     return this.used(dataSource, now).filter((s) => !shadowed.has(s.id));
+  }
+
+  /**
+   * Every stored segment of a datasource overlapping `interval` (used or not), by binary search over the
+   * segments sorted by start (rebuilt when segments are added or removed): a lookup costs the segments near the
+   * interval, not the datasource.
+   */
+  overlapping(dataSource: string, interval: Interval): SimSegment[] {
+    let index = this.#byStart.get(dataSource);
+    if (index?.generation !== this.#generation) {
+      const sorted = [...this.all(dataSource)].sort((a, b) => a.interval.start - b.interval.start);
+      let longest = 0;
+      for (const s of sorted) longest = Math.max(longest, s.interval.end - s.interval.start);
+      index = { generation: this.#generation, sorted, longest };
+      this.#byStart.set(dataSource, index);
+    }
+    const { sorted, longest } = index;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid] as SimSegment).interval.start < interval.start - longest) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: SimSegment[] = [];
+    for (let i = lo; i < sorted.length; i++) {
+      const s = sorted[i] as SimSegment;
+      if (s.interval.start >= interval.end) break;
+      if (s.interval.end > interval.start) out.push(s);
+    }
+    return out;
   }
 
   /** Snapshot for persistence. */

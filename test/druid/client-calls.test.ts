@@ -342,6 +342,32 @@ describe("coordinator", () => {
     expect(await c.datasourceIntervals("none")).toEqual([]);
   });
 
+  it("reads the served view of one interval with '_' in the path, and refuses a body of another shape", async () => {
+    const segment = {
+      dataSource: "wiki",
+      interval: "2015-09-12T00:00:00.000Z/2015-09-13T00:00:00.000Z",
+      version: "v1",
+      loadSpec: { type: "local", path: "/x/index.zip" },
+      dimensions: "page",
+      metrics: "",
+      shardSpec: { type: "numbered", partitionNum: 0, partitions: 1 },
+      binaryVersion: 9,
+      size: 10,
+      identifier: "wiki_2015-09-12T00:00:00.000Z_2015-09-13T00:00:00.000Z_v1",
+    };
+    const path = (ds: string) =>
+      `${C}/datasources/${ds}/intervals/2015-09-12T00:00:00.000Z_2015-09-13T00:00:00.000Z/serverview`;
+    const info = { segment, servers: [{ name: "h:8083", host: "h:8083", type: "historical", tier: "t" }] };
+    druid.on("GET", path("wiki"), { status: 200, body: [info] });
+    druid.on("GET", path("none"), { status: 200, body: [] });
+    druid.on("GET", path("odd"), { status: 200, body: { segments: [] } });
+    const c = client();
+    expect(await c.servedInInterval("wiki", segment.interval)).toEqual([info]);
+    expect(druid.requests[0]?.path).toBe(path("wiki"));
+    expect(await c.servedInInterval("none", segment.interval)).toEqual([]);
+    await expect(c.servedInInterval("odd", segment.interval)).rejects.toBeInstanceOf(UnexpectedResponseError);
+  });
+
   it("posts intervals to the metadata endpoint to include overshadowed segments", async () => {
     druid.on("POST", `${C}/metadata/datasources/wiki/segments`, { status: 200, body: [] });
     await client().metadataSegments("wiki", ["2015-09-12/2015-09-13", "2015-09-14/2015-09-15"]);

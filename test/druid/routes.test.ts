@@ -41,6 +41,16 @@ describe("routeOf: Druid paths as route patterns (the metrics' endpoint label)",
     ],
     [
       "GET",
+      "/druid/coordinator/v1/datasources/wiki/intervals/2026-01-01T00:00:00.000Z_2026-01-02T00:00:00.000Z/serverview",
+      "/druid/coordinator/v1/datasources/:dataSource/intervals/:interval/serverview",
+    ],
+    [
+      "GET",
+      "/druid/coordinator/v1/datasources/wiki/intervals/2026-01-01_2026-01-02",
+      "/druid/coordinator/v1/datasources/:dataSource/intervals/:interval",
+    ],
+    [
+      "GET",
       "/druid/coordinator/v1/metadata/datasources/wiki/segments",
       "/druid/coordinator/v1/metadata/datasources/:dataSource/segments",
     ],

@@ -155,6 +155,34 @@ function dataSourceLoadStatus({ engine, query, params }: RouteContext): Reply {
   return json(200, { [ds]: (100 * (segments.length - unavailable)) / segments.length });
 }
 
+/** The emulated Historical as `DruidServerMetadata` (the quickstart's one server of `_default_tier`). */
+const HISTORICAL_METADATA = {
+  name: HISTORICAL,
+  host: HISTORICAL,
+  hostAndTlsPort: null,
+  maxSize: 300_000_000_000,
+  type: "historical",
+  tier: TIER,
+  priority: 0,
+};
+
+/**
+ * `GET /datasources/{ds}/intervals/{interval}/serverview` (§3.2a, `DataSourcesResource`): the served timeline's
+ * `lookupWithIncompletePartitions(interval)` as `ImmutableSegmentLoadInfo`s. Never 204: a datasource nobody serves
+ * (or never heard of) has no timeline and is `200 []`, like an interval without served segments.
+ */
+function serverView({ engine, params }: RouteContext): Reply {
+  const interval = intervalParam(params.interval ?? "");
+  if (!interval) return text(400, `Invalid interval[${params.interval}]`);
+  return json(
+    200,
+    engine.servedView(params.dataSource ?? "", interval).map((s) => ({
+      segment: segmentJson(s, engine.options.druidVersion),
+      servers: [HISTORICAL_METADATA],
+    })),
+  );
+}
+
 function intervalsOf(segments: SimSegment[]): Interval[] {
   const map = new Map<string, Interval>();
   for (const s of segments) map.set(intervalText(s.interval), s.interval);
@@ -207,10 +235,13 @@ async function postMetadataSegments(ctx: RouteContext): Promise<Reply> {
     if (!i) return json(400, { error: `Invalid format: "${String(raw)}"` });
     intervals.push(i);
   }
-  // Used segments overlapping any interval, overshadowed included (§3.4).
-  const segs = used(ctx.engine, ctx.params.dataSource ?? "").filter((s) =>
-    intervals.some((i) => overlaps(i, s.interval)),
-  );
+  // Used segments overlapping any interval, overshadowed included (§3.4), in store order; found through the
+  // store's interval index (1,000 intervals × 200,000 segments compared pairwise took seconds).
+  const ds = ctx.params.dataSource ?? "";
+  const hit = new Set<SimSegment>();
+  for (const i of intervals)
+    for (const s of ctx.engine.store.overlapping(ds, i)) if (isUsed(s, ctx.engine.now)) hit.add(s);
+  const segs = hit.size === 0 ? [] : ctx.engine.store.all(ds).filter((s) => hit.has(s));
   return segmentList(ctx.engine, segs, ctx.query);
 }
 
@@ -486,6 +517,11 @@ export function coordinatorRoutes(): Route[] {
             .map((s) => s.id),
         );
       },
+    },
+    {
+      method: "GET",
+      path: `${BASE}/datasources/:dataSource/intervals/:interval/serverview`,
+      handler: serverView,
     },
     {
       method: "GET",
