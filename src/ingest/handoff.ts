@@ -3,7 +3,7 @@ import { DEFAULTS } from "../core/defaults.js";
 import { formatInterval, type Interval } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded } from "./load-rules.js";
-import { toTimelineSegment } from "./segments.js";
+import { coalesceIntervals, servedByHistoricals, toTimelineSegment } from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { liveTimeline, type TimelineSegment } from "./timeline.js";
 
@@ -11,9 +11,10 @@ import { liveTimeline, type TimelineSegment } from "./timeline.js";
  * The handoff gate (architecture doc, step 5): SUCCESS is not queryable. A partition is handed off when,
  * over its whole interval, the live timeline (built from the metadata store's used segments, including
  * overshadowed ones, docs/druid-api.md §3.4) shows our version and every live non-tombstone segment is
- * announced by a data server (§3.2) — the criterion Druid's own `loadstatus` applies (§3.3), plus the
+ * served by a Historical (§3.2a) — the criterion Druid's own `loadstatus` applies (§3.3), plus the
  * version check it lacks. Checks are batched per datasource: one metadata POST with every waiting
- * interval and one inventory GET per tick, however many partitions wait.
+ * interval, and the Coordinator's served view of just those intervals (one serverview GET per range of
+ * touching intervals; past `maxServedRanges` ranges, the datasource's whole served list once), per tick.
  */
 
 export type HandoffVerdict =
@@ -242,20 +243,42 @@ export interface HandoffSource {
     intervals: readonly string[],
     options?: { signal?: AbortSignal },
   ): Promise<DataSegment[]>;
+  /** Every segment id the Coordinator's inventory holds for the datasource (§3.2): the fallback. */
   servedSegments(datasource: string, options?: { signal?: AbortSignal }): Promise<string[]>;
+  /**
+   * The served view of one interval (`…/intervals/{interval}/serverview`, §3.2a). Optional: without it the
+   * checker reads the whole served list.
+   */
+  servedInInterval?(
+    datasource: string,
+    interval: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Array<{ segment: DataSegment; servers: Array<{ type?: string }> }>>;
 }
+
+/**
+ * Ranges of waiting intervals up to which the served view is read per range (docs/benchmarks.md, "Handoff
+ * checks"): at 200,000 served segments one range costs about a thousandth of the whole list, and hundreds of
+ * requests a tick would load the Coordinator more than one list.
+ */
+export const MAX_SERVED_RANGES = 100;
+/** Served-view requests in flight at once, per datasource. */
+const SERVED_CONCURRENCY = 4;
 
 export interface HandoffCheckerOptions {
   source: HandoffSource;
   clock: Clock;
   /** Time between checks while anyone waits. @default DEFAULTS.tickMs (1000) */
   tickMs?: number;
+  /** Above this many ranges of waiting intervals, read the whole served list instead. @default MAX_SERVED_RANGES */
+  maxServedRanges?: number;
 }
 
 /** Batches handoff questions per datasource; each `check` resolves at the next tick. */
 export class HandoffChecker {
   readonly #batcher: TickBatcher<string, HandoffQuestion, HandoffVerdict>;
-  readonly stats = { rounds: 0, requests: 0 };
+  /** `served*`: served-view requests per range, and rounds that read the whole served list instead. */
+  readonly stats = { rounds: 0, requests: 0, servedRanges: 0, servedFallbacks: 0 };
 
   constructor(private readonly options: HandoffCheckerOptions) {
     this.#batcher = new TickBatcher({
@@ -285,10 +308,14 @@ export class HandoffChecker {
     try {
       const intervals = [...new Set(pending.map((p) => formatInterval(p.question.interval)))];
       const source = this.options.source;
-      this.stats.requests += source.loadRules ? 3 : 2;
+      this.stats.requests += source.loadRules ? 2 : 1;
       const [used, served, rules] = await Promise.all([
         source.metadataSegments(datasource, intervals, { signal }),
-        source.servedSegments(datasource, { signal }),
+        this.#served(
+          datasource,
+          pending.map((p) => p.question.interval),
+          signal,
+        ),
         // Rules only sharpen the verdict: when they cannot be read, decide without them.
         source.loadRules ? source.loadRules(datasource, { signal }).catch(() => null) : Promise.resolve(null),
       ]);
@@ -302,6 +329,36 @@ export class HandoffChecker {
     } catch (error) {
       for (const p of pending) p.reject(error);
     }
+  }
+
+  /**
+   * Ids served over the waiting intervals. The serverview overlaps, so segments reaching past an interval
+   * still come back; it shows only what the served timeline makes visible, so a segment of ours hidden by a
+   * newer served one counts as not served (queries would not read it either).
+   */
+  async #served(datasource: string, waiting: readonly Interval[], signal: AbortSignal): Promise<string[]> {
+    const source = this.options.source;
+    const ranges = coalesceIntervals(waiting);
+    const servedInInterval = source.servedInInterval?.bind(source);
+    if (!servedInInterval || ranges.length > (this.options.maxServedRanges ?? MAX_SERVED_RANGES)) {
+      this.stats.requests++;
+      this.stats.servedFallbacks++;
+      return source.servedSegments(datasource, { signal });
+    }
+    this.stats.requests += ranges.length;
+    this.stats.servedRanges += ranges.length;
+    const ids: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < ranges.length) {
+        const range = ranges[next++] as Interval;
+        ids.push(
+          ...servedByHistoricals(await servedInInterval(datasource, formatInterval(range), { signal })),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SERVED_CONCURRENCY, ranges.length) }, worker));
+    return ids;
   }
 }
 

@@ -1,4 +1,4 @@
-import { parseInterval } from "../core/interval.js";
+import { type Interval, parseInterval } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import type { TimelineSegment } from "./timeline.js";
 
@@ -53,4 +53,38 @@ export function toTimelineSegment(s: DataSegment, servedIds: ReadonlySet<string>
     numRows: tombstone ? 0 : rows,
     served: servedIds.has(id),
   };
+}
+
+/**
+ * The waiting intervals as few disjoint ranges: sorted, overlapping or touching ones merged (a backfill's
+ * consecutive partitions become one range, one served-view request). Pure.
+ */
+export function coalesceIntervals(intervals: readonly Interval[]): Interval[] {
+  const sorted = [...intervals].sort((a, b) => a.start - b.start || a.end - b.end);
+  const out: Array<{ start: number; end: number }> = [];
+  for (const i of sorted) {
+    const last = out[out.length - 1];
+    if (last && i.start <= last.end) last.end = Math.max(last.end, i.end);
+    else out.push({ start: i.start, end: i.end });
+  }
+  return out;
+}
+
+/** Server types Druid replicates segments to (`ServerType.isSegmentReplicationTarget`): not realtime tasks. */
+const REPLICATION_TARGETS = new Set(["historical", "bridge"]);
+
+/**
+ * Ids of the serverview's segments (docs/druid-api.md §3.2a) that a Historical serves: Druid's own handoff check
+ * (`DataSourcesResource.isSegmentLoaded`) counts only servers that are segment replication targets, so a segment
+ * a realtime task announces is not handed off. Pure.
+ */
+export function servedByHistoricals(
+  infos: ReadonlyArray<{ segment: DataSegment; servers: ReadonlyArray<{ type?: string }> }>,
+): string[] {
+  const ids = new Set<string>();
+  for (const info of infos) {
+    if (info.servers.some((s) => REPLICATION_TARGETS.has(String(s.type ?? "").toLowerCase())))
+      ids.add(segmentId(info.segment));
+  }
+  return [...ids];
 }

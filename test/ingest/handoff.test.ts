@@ -9,6 +9,7 @@ import {
   handoffVerdict,
   overlapIndex,
 } from "../../src/ingest/handoff.js";
+import { coalesceIntervals, servedByHistoricals } from "../../src/ingest/segments.js";
 import type { TimelineSegment } from "../../src/ingest/timeline.js";
 
 const day = parseInterval("2026-01-01/P1D");
@@ -242,5 +243,151 @@ describe("overlapIndex", () => {
         },
       ),
     );
+  });
+});
+
+describe("handoff checker: the served view per waiting interval (docs/druid-api.md §3.2a)", () => {
+  const dataSegment = (interval: string, version = "v9"): DataSegment => ({
+    dataSource: "wiki",
+    interval,
+    version,
+    loadSpec: {},
+    dimensions: "",
+    metrics: "",
+    shardSpec: { type: "numbered", partitionNum: 0, partitions: 1 },
+    size: 1,
+    totalRows: 1,
+  });
+  const ask = (interval: string) => ({
+    interval: parseInterval(interval),
+    mode: "replace" as const,
+    baseline: { versions: [], segmentIds: [] },
+  });
+  const hour = (h: number) => {
+    const start = Date.UTC(2026, 0, 1, h);
+    return `${new Date(start).toISOString()}/${new Date(start + 3_600_000).toISOString()}`;
+  };
+
+  /** A source whose serverview serves `servedBy(interval)` over each range asked, and records every call. */
+  function source(servedBy: (range: string) => Array<{ type: string }> = () => [{ type: "historical" }]) {
+    const calls: string[] = [];
+    return {
+      calls,
+      async metadataSegments(_ds: string, intervals: readonly string[]) {
+        calls.push(`meta ${intervals.length}`);
+        return intervals.map((i) => dataSegment(i));
+      },
+      async servedSegments() {
+        calls.push("served list");
+        return [];
+      },
+      async servedInInterval(_ds: string, range: string) {
+        calls.push(`view ${range}`);
+        const { start, end } = parseInterval(range);
+        const out = [];
+        for (let t = start; t < end; t += 3_600_000) {
+          const i = `${new Date(t).toISOString()}/${new Date(t + 3_600_000).toISOString()}`;
+          out.push({ segment: dataSegment(i), servers: servedBy(i) });
+        }
+        return out;
+      },
+    };
+  }
+
+  it("asks the serverview once per range of touching intervals, not the datasource's whole served list", async () => {
+    const clock = new ManualClock(0);
+    const src = source();
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
+    // Hours 0–2 touch (one range); hour 5 stands alone.
+    const verdicts = Promise.all([0, 1, 2, 5].map((h) => checker.check("wiki", ask(hour(h)))));
+    await clock.advance(1000);
+    const results = await verdicts;
+    expect(results.map((r) => r.state)).toEqual(["handed-off", "handed-off", "handed-off", "handed-off"]);
+    expect(src.calls.sort()).toEqual(
+      [
+        "meta 4",
+        "view 2026-01-01T00:00:00.000Z/2026-01-01T03:00:00.000Z",
+        "view 2026-01-01T05:00:00.000Z/2026-01-01T06:00:00.000Z",
+      ].sort(),
+    );
+    expect(checker.stats).toMatchObject({ rounds: 1, requests: 3, servedRanges: 2, servedFallbacks: 0 });
+    await checker.stop();
+  });
+
+  it("counts a segment only a realtime task announces as not served (Druid's replication-target rule)", async () => {
+    const clock = new ManualClock(0);
+    const src = source((i) => (i === hour(1) ? [{ type: "indexer-executor" }] : [{ type: "historical" }]));
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
+    const verdicts = Promise.all([0, 1].map((h) => checker.check("wiki", ask(hour(h)))));
+    await clock.advance(1000);
+    const [first, second] = await verdicts;
+    expect(first?.state).toBe("handed-off");
+    expect(second).toMatchObject({ state: "waiting", missing: [expect.stringMatching(/not served$/)] });
+    await checker.stop();
+  });
+
+  it("reads the whole served list once when more ranges wait than maxServedRanges", async () => {
+    const clock = new ManualClock(0);
+    const src = source();
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src, maxServedRanges: 2 });
+    // Three separate ranges: hours 0, 2 and 4.
+    const verdicts = Promise.all([0, 2, 4].map((h) => checker.check("wiki", ask(hour(h)))));
+    await clock.advance(1000);
+    expect((await verdicts).every((r) => r.state === "waiting")).toBe(true);
+    expect(src.calls.sort()).toEqual(["meta 3", "served list"]);
+    expect(checker.stats).toMatchObject({ requests: 2, servedRanges: 0, servedFallbacks: 1 });
+    await checker.stop();
+  });
+
+  it("rejects every waiting verdict when a served-view request fails", async () => {
+    const clock = new ManualClock(0);
+    const src = {
+      ...source(),
+      async servedInInterval(): Promise<never> {
+        throw new Error("coordinator down");
+      },
+    };
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
+    const verdicts = [0, 3].map((h) => checker.check("wiki", ask(hour(h))));
+    for (const v of verdicts) v.catch(() => {});
+    await clock.advance(1000);
+    for (const v of verdicts) await expect(v).rejects.toThrow("coordinator down");
+    await checker.stop();
+  });
+});
+
+describe("coalesceIntervals and servedByHistoricals", () => {
+  it("merges overlapping and touching intervals into sorted disjoint ranges", () => {
+    const iv = (s: number, e: number) => ({ start: s, end: e });
+    expect(coalesceIntervals([iv(5, 6), iv(0, 2), iv(2, 3), iv(1, 2), iv(8, 9)])).toEqual([
+      iv(0, 3),
+      iv(5, 6),
+      iv(8, 9),
+    ]);
+    expect(coalesceIntervals([])).toEqual([]);
+  });
+
+  it("keeps segments a historical or bridge serves, once each, by Druid's segment id", () => {
+    const segment = (version: string): DataSegment => ({
+      dataSource: "wiki",
+      interval: "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
+      version,
+      loadSpec: {},
+      dimensions: "",
+      metrics: "",
+      shardSpec: { type: "numbered", partitionNum: 0, partitions: 1 },
+      size: 1,
+    });
+    const ids = servedByHistoricals([
+      { segment: segment("a"), servers: [{ type: "realtime" }, { type: "historical" }] },
+      { segment: segment("a"), servers: [{ type: "historical" }] },
+      { segment: segment("b"), servers: [{ type: "bridge" }] },
+      { segment: segment("c"), servers: [{ type: "indexer-executor" }] },
+      { segment: segment("d"), servers: [] },
+    ]);
+    expect(ids).toEqual([
+      "wiki_2026-01-01T00:00:00.000Z_2026-01-02T00:00:00.000Z_a",
+      "wiki_2026-01-01T00:00:00.000Z_2026-01-02T00:00:00.000Z_b",
+    ]);
   });
 });
