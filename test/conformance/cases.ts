@@ -619,6 +619,42 @@ export function conformanceSuite(target: ConformanceTarget): void {
         }
       });
 
+      it("shows the served segments overlapping an interval with the Historical serving each (serverview, §3.2a)", async () => {
+        await loaded(dataSource, interval);
+        const servedIds = json(await get(`${CO}/datasources/${dataSource}/segments`)) as string[];
+        const view = (i: string) =>
+          get(`${CO}/datasources/${dataSource}/intervals/${i.replace("/", "_")}/serverview`);
+        const whole = await view(interval);
+        expect(whole.status).toBe(200);
+        expect(whole.contentType).toMatch(/^application\/json/);
+        const items = json(whole) as Array<{ segment: DataSegment; servers: Array<Record<string, unknown>> }>;
+        expect(items.map((i) => i.segment.identifier).sort()).toEqual([...servedIds].sort());
+        for (const item of items) {
+          expect(item.segment).toMatchObject({ dataSource, dimensions: "page,added", binaryVersion: 9 });
+          expect(item.servers).toEqual([
+            expect.objectContaining({ type: "historical", tier: "_default_tier", host: expect.any(String) }),
+          ]);
+        }
+        // Overlap, not containment: an hour inside the first day brings back that day's segment.
+        const hour = json(await view(`${days[0]}T05:00:00.000Z/${days[0]}T06:00:00.000Z`)) as typeof items;
+        expect(hour.map((i) => i.segment.interval)).toEqual([
+          `${days[0]}T00:00:00.000Z/${days[1]}T00:00:00.000Z`,
+        ]);
+      });
+
+      it("answers the serverview of an interval or a datasource with nothing served with 200 [] (not 204)", async () => {
+        const none = await get(
+          `${CO}/datasources/${freshId("segops_conf_none")}/intervals/2026-03-01_2026-03-02/serverview`,
+        );
+        expect(none.status).toBe(200);
+        expect(json(none)).toEqual([]);
+        const empty = await get(
+          `${CO}/datasources/${dataSource}/intervals/2000-01-01T00:00:00.000Z_2000-01-02T00:00:00.000Z/serverview`,
+        );
+        expect(empty.status).toBe(200);
+        expect(json(empty)).toEqual([]);
+      });
+
       it("answers an interval without segments with an empty list", async () => {
         const ex = await post(`${CO}/metadata/datasources/${dataSource}/segments`, ["2000-01-01/2000-01-02"]);
         expect(ex.status).toBe(200);
@@ -977,6 +1013,16 @@ export function conformanceSuite(target: ConformanceTarget): void {
       it("keeps overshadowed segments used: the metadata POST by interval still returns them", async () => {
         const ids = (await metadata()).map((s) => s.identifier).sort();
         expect(ids).toEqual([...seen.v1, ...seen.append, ...seen.replace].map((s) => s.identifier).sort());
+      });
+
+      it("shows only the replacing version (tombstone included) in the serverview, though the old one is still used", async () => {
+        const ex = await get(`${CO}/datasources/${ds}/intervals/${whole.replace("/", "_")}/serverview`);
+        expect(ex.status).toBe(200);
+        const items = json(ex) as Array<{ segment: DataSegment; servers: Array<{ type?: string }> }>;
+        // The served timeline, in interval order: the replace's day 1 segment and its day 2 tombstone.
+        const expected = [...seen.replace].sort((a, b) => (a.interval < b.interval ? -1 : 1));
+        expect(items.map((i) => i.segment.identifier)).toEqual(expected.map((s) => s.identifier));
+        for (const item of items) expect(item.servers.map((s) => s.type)).toContain("historical");
       });
 
       it("flags exactly the replaced segments as overshadowed in metadata/segments?includeOvershadowedStatus", async () => {
