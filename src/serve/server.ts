@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
@@ -105,6 +106,9 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     tickMs: Math.max(50, Math.floor(tickMs / 4)),
   });
   const shutdown = new AbortController();
+  // Every parked long-poll and event stream listens for the shutdown: thousands at once are expected,
+  // not a leak (Node warns past 10 listeners by default).
+  setMaxListeners(0, shutdown.signal);
   const waiters = new JobWaiters({ store: o.store, feed, clock: o.clock, shutdown: shutdown.signal });
   metrics = new ServiceMetrics({
     store: o.store,

@@ -315,7 +315,11 @@ describe("segops serve: waiting", () => {
     const id = job.json.id as string;
     const early = await t.call(jobPath(id, "/wait?timeout=0.2"));
     expect(early.json).toMatchObject({ ended: false, job: { id, state: "open" } });
-    // Many waiters on one job, parked for two minutes (longer than this test may take).
+    // Many waiters on one job, parked for two minutes (longer than this test may take). Each listens for
+    // the service's shutdown: Node must not call that a listener leak.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
     const waiters = Array.from({ length: 20 }, () => t.call(jobPath(id, "/wait?timeout=120")));
     const running = async () => (await t.store.listTasks(id)).every((p) => p.progress.step === "handoff");
     for (let i = 0; i < 2000 && !(await running()); i++) await new Promise((r) => setTimeout(r, 10));
@@ -324,6 +328,8 @@ describe("segops serve: waiting", () => {
     expect(cancel.status).toBe(200);
     expect(cancel.json).toEqual({ flagged: 3, shutdown: [] });
     const answers = await Promise.all(waiters);
+    process.off("warning", onWarning);
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
     for (const a of answers) {
       expect(a.status).toBe(200);
       expect(a.json.ended).toBe(true);
