@@ -11,7 +11,9 @@ import {
   DEFAULT_SPEC_VERSION,
   InvalidSpecError,
   type LoadedTemplate,
+  partitionIntervalCheck,
   prepareSpec,
+  renderTemplate,
   type SpecIssue,
   sqlPartitionGranularity,
   sqlTarget,
@@ -151,36 +153,62 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   const errors: SpecIssue[] = [];
   const warnings = new Map<string, SpecIssue>();
   const tasks: NewTask[] = [];
-  for (const interval of partitions) {
-    const prepared = prepareSpec(input.template, {
-      interval,
-      specVersion,
-      prefix,
-      ...(input.vars ? { vars: input.vars } : {}),
-    });
+  const vars = input.vars ? { vars: input.vars } : {};
+  const addErrors = (interval: Interval, issues: readonly SpecIssue[]) => {
+    for (const e of issues)
+      errors.push({ path: e.path, message: `${formatInterval(interval)}: ${e.message}` });
+  };
+  const addWarnings = (issues: readonly SpecIssue[]) => {
+    for (const w of issues) if (!w.path.startsWith("id")) warnings.set(`${w.path}:${w.message}`, w);
+  };
+  /** Render, pin the id, validate in full: the path every partition took before issue 16. */
+  const full = (interval: Interval): JsonObject => {
+    const prepared = prepareSpec(input.template, { interval, specVersion, prefix, ...vars });
     if (prepared.kind !== "task") throw new UsageError("expected a native task template");
     const gated = withGates(prepared.spec as JsonObject, gates);
     const result = validateSpec(gated, { partition: interval });
-    for (const e of result.errors)
-      errors.push({ path: e.path, message: `${formatInterval(interval)}: ${e.message}` });
-    for (const w of [...prepared.warnings, ...result.warnings])
-      if (!w.path.startsWith("id")) warnings.set(`${w.path}:${w.message}`, w);
+    addErrors(interval, result.errors);
+    addWarnings([...prepared.warnings, ...result.warnings]);
     const { id: _pinned, ...spec } = gated;
+    return spec as JsonObject;
+  };
+  const template = input.template.value;
+  // The first and last partitions go the full way (the first decides whether the others may skip it;
+  // the last bounds what the id derivation refuses, the interval's years); a template whose partitions
+  // validate alike then costs one render and the interval rules per partition (spec/partitions.ts).
+  const firstSpec = partitions[0] ? full(partitions[0]) : undefined;
+  const alike =
+    firstSpec && errors.length === 0 ? partitionIntervalCheck(template, withGates(firstSpec, gates)) : null;
+  const invariant = firstSpec ? payloadFields(firstSpec) : undefined;
+  partitions.forEach((interval, i) => {
+    let spec: JsonObject;
+    if (i === 0 && firstSpec) spec = firstSpec;
+    else if (!alike || i === partitions.length - 1) spec = full(interval);
+    else {
+      const rendered = renderTemplate(template, { interval, ...vars });
+      const { id: _template, ...gated } = withGates(rendered.spec as JsonObject, gates);
+      addWarnings(rendered.warnings);
+      // An interval-rule error: validate this partition in full, for exactly the issues it always had.
+      spec = alike(interval).length === 0 ? (gated as JsonObject) : full(interval);
+    }
     const payload: IngestPayload = {
       datasource,
       interval: formatInterval(interval),
-      spec: spec as JsonObject,
+      spec,
       specVersion,
       idPrefix: prefix,
-      mode: modeOf(spec as JsonObject),
-      segmentGranularity: specGranularity(spec as JsonObject),
-      slots: slotsForSpec(spec),
+      ...(alike && invariant ? invariant : payloadFields(spec)),
       gates,
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
-  }
+  });
   if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
   return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
+}
+
+/** What a partition's payload reads off its spec; the same for partitions that validate alike. */
+function payloadFields(spec: JsonObject): Pick<IngestPayload, "mode" | "segmentGranularity" | "slots"> {
+  return { mode: modeOf(spec), segmentGranularity: specGranularity(spec), slots: slotsForSpec(spec) };
 }
 
 /**

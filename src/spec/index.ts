@@ -2,6 +2,7 @@ export * from "./issues.js";
 export * from "./load.js";
 export * from "./msq.js";
 export * from "./options.js";
+export { partitionDependentPaths, partitionIntervalCheck } from "./partitions.js";
 export * from "./prepare.js";
 export type { RuleScope } from "./rules.js";
 export { DIMENSION_TYPES } from "./schema.js";

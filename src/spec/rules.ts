@@ -628,8 +628,14 @@ function checkLegacyPartitioning(ctx: RuleContext, base: string, tuning: Obj, pe
  * Druid's time-chunk lock silently widens to whole chunks — docs/druid-api.md §4.4).
  */
 function checkIntervals(ctx: RuleContext, schema: Obj | undefined, io: Obj | undefined): void {
+  checkPartitionIntervals(ctx, schema, io);
+}
+
+/** The interval rules alone (`checkIntervals`), on a dataSchema and ioConfig as Druid reads them. */
+export function checkPartitionIntervals(ctx: RuleContext, schema: unknown, ioConfig: unknown): void {
+  const io = obj(ioConfig);
   const path = "spec.dataSchema.granularitySpec.intervals";
-  const g = obj(schema?.granularitySpec);
+  const g = obj(obj(schema)?.granularitySpec);
   const intervals = arr(g?.intervals);
   const hasIntervals = intervals !== undefined && intervals.length > 0;
   if (io?.dropExisting === true && !hasIntervals) {
