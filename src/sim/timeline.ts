@@ -265,11 +265,14 @@ export class SegmentStore {
   /** The used set's timeline, cached per datasource until a segment is added, removed or goes unused. */
   #analyse(dataSource: string, now: number | undefined): TimelineAnalysis {
     const segments = now === undefined ? this.all(dataSource) : this.used(dataSource, now);
-    const key = `${this.#generation}/${now === undefined ? "all" : "used"}/${segments.length}`;
-    const cached = this.#cache.get(dataSource);
+    const set = now === undefined ? "all" : "used";
+    const key = `${this.#generation}/${set}/${segments.length}`;
+    // One entry per datasource and set: the two views alternate (the Coordinator pass asks for both).
+    const slot = `${set}/${dataSource}`;
+    const cached = this.#cache.get(slot);
     if (cached?.key === key) return cached.analysis;
     const analysis = analyseTimeline(segments);
-    this.#cache.set(dataSource, { key, analysis });
+    this.#cache.set(slot, { key, analysis });
     return analysis;
   }
 
