@@ -85,21 +85,10 @@ export async function settleJob(store: Store, jobId: string, actor = "driver"): 
   return (await store.setJobState(jobId, state, reason, actor)) ?? job;
 }
 
+/** The status batcher's lookup through `client`: the lean bulk path, one small entry per known task. */
 export function statusLookupFor(client: DruidClient) {
-  return async (ids: readonly string[], signal: AbortSignal): Promise<Map<string, TaskStatusSnapshot>> => {
-    const entries = await client.bulkTaskStatus(ids, { signal });
-    const out = new Map<string, TaskStatusSnapshot>();
-    for (const entry of entries.values()) {
-      if (!entry.found) continue;
-      out.set(entry.id, {
-        id: entry.id,
-        state: entry.status.status,
-        duration: entry.status.duration,
-        errorMsg: entry.status.errorMsg ?? null,
-      });
-    }
-    return out;
-  };
+  return (ids: readonly string[], signal: AbortSignal): Promise<Map<string, TaskStatusSnapshot>> =>
+    client.bulkTaskStates(ids, { signal });
 }
 
 /** Aborts `stop` once the monitor has seen no answer for `timeoutMs`; resolves with the outage (or null). */

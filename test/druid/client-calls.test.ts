@@ -182,6 +182,68 @@ describe("task status", () => {
     },
   );
 
+  it("bulkTaskStates sends the same chunks and keeps only state, duration and error of the ids Druid knows", async () => {
+    const ids = Array.from({ length: 1203 }, (_, i) => `task_${i}`);
+    druid.handle("POST", `${O}/taskStatus`, (req) => {
+      const asked = JSON.parse(req.body) as string[];
+      const known = asked.filter((id) => Number(id.slice(5)) % 3 !== 0);
+      return {
+        status: 200,
+        body: {
+          ...Object.fromEntries(
+            known.map((id) => [
+              id,
+              {
+                id,
+                status: id === "task_4" ? "FAILED" : "RUNNING",
+                duration: id === "task_4" ? 12 : -1,
+                errorMsg: id === "task_4" ? "boom" : null,
+                location: { host: "mm1", port: 8100, tlsPort: -1 },
+              },
+            ]),
+          ),
+          // Not a status: unknown, as bulkTaskStatus reads it.
+          ...(asked.includes("task_5") ? { task_5: { id: "task_5", status: "WAITING" } } : {}),
+        },
+      };
+    });
+    const c = client();
+    const states = await c.bulkTaskStates(ids);
+    const full = await c.bulkTaskStatus(ids);
+    expect(druid.requests.map((r) => (JSON.parse(r.body) as string[]).length)).toEqual([
+      500, 500, 203, 500, 500, 203,
+    ]);
+    expect(druid.requests.slice(0, 3).map((r) => r.body)).toEqual(druid.requests.slice(3).map((r) => r.body));
+    expect(states.get("task_4")).toEqual({ id: "task_4", state: "FAILED", duration: 12, errorMsg: "boom" });
+    expect(states.get("task_1")).toEqual({ id: "task_1", state: "RUNNING", duration: -1, errorMsg: null });
+    expect(states.has("task_3")).toBe(false);
+    expect(states.has("task_5")).toBe(false);
+    // Exactly the ids bulkTaskStatus finds, with the same state, duration and error.
+    const found = [...full.values()].filter((e) => e.found);
+    expect([...states.keys()].sort()).toEqual(found.map((e) => e.id).sort());
+    for (const e of found) {
+      expect(states.get(e.id)).toEqual({
+        id: e.id,
+        state: e.status.status,
+        duration: e.status.duration,
+        errorMsg: e.status.errorMsg,
+      });
+    }
+  });
+
+  it("bulkTaskStates falls back to per-task GETs like bulkTaskStatus", async () => {
+    druid.on("POST", `${O}/taskStatus`, { status: 404, body: "" });
+    druid.on("GET", `${O}/task/a/status`, {
+      status: 200,
+      body: { task: "a", status: statusPlus("a", "FAILED", "NONE") },
+    });
+    druid.on("GET", `${O}/task/b/status`, { status: 404, body: "Cannot find any task with id: [b]" });
+    const states = await client().bulkTaskStates(["a", "b"]);
+    expect([...states.entries()]).toEqual([
+      ["a", { id: "a", state: "FAILED", duration: 1000, errorMsg: "boom" }],
+    ]);
+  });
+
   it("does not read a misrouted 404 during fallback as 'unknown task'", async () => {
     druid.on("POST", `${O}/taskStatus`, { status: 404, body: "" });
     druid.on("GET", `${O}/task/a/status`, {
