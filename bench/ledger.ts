@@ -1,8 +1,9 @@
 /**
- * Ledger benchmark: committed CAS transitions per second and the latency of claiming 1,000 due tasks,
- * on SQLite (a temp file, WAL) and PostgreSQL (a throwaway cluster with fsync on, or SEGOPS_TEST_PG_URL).
+ * Ledger benchmark: committed CAS transitions per second, the latency of claiming 1,000 due tasks, and the
+ * driver's scan with 100,000 due tasks (`listDue` of 100 then `claim` of those ids, as `Driver` does each
+ * cycle), on SQLite (a temp file, WAL) and PostgreSQL (a throwaway cluster with fsync on, or SEGOPS_TEST_PG_URL).
  *
- *   node --import tsx bench/ledger.ts
+ *   node --import tsx bench/ledger.ts [--quick]     # --quick: 20,000 due tasks instead of 100,000
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,11 @@ const CLAIM = 1000;
 const CLAIM_ROUNDS = 5;
 const CAS_ROUNDS = 3;
 const CONCURRENCY = 8;
+/** Due tasks behind the driver's scan; the scan itself reads 100 (`Driver.#claimFor`). */
+const QUICK = process.argv.includes("--quick");
+const BIG = QUICK ? 20_000 : 100_000;
+const SCAN = 100;
+const BIG_ROUNDS = 7;
 
 let jobSeq = 0;
 async function seed(store: Store, n: number): Promise<string> {
@@ -68,18 +74,60 @@ async function claimLatencyMs(store: Store): Promise<number> {
   return median(samples);
 }
 
+/**
+ * With `BIG` due tasks of one job: the median over rounds of one driver cycle's ledger work, `listDue` (limit 100,
+ * the job filter the driver sets) then `claim` of the eligible ids, and of a plain `claim` of 100. Each round
+ * takes 100 tasks out of the pool, so the pool stays within 2 % of `BIG`.
+ */
+async function bigScanMs(store: Store): Promise<{ listDue: number; claimIds: number; claim: number }> {
+  const jobId = await seed(store, BIG);
+  const kind = jobId;
+  const list: number[] = [];
+  const claimIds: number[] = [];
+  const plain: number[] = [];
+  for (let r = 0; r < BIG_ROUNDS; r++) {
+    let start = performance.now();
+    const due = await store.listDue({ kind, limit: SCAN, jobIds: [jobId] });
+    list.push(performance.now() - start);
+    start = performance.now();
+    const held = await store.claim({
+      kind,
+      owner: "bench",
+      leaseMs: 60_000,
+      limit: SCAN,
+      ids: due.map((t) => t.id),
+      jobIds: [jobId],
+    });
+    claimIds.push(performance.now() - start);
+    if (held.length !== SCAN) throw new Error(`claimed ${held.length} of ${SCAN} listed`);
+    start = performance.now();
+    const more = await store.claim({ kind, owner: "bench", leaseMs: 60_000, limit: SCAN, jobIds: [jobId] });
+    plain.push(performance.now() - start);
+    if (more.length !== SCAN) throw new Error(`claimed ${more.length} of ${SCAN}`);
+  }
+  return { listDue: median(list), claimIds: median(claimIds), claim: median(plain) };
+}
+
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function measure(name: string, url: string): Promise<{ name: string; cas: number; claim: number }> {
+interface Row {
+  name: string;
+  cas: number;
+  claim: number;
+  big: Awaited<ReturnType<typeof bigScanMs>>;
+}
+
+async function measure(name: string, url: string): Promise<Row> {
   const store = await openStore(url);
   try {
     await casPerSecond(store); // warm-up (statement caches, JIT)
     const cas: number[] = [];
     for (let i = 0; i < CAS_ROUNDS; i++) cas.push(await casPerSecond(store));
-    return { name, cas: median(cas), claim: await claimLatencyMs(store) };
+    const claim = await claimLatencyMs(store);
+    return { name, cas: median(cas), claim, big: await bigScanMs(store) };
   } finally {
     await store.close();
   }
@@ -93,11 +141,13 @@ try {
     await measure("PostgreSQL (fsync on)", pg.freshUrl()),
   ];
   console.log(
-    `| backend | CAS transitions/s (${CONCURRENCY} concurrent, median of ${CAS_ROUNDS}) | claim ${CLAIM} due tasks (median of ${CLAIM_ROUNDS}) |`,
+    `| backend | CAS transitions/s (${CONCURRENCY} concurrent, median of ${CAS_ROUNDS}) | claim ${CLAIM} due tasks (median of ${CLAIM_ROUNDS}) | ${BIG.toLocaleString("en")} due: listDue ${SCAN} | then claim those ids | claim ${SCAN} (median of ${BIG_ROUNDS}) |`,
   );
-  console.log("|---|---:|---:|");
+  console.log("|---|---:|---:|---:|---:|---:|");
   for (const r of rows)
-    console.log(`| ${r.name} | ${Math.round(r.cas).toLocaleString("en")} | ${r.claim.toFixed(1)} ms |`);
+    console.log(
+      `| ${r.name} | ${Math.round(r.cas).toLocaleString("en")} | ${r.claim.toFixed(1)} ms | ${r.big.listDue.toFixed(1)} ms | ${r.big.claimIds.toFixed(1)} ms | ${r.big.claim.toFixed(1)} ms |`,
+    );
   const load = (await import("node:os")).loadavg()[0]?.toFixed(1);
   console.log(
     `\n${(await import("node:os")).cpus().length} CPUs, 1-min load average ${load} at the end of the run`,
