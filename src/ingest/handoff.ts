@@ -265,6 +265,8 @@ export interface HandoffSource {
 export const MAX_SERVED_RANGES = 1000;
 /** Served-view requests in flight at once, per datasource. */
 const SERVED_CONCURRENCY = 4;
+/** How long questions asked after an idle spell gather before they are checked together. */
+const GATHER_MS = 50;
 
 export interface HandoffCheckerOptions {
   source: HandoffSource;
@@ -280,15 +282,25 @@ export class HandoffChecker {
   readonly #batcher: TickBatcher<string, HandoffQuestion, HandoffVerdict>;
   /** `served*`: served-view requests per range, and rounds that read the whole served list instead. */
   readonly stats = { rounds: 0, requests: 0, servedRanges: 0, servedFallbacks: 0 };
+  #lastFlushEnd = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: HandoffCheckerOptions) {
+    const tickMs = options.tickMs ?? DEFAULTS.tickMs;
     this.#batcher = new TickBatcher({
       name: "handoff checker",
       clock: options.clock,
-      nextDelay: () => options.tickMs ?? DEFAULTS.tickMs,
+      // At most one check a tick, but a question asked after a tick or more of quiet is checked after a short
+      // gathering pause, not a whole tick: a task that just succeeded would otherwise wait a tick for its first
+      // look (the larger part of `segops run`'s overhead on a fast handoff, bench/overhead.ts).
+      nextDelay: () =>
+        Math.min(tickMs, Math.max(GATHER_MS, this.#lastFlushEnd + tickMs - options.clock.now())),
       flush: async (batch, signal) => {
         this.stats.rounds++;
-        await Promise.all([...batch].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));
+        try {
+          await Promise.all([...batch].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));
+        } finally {
+          this.#lastFlushEnd = options.clock.now();
+        }
       },
     });
   }

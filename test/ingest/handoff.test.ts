@@ -391,3 +391,45 @@ describe("coalesceIntervals and servedByHistoricals", () => {
     ]);
   });
 });
+
+describe("handoff checker: cadence", () => {
+  it("checks a question asked after quiet within a short gathering pause, then at most once a tick", async () => {
+    const clock = new ManualClock(0);
+    let rounds = 0;
+    const checker = new HandoffChecker({
+      clock,
+      tickMs: 1000,
+      source: {
+        async metadataSegments() {
+          rounds++;
+          return [];
+        },
+        async servedSegments() {
+          return [];
+        },
+      },
+    });
+    const q = {
+      interval: parseInterval("2026-01-01/P1D"),
+      mode: "replace" as const,
+      baseline: { versions: [], segmentIds: [] },
+      rowsIngested: 0,
+    };
+    const first = checker.check("wiki", q);
+    await clock.advance(50);
+    expect((await first).state).toBe("handed-off");
+    expect(rounds).toBe(1);
+    // Asked right after a check: it waits out the rest of the tick.
+    let done = false;
+    const second = checker.check("wiki", q).then((v) => {
+      done = true;
+      return v;
+    });
+    await clock.advance(500);
+    expect(done).toBe(false);
+    await clock.advance(500);
+    expect((await second).state).toBe("handed-off");
+    expect(rounds).toBe(2);
+    await checker.stop();
+  });
+});
