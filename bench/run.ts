@@ -4,7 +4,7 @@
  * correctness checks failed.
  *
  *   npm run bench                                   # all (see ALL); writes bench/results.md
- *   npm run bench -- --quick                        # baselines, scale and startup, smaller (< 2 min)
+ *   npm run bench -- --quick                        # baselines, scale, startup, handoff, overhead, smaller (< 2 min)
  *   npm run bench -- --json                         # also one JSON object of named figures on stdout
  *   node --import tsx bench/run.ts poll backfill    # a subset (printed only; results.md is left alone)
  *
@@ -17,9 +17,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBackfillBench } from "./backfill.js";
 import { runBaselinesBench } from "./baselines.js";
+import { runHandoffBench } from "./handoff.js";
 import type { BenchResult } from "./lib/result.js";
 import { markdownTable } from "./lib/table.js";
 import { captureWarnings } from "./lib/warnings.js";
+import { runOverheadBench } from "./overhead.js";
 import { runPollBench } from "./poll.js";
 import { runScaleBench } from "./scale.js";
 import { runServeWaitersBench } from "./serve-waiters.js";
@@ -27,10 +29,20 @@ import { runStartupBench } from "./startup.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
-const ALL = ["baselines", "scale", "poll", "backfill", "ledger", "startup", "waiters"] as const;
+const ALL = [
+  "baselines",
+  "scale",
+  "poll",
+  "backfill",
+  "ledger",
+  "startup",
+  "waiters",
+  "handoff",
+  "overhead",
+] as const;
 type Name = (typeof ALL)[number];
 /** `--quick`: what issue 16's figures need, at a smaller size. */
-const QUICK: readonly Name[] = ["baselines", "scale", "startup"];
+const QUICK: readonly Name[] = ["baselines", "scale", "startup", "handoff", "overhead"];
 
 /** `bench/ledger.ts` (another module's benchmark) runs on import, so it gets its own process. */
 async function runLedgerBench(): Promise<BenchResult> {
@@ -59,7 +71,7 @@ async function runLedgerBench(): Promise<BenchResult> {
   return {
     ...base,
     setup:
-      "`bench/ledger.ts` (run as a child process): committed CAS transitions per second and the latency of claiming 1,000 due tasks, on SQLite and PostgreSQL.",
+      "`bench/ledger.ts` (run as a child process): committed CAS transitions per second, the latency of claiming 1,000 due tasks, and the driver's scan (listDue 100, then claim) with 100,000 due tasks, on SQLite and PostgreSQL.",
     tables: table ? [table] : [],
     notes: rest,
     problems:
@@ -79,6 +91,8 @@ const RUNNERS: Record<Name, () => Promise<BenchResult>> = {
   ledger: runLedgerBench,
   startup: () => runStartupBench(quick ? { runs: 5, warmup: 1, importRuns: 1 } : {}),
   waiters: () => runServeWaitersBench(),
+  handoff: () => runHandoffBench({ quick }),
+  overhead: () => runOverheadBench({ quick }),
 };
 
 function section(r: BenchResult): string {
