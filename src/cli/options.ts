@@ -35,12 +35,12 @@ export function addDruidOptions(command: Command): Command {
         "--retry-budget <s>",
         "seconds one Druid call (and the startup check) may spend waiting between retries",
       )
-        .argParser(positiveNumber("--retry-budget"))
+        .argParser(durationSeconds("--retry-budget"))
         .hideHelp(),
     )
     .addOption(
       new Option("--retry-base <ms>", "first retry's backoff ceiling in ms (doubles per retry)")
-        .argParser(positiveNumber("--retry-base"))
+        .argParser(durationMs("--retry-base"))
         .hideHelp(),
     );
 }
@@ -152,11 +152,14 @@ export function druidOptionsFrom(flags: DruidFlags, env: NodeJS.ProcessEnv = pro
     );
   }
   let auth: DruidAuth | undefined;
-  const token = flags.tokenFile ? readSecret(flags.tokenFile, "--token-file") : env.SEGOPS_DRUID_TOKEN;
+  // An empty path is refused as unreadable, never taken for "no file" (the variable would be used instead).
+  const token =
+    flags.tokenFile !== undefined ? readSecret(flags.tokenFile, "--token-file") : env.SEGOPS_DRUID_TOKEN;
   if (flags.user) {
-    const password = flags.passwordFile
-      ? readSecret(flags.passwordFile, "--password-file")
-      : env.SEGOPS_DRUID_PASSWORD;
+    const password =
+      flags.passwordFile !== undefined
+        ? readSecret(flags.passwordFile, "--password-file")
+        : env.SEGOPS_DRUID_PASSWORD;
     if (password === undefined) {
       throw new UsageError("--user needs a password: set SEGOPS_DRUID_PASSWORD or pass --password-file");
     }
@@ -179,22 +182,40 @@ export function druidOptionsFrom(flags: DruidFlags, env: NodeJS.ProcessEnv = pro
  * Commander argument parsers for numeric flags, naming the flag in their error. Only plain decimal
  * digits: `Number()` alone would also take "0x2", "1e3", " 3", "+3" and "" (as 0).
  */
-export function positiveInt(name: string) {
+export function positiveInt(name: string, max?: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
-      throw new InvalidArgumentError(`${name} must be a whole number from 1 up, got "${value}"`);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || (max !== undefined && n > max))
+      throw new InvalidArgumentError(
+        `${name} must be a whole number from 1 ${max !== undefined ? `to ${max}` : "up"}, got "${value}"`,
+      );
     return n;
   };
 }
 
-export function positiveNumber(name: string) {
+export function positiveNumber(name: string, max?: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || !Number.isFinite(n) || n <= 0)
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || !Number.isFinite(n) || n <= 0 || (max !== undefined && n > max))
       throw new InvalidArgumentError(
-        `${name} must be a number above 0 in decimal digits (e.g. 30 or 0.5), got "${value}"`,
+        `${name} must be a number above 0${max !== undefined ? ` and at most ${max}` : ""} in decimal digits (e.g. 30 or 0.5), got "${value}"`,
       );
     return n;
   };
+}
+
+/**
+ * The longest wait Node can set a timer for (2^31 − 1 ms, 24.8 days): a longer one fires after 1 ms
+ * (`TimeoutOverflowWarning`), so a huge `--tick` or `--lease` made a busy loop of the run.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration flag in milliseconds: a whole number from 1 to {@link MAX_TIMER_MS}. */
+export function durationMs(name: string) {
+  return positiveInt(name, MAX_TIMER_MS);
+}
+
+/** A duration flag in seconds: above 0, at most {@link MAX_TIMER_MS} ms (2,147,483 s). */
+export function durationSeconds(name: string) {
+  return positiveNumber(name, Math.floor(MAX_TIMER_MS / 1000));
 }

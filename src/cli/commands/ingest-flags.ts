@@ -4,8 +4,9 @@ import {
   addDruidOptions,
   addLedgerOption,
   type DruidFlags,
+  durationMs,
+  durationSeconds,
   positiveInt,
-  positiveNumber,
 } from "../options.js";
 import { collect } from "./render.js";
 
@@ -43,6 +44,22 @@ function nonNegativeInt(name: string) {
   };
 }
 
+/** Druid's `maxParseExceptions` is a Java int: the most rows a count may allow. */
+const MAX_PARSE_EXCEPTIONS = 2_147_483_647;
+
+/**
+ * `--max-unparseable`: a count above what Druid's `maxParseExceptions` holds is refused here, naming the
+ * flag (it was refused later as an invalid spec, naming only `spec.tuningConfig.maxParseExceptions`);
+ * anything else is checked with the request (a count or a percentage).
+ */
+function unparseableCount(value: string): string {
+  if (/^[0-9]+$/.test(value) && Number(value) > MAX_PARSE_EXCEPTIONS)
+    throw new InvalidArgumentError(
+      `--max-unparseable: a row count is at most ${MAX_PARSE_EXCEPTIONS} (Druid's maxParseExceptions), got "${value}"`,
+    );
+  return value;
+}
+
 /** Flags that steer a run (not part of a job's identity): shared by run, backfill and resume. */
 export function addRunControlOptions(command: Command, defaults: { fromJob?: boolean } = {}): Command {
   const concurrency = "partitions in flight at once";
@@ -63,31 +80,31 @@ export function addRunControlOptions(command: Command, defaults: { fromJob?: boo
     .option(
       "--handoff-timeout <s>",
       "fail a partition not queryable this long after SUCCESS",
-      positiveNumber("--handoff-timeout"),
+      durationSeconds("--handoff-timeout"),
       DEFAULTS.handoffTimeoutMs / 1000,
     )
     .option(
       "--druid-outage-timeout <s>",
       "stop (exit 4, resumable) when Druid has not answered for this long",
-      positiveNumber("--druid-outage-timeout"),
+      durationSeconds("--druid-outage-timeout"),
       DEFAULTS.druidOutageTimeoutMs / 1000,
     )
     .addOption(
       new Option("--tick <ms>", "polling cadence in ms")
-        .argParser(positiveInt("--tick"))
+        .argParser(durationMs("--tick"))
         .default(DEFAULTS.tickMs)
         .hideHelp(),
     )
     .addOption(
       new Option("--lease <ms>", "ledger lease: how long a crashed process's partitions stay locked")
-        .argParser(positiveInt("--lease"))
+        .argParser(durationMs("--lease"))
         .default(DEFAULTS.leaseMs)
         .hideHelp(),
     )
     .option(
       "--deadline <s>",
       "stop after S seconds, leaving the job resumable (exit 3)",
-      positiveNumber("--deadline"),
+      durationSeconds("--deadline"),
     )
     .option("--json", "print the final report as JSON (no progress display)");
 }
@@ -102,6 +119,7 @@ export function addIngestOptions(command: Command): Command {
     .option(
       "--max-unparseable <n|p%>",
       "rows with parse errors a partition may have: a count (handed to Druid as maxParseExceptions) or a percentage",
+      unparseableCount,
       "0",
     )
     .option("--min-rows <n>", "fewest rows a partition must ingest", nonNegativeInt("--min-rows"), 0)

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { addDruidOptions, positiveInt, positiveNumber } from "../options.js";
+import { addDruidOptions, durationMs, durationSeconds, positiveInt } from "../options.js";
 import type { PollFlags } from "./poll-action.js";
 
 /** `segops poll`: watches existing tasks. The implementation (poll-action.ts) is imported when it runs. */
@@ -20,14 +20,14 @@ export function registerPoll(program: Command): void {
       .option(
         "--deadline <s>",
         "stop after S seconds; unfinished tasks are reported as DEADLINE",
-        positiveNumber("--deadline"),
+        durationSeconds("--deadline"),
       )
       .option(
         "--per-task-timeout <s>",
         "give up on a task after S seconds (TIMEOUT)",
-        positiveNumber("--per-task-timeout"),
+        durationSeconds("--per-task-timeout"),
       )
-      .option("--tick <ms>", "poll cadence in ms", positiveInt("--tick"), 1000)
+      .option("--tick <ms>", "poll cadence in ms", durationMs("--tick"), 1000)
       .option("--json", "print the result as JSON"),
   ).action(async (ids: string[], flags: PollFlags) =>
     (await import("./poll-action.js")).pollAction(ids, flags),

@@ -1,7 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULTS } from "../../core/defaults.js";
-import { addDruidOptions, addLedgerOption, positiveInt, positiveNumber } from "../options.js";
+import { addDruidOptions, addLedgerOption, durationMs, durationSeconds, positiveInt } from "../options.js";
 import type { ServeFlags } from "./serve-action.js";
+
+/**
+ * The largest `--max-body` (1 GiB): a request body is buffered whole, so a larger limit is no limit. The
+ * bounds of `--concurrency` and `--poison-after` are those of a job's own (`run --max-concurrency`).
+ */
+const MAX_BODY_BYTES = 1024 * 1024 * 1024;
 
 /**
  * `segops serve`: the HTTP API, the metrics and a worker for every job of its cluster in the ledger.
@@ -35,7 +41,7 @@ export function registerServe(program: Command): void {
     .addOption(
       new Option("--concurrency <n>", "partitions in flight at once in this process")
         .env("SEGOPS_CONCURRENCY")
-        .argParser(positiveInt("--concurrency"))
+        .argParser(positiveInt("--concurrency", 10_000))
         .default(DEFAULTS.maxConcurrency),
     )
     .addOption(
@@ -51,38 +57,38 @@ export function registerServe(program: Command): void {
     )
     .addOption(
       new Option("--poison-after <n>", "dead-letter after N same-class failures")
-        .argParser(positiveInt("--poison-after"))
+        .argParser(positiveInt("--poison-after", 1000))
         .default(DEFAULTS.poisonAfter),
     )
     .addOption(
       new Option("--handoff-timeout <s>", "fail a partition not queryable this long after SUCCESS")
-        .argParser(positiveNumber("--handoff-timeout"))
+        .argParser(durationSeconds("--handoff-timeout"))
         .default(DEFAULTS.handoffTimeoutMs / 1000),
     )
     .addOption(
       new Option("--druid-outage-timeout <s>", "hand partitions back while Druid has not answered this long")
-        .argParser(positiveNumber("--druid-outage-timeout"))
+        .argParser(durationSeconds("--druid-outage-timeout"))
         .default(DEFAULTS.druidOutageTimeoutMs / 1000),
     )
     .addOption(
       new Option("--drain-timeout <s>", "longest a SIGTERM drain may take before connections are cut")
-        .argParser(positiveNumber("--drain-timeout"))
+        .argParser(durationSeconds("--drain-timeout"))
         .default(30),
     )
     .addOption(
       new Option("--max-body <bytes>", "largest request body accepted (413 above)")
-        .argParser(positiveInt("--max-body"))
+        .argParser(positiveInt("--max-body", MAX_BODY_BYTES))
         .default(4 * 1024 * 1024),
     )
     .addOption(
       new Option("--tick <ms>", "polling cadence in ms")
-        .argParser(positiveInt("--tick"))
+        .argParser(durationMs("--tick"))
         .default(DEFAULTS.tickMs)
         .hideHelp(),
     )
     .addOption(
       new Option("--lease <ms>", "ledger lease in ms")
-        .argParser(positiveInt("--lease"))
+        .argParser(durationMs("--lease"))
         .default(DEFAULTS.leaseMs)
         .hideHelp(),
     );

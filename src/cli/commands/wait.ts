@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { DEFAULTS } from "../../core/defaults.js";
-import { addDruidOptions, positiveInt, positiveNumber } from "../options.js";
+import { addDruidOptions, durationMs, durationSeconds } from "../options.js";
 import type { WaitFlags } from "./wait-action.js";
 
 /**
@@ -18,8 +18,8 @@ export function registerWait(program: Command): void {
       .option("--datasource <ds>", "datasource for --handoff (default: from the task's payload)")
       .option("--interval <interval>", "interval for --handoff (default: from the task's payload)")
       .option("--handoff", "also wait until the task's segments are served for the whole interval")
-      .option("--timeout <s>", "give up after S seconds (exit 3)", positiveNumber("--timeout"))
-      .option("--tick <ms>", "poll cadence in ms", positiveInt("--tick"), DEFAULTS.tickMs)
+      .option("--timeout <s>", "give up after S seconds (exit 3)", durationSeconds("--timeout"))
+      .option("--tick <ms>", "poll cadence in ms", durationMs("--tick"), DEFAULTS.tickMs)
       .option("--json", "print the outcome as JSON"),
   ).action(async (taskId: string, flags: WaitFlags, cmd: Command) =>
     (await import("./wait-action.js")).waitFor(taskId, flags, cmd),
