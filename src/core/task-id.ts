@@ -116,8 +116,11 @@ export function deriveTaskId(input: TaskIdInput): string {
     );
   }
   const slug = intervalSlug(input.interval);
-  if (!SLUG_RE.test(slug)) {
-    throw new TaskIdError(`interval slug "${slug}" is outside years 0000–9999`, { slug });
+  // An instant outside years 0000–9999 is written with a sign and six digits ("-000001-12-31"), which the
+  // slug's fixed slices turned into a plausible one ("00000112T31"): check the years themselves too.
+  const years = [input.interval.start, input.interval.end].map((ms) => new Date(ms).toISOString());
+  if (!SLUG_RE.test(slug) || years.some((iso) => !/^\d{4}-/.test(iso))) {
+    throw new TaskIdError(`interval ${years.join("/")} is outside years 0000–9999`, { slug });
   }
   const hash = specHash(input.spec, input.specVersion, [...VOLATILE_PATHS, ...(input.volatilePaths ?? [])]);
   const id = `${prefix}_${datasourcePart(datasource)}_${slug}_${hash.slice(0, 12)}_a${attempt}`;

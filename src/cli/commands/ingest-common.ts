@@ -1,6 +1,6 @@
 import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
-import { ExitCode, UsageError } from "../../core/errors.js";
+import { type ErrorCode, ExitCode, SegopsError, UsageError } from "../../core/errors.js";
 import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
@@ -16,7 +16,7 @@ import {
 } from "../../jobs/requests.js";
 import type { Store } from "../../ledger/store.js";
 import type { NewJob, NewTask } from "../../ledger/types.js";
-import { parseVars, readTemplateFile } from "../../spec/index.js";
+import { InvalidSpecError, parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
 import { progressMode, startProgress } from "../progress.js";
@@ -40,6 +40,12 @@ export function backfillCommand(template: string, flags: BackfillFlags): Promise
 export function connectWatched(flags: DruidFlags, monitor: OutageMonitor): Promise<DruidClient> {
   return connectDruid(flags, { client: { onAttempt: monitor.record } });
 }
+
+/** Errors of planning that are about the range the flags gave (`--interval`, or `--from` and `--to`). */
+const RANGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["TaskId", "Interval", "Partition"]);
+
+/** Where segops injects the partition's interval into a native spec. */
+const INTERVALS_PATH = "spec.dataSchema.granularitySpec.intervals";
 
 /** The flag a request field comes from: `maxUnparseable` → `--max-unparseable`. */
 function flagOf(path: string): string {
@@ -97,6 +103,15 @@ export async function executeIngest(
     const path = error instanceof UsageError ? error.details.path : undefined;
     if (error instanceof UsageError && typeof path === "string")
       throw new UsageError(`${flagOf(path)}: ${String(error.details.problem)}`, { flag: flagOf(path) });
+    // The range cannot be named in a task id or cut into partitions (e.g. a day of year 9999 ends in
+    // 10000): the flags that gave it are named, as for every other refusal.
+    const flag = kind === "run" ? "--interval" : "--from/--to";
+    if (error instanceof SegopsError && RANGE_CODES.has(error.code))
+      throw new UsageError(`${flag}: ${error.message}`, { flag });
+    // The partition's interval, injected into the spec, broke Druid's rules (not on the spec's
+    // segmentGranularity): the flag it came from is named before the spec's path.
+    if (error instanceof InvalidSpecError && error.errors[0]?.path.startsWith(INTERVALS_PATH))
+      throw new UsageError(`${flag}: ${error.message}`, { flag, errors: error.errors });
     throw error;
   }
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
