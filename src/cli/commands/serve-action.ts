@@ -4,6 +4,7 @@ import { pino } from "pino";
 import YAML from "yaml";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
+import { isLoopback } from "../../serve/auth.js";
 import { startService } from "../../serve/server.js";
 import { DEFAULT_RETRY_BUDGET_S, openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
@@ -56,17 +57,41 @@ export function applyConfigFile(cmd: Command, path: string): void {
       );
     }
     const name = option.attributeName();
+    const refuse = (problem: string): never => {
+      throw new UsageError(`--config ${path}: ${key}: ${problem}`, { flag: "--config" });
+    };
+    // A setting has the type its flag's value has: a switch is true or false; any other setting is one
+    // string (or a number, written as text). A list, a mapping or null was handed on as it was: `druid: 0`
+    // crashed the URL check (exit 1, "text.lastIndexOf is not a function"), `insecure: "no"` turned TLS
+    // verification off, and `port: [80]` was read as 80.
+    let parsed: unknown;
+    if (option.isBoolean()) {
+      if (typeof raw !== "boolean") refuse(`expected true or false, got ${describeValue(raw)}`);
+      parsed = raw;
+    } else {
+      if (typeof raw !== "string" && !(typeof raw === "number" && Number.isFinite(raw)))
+        refuse(`expected a single value (text or a number), got ${describeValue(raw)}`);
+      try {
+        // The flag's own parser (numbers, choices): the file's value means what the flag's would.
+        parsed = option.parseArg ? option.parseArg(String(raw), undefined) : String(raw);
+      } catch (error) {
+        refuse((error as Error).message);
+      }
+    }
+    // Checked even when a flag or variable overrides it: a wrong file is refused, not half-read.
     const source = cmd.getOptionValueSource(name);
     if (source !== undefined && source !== "default") continue;
-    let parsed: unknown = raw;
-    try {
-      // The flag's own parser (numbers, choices): the file's value means what the flag's would.
-      if (option.parseArg) parsed = option.parseArg(String(raw), undefined);
-    } catch (error) {
-      throw new UsageError(`--config ${path}: ${key}: ${(error as Error).message}`, { flag: "--config" });
-    }
     cmd.setOptionValueWithSource(name, parsed, "config");
   }
+}
+
+/** A config file's value in words, for a refusal (never more than a few characters of it). */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return value.length > 20 ? `"${value.slice(0, 20)}…"` : `"${value}"`;
+  return String(value);
 }
 
 /**
@@ -87,7 +112,8 @@ export function secretVariablesOverConfig(cmd: Command, env: NodeJS.ProcessEnv =
 }
 
 function readToken(flags: ServeFlags): string | null {
-  if (flags.apiTokenFile) {
+  // An empty path is a file that cannot be read, not "no token file": it served without a token.
+  if (flags.apiTokenFile !== undefined) {
     let text: string;
     try {
       text = readFileSync(flags.apiTokenFile, "utf8").trim();
@@ -107,12 +133,20 @@ function readToken(flags: ServeFlags): string | null {
 }
 
 export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void> {
-  if (flags.config) {
+  // An empty path (`SEGOPS_CONFIG=`) is a file that cannot be read, not "no config file": it served with
+  // none of the settings the operator meant to give.
+  if (flags.config !== undefined) {
     applyConfigFile(cmd, flags.config);
     secretVariablesOverConfig(cmd);
   }
   const f = cmd.opts<ServeFlags>();
   const token = readToken(f);
+  // Refused here, naming the flag, before the ledger is opened (the service refuses it too).
+  if (token === null && !isLoopback(f.host))
+    throw new UsageError(
+      `--host ${f.host}: refusing to serve on a non-loopback address without a token: anyone who can reach it could start and cancel work; pass --api-token-file (or set SEGOPS_API_TOKEN), or bind 127.0.0.1`,
+      { flag: "--host" },
+    );
   const druid = druidOptionsFrom(f);
   const log = pino({ level: f.logLevel, base: { service: "segops" } });
   const store = await openLedger(f.ledger);
