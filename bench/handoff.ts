@@ -196,8 +196,8 @@ function median(xs: number[]): number {
 
 export async function runHandoffBench(options: { quick?: boolean } = {}): Promise<BenchResult> {
   const quick = options.quick === true;
-  const segments = quick ? 50_000 : 200_000;
-  const rounds = quick ? 2 : 5;
+  const segments = quick ? 20_000 : 200_000;
+  const rounds = quick ? 1 : 5;
   const dir = mkdtempSync(join(tmpdir(), "segops-bench-handoff-"));
   const checks = new Checks();
   const load = loadavg()[0] ?? 0;
@@ -216,11 +216,12 @@ export async function runHandoffBench(options: { quick?: boolean } = {}): Promis
   try {
     // Warm-up: the emulator's first answers build its indexes and JIT both sides.
     await tick(wholeList, counter, waiting(10, segments, "contiguous"), MAX_SERVED_RANGES);
-    await tick(client, counter, waiting(10, segments, "scattered"), MAX_SERVED_RANGES);
+    await tick(client, counter, waiting(quick ? 100 : 10, segments, "scattered"), MAX_SERVED_RANGES);
     const cases: Array<[number, "contiguous" | "scattered"]> = quick
       ? [
           [10, "scattered"],
-          [1_000, "scattered"],
+          [1_000, "contiguous"],
+          [200, "scattered"],
         ]
       : [
           [10, "contiguous"],

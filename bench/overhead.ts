@@ -110,7 +110,7 @@ async function runOnce(url: string, dir: string, template: string, round: number
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 export async function runOverheadBench(options: { quick?: boolean } = {}): Promise<BenchResult> {
-  const rounds = options.quick ? 3 : 7;
+  const rounds = options.quick ? 2 : 7;
   const checks = new Checks();
   const buildProblem = await buildOnce();
   if (buildProblem) checks.expect(false, `tsc: ${buildProblem}`);
@@ -122,7 +122,7 @@ export async function runOverheadBench(options: { quick?: boolean } = {}): Promi
   const sim = await startSim();
   const results: Round[] = [];
   try {
-    await runOnce(sim.url, dir, template, -1); // warm-up: file cache
+    if (!options.quick) await runOnce(sim.url, dir, template, -1); // warm-up: file cache
     for (let r = 0; r < rounds; r++) {
       const round = await runOnce(sim.url, dir, template, r);
       checks.equal(round.exit, 0, `round ${r}: segops run exit code`);

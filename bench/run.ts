@@ -142,7 +142,10 @@ const warnings = captureWarnings();
 try {
   for (const name of selected) {
     process.stderr.write(`running ${name}…\n`);
+    const began = performance.now();
     const result = await RUNNERS[name]();
+    // Where a run's time goes (the --quick budget is 2 minutes in all).
+    process.stderr.write(`${name} took ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
     results.push(result);
     print(`${section(result)}\n`);
   }
