@@ -17,4 +17,22 @@ describe("chaos: a 60-partition backfill under seeded faults, kills and emulator
       expect(run.figures.kills + run.figures.emulatorRestarts).toBeGreaterThan(0);
     }, 300_000);
   }
+
+  it("seed 5, the emulator restarted without the tasks in flight (Druid forgetting them): each submitted again under its id and run once", async () => {
+    const run = await runChaos({ seed: 5, restart: "forget" });
+    expect(run.violations).toEqual([]);
+    expect(run.figures).toMatchObject({
+      doubleSuccesses: 0,
+      mixedChunks: 0,
+      lost: 0,
+      exitCode: 0,
+      emulatorForgets: 1,
+    });
+    // Druid really forgot tasks segops had submitted (the checker holds each to one acceptance before the
+    // restart and one after).
+    expect(run.figures.forgottenTasks).toBeGreaterThan(0);
+    expect(run.figures.acceptedSubmissions).toBe(
+      run.figures.partitions + run.figures.forgottenTasks + run.figures.retriedAttempts,
+    );
+  }, 300_000);
 });

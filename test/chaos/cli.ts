@@ -19,6 +19,8 @@ const totals = {
   ledgerLocks: 0,
   kills: 0,
   restarts: 0,
+  forgets: 0,
+  forgotten: 0,
   faults: 0,
   retried: 0,
   double: 0,
@@ -40,6 +42,8 @@ for (let i = 0; i < runs; i++) {
   totals.ledgerLocks += f.ledgerLocks;
   totals.kills += f.kills;
   totals.restarts += f.emulatorRestarts;
+  totals.forgets += f.emulatorForgets;
+  totals.forgotten += f.forgottenTasks;
   totals.faults += f.faultsInjected;
   totals.retried += f.retriedAttempts;
   totals.double += f.doubleSuccesses;

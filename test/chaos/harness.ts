@@ -1,18 +1,20 @@
 // The chaos harness (issue 17, first part): a 60-partition backfill through the real CLI against the
 // emulator, with seeded faults — SIGKILLs of the CLI at seeded points of progress (then the same command
 // again), Druid 5xx, connection resets, 429 bursts, leader failovers (307, 503), a slow Coordinator, and
-// the emulator restarted with its state (running tasks lose their worker and FAIL, as in Druid), and Druid's
+// the emulator restarted with its state (running tasks lose their worker and FAIL, as in Druid) or without the
+// tasks it had in flight (Druid forgetting a task: segops must submit the same id again), and Druid's
 // answer to one submission in ten lost on the way back (a proxy destroys the connection after Druid accepted),
 // and the SQLite ledger locked by another process for up to 8 s.
 // After the run a checker compares Druid's side (the emulator's submission log, tasks and timeline) with
 // segops' side (the ledger and the final report). Runnable alone: `npm run chaos -- --runs 20 --seed 1`.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseTaskId } from "../../src/core/task-id.js";
 import { openStore } from "../../src/ledger/open.js";
+import { isActive } from "../../src/sim/engine.js";
 import type { FaultRule } from "../../src/sim/faults.js";
 import { seededRng } from "../../src/sim/rng.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
@@ -27,6 +29,11 @@ export interface ChaosOptions {
   partitions?: number;
   /** Inject faults (false: the fault-free run the amplification is measured against). @default true */
   faults?: boolean;
+  /**
+   * How the emulator is restarted, when the seed restarts it: with its state, or without the tasks it had
+   * in flight (Druid forgetting a task). @default seeded
+   */
+  restart?: "with-state" | "forget";
 }
 
 export interface ChaosFigures {
@@ -34,6 +41,10 @@ export interface ChaosFigures {
   partitions: number;
   kills: number;
   emulatorRestarts: number;
+  /** Restarts that forgot the tasks in flight (their ids unknown to Druid afterwards). */
+  emulatorForgets: number;
+  /** Tasks Druid forgot in those restarts (each must be submitted again under the same id, and run once). */
+  forgottenTasks: number;
   /** Times another process held the SQLite ledger's write lock (up to 8 s) during the run. */
   ledgerLocks: number;
   faultsInjected: number;
@@ -159,6 +170,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   // the CLI's 5 s busy timeout: the run may stop on it, exit 4, and be run again).
   const lockAt = withFaults && rng.next() < 0.6 ? rng.int(1, partitions - 1) : null;
   const lockMs = rng.int(500, 8000);
+  // Drawn last, so the seeds' other choices are those of runs before this fault existed.
+  const forget = options.restart ? options.restart === "forget" : rng.next() < 0.5;
+  const forgotten = new Set<string>();
+  let forgets = 0;
   let ledgerLocks = 0;
   const locker =
     lockAt === null
@@ -197,8 +212,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       }
       if (!cli.exited) {
         if (restartPending && trigger === restartAt) {
+          if (forget) {
+            // Forget tasks really in flight: wait (bounded) until the emulator last saw one active.
+            await until("a task in flight", () => [...sim.engine.tasks.values()].some(isActive), {
+              timeoutMs: 60_000,
+              whileRunning: cli,
+            }).catch(() => undefined);
+          }
           bank();
           await sim.close();
+          if (forget) {
+            // Druid forgets the tasks it had in flight: gone from its task storage, never run, no segment.
+            for (const id of forgetActiveTasks(simDir)) forgotten.add(id);
+            forgets++;
+          }
           sim = await startSim({ ...simOptions, port, faults: plan.rules });
           restarts++;
         } else {
@@ -213,7 +240,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   bank();
 
   const violations: string[] = [];
-  const figures = await check({ sim, ledgerUrl, submissions, partitions, last, violations });
+  const figures = await check({ sim, ledgerUrl, submissions, forgotten, partitions, last, violations });
   await sim.close();
   await proxy.close();
   return {
@@ -222,6 +249,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       partitions,
       kills: killed,
       emulatorRestarts: restarts,
+      emulatorForgets: forgets,
+      forgottenTasks: forgotten.size,
       ledgerLocks,
       faultsInjected,
       faultKinds: withFaults ? [...plan.kinds, "lost submit answers"] : [],
@@ -238,6 +267,8 @@ async function check(input: {
   sim: SimHandle;
   ledgerUrl: string;
   submissions: SubmissionRecord[];
+  /** Task ids the emulator forgot in a restart: each may be accepted once more. */
+  forgotten: ReadonlySet<string>;
   partitions: number;
   last: CliResult | null;
   violations: string[];
@@ -248,7 +279,16 @@ async function check(input: {
   const engine = sim.engine;
   const accepted = input.submissions.filter((s) => s.accepted && s.id);
   const ids = accepted.map((s) => s.id as string);
-  if (new Set(ids).size !== ids.length) violations.push("a task id was accepted twice");
+  // Once per id, or twice for an id Druid forgot (segops submits it again, as it must).
+  const times = new Map<string, number>();
+  for (const id of ids) times.set(id, (times.get(id) ?? 0) + 1);
+  for (const [id, n] of times)
+    if (n > (input.forgotten.has(id) ? 2 : 1)) violations.push(`task id ${id} was accepted ${n} times`);
+  for (const id of input.forgotten)
+    if (times.get(id) !== 2)
+      violations.push(
+        `forgotten task ${id} was accepted ${times.get(id) ?? 0} times, not once before and once after`,
+      );
 
   // Per partition (interval slug): its Druid tasks and how they ended.
   const bySlug = new Map<string, string[]>();
@@ -262,7 +302,8 @@ async function check(input: {
   }
   let doubleSuccesses = 0;
   let retriedAttempts = 0;
-  for (const [slug, taskIds] of bySlug) {
+  for (const [slug, all] of bySlug) {
+    const taskIds = [...new Set(all)];
     const phases = taskIds.map((id) => engine.tasks.get(id)?.phase);
     const successes = phases.filter((p) => p === "success").length;
     if (successes > 1) {
@@ -337,4 +378,17 @@ async function check(input: {
       violations.push(`the report says ${JSON.stringify({ state: report.state, counts: report.counts })}`);
   }
   return { acceptedSubmissions: ids.length, retriedAttempts, doubleSuccesses, mixedChunks, lost };
+}
+
+/**
+ * Edits a stopped emulator's saved state so that it forgets the tasks it had in flight (waiting, pending or
+ * running): gone from its task storage as if the Overlord had lost them. Returns their ids.
+ */
+function forgetActiveTasks(simDir: string): string[] {
+  const file = join(simDir, "sim-state.json");
+  const state = JSON.parse(readFileSync(file, "utf8")) as { tasks: Array<{ id: string; phase: string }> };
+  const active = state.tasks.filter((t) => ["waiting", "pending", "running"].includes(t.phase));
+  state.tasks = state.tasks.filter((t) => !active.includes(t));
+  writeFileSync(file, JSON.stringify(state));
+  return active.map((t) => t.id);
 }
