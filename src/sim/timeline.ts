@@ -71,7 +71,8 @@ export function segmentJson(s: SimSegment, druidVersion = 38): Record<string, un
     shardSpec: shardSpecJson(s, druidVersion),
     // `@JsonInclude(NON_NULL)`: only on segments a compaction task published.
     ...(s.lastCompactionState ? { lastCompactionState: s.lastCompactionState } : {}),
-    binaryVersion: 9,
+    // A tombstone has none (`TombstoneHelper` sets no binaryVersion; observed on Druid 33.0.0).
+    binaryVersion: s.tombstone ? null : 9,
     size: s.size,
     ...(druidVersion >= 37 ? { totalRows: s.numRows } : {}),
     identifier: s.id,

@@ -1023,6 +1023,18 @@ export function conformanceSuite(target: ConformanceTarget): void {
         const expected = [...seen.replace].sort((a, b) => (a.interval < b.interval ? -1 : 1));
         expect(items.map((i) => i.segment.identifier)).toEqual(expected.map((s) => s.identifier));
         for (const item of items) expect(item.servers.map((s) => s.type)).toContain("historical");
+        // A tombstone carries no binaryVersion, here as in the metadata store.
+        const tombstone = items.find((i) => i.segment.shardSpec.type === "tombstone");
+        expect(tombstone?.segment).toMatchObject({ binaryVersion: null, loadSpec: { type: "tombstone" } });
+      });
+
+      it("answers a serverview interval that does not parse with Jetty's 500 page naming it", async () => {
+        const ex = await get(`${CO}/datasources/${ds}/intervals/notaninterval/serverview`);
+        expect(ex.status).toBe(500);
+        expect(ex.contentType).toMatch(/^text\/html/);
+        expect(ex.text).toContain(
+          "Invalid interval[notaninterval]: [Format requires a &apos;/&apos; separator: notaninterval]",
+        );
       });
 
       it("flags exactly the replaced segments as overshadowed in metadata/segments?includeOvershadowedStatus", async () => {

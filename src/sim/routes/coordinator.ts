@@ -172,8 +172,17 @@ const HISTORICAL_METADATA = {
  * (or never heard of) has no timeline and is `200 []`, like an interval without served segments.
  */
 function serverView({ engine, params }: RouteContext): Reply {
-  const interval = intervalParam(params.interval ?? "");
-  if (!interval) return text(400, `Invalid interval[${params.interval}]`);
+  const raw = params.interval ?? "";
+  const interval = intervalParam(raw);
+  if (!interval) {
+    // `Intervals.of` throws inside the resource: Jetty's 500 page (observed on Druid 33.0.0).
+    const iso = raw.replaceAll("_", "/");
+    const [first = "", second = ""] = iso.split("/");
+    const reason = !iso.includes("/")
+      ? `Format requires a '/' separator: ${iso}`
+      : `Invalid format: "${intervalParam(`${first}/${first}`) ? second : first}"`;
+    return jettyError(`org.apache.druid.error.DruidException: Invalid interval[${iso}]: [${reason}]`);
+  }
   return json(
     200,
     engine.servedView(params.dataSource ?? "", interval).map((s) => ({
@@ -322,7 +331,12 @@ function header(ctx: RouteContext, name: string): string {
 
 /** Jetty's error page for an exception thrown inside a resource (what a real Druid 33 sent for a bad body). */
 function jettyError(message: string): Reply {
-  const escaped = message.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/'/g, "&apos;");
+  const escaped = message
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/'/g, "&apos;")
+    .replace(/"/g, "&quot;");
   return text(
     500,
     `<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1"/>\n<title>Error 500 ${escaped}</title>\n</head>\n<body><h2>HTTP ERROR 500 ${escaped}</h2>\n</body>\n</html>\n`,
