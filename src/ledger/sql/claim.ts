@@ -2,20 +2,32 @@ import type { ClaimOptions, Dialect, ListDueOptions } from "../store.js";
 import { CLAIMABLE, Params, type Statement } from "./statement.js";
 
 /**
- * The claim predicate: due (or canceled, so the driver can finish it promptly), new/suspended or running
- * with an expired lease (lease expiry lives here: no sweeper), and no other running task holds its key.
- * The `NOT EXISTS` only avoids wasted work; the unique index `tasks_running_key` is what makes
+ * The claimable tasks of a kind, in claim order: due (or canceled, so the driver can finish it promptly),
+ * new/suspended or running with an expired lease (lease expiry lives here: no sweeper), and no other running
+ * task holds its key. The two halves are separate selects so each is read through its own partial index
+ * (`tasks_waiting`, `tasks_leased`): running rows whose lease is live are never visited, however many there
+ * are. The `NOT EXISTS` only avoids wasted work; the unique index `tasks_running_key` is what makes
  * exclusion race-safe across hosts.
  */
-function claimable(p: Params, kind: string, now: number, jobIds?: readonly string[]): string {
+function claimableRows(
+  p: Params,
+  columns: string,
+  kind: string,
+  now: number,
+  jobIds?: readonly string[],
+  ids?: readonly string[],
+): string {
   const t = p.add(now);
   // A driver runs only the jobs it was asked to run: a shared ledger holds other jobs, maybe for other clusters.
-  const jobs = jobIds ? `AND ${p.inList("c.job_id", jobIds)}` : "";
-  return `c.kind = ${p.add(kind)} ${jobs}
+  const common = `c.kind = ${p.add(kind)}
+    ${jobIds ? `AND ${p.inList("c.job_id", jobIds)}` : ""}
+    ${ids ? `AND ${p.inList("c.id", ids)}` : ""}
     AND (c.run_at <= ${t} OR c.canceled)
-    AND (c.state IN ${CLAIMABLE} OR (c.state = 'running' AND c.lease_expires_at <= ${t}))
     AND (c.exclusion_key IS NULL OR NOT EXISTS (
       SELECT 1 FROM tasks r WHERE r.exclusion_key = c.exclusion_key AND r.state = 'running' AND r.id <> c.id))`;
+  return `SELECT ${columns} FROM tasks c WHERE c.state IN ${CLAIMABLE} AND ${common}
+    UNION ALL
+    SELECT ${columns} FROM tasks c WHERE c.state = 'running' AND c.lease_expires_at <= ${t} AND ${common}`;
 }
 
 /**
@@ -29,22 +41,39 @@ const CLAIM_ORDER = "c.canceled DESC, CASE WHEN c.state = 'new' THEN 1 ELSE 0 EN
 export function listDue(d: Dialect, o: ListDueOptions, now: number): Statement {
   const p = new Params(d);
   return p.statement(
-    `SELECT * FROM tasks c WHERE ${claimable(p, o.kind, now, o.jobIds)} ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
+    `SELECT * FROM (${claimableRows(p, "c.*", o.kind, now, o.jobIds)}) c
+     ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
   );
 }
 
 /**
  * Step 1 of a claim (inside its transaction): lock the candidates. Postgres skips rows other claimers
- * hold (`FOR UPDATE SKIP LOCKED`); SQLite needs no row lock because `BEGIN IMMEDIATE` serialises writers.
+ * hold (`FOR UPDATE SKIP LOCKED`) and keeps the predicate on the locked rows themselves: a row another
+ * claimer took after this statement's snapshot is re-checked against it once unlocked (a UNION cannot carry
+ * the lock, so Postgres reads both halves with one predicate, which its planner splits over the two partial
+ * indexes). SQLite needs no row lock because `BEGIN IMMEDIATE` serialises writers.
  */
 export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): Statement {
   const p = new Params(d);
+  if (d === "sqlite") {
+    const columns = "c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key, c.canceled, c.run_at";
+    return p.statement(
+      `SELECT id, job_id, state, lease_owner, exclusion_key FROM (${claimableRows(p, columns, o.kind, now, o.jobIds, o.ids)}) c
+       ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
+    );
+  }
+  const t = p.add(now);
+  const jobs = o.jobIds ? `AND ${p.inList("c.job_id", o.jobIds)}` : "";
   const ids = o.ids ? `AND ${p.inList("c.id", o.ids)}` : "";
   return p.statement(
     `SELECT c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key FROM tasks c
-     WHERE ${claimable(p, o.kind, now, o.jobIds)} ${ids}
+     WHERE c.kind = ${p.add(o.kind)} ${jobs} ${ids}
+       AND (c.run_at <= ${t} OR c.canceled)
+       AND (c.state IN ${CLAIMABLE} OR (c.state = 'running' AND c.lease_expires_at <= ${t}))
+       AND (c.exclusion_key IS NULL OR NOT EXISTS (
+         SELECT 1 FROM tasks r WHERE r.exclusion_key = c.exclusion_key AND r.state = 'running' AND r.id <> c.id))
      ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}
-     ${d === "postgres" ? "FOR UPDATE SKIP LOCKED" : ""}`,
+     FOR UPDATE SKIP LOCKED`,
   );
 }
 
