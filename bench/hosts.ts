@@ -11,7 +11,7 @@
  *
  *   node --import tsx bench/hosts.ts [--partitions 500] [--hosts 1,4] [--rounds 1] [--json]
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -48,6 +48,10 @@ interface Row {
   /** CPU seconds of all hosts together, and per partition. */
   hostCpuS: number;
   cpuMsPerPartition: number;
+  /** CPU seconds of this process (the emulator, and the bench's own polling of the ledger). */
+  emulatorCpuS: number;
+  /** The machine's CPUs busy over the run (from /proc/stat: every process, this run's and others'). */
+  machineBusy: number;
   /** PostgreSQL over the run: transactions committed and rolled back, and lock waits seen by sampling. */
   commits: number;
   rollbacks: number;
@@ -82,6 +86,15 @@ async function startHost(ledger: string, druid: string): Promise<{ run: CliRun; 
     { timeoutMs: 120_000, whileRunning: run },
   );
   return { run, url };
+}
+
+/** Busy and total jiffies of all CPUs (/proc/stat's first line). */
+function cpuTimes(): { busy: number; total: number } {
+  const fields =
+    readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total };
 }
 
 async function dbStats(admin: pg.Client): Promise<{ commits: number; rollbacks: number }> {
@@ -124,6 +137,8 @@ async function measure(options: {
       procAvailable(h.run.child.pid as number) ? sampleProc(h.run.child.pid as number).cpuMs : 0,
     );
     const db0 = await dbStats(admin);
+    const self0 = process.cpuUsage();
+    const machine0 = cpuTimes();
     const t0 = performance.now();
     const startedAt = Date.now();
     const res = await fetch(`${(hosts[0] as { url: string }).url}/api/v1/backfills`, {
@@ -158,6 +173,8 @@ async function measure(options: {
     const wallMs = performance.now() - t0;
     const endedAt = Date.now();
     const db1 = await dbStats(admin);
+    const self1 = process.cpuUsage(self0);
+    const machine1 = cpuTimes();
     const cpu1 = hosts.map((h) =>
       procAvailable(h.run.child.pid as number) ? sampleProc(h.run.child.pid as number).cpuMs : 0,
     );
@@ -181,6 +198,8 @@ async function measure(options: {
       capacity: cluster.capacity,
       hostCpuS: hostCpuMs / 1000,
       cpuMsPerPartition: hostCpuMs / partitions,
+      emulatorCpuS: (self1.user + self1.system) / 1e6,
+      machineBusy: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
       commits: db1.commits - db0.commits,
       rollbacks: db1.rollbacks - db0.rollbacks,
       lockWaitSamples,
@@ -237,11 +256,11 @@ async function main(): Promise<void> {
   const lines = [
     `${partitions} partitions, ${availableParallelism()} cores, load average after each run: ${load.map((l) => l.map((x) => x.toFixed(2)).join(" ")).join(" · ")}`,
     "",
-    "| cluster | hosts | wall (s) | partitions/s | Druid slots busy (mean / slots) | host CPU (s) | CPU ms / partition | PG commits | PG rollbacks | lock-wait samples | accepted (dupl.) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| cluster | hosts | wall (s) | partitions/s | Druid slots busy (mean / slots) | host CPU (s) | CPU ms / partition | emulator CPU (s) | machine busy | PG commits | PG rollbacks | lock-wait samples | accepted (dupl.) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map(
       (r) =>
-        `| ${r.cluster} | ${r.hosts} | ${f(r.wallS)} | ${f(r.perSecond)} | ${f(r.meanInFlight)} / ${r.capacity} | ${f(r.hostCpuS)} | ${f(r.cpuMsPerPartition)} | ${r.commits} | ${r.rollbacks} | ${r.lockWaitSamples} | ${r.accepted} (${r.duplicates}) |`,
+        `| ${r.cluster} | ${r.hosts} | ${f(r.wallS)} | ${f(r.perSecond)} | ${f(r.meanInFlight)} / ${r.capacity} | ${f(r.hostCpuS)} | ${f(r.cpuMsPerPartition)} | ${f(r.emulatorCpuS)} | ${(r.machineBusy * 100).toFixed(0)} % | ${r.commits} | ${r.rollbacks} | ${r.lockWaitSamples} | ${r.accepted} (${r.duplicates}) |`,
     ),
   ];
   for (const cluster of CLUSTERS) {
