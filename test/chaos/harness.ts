@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type Clock, systemClock } from "../../src/core/clock.js";
 import { parseTaskId } from "../../src/core/task-id.js";
 import { openStore } from "../../src/ledger/open.js";
 import { isActive } from "../../src/sim/engine.js";
@@ -111,7 +112,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   const simDir = join(work, "sim");
   const plan = withFaults ? faultPlan(rng) : { rules: [], kinds: [] };
 
+  // The emulator's base clock, which a forgetting restart freezes for a moment: the tasks in flight when it
+  // looks stay in flight until it is stopped (at 1000× a task ends in a millisecond or two).
+  let frozenAt: number | null = null;
+  const clock: Clock = {
+    now: () => frozenAt ?? Date.now(),
+    sleep: (ms, signal) => systemClock.sleep(ms, signal),
+  };
   const simOptions = {
+    clock,
     seed: options.seed,
     timeScale: 1000,
     handoffDelayMs: 2000,
@@ -213,11 +222,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
       if (!cli.exited) {
         if (restartPending && trigger === restartAt) {
           if (forget) {
-            // Forget tasks really in flight: wait (bounded) until the emulator last saw one active.
-            await until("a task in flight", () => [...sim.engine.tasks.values()].some(isActive), {
-              timeoutMs: 60_000,
-              whileRunning: cli,
-            }).catch(() => undefined);
+            // Forget tasks really in flight: wait (bounded) until one is, with the emulator's time stopped
+            // from that look to its stop.
+            await until(
+              "a task in flight",
+              () => {
+                frozenAt = Date.now();
+                sim.engine.sync();
+                if ([...sim.engine.tasks.values()].some(isActive)) return true;
+                frozenAt = null;
+                return false;
+              },
+              { timeoutMs: 60_000, whileRunning: cli },
+            ).catch(() => undefined);
           }
           bank();
           await sim.close();
@@ -225,6 +242,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
             // Druid forgets the tasks it had in flight: gone from its task storage, never run, no segment.
             for (const id of forgetActiveTasks(simDir)) forgotten.add(id);
             forgets++;
+            frozenAt = null;
           }
           sim = await startSim({ ...simOptions, port, faults: plan.rules });
           restarts++;

@@ -18,6 +18,7 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
  * exception escapes `main`; the emulator receives no submission; the ledger file's bytes do not change.
  */
 
+/** Cases per surface; `FUZZ_RUNS=500 npx vitest run test/fuzz/cli-flags.test.ts` for a quick look. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 
 let sim: SimHandle;
