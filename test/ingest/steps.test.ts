@@ -452,9 +452,14 @@ describe("handoff", () => {
 });
 
 describe("audit", () => {
-  const client = (versions: string[]) => ({
+  const asked: string[] = [];
+  const client = (versions: string[], serverType = "historical") => ({
     metadataSegments: async () => versions.map(segment),
-    servedSegments: async () => versions.map((v) => segment(v).identifier),
+    // The served view of the partition's interval only (never the datasource's whole served list).
+    servedInInterval: async (_ds: string, interval: string) => {
+      asked.push(interval);
+      return versions.map((v) => ({ segment: segment(v), servers: [{ type: serverType }] }));
+    },
   });
 
   it("records the summary and finishes when one live version, ours, is served", async () => {
@@ -464,11 +469,20 @@ describe("audit", () => {
       taskIds: [TASK_ID],
       rowStats: { processed: 8, processedWithError: 0, unparseable: 0, thrownAway: 0 },
     });
+    asked.length = 0;
     await auditPartition(a, io({ client: client(["v1"]) }));
     expect(a.progress()).toMatchObject({
       step: "done",
       summary: { version: "v1", segments: 1, rowsIngested: 8 },
     });
+    expect(asked).toEqual([a.payload.interval]);
+  });
+
+  it("aborts when our live segment is announced only by a realtime task, not a Historical", async () => {
+    const a = attempt({ step: "audit", version: "v1", taskIds: [TASK_ID] });
+    const error = await rejects(auditPartition(a, io({ client: client(["v1"], "indexer-executor") })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/not served/);
   });
 
   it("aborts with the violations when another version is live", async () => {
