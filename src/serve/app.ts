@@ -34,6 +34,7 @@ import { openApiDocument } from "./openapi.js";
 import { invalidRequest, type Problem, ProblemError, problem, problemFor } from "./problems.js";
 import { honoPath, type RouteSpec } from "./routes.js";
 import * as S from "./schemas.js";
+import { segmentOpRoutes } from "./segment-ops.js";
 import { registerWeb } from "./web.js";
 
 /**
@@ -766,6 +767,19 @@ function apiRoutes(deps: ApiDeps): Route[] {
       },
     },
     ...dashboardRoutes(deps, { load: deps.load ?? null }, jobSummary),
+    ...segmentOpRoutes({
+      store,
+      client: deps.client,
+      cluster: deps.cluster,
+      clock: deps.clock,
+      started: async (job) => {
+        deps.log.info({ jobId: job.id, kind: job.kind }, "job created");
+        await deps.worker?.refresh();
+        deps.feed.poke();
+      },
+      json: jsonResponse,
+      jobView: (job) => jobView(store, job),
+    }),
   ];
 }
 
