@@ -11,7 +11,6 @@
  * interceptor counts body bytes), requests, wall time from the tick to the last verdict (the emulator's answer
  * time included), and this process's CPU time (segops' parse and decision cost).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -22,6 +21,7 @@ import { parseInterval } from "../src/core/interval.js";
 import { DruidClient } from "../src/druid/client.js";
 import { HandoffChecker, type HandoffSource, MAX_SERVED_RANGES } from "../src/ingest/handoff.js";
 import { type BenchResult, Checks } from "./lib/result.js";
+import { startSimProcess } from "./lib/sim-process.js";
 import { markdownTable, num, times } from "./lib/table.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -68,49 +68,6 @@ function stateFile(dir: string, n: number): void {
       segments,
     }),
   );
-}
-
-async function startSim(
-  dataDir: string,
-): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(root, "src/cli/bin.ts"), "sim", "--port", "0", "--data-dir", dataDir],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
-        child.stdout?.off("data", onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`segops sim exited ${code}: ${err.trim().slice(0, 300)}`)));
-    setTimeout(() => reject(new Error("segops sim did not start within 120 s")), 120_000).unref();
-  });
-  child.stdout?.resume();
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
-        child.once("exit", () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.kill("SIGTERM");
-      }),
-  };
 }
 
 /** Counts response body bytes of every request through the dispatcher. */
@@ -202,7 +159,12 @@ export async function runHandoffBench(options: { quick?: boolean } = {}): Promis
   const checks = new Checks();
   const load = loadavg()[0] ?? 0;
   stateFile(dir, segments);
-  const sim = await startSim(dir);
+  const sim = await startSimProcess({
+    nodeArgs: ["--import", "tsx", join(root, "src/cli/bin.ts")],
+    args: ["--data-dir", dir],
+    cwd: root,
+    startTimeoutMs: 120_000,
+  });
   const counter = { bytes: 0 };
   const client = new DruidClient({ url: sim.url, dispatcher: countingAgent(counter) });
   // The old path: no served view, so the checker reads the whole served list (what it did before).

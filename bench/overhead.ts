@@ -8,52 +8,20 @@
  *
  *   node --import tsx bench/overhead.ts [--quick]
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildOnce } from "./lib/build.js";
 import { type BenchResult, Checks } from "./lib/result.js";
+import { startSimProcess } from "./lib/sim-process.js";
 import { markdownTable, num } from "./lib/table.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const BIN = join(root, "dist/cli/bin.js");
 const TASK_MS = 3000;
 const GOAL_MS = 1000;
-
-async function startSim(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, "sim", "--port", "0", "--handoff-delay", "0"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
-        child.stdout?.off("data", onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`segops sim exited ${code}`)));
-    setTimeout(() => reject(new Error("segops sim did not start within 20 s")), 20_000).unref();
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
-}
 
 interface Round {
   wallMs: number;
@@ -119,7 +87,7 @@ export async function runOverheadBench(options: { quick?: boolean } = {}): Promi
   const sample = JSON.parse(readFileSync(join(root, "samples/templates/wikipedia-daily.json"), "utf8"));
   writeFileSync(template, JSON.stringify({ ...sample, context: { simDurationMs: TASK_MS } }));
   const load = loadavg()[0] ?? 0;
-  const sim = await startSim();
+  const sim = await startSimProcess({ nodeArgs: [BIN], args: ["--handoff-delay", "0"], cwd: root });
   const results: Round[] = [];
   try {
     if (!options.quick) await runOnce(sim.url, dir, template, -1); // warm-up: file cache
