@@ -88,3 +88,23 @@ export function servedByHistoricals(
   }
   return [...ids];
 }
+
+/**
+ * Ids of the segments a Historical serves over `interval`, from the Coordinator's served view of just that
+ * interval (§3.2a): what the handoff gate, the audit and the segment operations' checks read, so that their
+ * cost follows the interval and not the datasource (its whole served list is 16 MB at 200,000 segments).
+ */
+export async function servedIdsIn(
+  client: {
+    servedInInterval(
+      ds: string,
+      interval: string,
+      options?: { signal?: AbortSignal },
+    ): Promise<ReadonlyArray<{ segment: DataSegment; servers: ReadonlyArray<{ type?: string }> }>>;
+  },
+  datasource: string,
+  interval: string,
+  options?: { signal?: AbortSignal },
+): Promise<Set<string>> {
+  return new Set(servedByHistoricals(await client.servedInInterval(datasource, interval, options)));
+}

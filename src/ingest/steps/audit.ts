@@ -3,7 +3,7 @@ import { formatInterval } from "../../core/interval.js";
 import { TaskAbort } from "../../driver/signals.js";
 import { auditTimeline } from "../audit.js";
 import type { IngestSummary } from "../runner.js";
-import { servedByHistoricals, toTimelineSegment } from "../segments.js";
+import { servedIdsIn, toTimelineSegment } from "../segments.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**
@@ -16,11 +16,10 @@ export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   // The served view of this interval only, as the handoff gate reads it (docs/druid-api.md §3.2a): the
   // datasource's whole served list would cost every partition's audit the whole datasource (16 MB at
   // 200,000 segments).
-  const [used, served] = await Promise.all([
+  const [used, servedIds] = await Promise.all([
     io.client.metadataSegments(payload.datasource, [formatInterval(a.interval)], a.call),
-    io.client.servedInInterval(payload.datasource, formatInterval(a.interval), a.call),
+    servedIdsIn(io.client, payload.datasource, formatInterval(a.interval), a.call),
   ]);
-  const servedIds = new Set(servedByHistoricals(served));
   const report = auditTimeline({
     datasource: payload.datasource,
     interval: a.interval,

@@ -8,7 +8,7 @@ import type { DruidClient } from "../../druid/client.js";
 import { isDruidError } from "../../druid/errors.js";
 import type { DataSegment } from "../../druid/types.js";
 import type { DruidServices } from "../../ingest/kind.js";
-import { segmentId } from "../../ingest/segments.js";
+import { segmentId, servedIdsIn } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
 import { compactionSlotBudget } from "../slots.js";
 import { COMPACT_KIND, type CompactPayload, judgeChunks } from "./plan.js";
@@ -177,9 +177,9 @@ export function compactRunner(services: DruidServices): Runner {
     const usedAndServed = async () => {
       const [used, served] = await Promise.all([
         client.metadataSegments(ds, [payload.interval], call),
-        client.servedSegments(ds, call),
+        servedIdsIn(client, ds, payload.interval, call),
       ]);
-      return { used, ...judgeChunks(ds, chunk, used, new Set(served), payload.sizeBand) };
+      return { used, ...judgeChunks(ds, chunk, used, served, payload.sizeBand) };
     };
 
     if ((p.step ?? "measure") === "measure") {

@@ -7,7 +7,7 @@ import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
 import { auditTimeline } from "../../ingest/audit.js";
 import type { DruidServices } from "../../ingest/kind.js";
-import { toTimelineSegment } from "../../ingest/segments.js";
+import { servedIdsIn, toTimelineSegment } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
 import { chunkRestored, ROLLBACK_KIND, type RollbackPayload } from "./plan.js";
 
@@ -81,11 +81,13 @@ export function rollbackRunner(services: DruidServices): Runner {
       await save({ step: "served", marked, markedAt: clock.now() });
     }
     if (p.step === "served") {
+      // The served view of the chunk: while the newer version is still announced, queries read it and not
+      // the restored one, so the restored version shows there only once the newer one is dropped.
       const [used, served] = await Promise.all([
         client.metadataSegments(ds, [payload.interval], { signal: ctx.signal }),
-        client.servedSegments(ds, { signal: ctx.signal }),
+        servedIdsIn(client, ds, payload.interval, { signal: ctx.signal }),
       ]);
-      const check = chunkRestored(payload, used, new Set(served));
+      const check = chunkRestored(payload, used, served);
       if (check.stillUsedNewer.length > 0) {
         throw new TaskAbort(
           `a newer version is used again in ${payload.interval} (${check.stillUsedNewer.join(", ")}): an ingestion ran during the rollback; roll back again once it has finished`,
@@ -109,11 +111,10 @@ export function rollbackRunner(services: DruidServices): Runner {
       await save({ step: "audit", servedAt: clock.now(), waitingFor: [] });
     }
     if (p.step === "audit") {
-      const [used, served] = await Promise.all([
+      const [used, servedIds] = await Promise.all([
         client.metadataSegments(ds, [payload.interval], { signal: ctx.signal }),
-        client.servedSegments(ds, { signal: ctx.signal }),
+        servedIdsIn(client, ds, payload.interval, { signal: ctx.signal }),
       ]);
-      const servedIds = new Set(served);
       const report = auditTimeline({
         datasource: ds,
         interval: parseInterval(payload.interval),
