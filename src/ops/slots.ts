@@ -34,3 +34,27 @@ export function killSlotBudget(config: Record<string, unknown>, capacity: number
 export function compactionSlotBudget(config: Record<string, unknown>, capacity: number): number | null {
   return taskSlotBudget(config.compactionTaskSlotRatio, config.maxCompactionTaskSlots, capacity);
 }
+
+/**
+ * A budget read from Druid at most once a minute (`read` runs against the cluster; a failed read is null,
+ * no budget: worker-slot admission alone caps the tasks then). Shared by the compaction and kill runners.
+ * @param refreshMs how long a read stays good. @default 60000
+ */
+export function cachedBudget(
+  read: (signal: AbortSignal) => Promise<number | null>,
+  clock: { now(): number },
+  refreshMs = 60_000,
+): (signal: AbortSignal) => Promise<number | null> {
+  let last: { value: number | null; readAt: number } | null = null;
+  return async (signal) => {
+    if (last && clock.now() - last.readAt < refreshMs) return last.value;
+    let value: number | null;
+    try {
+      value = await read(signal);
+    } catch {
+      value = null; // unreadable (permissions, an older Druid)
+    }
+    last = { value, readAt: clock.now() };
+    return value;
+  };
+}

@@ -94,7 +94,7 @@ describe("segops serve: segment operations", () => {
       expect(restored.map((s) => s.version).sort()).toEqual(before.map((s) => s.version).sort());
 
       // The compaction's segments are unused now: a kill is a dry run unless told otherwise.
-      const killBody = { datasource: DS, interval: INTERVAL };
+      const killBody = { datasource: DS, interval: INTERVAL, batchSize: 1 };
       const plan = await t.call("/api/v1/kills", { json: killBody });
       expect(plan.status, plan.text).toBe(200);
       expect(plan.json).toMatchObject({ kind: "kill", dryRun: true });
@@ -102,6 +102,20 @@ describe("segops serve: segment operations", () => {
       expect((await client.unusedSegments(DS, INTERVAL)).length).toBe(4);
       await waitDone(t, await t.call("/api/v1/kills", { json: { ...killBody, dryRun: false } }));
       expect(await client.unusedSegments(DS, INTERVAL)).toEqual([]);
+      // Four kill tasks, one at a time: Druid's kill budget (killTaskSlotRatio 0.1 of 8 slots, at least one)
+      // holds in the service as in the CLI.
+      const kills = t.sim.stats().submissions.filter((k) => k.accepted && k.id?.startsWith("segops_kill_"));
+      expect(kills).toHaveLength(4);
+      const spans = kills.map((k) => {
+        const events = t.sim.engine.stats.events.get(k.id ?? "") ?? [];
+        const at = (e: string) => events.find((x) => x.event === e)?.at ?? Number.NaN;
+        return [at("running"), at("success")] as const;
+      });
+      for (const [a, b] of spans) expect(a < b).toBe(true);
+      const overlapping = spans.filter(([a1, b1], i) =>
+        spans.some(([a2, b2], j) => i !== j && a1 < b2 && a2 < b1),
+      );
+      expect(overlapping).toEqual([]);
       expect((await client.metadataSegments(DS, [INTERVAL])).length).toBe(8);
     } finally {
       await client.close();

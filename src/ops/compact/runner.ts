@@ -10,7 +10,7 @@ import type { DataSegment } from "../../druid/types.js";
 import type { DruidServices } from "../../ingest/kind.js";
 import { segmentId, servedIdsIn } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
-import { compactionSlotBudget } from "../slots.js";
+import { cachedBudget, compactionSlotBudget } from "../slots.js";
 import { COMPACT_KIND, type CompactPayload, judgeChunks } from "./plan.js";
 
 /**
@@ -143,20 +143,13 @@ export function compactRunner(services: DruidServices): Runner {
   // maxCompactionTaskSlots) caps how many of ours run at Druid at once; re-read once a minute. A chunk
   // waiting for its handoff holds no slot, so it does not count.
   const atDruid = new Set<string>();
-  let budget: { value: number | null; readAt: number } | null = null;
-  const compactionBudget = async (signal: AbortSignal): Promise<number | null> => {
-    if (budget && clock.now() - budget.readAt < 60_000) return budget.value;
-    try {
-      const [config, capacity] = await Promise.all([
-        client.compactionConfig({ signal }),
-        client.totalWorkerCapacity({ signal }),
-      ]);
-      budget = { value: compactionSlotBudget(config, capacity.currentClusterCapacity), readAt: clock.now() };
-    } catch {
-      budget = { value: null, readAt: clock.now() }; // unreadable: the admission of slots alone caps them
-    }
-    return budget.value;
-  };
+  const compactionBudget = cachedBudget(async (signal) => {
+    const [config, capacity] = await Promise.all([
+      client.compactionConfig({ signal }),
+      client.totalWorkerCapacity({ signal }),
+    ]);
+    return compactionSlotBudget(config, capacity.currentClusterCapacity);
+  }, clock);
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = decodedForHandler<CompactPayload>(COMPACT_ENCODING, task, "payload");

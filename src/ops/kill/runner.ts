@@ -7,6 +7,7 @@ import { isDruidError } from "../../druid/errors.js";
 import type { DruidServices } from "../../ingest/kind.js";
 import { segmentId } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
+import { cachedBudget, killSlotBudget } from "../slots.js";
 import { KILL_KIND, type KillPayload } from "./plan.js";
 
 /**
@@ -40,8 +41,18 @@ export const KILL_ENCODING: KindEncoding = {
 };
 
 export function killRunner(services: DruidServices): Runner {
-  const { client, batcher, admission } = services;
+  const { client, batcher, admission, clock } = services;
   const tickMs = services.tickMs ?? DEFAULTS.tickMs;
+  // Druid's budget for kill tasks (killTaskSlotRatio of the slots, at most maxKillTaskSlots) caps how
+  // many of ours run at Druid at once, in every process that runs kills (the CLI and serve alike).
+  const atDruid = new Set<string>();
+  const killBudget = cachedBudget(async (signal) => {
+    const [config, capacity] = await Promise.all([
+      client.coordinatorDynamicConfig({ signal }),
+      client.totalWorkerCapacity({ signal }),
+    ]);
+    return killSlotBudget(config, capacity.currentClusterCapacity);
+  }, clock);
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = decodedForHandler<KillPayload>(KILL_ENCODING, task, "payload");
@@ -51,29 +62,43 @@ export function killRunner(services: DruidServices): Runner {
       p = { ...p, ...patch };
     };
     if ((p.step ?? "submit") === "submit") {
+      const cap = await killBudget(ctx.signal);
+      if (cap !== null && !atDruid.has(task.id) && atDruid.size >= cap)
+        throw new TaskDefer(`Druid's kill task budget (${cap} task(s)) is in use`, tickMs);
+      // Reserved before the next await, so batches reaching this point together cannot all pass.
+      atDruid.add(task.id);
       // A kill task takes a worker slot: it waits for one like an ingestion (never all slots at once).
-      if (admission && !admission.admit(task.id, 1))
+      if (admission && !admission.admit(task.id, 1)) {
+        atDruid.delete(task.id);
         throw new TaskDefer("waiting for a free worker slot", tickMs);
-      await client.submitTask(
-        {
-          type: "kill",
-          id: payload.taskId,
-          dataSource: payload.datasource,
-          interval: payload.interval,
-          ...(payload.versions ? { versions: payload.versions } : {}),
-          maxUsedStatusLastUpdatedTime: new Date(payload.maxUsedStatusLastUpdatedTime).toISOString(),
-        } as never,
-        { signal: ctx.signal },
-      );
+      }
+      try {
+        await client.submitTask(
+          {
+            type: "kill",
+            id: payload.taskId,
+            dataSource: payload.datasource,
+            interval: payload.interval,
+            ...(payload.versions ? { versions: payload.versions } : {}),
+            maxUsedStatusLastUpdatedTime: new Date(payload.maxUsedStatusLastUpdatedTime).toISOString(),
+          } as never,
+          { signal: ctx.signal },
+        );
+      } catch (error) {
+        atDruid.delete(task.id); // not submitted (or not known to be): the next try reserves again
+        throw error;
+      }
       admission?.track(task.id, 1, payload.taskId);
       await save({ step: "running" });
     }
     if (p.step === "running") {
+      atDruid.add(task.id); // also after a restart, for a kill submitted by the run that crashed
       const status = await batcher.get(payload.taskId, ctx.signal);
       if (status.state === "RUNNING" || status.state === "UNKNOWN") {
         throw new TaskProgress(`kill task ${payload.taskId} ${status.state}`, tickMs);
       }
       admission?.untrack(task.id);
+      atDruid.delete(task.id);
       if (status.state === "FAILED") {
         const errorMsg = "errorMsg" in status ? status.errorMsg : null;
         await save({ druidState: status.state, errorMsg });
@@ -108,8 +133,14 @@ export function killRunner(services: DruidServices): Runner {
     kind: KILL_KIND,
     concurrency: services.concurrency ?? DEFAULTS.maxConcurrency,
     maxRetry: services.maxRetry ?? DEFAULTS.maxRetry,
-    release: (taskId) => admission?.release(taskId),
-    onFinish: (task) => admission?.untrack(task.id),
+    release: (taskId) => {
+      atDruid.delete(taskId);
+      admission?.release(taskId);
+    },
+    onFinish: (task) => {
+      atDruid.delete(task.id);
+      admission?.untrack(task.id);
+    },
     handler: async (task, ctx) => {
       try {
         // A crash after the submit resubmits the pinned id: Druid's duplicate answer is a reattach.
