@@ -5,6 +5,12 @@
 export const DEFAULTS = {
   /** Polling cadence: status batches, handoff checks, worker refreshes. */
   tickMs: 1000,
+  /**
+   * How long questions asked after a tick or more of quiet gather before they are looked up together (a
+   * status or handoff check): a task that just started or succeeded gets its first look at once, not a
+   * tick later, and still at most one lookup a tick.
+   */
+  gatherMs: 50,
   /** Partitions of one run in flight at once (also bounded by the cluster's free worker slots). */
   maxConcurrency: 8,
   /**

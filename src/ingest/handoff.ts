@@ -265,8 +265,6 @@ export interface HandoffSource {
 export const MAX_SERVED_RANGES = 1000;
 /** Served-view requests in flight at once, per datasource. */
 const SERVED_CONCURRENCY = 4;
-/** How long questions asked after an idle spell gather before they are checked together. */
-const GATHER_MS = 50;
 
 export interface HandoffCheckerOptions {
   source: HandoffSource;
@@ -293,7 +291,7 @@ export class HandoffChecker {
       // gathering pause, not a whole tick: a task that just succeeded would otherwise wait a tick for its first
       // look (the larger part of `segops run`'s overhead on a fast handoff, bench/overhead.ts).
       nextDelay: () =>
-        Math.min(tickMs, Math.max(GATHER_MS, this.#lastFlushEnd + tickMs - options.clock.now())),
+        Math.min(tickMs, Math.max(DEFAULTS.gatherMs, this.#lastFlushEnd + tickMs - options.clock.now())),
       flush: async (batch, signal) => {
         this.stats.rounds++;
         try {

@@ -50,6 +50,7 @@ export class StatusBatcher {
   readonly #opts: Required<Omit<StatusBatcherOptions, "random">> & { random: () => number };
   readonly #batcher: TickBatcher<string, null, StatusResult>;
   #failures = 0;
+  #lastFlushEnd = Number.NEGATIVE_INFINITY;
   readonly stats: BatcherStats = { lookups: 0, idsLookedUp: 0, failures: 0 };
 
   constructor(options: StatusBatcherOptions) {
@@ -83,7 +84,11 @@ export class StatusBatcher {
   }
 
   #nextDelay(): number {
-    if (this.#failures === 0) return this.#opts.tickMs;
+    const tick = this.#opts.tickMs;
+    // At most one lookup a tick; after a tick or more of quiet, a short gathering pause instead of a whole
+    // tick (a task just submitted would wait a tick for its first status: `segops run`'s overhead).
+    if (this.#failures === 0)
+      return Math.min(tick, Math.max(DEFAULTS.gatherMs, this.#lastFlushEnd + tick - this.#opts.clock.now()));
     const pause = backoffDelay(
       this.#failures - 1,
       { baseMs: this.#opts.tickMs * 2, capMs: this.#opts.maxBackoffMs },
@@ -95,6 +100,14 @@ export class StatusBatcher {
   async #flush(batch: Batch<string, null, StatusResult>, signal: AbortSignal): Promise<void> {
     this.stats.lookups++;
     this.stats.idsLookedUp += batch.size;
+    try {
+      await this.#lookUp(batch, signal);
+    } finally {
+      this.#lastFlushEnd = this.#opts.clock.now();
+    }
+  }
+
+  async #lookUp(batch: Batch<string, null, StatusResult>, signal: AbortSignal): Promise<void> {
     try {
       const found = await this.#opts.lookup([...batch.keys()], signal);
       this.#failures = 0;

@@ -36,6 +36,36 @@ describe("status batcher", () => {
     await batcher.stop();
   });
 
+  it("looks a task up within the gathering pause after a quiet spell, then at most once a tick", async () => {
+    const clock = new ManualClock(0);
+    const calls: number[] = [];
+    const batcher = new StatusBatcher({
+      clock,
+      tickMs: 1000,
+      lookup: async (ids) => {
+        calls.push(clock.now());
+        return new Map(
+          ids.map((id) => [id, { id, state: "RUNNING" as const, duration: -1, errorMsg: null }]),
+        );
+      },
+    });
+    // Idle: the first question is looked up 50 ms later (with whatever else was asked by then), not a tick.
+    const first = batcher.get("a");
+    await clock.advance(20);
+    const second = batcher.get("b");
+    await clock.advance(30);
+    await Promise.all([first, second]);
+    expect(calls).toEqual([50]);
+    // Asked again at once: the next lookup waits for the tick since the last one ended.
+    const again = batcher.get("a");
+    await clock.advance(500);
+    expect(calls).toEqual([50]);
+    await clock.advance(500);
+    await again;
+    expect(calls).toEqual([50, 1050]);
+    await batcher.stop();
+  });
+
   it("reports an id Druid omits as UNKNOWN, not FAILED", async () => {
     const clock = new ManualClock(0);
     const batcher = new StatusBatcher({ lookup: fakeDruid({ a: "SUCCESS" }).lookup, clock, tickMs: 500 });
@@ -60,9 +90,9 @@ describe("status batcher", () => {
       },
     });
     const answer = batcher.get("x");
-    await clock.advance(1000); // first lookup fails
+    await clock.advance(1000); // first lookup (after the gathering pause) fails
     await clock.advance(1000); // still backing off: the pause after a failure is longer than a tick
-    expect(calls).toEqual([1000]);
+    expect(calls).toEqual([50]);
     await clock.advance(60_000);
     expect((await answer).state).toBe("SUCCESS");
     expect(calls.length).toBe(3);
