@@ -26,6 +26,8 @@ export interface TickBatcherOptions<K, Q, A> {
 
 export class TickBatcher<K, Q, A> {
   readonly #waiting: Batch<K, Q, A> = new Map();
+  /** Asks waiting under each caller's signal (weakly held: a signal nobody keeps takes its entry along). */
+  readonly #bySignal = new WeakMap<AbortSignal, Map<Pending<Q, A>, K>>();
   readonly #stop = new AbortController();
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
@@ -38,28 +40,51 @@ export class TickBatcher<K, Q, A> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.#loop ??= this.#run();
     return new Promise<A>((resolve, reject) => {
-      // The abort listener lives exactly as long as the wait: a task polled for hours must not pile them up.
-      const onAbort = () => {
-        const remaining = (this.#waiting.get(key) ?? []).filter((p) => p !== pending);
-        if (remaining.length > 0) this.#waiting.set(key, remaining);
-        else this.#waiting.delete(key);
-        reject(signal?.reason);
-      };
+      const asks = signal ? this.#asksOf(signal) : undefined;
       const pending: Pending<Q, A> = {
         question,
         resolve: (answer) => {
-          signal?.removeEventListener("abort", onAbort);
+          asks?.delete(pending);
           resolve(answer);
         },
         reject: (error) => {
-          signal?.removeEventListener("abort", onAbort);
+          asks?.delete(pending);
           reject(error);
         },
       };
+      asks?.set(pending, key);
       this.#enqueue(key, pending);
-      signal?.addEventListener("abort", onAbort, { once: true });
       this.#wake?.();
     });
+  }
+
+  /**
+   * The asks waiting under `signal`, with one abort listener per signal for as long as the signal lives
+   * rather than one added and removed per ask: a partition asks once a tick under the same signal for as long
+   * as its task runs, and an EventTarget listener a tick per partition was a tenth of a 2,000-partition
+   * backfill's allocations (issue 16).
+   */
+  #asksOf(signal: AbortSignal): Map<Pending<Q, A>, K> {
+    let asks = this.#bySignal.get(signal);
+    if (!asks) {
+      const mine = new Map<Pending<Q, A>, K>();
+      asks = mine;
+      this.#bySignal.set(signal, mine);
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const [pending, key] of [...mine]) {
+            const remaining = (this.#waiting.get(key) ?? []).filter((p) => p !== pending);
+            if (remaining.length > 0) this.#waiting.set(key, remaining);
+            else this.#waiting.delete(key);
+            pending.reject(signal.reason);
+          }
+          this.#bySignal.delete(signal);
+        },
+        { once: true },
+      );
+    }
+    return asks;
   }
 
   /**
