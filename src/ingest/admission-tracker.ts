@@ -81,6 +81,13 @@ export class AdmissionTracker {
       this.lastDecision = "Druid's task queue is full (429)";
       return false;
     }
+    // At the cap no snapshot could admit anything: ask for none. (The driver runs more handlers than the cap,
+    // for partitions waiting for handoff, so it asks here while at the cap every cycle; a refresh each tick
+    // would be three Overlord requests a tick for nothing.)
+    if (this.#inFlight.size >= this.options.maxConcurrency) {
+      this.lastDecision = "max-concurrency";
+      return false;
+    }
     this.#wanted = true;
     if (!this.#workers) return false; // no capacity known yet: wait for the first refresh
     const decision = decideAdmission({

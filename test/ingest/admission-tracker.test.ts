@@ -79,6 +79,28 @@ describe("admission tracker", () => {
     expect(fake.calls.filter((c) => c === "workers")).toHaveLength(2);
   });
 
+  it("at --max-concurrency asks Druid nothing: no snapshot could admit another", async () => {
+    const clock = new ManualClock(0);
+    const fake = fakeClient({ workers: () => [worker(8, 0)] });
+    const tracker = new AdmissionTracker({ client: fake.client, clock, maxConcurrency: 2, tickMs: 1000 });
+    await tracker.refresh();
+    expect([tracker.admit("a", 1), tracker.admit("b", 1)]).toEqual([true, true]);
+    await clock.advance(1000);
+    await tracker.refresh(); // a and b asked: their runner states are read once
+    const before = fake.calls.length;
+    // Partitions keep asking every cycle while two are in flight (the driver has handlers to spare).
+    for (let i = 0; i < 5; i++) {
+      expect(tracker.admit("c", 1)).toBe(false);
+      expect(tracker.lastDecision).toBe("max-concurrency");
+      await clock.advance(1000);
+      await tracker.refresh();
+    }
+    expect(fake.calls.length).toBe(before);
+    // One leaves: the next question is worth a snapshot again.
+    tracker.untrack("a");
+    expect(tracker.admit("c", 1)).toBe(true);
+  });
+
   it("falls back to total capacity, then to --max-concurrency, when workers cannot be listed", async () => {
     const clock = new ManualClock(0);
     const known = new AdmissionTracker({
