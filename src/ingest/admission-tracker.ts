@@ -11,7 +11,7 @@ import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admis
  * claimed in one driver cycle cannot all squeeze into the same free slots.
  */
 export class AdmissionTracker {
-  readonly #inFlight = new Map<string, InFlightTask & { druidTaskId: string | null }>();
+  readonly #inFlight = new Map<string, InFlightTask & { druidTaskId: string | null; group?: string }>();
   #workers: WorkerSnapshot | null = null;
   #refreshedAt = Number.NEGATIVE_INFINITY;
   /** Someone is waiting for admission: only then is a fresh snapshot worth three Overlord requests. */
@@ -38,6 +38,7 @@ export class AdmissionTracker {
       slots,
       druidTaskId,
       runnerState: current?.druidTaskId === druidTaskId ? current.runnerState : "UNKNOWN",
+      ...(current?.group !== undefined ? { group: current.group } : {}),
     });
     this.#notePeak();
   }
@@ -74,9 +75,20 @@ export class AdmissionTracker {
     this.#pausedUntil = Math.max(this.#pausedUntil, untilMs);
   }
 
-  /** Admission for a partition about to be submitted; reserves its slots when admitted. */
-  admit(ledgerTaskId: string, slots: number): boolean {
+  /**
+   * Admission for a partition about to be submitted; reserves its slots when admitted. `group` caps the
+   * partitions of one job (its own `maxConcurrency`) under the process's cap.
+   */
+  admit(ledgerTaskId: string, slots: number, group?: { id: string; cap: number }): boolean {
     if (this.#inFlight.has(ledgerTaskId)) return true;
+    if (group) {
+      let ofGroup = 0;
+      for (const t of this.#inFlight.values()) if (t.group === group.id) ofGroup++;
+      if (ofGroup >= group.cap) {
+        this.lastDecision = "job max-concurrency";
+        return false;
+      }
+    }
     if (this.options.clock.now() < this.#pausedUntil) {
       this.lastDecision = "Druid's task queue is full (429)";
       return false;
@@ -100,7 +112,12 @@ export class AdmissionTracker {
     this.lastDecision = decision.admit ? "admit" : decision.reason;
     if (!decision.admit) return false;
     // Reserved, not yet submitted: its slots count at once; Druid's verdict (PENDING or not) comes with the next refresh.
-    this.#inFlight.set(ledgerTaskId, { slots, druidTaskId: null, runnerState: "UNKNOWN" });
+    this.#inFlight.set(ledgerTaskId, {
+      slots,
+      druidTaskId: null,
+      runnerState: "UNKNOWN",
+      ...(group ? { group: group.id } : {}),
+    });
     this.#notePeak();
     return true;
   }

@@ -131,6 +131,22 @@ export interface IngestProgress {
   summary?: IngestSummary;
 }
 
+/** What a job may set for itself (stored in its options by `planRequest`). */
+export interface JobSettings {
+  maxConcurrency?: number;
+  poisonAfter?: number;
+}
+
+/** A job's own settings from its stored options (numbers only; anything else is not a setting). */
+export function jobSettingsOf(options: Readonly<Record<string, unknown>>): JobSettings {
+  const out: JobSettings = {};
+  for (const key of ["maxConcurrency", "poisonAfter"] as const) {
+    const v = options[key];
+    if (typeof v === "number" && Number.isInteger(v) && v >= 1) out[key] = v;
+  }
+  return out;
+}
+
 /**
  * How many partitions the driver may run at once for a cap of `cap` at Druid. A partition past SUCCESS
  * waits for handoff and the audit inside its handler but holds no worker slot; were it counted against the
@@ -157,6 +173,11 @@ export interface IngestRunnerOptions {
   concurrency?: number;
   /** Cadence of status polls for one task. @default DEFAULTS.tickMs (1000) */
   tickMs?: number;
+  /**
+   * A job's own settings (`maxConcurrency`, `poisonAfter` stored with it), where a process runs many jobs
+   * (the service's worker): they apply under the process's own. @default none (the process's settings)
+   */
+  jobSettings?: (jobId: string) => JobSettings | undefined;
   /** Give up on handoff this long after SUCCESS. @default DEFAULTS.handoffTimeoutMs (15 min) */
   handoffTimeoutMs?: number;
   /** Dead-letter after this many same-class deterministic failures. @default DEFAULTS.poisonAfter (3) */
@@ -279,9 +300,14 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       // An attempt with a recorded id may already be at Druid: watch it (or reattach) without waiting.
       if (p.taskId && !attemptOver(p)) return true;
       const slots = typeof task.payload.slots === "number" ? task.payload.slots : 1;
-      return options.admission ? options.admission.admit(task.id, slots) : true;
+      const cap = options.jobSettings?.(task.jobId)?.maxConcurrency;
+      return options.admission
+        ? options.admission.admit(task.id, slots, cap !== undefined ? { id: task.jobId, cap } : undefined)
+        : true;
     },
-    isPoison: (_task, error) => error instanceof AttemptFailed && isPoisoned(error.failures, poisonAfter),
+    isPoison: (task, error) =>
+      error instanceof AttemptFailed &&
+      isPoisoned(error.failures, options.jobSettings?.(task.jobId)?.poisonAfter ?? poisonAfter),
     // An admission reservation for a partition another host claimed would hold our slots forever.
     release: (taskId) => options.admission?.release(taskId),
     onFinish: (task) => {

@@ -12,6 +12,7 @@ import { AdmissionTracker } from "../ingest/admission-tracker.js";
 import type { SizeBand } from "../ingest/audit.js";
 import { HandoffChecker } from "../ingest/handoff.js";
 import type { DruidServices } from "../ingest/kind.js";
+import type { JobSettings } from "../ingest/runner.js";
 import { StatusBatcher, type TaskStatusSnapshot } from "../ingest/status-batcher.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, TaskRow } from "../ledger/types.js";
@@ -127,6 +128,8 @@ export type MachineryOptions = Pick<
 > & {
   /** Told how long each bulk status lookup took and for how many ids (metrics). */
   onStatusLookup?: (durationMs: number, ids: number) => void;
+  /** Each job's own settings, where one process runs many (the service's worker). */
+  jobSettings?: (jobId: string) => JobSettings | undefined;
 };
 
 /**
@@ -181,6 +184,7 @@ export function createMachinery(options: MachineryOptions): Machinery {
     ...(options.maxRetry !== undefined ? { maxRetry: options.maxRetry } : {}),
     ...(options.sizeBand ? { sizeBand: options.sizeBand } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
+    ...(options.jobSettings ? { jobSettings: options.jobSettings } : {}),
   };
   return {
     services,

@@ -60,9 +60,9 @@ const ingestFields = {
     .optional(),
   /** Fewest rows a partition must ingest. @default 0 */
   minRows: z.number().int().min(0).optional(),
-  /** Partitions in flight at once (stored with the job). */
+  /** This job's partitions at Druid at once, under the process's own cap (stored with the job). */
   maxConcurrency: z.number().int().min(1).max(10_000).optional(),
-  /** Dead-letter after N same-class failures (stored with the job). */
+  /** Dead-letter this job's partitions after N same-class failures (stored with the job). */
   poisonAfter: z.number().int().min(1).max(1000).optional(),
 };
 

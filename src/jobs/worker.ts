@@ -6,6 +6,7 @@ import type { DruidClient } from "../druid/client.js";
 import { clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
 import type { OutageMonitor } from "../druid/outage.js";
 import type { DruidServices } from "../ingest/kind.js";
+import { type JobSettings, jobSettingsOf } from "../ingest/runner.js";
 import { LedgerError } from "../ledger/errors.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow } from "../ledger/types.js";
@@ -75,6 +76,8 @@ export class Worker {
   readonly #machinery: Machinery;
   #driver: Driver | null = null;
   #jobIds: readonly string[] = [];
+  /** Each open job's own settings (`maxConcurrency`, `poisonAfter`), re-read with the job list. */
+  #jobSettings = new Map<string, JobSettings>();
   #state: WorkerState = "created";
   #stop = new AbortController();
   #loop: Promise<void> = Promise.resolve();
@@ -86,7 +89,7 @@ export class Worker {
   constructor(options: WorkerOptions) {
     this.#options = options;
     this.#tickMs = options.tickMs ?? DEFAULTS.tickMs;
-    this.#machinery = createMachinery(options);
+    this.#machinery = createMachinery({ ...options, jobSettings: (id) => this.#jobSettings.get(id) });
   }
 
   get state(): WorkerState {
@@ -136,6 +139,12 @@ export class Worker {
       this.#options.store.listJobs({ state: "canceled", limit: 100_000 }),
     ]);
     this.#jobIds = jobsOfCluster([...open, ...canceled], this.#options.client);
+    const settings = new Map<string, JobSettings>();
+    for (const job of open) {
+      const own = jobSettingsOf(job.options);
+      if (own.maxConcurrency !== undefined || own.poisonAfter !== undefined) settings.set(job.id, own);
+    }
+    this.#jobSettings = settings;
   }
 
   /**

@@ -101,6 +101,34 @@ describe("admission tracker", () => {
     expect(tracker.admit("c", 1)).toBe(true);
   });
 
+  it("caps one job's partitions at its own maxConcurrency under the process's cap", async () => {
+    const clock = new ManualClock(0);
+    const { client } = fakeClient({ workers: () => [worker(8, 0)] });
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 6 });
+    await tracker.refresh();
+    const jobA = { id: "A", cap: 2 };
+    expect([
+      tracker.admit("A/1", 1, jobA),
+      tracker.admit("A/2", 1, jobA),
+      tracker.admit("A/3", 1, jobA),
+    ]).toEqual([true, true, false]);
+    expect(tracker.lastDecision).toBe("job max-concurrency");
+    // Another job is not held back by A's cap; the process's cap still holds for both.
+    expect(["B/1", "B/2", "B/3", "B/4", "B/5"].map((id) => tracker.admit(id, 1))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    // The group survives the submission (track) and is freed by the end of the partition (untrack).
+    tracker.track("A/1", 1, "druid-a1");
+    tracker.untrack("B/1");
+    expect(tracker.admit("A/3", 1, jobA)).toBe(false);
+    tracker.untrack("A/1");
+    expect(tracker.admit("A/3", 1, jobA)).toBe(true);
+  });
+
   it("falls back to total capacity, then to --max-concurrency, when workers cannot be listed", async () => {
     const clock = new ManualClock(0);
     const known = new AdmissionTracker({
