@@ -8,7 +8,7 @@
  *
  *   node --import tsx bench/scale.ts [--quick] [--only poll|backfill|plan]
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -23,6 +23,7 @@ import { buildOnce } from "./lib/build.js";
 import { mapLimit } from "./lib/env.js";
 import { type ProcSample, sampleProc } from "./lib/proc.js";
 import { type BenchResult, Checks } from "./lib/result.js";
+import { startSimProcess } from "./lib/sim-process.js";
 import { quantile } from "./lib/stats.js";
 import { markdownTable, num } from "./lib/table.js";
 
@@ -95,48 +96,8 @@ function lines(text: string): string[] {
   return text.split("\n").filter((l) => l.trim() !== "");
 }
 
-/** Starts `segops sim` (compiled) in its own process; resolves once it prints its URL. */
-async function startSimProcess(
-  args: string[],
-): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, "sim", "--port", "0", ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
-        child.stdout?.off("data", onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`segops sim exited ${code}: ${err.trim().slice(0, 300)}`)));
-    setTimeout(() => reject(new Error("segops sim did not start within 20 s")), 20_000).unref();
-  });
-  child.stdout?.resume();
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
-        child.once("exit", () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.kill("SIGTERM");
-      }),
-  };
-}
+/** `segops sim` (compiled) in its own process. */
+const startSim = (args: string[]) => startSimProcess({ nodeArgs: [BIN], args, cwd: root });
 
 /** Runs the compiled CLI with the probe preloaded, sampling /proc every 250 ms, bounded by `timeoutMs`. */
 function runMeasured(args: string[], probeFile: string, timeoutMs: number): Promise<Measured> {
@@ -238,7 +199,7 @@ function noopTask(id: string, durationMs: number): TaskSpec {
 
 /** `segops poll --file` over N running tasks. */
 async function pollAtScale(n: number, quick: boolean, dir: string, checks: Checks): Promise<ScaleRow> {
-  const sim = await startSimProcess(["--capacity", String(n), "--time-scale", "1"]);
+  const sim = await startSim(["--capacity", String(n), "--time-scale", "1"]);
   const client = new DruidClient({ url: sim.url, connections: 16 });
   try {
     // Every task runs D from its submission; the poller starts once all are in, so all N are in flight
@@ -314,7 +275,7 @@ async function backfillAtScale(n: number, quick: boolean, dir: string, checks: C
   // 10,000 submissions ramp up over one to two minutes: the hold leaves a window after the ramp.
   const holdMs = quick ? 60_000 : trackOnly ? 240_000 : 90_000;
   const workers = Math.ceil(n / 1000);
-  const sim = await startSimProcess([
+  const sim = await startSim([
     "--workers",
     String(workers),
     "--capacity",
