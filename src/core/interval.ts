@@ -47,6 +47,17 @@ function parsePeriod(text: string): Duration {
 }
 
 /**
+ * A retention such as `P30D` or `PT12H` in milliseconds (months and years at luxon's fixed lengths); a
+ * negative period is refused. The caller names its flag or field.
+ */
+export function parsePeriodMs(text: string): number {
+  const ms = parsePeriod(text).toMillis();
+  if (ms < 0)
+    throw new IntervalError(`invalid ISO-8601 period "${text}": must not be negative`, { value: text });
+  return ms;
+}
+
+/**
  * Parses `start/end`, `start/PERIOD` or `PERIOD/end` (ISO-8601), also with Druid's URL form `start_end`.
  * Periods are calendar-aware in UTC (P1M from Jan 31 ends Feb 28/29).
  */

@@ -6,7 +6,7 @@ import type { DruidClient } from "../druid/client.js";
 import { type AuditReport, auditTimeline } from "../ingest/audit.js";
 import { toTimelineSegment } from "../ingest/segments.js";
 import type { Store } from "../ledger/store.js";
-import { isTerminal, type TaskRow } from "../ledger/types.js";
+import { isTerminal, type JobRow, type TaskRow } from "../ledger/types.js";
 import { settleJob } from "./engine.js";
 import { KINDS } from "./kinds.js";
 
@@ -67,6 +67,21 @@ export async function cancelWork(
     }
   }
   return { flagged, shutdown };
+}
+
+/**
+ * The open job of `kind` planned from the same request (`options.requestKey`), if any: a segment operation
+ * asked again while its job is unfinished resumes that job instead of planning the work again (its chunks
+ * in flight keep their Druid task ids).
+ */
+export async function openJobOfRequest(
+  store: Store,
+  kind: string,
+  requestKey: unknown,
+): Promise<JobRow | null> {
+  if (typeof requestKey !== "string") return null;
+  const open = await store.listJobs({ kind, state: "open", limit: 1000 });
+  return open.find((j) => j.options.requestKey === requestKey) ?? null;
 }
 
 export interface RetryResult {

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import { Duration } from "luxon";
 import { z } from "zod";
-import { type Interval, parseInstant, parseInterval } from "../core/interval.js";
+import { type Interval, parseInstant, parseInterval, parsePeriodMs } from "../core/interval.js";
 import type { DruidClient } from "../druid/client.js";
 import type { ClusterBinding } from "../druid/cluster.js";
+import { openJobOfRequest } from "../jobs/actions.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, NewJob, NewTask } from "../ledger/types.js";
 import {
@@ -123,14 +123,7 @@ function field<T>(path: string, parse: () => T): T {
 
 const intervalOf = (text: string): Interval => field("interval", () => parseInterval(text));
 
-function periodMs(text: string): number {
-  return field("olderThan", () => {
-    const d = Duration.fromISO(text);
-    if (!d.isValid || d.toMillis() < 0)
-      throw new Error(`expected an ISO-8601 period such as P30D or PT12H, got "${text}"`);
-    return d.toMillis();
-  });
-}
+const periodMs = (text: string): number => field("olderThan", () => parsePeriodMs(text));
 
 async function planOf(d: SegmentOpDeps, kind: Planned["kind"], body: unknown): Promise<Planned> {
   if (kind === COMPACT_KIND) {
@@ -236,13 +229,8 @@ async function startOp(d: SegmentOpDeps, kind: Planned["kind"], input: Input): P
   if (dryRun) return d.json(input.c, 200, answer());
   // The same request still open (a retried POST, or one whose job has done part of its work, so that
   // planning it again gives other inputs): that job, not a second one.
-  const key = planned.job.options?.requestKey;
-  if (typeof key === "string") {
-    const open = (await d.store.listJobs({ kind, state: "open", limit: 1000 })).find(
-      (j) => j.options.requestKey === key,
-    );
-    if (open) return d.json(input.c, 200, await d.jobView(open), location(open.id));
-  }
+  const open = await openJobOfRequest(d.store, kind, planned.job.options?.requestKey);
+  if (open) return d.json(input.c, 200, await d.jobView(open), location(open.id));
   if (planned.tasks.length === 0) return d.json(input.c, 200, answer());
   const { job, created } = await d.store.createJob(planned.job, planned.tasks, "api");
   if (created) await d.started(job);

@@ -5,6 +5,7 @@ import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import type { IngestJobInput, PlannedJob } from "../../ingest/plan.js";
+import { openJobOfRequest as openJobOf } from "../../jobs/actions.js";
 import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import {
@@ -186,8 +187,7 @@ export async function openJobOfRequest(
   if (typeof requestKey !== "string") return null;
   const store = await openLedger(ledger);
   try {
-    const open = await store.listJobs({ kind, state: "open", limit: 1000 });
-    return open.find((j) => j.options.requestKey === requestKey)?.id ?? null;
+    return (await openJobOf(store, kind, requestKey))?.id ?? null;
   } finally {
     await store.close();
   }

@@ -1,7 +1,6 @@
-import { Duration } from "luxon";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
-import { formatInterval, parseInterval } from "../../core/interval.js";
+import { formatInterval, parseInterval, parsePeriodMs } from "../../core/interval.js";
 import type { DruidClient } from "../../druid/client.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
@@ -21,12 +20,11 @@ export type KillFlags = ResumeFlags & {
 };
 
 function periodMs(text: string): number {
-  const d = Duration.fromISO(text);
-  if (!d.isValid || d.toMillis() < 0)
-    throw new UsageError(`--older-than: expected an ISO-8601 period such as P30D or PT12H, got "${text}"`, {
-      flag: "--older-than",
-    });
-  return d.toMillis();
+  try {
+    return parsePeriodMs(text);
+  } catch (error) {
+    throw new UsageError(`--older-than: ${(error as Error).message}`, { flag: "--older-than" });
+  }
 }
 
 export async function killAction(datasource: string, flags: KillFlags): Promise<void> {
