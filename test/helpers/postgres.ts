@@ -18,7 +18,8 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-function findBin(): string {
+/** The newest Debian PostgreSQL server's bin directory. */
+export function findBin(): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root)
     ? readdirSync(root)
@@ -35,7 +36,8 @@ function findBin(): string {
   return join(root, version, "bin");
 }
 
-function freePort(): Promise<number> {
+/** A free loopback TCP port. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -49,7 +51,7 @@ function freePort(): Promise<number> {
 }
 
 /** initdb refuses to run as root: run the server binaries as the `postgres` OS user then. */
-function asServerUser(bin: string, args: string[]): [string, string[]] {
+export function asServerUser(bin: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
 }
 

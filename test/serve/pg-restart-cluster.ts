@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+
+import { asServerUser, findBin, freePort } from "../helpers/postgres.js";
 
 const run = promisify(execFile);
 
@@ -26,39 +27,10 @@ export interface RestartablePostgres {
   destroy(): Promise<void>;
 }
 
-function serverBin(): string {
-  const root = "/usr/lib/postgresql";
-  const versions = existsSync(root)
-    ? readdirSync(root)
-        .filter((v) => existsSync(join(root, v, "bin", "initdb")))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  const version = versions[0];
-  if (version === undefined)
-    throw new Error(
-      "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: install the `postgresql` Debian package (scripts/provision.sh does)",
-    );
-  return join(root, version, "bin");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
 export async function startRestartablePostgres(): Promise<RestartablePostgres> {
-  const bin = serverBin();
+  const bin = findBin();
   const root = process.getuid?.() === 0;
-  const exec = (name: string, args: string[]) =>
-    root ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), args);
+  const exec = (name: string, args: string[]) => run(...asServerUser(join(bin, name), args));
   const dir = mkdtempSync(join(tmpdir(), "segops-pg-restart-"));
   if (root) {
     const uid = Number((await run("id", ["-u", "postgres"])).stdout);
