@@ -324,8 +324,8 @@ export class SqlStore implements Store {
           return await this.#claimOnce(options);
         } catch (error) {
           // Another host committed a running task with one of our keys after our snapshot (the unique index
-          // refused the whole statement), or two claims deadlocked on index entries: nothing was claimed,
-          // and a fresh snapshot will skip what the other took.
+          // refused the whole statement), or a deadlock on rows: nothing was claimed, and a fresh snapshot
+          // will skip what the other took.
           if (!this.executor.isConflict(error) || attempt >= CLAIM_ATTEMPTS) throw error;
         }
       }

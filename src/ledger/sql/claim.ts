@@ -77,14 +77,35 @@ export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): State
   );
 }
 
-/** Step 2: take the picked candidates: running, leased to `owner`, version bumped. */
+/**
+ * Advisory-lock space of exclusion keys (the two-int4 form, which never meets the one-bigint form the
+ * migrations lock with): "SegO".
+ */
+const KEY_LOCK_SPACE = 0x5365674f;
+
+/**
+ * Step 2: take the picked candidates: running, leased to `owner`, version bumped.
+ *
+ * On Postgres a candidate with an exclusion key is taken only if this transaction gets the key's advisory
+ * lock at once (`pg_try_advisory_xact_lock`, before the row's `tasks_running_key` entry is written).
+ * Without it, two hosts claiming tasks of the same keys at once each wrote index entries the other had
+ * written uncommitted, in different orders, and waited on each other until the deadlock detector
+ * (`deadlock_timeout`, 1 s by default) rolled one back: a second of both claims, and leases dated from
+ * before the wait. Now a key another claim is taking is left for the next cycle, and the unique index
+ * only ever meets committed entries (an instant refusal, retried on a fresh snapshot). A hash collision
+ * of two keys only defers one of them.
+ */
 export function markClaimed(d: Dialect, ids: readonly string[], o: ClaimOptions, now: number): Statement {
   const p = new Params(d);
   const t = p.add(now);
+  const keyLock =
+    d === "postgres"
+      ? `AND (exclusion_key IS NULL OR pg_try_advisory_xact_lock(${KEY_LOCK_SPACE}, hashtext(exclusion_key)))`
+      : "";
   return p.statement(
     `UPDATE tasks SET state = 'running', lease_owner = ${p.add(o.owner)}, lease_expires_at = ${p.add(now + o.leaseMs)},
        version = version + 1, updated_at = ${t}
-     WHERE ${p.inList("id", ids)} RETURNING *`,
+     WHERE ${p.inList("id", ids)} ${keyLock} RETURNING *`,
   );
 }
 
