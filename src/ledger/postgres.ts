@@ -157,8 +157,8 @@ export class PostgresExecutor implements Executor {
 
   isConflict(error: unknown): boolean {
     const code = (error as { code?: unknown } | null)?.code;
-    // unique_violation, deadlock_detected (two claims taking index entries of different keys in opposite
-    // orders), serialization_failure
+    // unique_violation (a claim met a running row another host committed after its snapshot),
+    // deadlock_detected (many-row writes locking rows in different orders), serialization_failure
     return code === "23505" || code === "40P01" || code === "40001";
   }
 
