@@ -77,8 +77,8 @@ export async function settleJob(store: Store, jobId: string, actor = "driver"): 
   const [job, counts] = await Promise.all([store.getJob(jobId), store.countTasks(jobId)]);
   if (!job) return null;
   const state = jobStateFor(counts);
-  // A canceled job keeps its state; an open one that finished, or a finished one sent back by retry, moves.
-  if (job.state === state || job.state === "canceled") return job;
+  // An open job whose partitions finished, or a finished one sent back by retry, moves.
+  if (job.state === state) return job;
   const reason =
     state === "open"
       ? "partitions sent back to run"

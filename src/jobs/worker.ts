@@ -58,11 +58,11 @@ export type WorkerState = "created" | "running" | "paused" | "stopping" | "stopp
 /** Why a worker is paused: Druid or the ledger has not answered. */
 export type PauseReason = "druid" | "ledger";
 
-/** The jobs a worker runs: open ones (and canceled ones, whose flagged partitions it finishes) of its cluster. */
+/** The jobs a worker runs: the open ones of its cluster (a canceled job stays open until its flagged partitions finish). */
 export function jobsOfCluster(jobs: readonly JobRow[], client: DruidClient): string[] {
   const mine = clusterOf(client);
   return jobs
-    .filter((j) => j.state === "open" || j.state === "canceled")
+    .filter((j) => j.state === "open")
     .filter((j) => {
       const bound = jobCluster(j);
       return bound === null || sameCluster(bound, mine);
@@ -134,11 +134,8 @@ export class Worker {
 
   /** Re-reads which jobs to run (called each tick, and at once when this process creates a job). */
   async refresh(): Promise<void> {
-    const [open, canceled] = await Promise.all([
-      this.#options.store.listJobs({ state: "open", limit: 100_000 }),
-      this.#options.store.listJobs({ state: "canceled", limit: 100_000 }),
-    ]);
-    this.#jobIds = jobsOfCluster([...open, ...canceled], this.#options.client);
+    const open = await this.#options.store.listJobs({ state: "open", limit: 100_000 });
+    this.#jobIds = jobsOfCluster(open, this.#options.client);
     const settings = new Map<string, JobSettings>();
     for (const job of open) {
       const own = jobSettingsOf(job.options);

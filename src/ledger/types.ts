@@ -27,8 +27,11 @@ export function isTerminal(state: LedgerTaskState): boolean {
 /** A JSON object as stored in `options`, `payload`, `progress` and event `data`. */
 export type JsonObject = { [key: string]: JsonValue };
 
-/** Job states; the job layer decides them (the ledger never derives a job state on its own). */
-export type JobState = "open" | "done" | "failed" | "canceled";
+/**
+ * Job states; the job layer decides them (the ledger never derives a job state on its own). A cancel is
+ * not a state but the job's `canceled` flag: its partitions finish as failed, so the job ends `failed`.
+ */
+export type JobState = "open" | "done" | "failed";
 
 export interface JobRow {
   readonly id: string;

@@ -849,7 +849,7 @@ function streamJob(c: Context, deps: ApiDeps, jobId: string, after: number, hear
       }
       while (!aborted) {
         const progress = await jobProgress(deps.store, jobId);
-        if (!progress || hasEnded(progress.job, progress.counts)) {
+        if (!progress || hasEnded(progress.job)) {
           // Events committed with the end may still be on their way through the feed: flush them.
           for (const e of await deps.store.listEvents({ jobId, afterId: after, limit: 100_000 }))
             await send(e);

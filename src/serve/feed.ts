@@ -1,5 +1,4 @@
 import type { Clock } from "../core/clock.js";
-import { nonTerminal } from "../driver/drain.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
 
@@ -179,16 +178,15 @@ export interface JobProgress {
   ended: boolean;
 }
 
-/** Ended: done or failed, or canceled with every partition finished. */
-export function hasEnded(job: JobRow, counts: StateCounts): boolean {
-  if (job.state === "done" || job.state === "failed") return true;
-  return job.state === "canceled" && nonTerminal(counts) === 0;
+/** Ended: done or failed (a canceled job ends failed once its partitions have finished). */
+export function hasEnded(job: JobRow): boolean {
+  return job.state === "done" || job.state === "failed";
 }
 
 export async function jobProgress(store: Store, jobId: string): Promise<JobProgress | null> {
   const [job, counts] = await Promise.all([store.getJob(jobId), store.countTasks(jobId)]);
   if (!job) return null;
-  return { job, counts, ended: hasEnded(job, counts) };
+  return { job, counts, ended: hasEnded(job) };
 }
 
 /**

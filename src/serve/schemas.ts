@@ -7,7 +7,7 @@ import { TASK_STATES } from "../ledger/types.js";
  * starting work are the CLI's own (`jobs/requests.ts`).
  */
 
-export const JOB_STATES = ["open", "done", "failed", "canceled"] as const;
+export const JOB_STATES = ["open", "done", "failed"] as const;
 
 const Instant = z.string().describe("ISO-8601 instant (UTC)");
 

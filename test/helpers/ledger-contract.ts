@@ -391,6 +391,20 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(await store.cancelTask("a", "too late")).toBeNull();
     });
 
+    it("reopening a job clears its cancel flag; settling it does not", async () => {
+      await seed(task("a"));
+      await store.cancelJob("job", "user asked", "cli");
+      expect(await store.setJobState("job", "failed", "every partition finished", "driver")).toMatchObject({
+        state: "failed",
+        canceled: true,
+      });
+      expect(await store.setJobState("job", "open", "partitions retried", "cli")).toMatchObject({
+        state: "open",
+        canceled: false,
+      });
+      expect(await store.getJob("job")).toMatchObject({ state: "open", canceled: false });
+    });
+
     it("a failed or canceled task is retried as new (budget reset, cancel cleared, attempt kept); others are not", async () => {
       await seed(task("failed"), task("canceled"), task("done"), task("fresh"));
       for (const id of ["failed", "done"]) {

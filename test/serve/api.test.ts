@@ -339,6 +339,12 @@ describe("segops serve: waiting", () => {
     expect(failed.json.partitions.every((p: { error: string }) => /canceled: test over/.test(p.error))).toBe(
       true,
     );
+    expect(failed.json).toMatchObject({ state: "failed", canceled: true });
+    // A retry asks for the work again: the job reopens and is no longer canceled.
+    expect((await t.call(jobPath(id, "/retry"), { method: "POST" })).status).toBe(200);
+    expect((await t.call(jobPath(id))).json).toMatchObject({ state: "open", canceled: false });
+    // A cancel is the flag, not a job state: there is no such state to list by.
+    expectProblem(await t.call("/api/v1/jobs?state=canceled"), 400, "invalid-request");
     expectProblem(await t.call(jobPath(id, "/wait?timeout=301")), 400, "invalid-request");
     expectProblem(await t.call(jobPath("nope", "/cancel"), { method: "POST" }), 404, "not-found");
     expectProblem(

@@ -354,7 +354,7 @@ def _await(
         context.log.info(f"segops job {job.id}: {summary.get('state')} {counts}")
 
     try:
-        if job.ended and job.state in ("failed", "canceled") and config.retry_failed:
+        if job.ended and job.state == "failed" and config.retry_failed:
             sent = client.retry(job.id).get("sent") or []
             context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run")
         ended, job_now = client.wait_until_ended(

@@ -75,8 +75,8 @@ def quote_id(job_id: str) -> str:
 
 
 def job_ended(job: Mapping[str, Any]) -> bool:
-    """A job (or job summary) whose partitions can no longer run: done, failed, or canceled and finished."""
-    return job.get("state") in ("done", "failed", "canceled")
+    """A job (or job summary) whose partitions can no longer run: done or failed (a cancel ends failed)."""
+    return job.get("state") in ("done", "failed")
 
 
 @dataclass(frozen=True)
