@@ -20,6 +20,8 @@ export class AdmissionTracker {
   /** Highest Σ slots of our in-flight tasks seen (for reports and tests). */
   peakSlots = 0;
   lastDecision = "";
+  /** The current blocked streak: refusals for the cluster's sake while none of ours is in flight. */
+  #blocked: { since: number; at: number; reason: string; slots: number } | null = null;
 
   constructor(
     private readonly options: {
@@ -91,6 +93,7 @@ export class AdmissionTracker {
     }
     if (this.options.clock.now() < this.#pausedUntil) {
       this.lastDecision = "Druid's task queue is full (429)";
+      this.#noteRefusal("queue-full", slots);
       return false;
     }
     // At the cap no snapshot could admit anything: ask for none. (The driver runs more handlers than the cap,
@@ -98,6 +101,7 @@ export class AdmissionTracker {
     // would be three Overlord requests a tick for nothing.)
     if (this.#inFlight.size >= this.options.maxConcurrency) {
       this.lastDecision = "max-concurrency";
+      this.#blocked = null;
       return false;
     }
     this.#wanted = true;
@@ -110,7 +114,11 @@ export class AdmissionTracker {
       headroom: this.options.headroom ?? 0,
     });
     this.lastDecision = decision.admit ? "admit" : decision.reason;
-    if (!decision.admit) return false;
+    if (!decision.admit) {
+      this.#noteRefusal(decision.reason, slots);
+      return false;
+    }
+    this.#blocked = null;
     // Reserved, not yet submitted: its slots count at once; Druid's verdict (PENDING or not) comes with the next refresh.
     this.#inFlight.set(ledgerTaskId, {
       slots,
@@ -161,6 +169,46 @@ export class AdmissionTracker {
       if (total.currentClusterCapacity < 0) return { capacity: Number.MAX_SAFE_INTEGER, used: 0 };
       return { capacity: total.currentClusterCapacity, used: Math.max(0, total.usedClusterCapacity) };
     }
+  }
+
+  /**
+   * Since when this run has been blocked by the cluster: partitions wait for admission and none of ours is
+   * in flight at Druid, so nothing moves until other tasks free their slots (on an Indexer, a shut-down
+   * task's thread can hold its slot for `gracefulShutdownTimeout`, 5 minutes by default). Null when not
+   * blocked, or when no partition has asked for a few ticks (the wait ended some other way).
+   */
+  get blockedSince(): number | null {
+    const b = this.#blocked;
+    if (!b || this.options.clock.now() - b.at > 3 * (this.options.tickMs ?? DEFAULTS.tickMs)) return null;
+    return b.since;
+  }
+
+  /** What the run is blocked on, in words, or null (see `blockedSince`). */
+  describeBlocked(): string | null {
+    const b = this.#blocked;
+    if (!b || this.blockedSince === null) return null;
+    const w = this.#workers;
+    const slots = w
+      ? `${w.used} of ${w.capacity} worker slots in use by other tasks`
+      : "worker slots unknown";
+    switch (b.reason) {
+      case "queue-full":
+        return "waiting: Druid's task queue is full (429); nothing of this run is in flight";
+      case "too-big":
+        return `waiting for the cluster to empty: the next partition needs ${b.slots} slots, more than the cluster has, and runs alone (${slots})`;
+      default:
+        return `waiting for Druid worker slots: the next partition needs ${b.slots}, ${slots}; nothing of this run is in flight`;
+    }
+  }
+
+  #noteRefusal(reason: string, slots: number): void {
+    if (this.#inFlight.size > 0) {
+      // Some of ours run: waiting for our own tasks to end is the normal pace of a backfill, not a block.
+      this.#blocked = null;
+      return;
+    }
+    const now = this.options.clock.now();
+    this.#blocked = { since: this.#blocked?.since ?? now, at: now, reason, slots };
   }
 
   #notePeak(): void {

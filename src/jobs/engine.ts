@@ -52,6 +52,11 @@ export interface EngineOptions {
   outage?: { monitor: OutageMonitor; timeoutMs: number };
   /** The kinds of work this process runs. @default KINDS (every kind of this build) */
   kinds?: readonly KindOfWork<DruidServices>[];
+  /**
+   * Handed the run's admission tracker before anything runs, for a display of why the run waits
+   * (`blockedSince`, `describeBlocked`). @default none
+   */
+  onAdmission?: (admission: AdmissionTracker) => void;
 }
 
 export interface EngineResult extends DrainResult {
@@ -227,6 +232,7 @@ export async function runJob(options: EngineOptions): Promise<EngineResult> {
   // Before anything is claimed: a job never runs against a cluster other than its own.
   assertJobCluster(planned, clusterOf(options.client));
   const machinery = createMachinery(options);
+  options.onAdmission?.(machinery.admission);
   const runners = runnersFor(
     options.kinds ?? KINDS,
     machinery.services,

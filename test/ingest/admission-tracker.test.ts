@@ -147,4 +147,52 @@ describe("admission tracker", () => {
       false,
     ]);
   });
+
+  it("says when the run is blocked: partitions wait and none of ours is in flight, the slots taken by others", async () => {
+    const clock = new ManualClock(0);
+    let used = 1;
+    const { client } = fakeClient({ workers: () => [worker(3, used)] });
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 4, tickMs: 1000 });
+    await tracker.refresh();
+    expect(tracker.blockedSince).toBeNull();
+    // A parallel partition needs 3 slots; another task holds one of the 3.
+    expect(tracker.admit("a", 3)).toBe(false);
+    expect(tracker.blockedSince).toBe(0);
+    expect(tracker.describeBlocked()).toBe(
+      "waiting for Druid worker slots: the next partition needs 3, 1 of 3 worker slots in use by other tasks; nothing of this run is in flight",
+    );
+    // Still refused a tick later: the streak keeps its start.
+    await clock.advance(1000);
+    expect(tracker.admit("a", 3)).toBe(false);
+    expect(tracker.blockedSince).toBe(0);
+    // Nobody asked for more than three ticks (the partitions went away): not blocked any more.
+    await clock.advance(3500);
+    expect(tracker.blockedSince).toBeNull();
+    expect(tracker.describeBlocked()).toBeNull();
+    // The slot frees: admitted, and the streak is over.
+    expect(tracker.admit("a", 3)).toBe(false);
+    used = 0;
+    await clock.advance(1000);
+    await tracker.refresh();
+    expect(tracker.admit("a", 3)).toBe(true);
+    expect(tracker.blockedSince).toBeNull();
+  });
+
+  it("waiting for its own tasks to end is a backfill's normal pace, not a block", async () => {
+    const clock = new ManualClock(0);
+    const { client } = fakeClient({ workers: () => [worker(2, 1)] });
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 4 });
+    await tracker.refresh();
+    expect(tracker.admit("a", 1)).toBe(true);
+    tracker.track("a", 1, "druid-a");
+    expect(tracker.admit("b", 1)).toBe(false);
+    expect(tracker.blockedSince).toBeNull();
+    // A full task queue with nothing of ours in flight is a block, said as such.
+    tracker.untrack("a");
+    tracker.pause(10_000);
+    expect(tracker.admit("b", 1)).toBe(false);
+    expect(tracker.describeBlocked()).toBe(
+      "waiting: Druid's task queue is full (429); nothing of this run is in flight",
+    );
+  });
 });

@@ -20,7 +20,7 @@ import type { NewJob, NewTask } from "../../ledger/types.js";
 import { InvalidSpecError, parseVars, readTemplateFile } from "../../spec/index.js";
 import { connectDruid, openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
-import { progressMode, startProgress } from "../progress.js";
+import { BlockedCondition, progressMode, startProgress } from "../progress.js";
 import type { BackfillFlags, IngestFlags } from "./ingest-flags.js";
 
 /** `segops run`: one partition over the interval. */
@@ -219,6 +219,7 @@ export async function driveJob(options: {
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  const blocked = new BlockedCondition();
   const progress = startProgress({
     mode: progressMode(flags.json === true),
     store,
@@ -226,6 +227,7 @@ export async function driveJob(options: {
     total: options.total,
     clock,
     ...(options.monitor ? { outage: options.monitor } : {}),
+    blocked,
   });
   let result: EngineResult;
   try {
@@ -242,6 +244,7 @@ export async function driveJob(options: {
       signal: interrupt.signal,
       ...(flags.deadline !== undefined ? { deadline: clock.now() + flags.deadline * 1000 } : {}),
       onStep: (task, step, detail) => progress.step(task, step, detail),
+      onAdmission: (admission) => blocked.attach(admission),
       ...(options.monitor
         ? {
             outage: {
