@@ -32,6 +32,16 @@ function facts(
   return { request: { datasource: "ds", interval: parseInterval(interval), target }, used, unused };
 }
 
+/** The `path` a refusal names. */
+function refusal(plan: () => unknown): unknown {
+  try {
+    plan();
+  } catch (error) {
+    return (error as { details?: { path?: unknown } }).details?.path;
+  }
+  throw new Error("planned without a refusal");
+}
+
 describe("planRollback", () => {
   it("restores each chunk's newest version before the instant and marks the newer ones unused", () => {
     const plan = planRollback(
@@ -51,8 +61,14 @@ describe("planRollback", () => {
 
   it("refuses a newer segment reaching outside the interval (marking it unused would drop data outside)", () => {
     expect(() => planRollback(facts([seg(BOTH, "v2")], [seg(D1, "v1")], { version: "v1" }))).toThrow(
-      /newer segment ds_2026-01-01T00:00:00.000Z_2026-01-03T00:00:00.000Z_v2 reaches outside .*widen --interval/,
+      /newer segment ds_2026-01-01T00:00:00.000Z_2026-01-03T00:00:00.000Z_v2 reaches outside .*widen the interval to 2026-01-01T00:00:00.000Z\/2026-01-03/,
     );
+    // Each refusal names the request field it is about, for the service's errors[].path.
+    expect(refusal(() => planRollback(facts([seg(BOTH, "v2")], [seg(D1, "v1")], { version: "v1" })))).toBe(
+      "interval",
+    );
+    expect(refusal(() => planRollback(facts([seg(D1, "v2")], [], { version: "v1" })))).toBe("toVersion");
+    expect(refusal(() => planRollback(facts([seg(D1, "v2")], [], { before: "v2" })))).toBe("before");
   });
 
   it("refuses a version with a killed partition, and a target that does not exist", () => {

@@ -140,6 +140,12 @@ describe("segops serve: segment operations", () => {
         "toVersion",
       ],
       ["/api/v1/rollbacks", { datasource: DS, interval: INTERVAL, before: "yesterday" }, "before"],
+      // Well-formed, refused by the plan: no segment has that version.
+      [
+        "/api/v1/rollbacks",
+        { datasource: DS, interval: INTERVAL, toVersion: "2020-01-01T00:00:00.000Z" },
+        "toVersion",
+      ],
       ["/api/v1/kills", { datasource: DS, interval: INTERVAL, olderThan: "30 days" }, "olderThan"],
       ["/api/v1/kills", { datasource: DS, interval: INTERVAL, batchSize: 0 }, "batchSize"],
     ];
@@ -149,6 +155,12 @@ describe("segops serve: segment operations", () => {
       expect(res.json.type).toMatch(/invalid-request/);
       if (field) expect(res.json.errors.map((e: { path: string }) => e.path)).toContain(field);
     }
+    const unplanned = await t.call("/api/v1/rollbacks", {
+      json: { datasource: DS, interval: INTERVAL, toVersion: "2020-01-01T00:00:00.000Z" },
+    });
+    expect(unplanned.json.errors).toEqual([
+      { in: "body", path: "toVersion", message: expect.stringMatching(/^no segment of .* has version 2020/) },
+    ]);
     expect(await jobs(t)).toBe(0);
     // Nothing reached Druid's task queue.
     expect(t.sim.stats().submissions).toEqual([]);

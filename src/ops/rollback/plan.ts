@@ -77,8 +77,20 @@ function core(s: DataSegment): number {
   return typeof partitions === "number" && partitions > 0 ? partitions : 1;
 }
 
-function refuse(message: string, details: Record<string, unknown> = {}): never {
-  throw new UsageError(`cannot roll back: ${message}`, details);
+/**
+ * A refusal naming the request field it is about (`path`: `interval`, `toVersion` or `before`, the API's
+ * body fields; the CLI's flags of the same names), so the service answers with `errors[].path`.
+ */
+function refuse(
+  message: string,
+  path: "interval" | "toVersion" | "before",
+  details: Record<string, unknown> = {},
+): never {
+  throw new UsageError(`cannot roll back: ${message}`, { ...details, path, problem: message });
+}
+
+function targetField(t: RollbackRequest["target"]): "toVersion" | "before" {
+  return "version" in t ? "toVersion" : "before";
 }
 
 function describeTarget(t: RollbackRequest["target"]): string {
@@ -111,6 +123,7 @@ export function planRollback(facts: RollbackFacts): {
     const known = [...new Set(all.map((s) => s.version))].sort();
     refuse(
       `no segment of ${ds} in ${range} has ${describeTarget(t)} (killed, or never written); versions there: ${known.join(", ") || "none"}`,
+      targetField(t),
       { datasource: ds, versions: known },
     );
   }
@@ -134,7 +147,8 @@ export function planRollback(facts: RollbackFacts): {
     if (live === target) continue; // already what was asked
     if (!contains(request.interval, chunk))
       refuse(
-        `${describeTarget(t)} has segments over ${interval}, reaching outside ${range}; widen --interval to cover it`,
+        `${describeTarget(t)} has segments over ${interval}, reaching outside ${range}; widen the interval to cover it`,
+        "interval",
       );
     const mine = segs.filter((s) => s.version === target);
     const parts = new Set(mine.map((s) => s.shardSpec.partitionNum ?? 0));
@@ -143,12 +157,14 @@ export function planRollback(facts: RollbackFacts): {
     if (missing.length > 0)
       refuse(
         `version ${target} of ${interval} lacks partition(s) ${missing.join(", ")} (killed): restoring it would lose data`,
+        targetField(t),
       );
     const newer = used.filter((s) => s.version > target && overlaps(parseInterval(s.interval), chunk));
     for (const s of newer) {
       if (!contains(request.interval, parseInterval(s.interval)))
         refuse(
-          `newer segment ${segmentId(s)} reaches outside ${range}: marking it unused would remove data outside the interval; widen --interval to ${s.interval}`,
+          `newer segment ${segmentId(s)} reaches outside ${range}: marking it unused would remove data outside the interval; widen the interval to ${s.interval}`,
+          "interval",
         );
     }
     payloads.push({
@@ -162,6 +178,7 @@ export function planRollback(facts: RollbackFacts): {
   if (unrestorable.length > 0)
     refuse(
       `${describeTarget(request.target)} is gone (killed, or never written) for ${unrestorable.join(", ")}`,
+      targetField(request.target),
       { unrestorable },
     );
   const identity = {
