@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
-import { formatInterval, type Interval } from "../core/interval.js";
+import { formatInterval, type Interval, overlaps } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded } from "./load-rules.js";
 import { coalesceIntervals, servedByHistoricals, toTimelineSegment } from "./segments.js";
@@ -330,13 +330,18 @@ export class HandoffChecker {
         // Rules only sharpen the verdict: when they cannot be read, decide without them.
         source.loadRules ? source.loadRules(datasource, { signal }).catch(() => null) : Promise.resolve(null),
       ]);
-      const servedIds = new Set(served);
+      const servedIds = new Set(served.ids);
       const overlapping = overlapIndex(used.map((s) => toTimelineSegment(s, servedIds)));
       const context = { rules, now: this.options.clock.now() };
       // Each verdict sees only the segments overlapping its interval (all it looks at): 10,000 partitions
       // waiting on one datasource no longer cost 10,000 × every segment of it a tick.
-      for (const p of pending)
-        p.resolve(handoffVerdict(p.question, overlapping(p.question.interval), context));
+      for (const p of pending) {
+        // A range whose served view failed fails only the partitions inside it: the others' answers are
+        // whole (each range's serverview lists every served segment overlapping it).
+        const failed = served.failed.find((f) => overlaps(f.range, p.question.interval));
+        if (failed) p.reject(failed.error);
+        else p.resolve(handoffVerdict(p.question, overlapping(p.question.interval), context));
+      }
     } catch (error) {
       for (const p of pending) p.reject(error);
     }
@@ -347,29 +352,39 @@ export class HandoffChecker {
    * still come back; it shows only what the served timeline makes visible, so a segment of ours hidden by a
    * newer served one counts as not served (queries would not read it either).
    */
-  async #served(datasource: string, waiting: readonly Interval[], signal: AbortSignal): Promise<string[]> {
+  async #served(
+    datasource: string,
+    waiting: readonly Interval[],
+    signal: AbortSignal,
+  ): Promise<{ ids: string[]; failed: Array<{ range: Interval; error: unknown }> }> {
     const source = this.options.source;
     const ranges = coalesceIntervals(waiting);
     const servedInInterval = source.servedInInterval?.bind(source);
     if (!servedInInterval || ranges.length > (this.options.maxServedRanges ?? MAX_SERVED_RANGES)) {
       this.stats.requests++;
       this.stats.servedFallbacks++;
-      return source.servedSegments(datasource, { signal });
+      return { ids: await source.servedSegments(datasource, { signal }), failed: [] };
     }
     this.stats.requests += ranges.length;
     this.stats.servedRanges += ranges.length;
     const ids: string[] = [];
+    const failed: Array<{ range: Interval; error: unknown }> = [];
     let next = 0;
     const worker = async () => {
       while (next < ranges.length) {
         const range = ranges[next++] as Interval;
-        ids.push(
-          ...servedByHistoricals(await servedInInterval(datasource, formatInterval(range), { signal })),
-        );
+        try {
+          ids.push(
+            ...servedByHistoricals(await servedInInterval(datasource, formatInterval(range), { signal })),
+          );
+        } catch (error) {
+          if (signal.aborted) throw error;
+          failed.push({ range, error });
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(SERVED_CONCURRENCY, ranges.length) }, worker));
-    return ids;
+    return { ids, failed };
   }
 }
 

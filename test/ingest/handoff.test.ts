@@ -354,6 +354,31 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     for (const v of verdicts) await expect(v).rejects.toThrow("coordinator down");
     await checker.stop();
   });
+
+  it("a failed served view of one range fails only the partitions inside it", async () => {
+    const clock = new ManualClock(0);
+    const healthy = source();
+    const src = {
+      ...healthy,
+      async servedInInterval(ds: string, range: string) {
+        if (range.startsWith("2026-01-01T03:")) throw new Error("503 from the Coordinator");
+        return healthy.servedInInterval(ds, range);
+      },
+    };
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
+    // Hours 0–1 are one range, hour 3 another (whose view fails), hour 6 a third.
+    const verdicts = [0, 1, 3, 6].map((h) => checker.check("wiki", ask(hour(h))));
+    for (const v of verdicts) v.catch(() => {});
+    await clock.advance(1000);
+    const settled = await Promise.allSettled(verdicts);
+    expect(settled.map((s) => (s.status === "fulfilled" ? s.value.state : String(s.reason)))).toEqual([
+      "handed-off",
+      "handed-off",
+      "Error: 503 from the Coordinator",
+      "handed-off",
+    ]);
+    await checker.stop();
+  });
 });
 
 describe("coalesceIntervals and servedByHistoricals", () => {
