@@ -46,9 +46,12 @@ export interface BatcherStats {
   failures: number;
 }
 
+/** What a caller waits for: the next answer, or the first answer that is not RUNNING. */
+type Wait = "next" | "not-running";
+
 export class StatusBatcher {
   readonly #opts: Required<Omit<StatusBatcherOptions, "random">> & { random: () => number };
-  readonly #batcher: TickBatcher<string, null, StatusResult>;
+  readonly #batcher: TickBatcher<string, Wait, StatusResult>;
   #failures = 0;
   #lastFlushEnd = Number.NEGATIVE_INFINITY;
   readonly stats: BatcherStats = { lookups: 0, idsLookedUp: 0, failures: 0 };
@@ -71,12 +74,22 @@ export class StatusBatcher {
 
   /** Resolves with the task's status at the next bulk lookup (within about one tick). */
   get(id: string, signal?: AbortSignal): Promise<StatusResult> {
-    return this.#batcher.ask(id, null, signal);
+    return this.#batcher.ask(id, "next", signal);
+  }
+
+  /**
+   * Resolves with the task's first status that is not RUNNING (ended, or unknown to Druid). The id rides
+   * every bulk lookup until then with the same waiter: a partition watching its task costs one promise for
+   * the whole run, not one a tick (10,000 partitions in flight made 10,000 a tick, most of a backfill's
+   * garbage; issue 16).
+   */
+  getEnded(id: string, signal?: AbortSignal): Promise<StatusResult> {
+    return this.#batcher.ask(id, "not-running", signal);
   }
 
   /** Resolves with every id's status at the next bulk lookup: one promise for the set, not one per id. */
   getMany(ids: Iterable<string>, signal?: AbortSignal): Promise<Map<string, StatusResult>> {
-    return this.#batcher.askMany(ids, null, signal);
+    return this.#batcher.askMany(ids, "next", signal);
   }
 
   stop(): Promise<void> {
@@ -97,7 +110,7 @@ export class StatusBatcher {
     return Math.max(this.#opts.tickMs, pause);
   }
 
-  async #flush(batch: Batch<string, null, StatusResult>, signal: AbortSignal): Promise<void> {
+  async #flush(batch: Batch<string, Wait, StatusResult>, signal: AbortSignal): Promise<void> {
     this.stats.lookups++;
     this.stats.idsLookedUp += batch.size;
     try {
@@ -107,14 +120,23 @@ export class StatusBatcher {
     }
   }
 
-  async #lookUp(batch: Batch<string, null, StatusResult>, signal: AbortSignal): Promise<void> {
+  async #lookUp(batch: Batch<string, Wait, StatusResult>, signal: AbortSignal): Promise<void> {
     try {
       const found = await this.#opts.lookup([...batch.keys()], signal);
       this.#failures = 0;
+      const still: Batch<string, Wait, StatusResult> = new Map();
       for (const [id, waiters] of batch) {
         const result: StatusResult = found.get(id) ?? { id, state: "UNKNOWN" };
-        for (const w of waiters) w.resolve(result);
+        if (result.state === "RUNNING" && waiters.some((w) => w.question === "not-running")) {
+          const keep = waiters.filter((w) => w.question === "not-running");
+          for (const w of waiters) if (w.question !== "not-running") w.resolve(result);
+          still.set(id, keep);
+        } else {
+          for (const w of waiters) w.resolve(result);
+        }
       }
+      // Still RUNNING: the same waiters ride the next lookup.
+      if (still.size > 0) this.#batcher.requeue(still);
     } catch (error) {
       this.stats.failures++;
       if (this.#opts.isRetryable(error) && !signal.aborted) {

@@ -11,6 +11,8 @@ export interface Pending<Q, A> {
   question: Q;
   resolve(answer: A): void;
   reject(error: unknown): void;
+  /** Set once answered or rejected (e.g. its signal aborted during a flush): a requeue drops it. */
+  settled?: boolean;
 }
 
 export type Batch<K, Q, A> = Map<K, Array<Pending<Q, A>>>;
@@ -44,10 +46,12 @@ export class TickBatcher<K, Q, A> {
       const pending: Pending<Q, A> = {
         question,
         resolve: (answer) => {
+          pending.settled = true;
           asks?.delete(pending);
           resolve(answer);
         },
         reject: (error) => {
+          pending.settled = true;
           asks?.delete(pending);
           reject(error);
         },
@@ -111,6 +115,7 @@ export class TickBatcher<K, Q, A> {
       };
       const onAbort = () => {
         for (const [key, pending] of mine) {
+          pending.settled = true;
           const remaining = (this.#waiting.get(key) ?? []).filter((p) => p !== pending);
           if (remaining.length > 0) this.#waiting.set(key, remaining);
           else this.#waiting.delete(key);
@@ -121,11 +126,15 @@ export class TickBatcher<K, Q, A> {
         const pending: Pending<Q, A> = {
           question,
           resolve: (answer) => {
+            pending.settled = true;
             if (settled) return;
             answers.set(key, answer);
             if (--left === 0) settle(() => resolve(answers));
           },
-          reject: (error) => settle(() => reject(error)),
+          reject: (error) => {
+            pending.settled = true;
+            settle(() => reject(error));
+          },
         };
         mine.set(key, pending);
         this.#enqueue(key, pending);
@@ -141,9 +150,17 @@ export class TickBatcher<K, Q, A> {
     else this.#waiting.set(key, [pending]);
   }
 
-  /** Puts a batch back in front of anything asked meanwhile; it rides the next flush. */
+  /**
+   * Puts a batch back in front of anything asked meanwhile; it rides the next flush. Asks settled since
+   * the batch was taken (their signal aborted) are dropped, so they are not asked about again.
+   */
   requeue(batch: Batch<K, Q, A>): void {
-    for (const [key, list] of batch) this.#waiting.set(key, [...list, ...(this.#waiting.get(key) ?? [])]);
+    for (const [key, list] of batch) {
+      const open = list.some((p) => p.settled) ? list.filter((p) => !p.settled) : list;
+      if (open.length === 0) continue;
+      const asked = this.#waiting.get(key);
+      this.#waiting.set(key, asked ? [...open, ...asked] : open);
+    }
   }
 
   async stop(): Promise<void> {

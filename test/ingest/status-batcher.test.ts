@@ -114,4 +114,59 @@ describe("status batcher", () => {
     await assertion;
     await batcher.stop();
   });
+
+  it("getEnded keeps one waiter through RUNNING answers and resolves with the first other one", async () => {
+    const clock = new ManualClock(0);
+    const states: Record<string, TaskStatusSnapshot["state"]> = { a: "RUNNING", b: "RUNNING" };
+    const druid = fakeDruid(states);
+    const batcher = new StatusBatcher({ lookup: druid.lookup, clock, tickMs: 1000 });
+    let ended: string | null = null;
+    const watching = batcher.getEnded("a").then((r) => {
+      ended = r.state;
+      return r;
+    });
+    // A plain ask rides the same lookups and is answered each time, RUNNING or not.
+    const once = batcher.get("a");
+    await clock.advance(1000);
+    expect((await once).state).toBe("RUNNING");
+    await clock.advance(1000);
+    await clock.advance(1000);
+    expect(ended).toBeNull();
+    expect(druid.calls).toEqual([["a"], ["a"], ["a"]]);
+    states.a = "SUCCESS";
+    await clock.advance(1000);
+    expect(await watching).toMatchObject({ id: "a", state: "SUCCESS" });
+    // Nobody waits any more: no further lookups.
+    await clock.advance(5000);
+    expect(druid.calls).toHaveLength(4);
+    // An id Druid forgot ends the wait too (UNKNOWN), so the caller can resubmit.
+    const forgotten = batcher.getEnded("gone");
+    await clock.advance(1000);
+    expect(await forgotten).toEqual({ id: "gone", state: "UNKNOWN" });
+    await batcher.stop();
+  });
+
+  it("a getEnded whose signal aborts during a lookup is not asked about again", async () => {
+    const clock = new ManualClock(0);
+    const calls: string[][] = [];
+    let release: (() => void) | null = null;
+    const lookup: StatusLookup = async (ids) => {
+      calls.push([...ids]);
+      // The first lookup hangs until the test lets it go: the abort lands while it is in flight.
+      if (calls.length === 1) await new Promise<void>((r) => (release = r));
+      return new Map(ids.map((id) => [id, { id, state: "RUNNING" as const, duration: -1, errorMsg: null }]));
+    };
+    const batcher = new StatusBatcher({ lookup, clock, tickMs: 1000 });
+    const stop = new AbortController();
+    const watching = batcher.getEnded("a", stop.signal);
+    watching.catch(() => undefined);
+    await clock.advance(1000);
+    expect(calls).toEqual([["a"]]);
+    stop.abort(new Error("canceled"));
+    await expect(watching).rejects.toThrow("canceled");
+    (release as (() => void) | null)?.();
+    for (let i = 0; i < 5; i++) await clock.advance(1000);
+    expect(calls).toEqual([["a"]]);
+    await batcher.stop();
+  });
 });

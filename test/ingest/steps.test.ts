@@ -8,7 +8,11 @@ import type { DataSegment } from "../../src/druid/types.js";
 import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
 import type { HandoffChecker, HandoffVerdict } from "../../src/ingest/handoff.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
-import type { StatusBatcher, StatusResult } from "../../src/ingest/status-batcher.js";
+import {
+  StatusBatcher,
+  type StatusResult,
+  type TaskStatusSnapshot,
+} from "../../src/ingest/status-batcher.js";
 import { type Attempt, AttemptFailed, type StepIO } from "../../src/ingest/steps/attempt.js";
 import { auditPartition } from "../../src/ingest/steps/audit.js";
 import { awaitHandoff } from "../../src/ingest/steps/handoff.js";
@@ -192,25 +196,43 @@ describe("running: waiting for the Druid task to end", () => {
     expect(a.progress().druidState).toBe("RUNNING");
   });
 
-  it("once RUNNING is recorded, waits inside the handler run: no checkpoint, no progress signal, one ask a tick", async () => {
+  it("once RUNNING is recorded, waits inside the handler run for the end: one wait, no checkpoint, no progress signal", async () => {
     const a = attempt({ step: "running", taskId: TASK_ID, druidState: "RUNNING" });
-    const answers: StatusResult[] = [
+    // The real batcher over a Druid that answers RUNNING twice, then SUCCESS.
+    const answers: TaskStatusSnapshot[] = [
       { id: TASK_ID, state: "RUNNING", duration: -1, errorMsg: null },
       { id: TASK_ID, state: "RUNNING", duration: -1, errorMsg: null },
       { id: TASK_ID, state: "SUCCESS", duration: 42, errorMsg: null },
     ];
-    let asked = 0;
+    let lookups = 0;
+    const clock = new ManualClock(0);
+    const batcher = new StatusBatcher({
+      clock,
+      tickMs: 1000,
+      lookup: async () => new Map([[TASK_ID, answers[lookups++] as TaskStatusSnapshot]]),
+    });
+    let waits = 0;
+    const counted = {
+      get: () => {
+        throw new Error("a recorded RUNNING asks for the end, not the next answer");
+      },
+      getEnded: (id: string, signal?: AbortSignal) => {
+        waits++;
+        return batcher.getEnded(id, signal);
+      },
+    } as unknown as StatusBatcher;
     const steps = io({
       client: {
         taskReports: async () => reports(10, 0),
         taskStatus: async () => ({ task: TASK_ID, status: { createdTime: "2026-01-01T00:00:00.000Z" } }),
       },
     });
-    await awaitTerminal(a, {
-      ...steps,
-      batcher: { get: async () => answers[asked++] } as unknown as StatusBatcher,
-    });
-    expect(asked).toBe(3);
+    const done = awaitTerminal(a, { ...steps, batcher: counted });
+    for (let i = 0; i < 3; i++) await clock.advance(1000);
+    await done;
+    await batcher.stop();
+    expect(lookups).toBe(3);
+    expect(waits).toBe(1);
     // The only write is the move to handoff at SUCCESS: nothing per RUNNING answer.
     expect(a.saved).toHaveLength(1);
     expect(a.progress()).toMatchObject({ step: "handoff", druidState: "SUCCESS", druidDurationMs: 42 });
@@ -224,7 +246,7 @@ describe("running: waiting for the Druid task to end", () => {
     const waiting = awaitTerminal(a, {
       ...steps,
       batcher: {
-        get: (_id: string, signal: AbortSignal) =>
+        getEnded: (_id: string, signal: AbortSignal) =>
           new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
       } as unknown as StatusBatcher,
     });

@@ -27,7 +27,12 @@ export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
 async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
   const p = a.progress();
   const { taskId } = a;
-  const status = await io.batcher.get(taskId, a.call.signal);
+  // RUNNING already recorded: nothing to do until that changes, so wait for the first other answer (one
+  // waiter for the whole run, not one a tick).
+  const status =
+    p.druidState === "RUNNING"
+      ? await io.batcher.getEnded(taskId, a.call.signal)
+      : await io.batcher.get(taskId, a.call.signal);
   if (status.state === "UNKNOWN") {
     // Druid forgot (or never stored) a task we submitted: submit the same id again (docs/druid-api.md,
     // "Task status"). If Druid keeps answering "duplicate" for an id its status endpoint does not know,
