@@ -4,6 +4,12 @@ import type { DruidClient } from "../druid/client.js";
 import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admission.js";
 
 /**
+ * How long a blocked streak stands without a partition asking: longer than a driver's claim cycle on a
+ * loaded machine, short enough that a display says "no longer waiting" soon after a cancel.
+ */
+const BLOCK_STALE_MS = 10_000;
+
+/**
  * The process's view for admission control: which partitions it has in flight (slots, Druid id, runner
  * state) and a worker snapshot refreshed at most once per tick from `/workers` plus the pending and
  * waiting task lists (docs/druid-api.md §2.5, §2.9), and only while a partition waits for admission (once
@@ -105,7 +111,13 @@ export class AdmissionTracker {
       return false;
     }
     this.#wanted = true;
-    if (!this.#workers) return false; // no capacity known yet: wait for the first refresh
+    // No capacity known yet, or only from before an idle spell (refreshes stop while nobody waits): a
+    // snapshot from an hour ago would admit into slots other tasks have taken since. Wait for a fresh one.
+    const tick = this.options.tickMs ?? DEFAULTS.tickMs;
+    if (!this.#workers || this.options.clock.now() - this.#refreshedAt > 2 * tick) {
+      this.lastDecision = "capacity not known yet";
+      return false;
+    }
     const decision = decideAdmission({
       workers: this.#workers,
       inFlight: [...this.#inFlight.values()],
@@ -175,11 +187,13 @@ export class AdmissionTracker {
    * Since when this run has been blocked by the cluster: partitions wait for admission and none of ours is
    * in flight at Druid, so nothing moves until other tasks free their slots (on an Indexer, a shut-down
    * task's thread can hold its slot for `gracefulShutdownTimeout`, 5 minutes by default). Null when not
-   * blocked, or when no partition has asked for a few ticks (the wait ended some other way).
+   * blocked, or when no partition has asked for `BLOCK_STALE_MS` or three ticks, whichever is longer (the
+   * wait ended some other way: canceled, or the run stopped).
    */
   get blockedSince(): number | null {
     const b = this.#blocked;
-    if (!b || this.options.clock.now() - b.at > 3 * (this.options.tickMs ?? DEFAULTS.tickMs)) return null;
+    const stale = Math.max(BLOCK_STALE_MS, 3 * (this.options.tickMs ?? DEFAULTS.tickMs));
+    if (!b || this.options.clock.now() - b.at > stale) return null;
     return b.since;
   }
 

@@ -29,6 +29,8 @@ export interface MetricSources {
   waiters(): number;
   /** When the change feed last read the ledger (ms since epoch), null before its first read. */
   lastFeedTick(): number | null;
+  /** Since when this process's worker is blocked by the cluster (`AdmissionTracker.blockedSince`). @default never */
+  blockedSince?(): number | null;
   /** The kinds of work whose counters start at 0. @default every registered kind (`KINDS`) */
   kinds?: readonly string[];
 }
@@ -170,6 +172,16 @@ export class ServiceMetrics {
       registers,
       collect() {
         this.set(sources.waiters());
+      },
+    });
+    new Gauge({
+      name: "segops_admission_blocked_since_timestamp_seconds",
+      help: "Since when this process's partitions wait for worker slots other tasks hold, with none of its own in flight (unix seconds; absent when not blocked)",
+      registers,
+      collect() {
+        const since = sources.blockedSince?.() ?? null;
+        if (since !== null) this.set(since / 1000);
+        else this.remove();
       },
     });
     new Gauge({

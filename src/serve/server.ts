@@ -115,6 +115,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     slots: () => worker?.machinery.admission.slots ?? null,
     waiters: () => waiters.waiting + streams.open,
     lastFeedTick: () => feed.lastTickAt,
+    blockedSince: () => worker?.machinery.admission.blockedSince ?? null,
   });
   const serviceMetrics = metrics;
   worker = new Worker({

@@ -96,8 +96,13 @@ describe("admission tracker", () => {
       await tracker.refresh();
     }
     expect(fake.calls.length).toBe(before);
-    // One leaves: the next question is worth a snapshot again.
+    // One leaves: the next question is worth a snapshot again, and the last one (5 s old, from before the
+    // spell at the cap) is not trusted: slots may have been taken since.
     tracker.untrack("a");
+    expect(tracker.admit("c", 1)).toBe(false);
+    expect(tracker.lastDecision).toBe("capacity not known yet");
+    await tracker.refresh();
+    expect(fake.calls.length).toBe(before + 3);
     expect(tracker.admit("c", 1)).toBe(true);
   });
 
@@ -165,8 +170,10 @@ describe("admission tracker", () => {
     await clock.advance(1000);
     expect(tracker.admit("a", 3)).toBe(false);
     expect(tracker.blockedSince).toBe(0);
-    // Nobody asked for more than three ticks (the partitions went away): not blocked any more.
-    await clock.advance(3500);
+    // Nobody asked for over ten seconds (the partitions went away): not blocked any more.
+    await clock.advance(9000);
+    expect(tracker.blockedSince).toBe(0);
+    await clock.advance(1500);
     expect(tracker.blockedSince).toBeNull();
     expect(tracker.describeBlocked()).toBeNull();
     // The slot frees: admitted, and the streak is over.
