@@ -20,6 +20,8 @@ export class AdmissionTracker {
   readonly #inFlight = new Map<string, InFlightTask & { druidTaskId: string | null; group?: string }>();
   #workers: WorkerSnapshot | null = null;
   #refreshedAt = Number.NEGATIVE_INFINITY;
+  /** When the snapshot's answers arrived (a slow Overlord must not make every snapshot look stale). */
+  #snapshotAt = Number.NEGATIVE_INFINITY;
   /** Someone is waiting for admission: only then is a fresh snapshot worth three Overlord requests. */
   #wanted = true;
   #pausedUntil = Number.NEGATIVE_INFINITY;
@@ -114,7 +116,7 @@ export class AdmissionTracker {
     // No capacity known yet, or only from before an idle spell (refreshes stop while nobody waits): a
     // snapshot from an hour ago would admit into slots other tasks have taken since. Wait for a fresh one.
     const tick = this.options.tickMs ?? DEFAULTS.tickMs;
-    if (!this.#workers || this.options.clock.now() - this.#refreshedAt > 2 * tick) {
+    if (!this.#workers || this.options.clock.now() - this.#snapshotAt > 2 * tick) {
       this.lastDecision = "capacity not known yet";
       return false;
     }
@@ -154,6 +156,7 @@ export class AdmissionTracker {
       this.options.client.tasks({ state: "waiting" }),
     ]);
     this.#workers = workers;
+    this.#snapshotAt = this.options.clock.now();
     const queued = new Map<string, "PENDING" | "WAITING">();
     for (const t of pending) queued.set(t.id, "PENDING");
     for (const t of waiting) queued.set(t.id, "WAITING");

@@ -202,4 +202,23 @@ describe("admission tracker", () => {
       "waiting: Druid's task queue is full (429); nothing of this run is in flight",
     );
   });
+
+  it("a snapshot is as fresh as its answers: an Overlord slower than two ticks still admits", async () => {
+    const clock = new ManualClock(0);
+    let answer: (() => void) | null = null;
+    const client = {
+      ...fakeClient({ workers: () => [worker(4, 0)] }).client,
+      // Each /workers answer takes three ticks to arrive.
+      workers: () =>
+        new Promise<WorkerInfo[]>((resolve) => {
+          answer = () => resolve([worker(4, 0)]);
+        }),
+    };
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 4, tickMs: 1000 });
+    const refreshing = tracker.refresh();
+    await clock.advance(3000);
+    (answer as (() => void) | null)?.();
+    await refreshing;
+    expect(tracker.admit("a", 1)).toBe(true);
+  });
 });
