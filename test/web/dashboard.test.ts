@@ -204,6 +204,13 @@ describe("dashboard: jobs", () => {
     expect(requests.filter((p) => p.startsWith("/api/v1/jobs"))).toEqual([]);
     await page.screenshot({ path: artifact("jobs.png") });
 
+    // Every state the filter offers is one the API lists by (a cancel is a flag, not a state).
+    expect(
+      await page
+        .getByLabel("State")
+        .locator("option")
+        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+    ).toEqual(["", "open", "done", "failed"]);
     await page.getByLabel("State").selectOption("failed");
     await page.getByText("No jobs match these filters").waitFor();
     await page.getByLabel("State").selectOption("done");

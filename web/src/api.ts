@@ -5,7 +5,8 @@
  */
 
 export type TaskState = "new" | "running" | "suspended" | "done" | "failed" | "dead";
-export type JobState = "open" | "done" | "failed" | "canceled";
+/** A job's state; a cancel is the `canceled` flag (the job ends `failed`), not a state. */
+export type JobState = "open" | "done" | "failed";
 export type Counts = Record<TaskState, number>;
 
 export interface DashboardJob {

@@ -20,7 +20,6 @@ export const JOB_STATE_GLYPH: Record<JobState, string> = {
   open: "▶",
   done: "✓",
   failed: "!",
-  canceled: "■",
 };
 
 export function bytes(n: number | null | undefined): string {

@@ -7,7 +7,7 @@ import { duration, JOB_STATE_GLYPH, time } from "./format";
  * whenever one of its partitions changes — no request per row. Filters by state and datasource.
  */
 
-const STATES: JobState[] = ["open", "done", "failed", "canceled"];
+const STATES: JobState[] = ["open", "done", "failed"];
 
 function total(j: DashboardJob): number {
   const c = j.counts;
@@ -164,7 +164,7 @@ export function JobsView({ query }: { query: URLSearchParams }) {
                       <span class={`badge j-${j.state}`}>
                         <span aria-hidden="true">{JOB_STATE_GLYPH[j.state]} </span>
                         {j.state}
-                        {j.canceled && j.state !== "canceled" ? " (canceled)" : ""}
+                        {j.canceled ? " (canceled)" : ""}
                       </span>
                     </td>
                     <td class="wide">
