@@ -209,7 +209,7 @@ describe("dashboard: jobs", () => {
       await page
         .getByLabel("State")
         .locator("option")
-        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+        .evaluateAll((os) => os.map((o) => o.getAttribute("value"))),
     ).toEqual(["", "open", "done", "failed"]);
     await page.getByLabel("State").selectOption("failed");
     await page.getByText("No jobs match these filters").waitFor();
