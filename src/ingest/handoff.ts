@@ -24,6 +24,11 @@ export type HandoffVerdict =
       version: string | null;
       segments: TimelineSegment[];
       proof: OwnershipProof | null;
+      /**
+       * Every used segment overlapping the interval, with its served flag, as this verdict read them (set by
+       * the checker): the audit that follows in the same run judges the same reads instead of asking again.
+       */
+      seen?: readonly TimelineSegment[];
     }
   | { state: "waiting"; version: string | null; missing: string[]; proof: OwnershipProof | null }
   /** Someone else's newer version is live over ours: waiting cannot help. */
@@ -339,8 +344,13 @@ export class HandoffChecker {
         // A range whose served view failed fails only the partitions inside it: the others' answers are
         // whole (each range's serverview lists every served segment overlapping it).
         const failed = served.failed.find((f) => overlaps(f.range, p.question.interval));
-        if (failed) p.reject(failed.error);
-        else p.resolve(handoffVerdict(p.question, overlapping(p.question.interval), context));
+        if (failed) {
+          p.reject(failed.error);
+          continue;
+        }
+        const seen = overlapping(p.question.interval);
+        const verdict = handoffVerdict(p.question, seen, context);
+        p.resolve(verdict.state === "handed-off" ? { ...verdict, seen } : verdict);
       }
     } catch (error) {
       for (const p of pending) p.reject(error);

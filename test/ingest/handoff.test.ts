@@ -303,6 +303,11 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     await clock.advance(1000);
     const results = await verdicts;
     expect(results.map((r) => r.state)).toEqual(["handed-off", "handed-off", "handed-off", "handed-off"]);
+    // Each verdict carries what it judged (its interval's segments, served flags included) for the audit.
+    const first = results[0];
+    expect(first?.state === "handed-off" ? first.seen?.map((s) => [s.start, s.served]) : null).toEqual([
+      [Date.UTC(2026, 0, 1, 0), true],
+    ]);
     expect(src.calls.sort()).toEqual(
       [
         "meta 4",

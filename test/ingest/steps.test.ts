@@ -8,6 +8,7 @@ import type { DataSegment } from "../../src/druid/types.js";
 import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
 import type { HandoffChecker, HandoffVerdict } from "../../src/ingest/handoff.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
+import { segmentId, toTimelineSegment } from "../../src/ingest/segments.js";
 import {
   StatusBatcher,
   type StatusResult,
@@ -387,11 +388,15 @@ describe("running: waiting for the Druid task to end", () => {
 describe("handoff", () => {
   it("moves to audit once handed off, recording the version and its proof", async () => {
     const a = attempt({ step: "handoff" });
+    const seen = [toTimelineSegment(segment("v1"), new Set([segmentId(segment("v1"))]))];
     await awaitHandoff(
       a,
-      io({ verdict: { state: "handed-off", version: "v1", segments: [], proof: "window" } }),
+      io({ verdict: { state: "handed-off", version: "v1", segments: [], proof: "window", seen } }),
     );
     expect(a.progress()).toMatchObject({ step: "audit", version: "v1", versionProof: "window" });
+    // What the gate judged goes to the audit of the same run, in memory only (never checkpointed).
+    expect(a.handoffSeen).toBe(seen);
+    expect(JSON.stringify(a.saved)).not.toContain("handoffSeen");
   });
 
   it("waits, and fails 'SUCCESS but never queryable' past the timeout", async () => {
@@ -505,6 +510,23 @@ describe("audit", () => {
     const error = await rejects(auditPartition(a, io({ client: client(["v1"], "indexer-executor") })));
     expect(error).toBeInstanceOf(TaskAbort);
     expect((error as Error).message).toMatch(/not served/);
+  });
+
+  it("judges what the handoff gate of the same run read, asking the Coordinator nothing again", async () => {
+    const a = attempt({ step: "audit", version: "v1", taskIds: [TASK_ID] });
+    const served = (segments: DataSegment[]) =>
+      segments.map((s) => toTimelineSegment(s, new Set(segments.map(segmentId))));
+    a.handoffSeen = served([segment("v1")]);
+    const refuse = async () => {
+      throw new Error("the audit asked again");
+    };
+    await auditPartition(a, io({ client: { metadataSegments: refuse, servedInInterval: refuse } }));
+    expect(a.progress()).toMatchObject({ step: "done", summary: { version: "v1", segments: 1 } });
+    // What the gate saw is still audited: another live version there fails the audit.
+    const b = attempt({ step: "audit", version: "v1" });
+    b.handoffSeen = served([segment("v1"), segment("v2")]);
+    expect((await rejects(auditPartition(b, io({})))) as Error).toBeInstanceOf(TaskAbort);
+    expect(b.progress().outcome).toBe("audit-failed");
   });
 
   it("aborts with the violations when another version is live", async () => {

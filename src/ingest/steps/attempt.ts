@@ -10,6 +10,7 @@ import type { AttemptFailure } from "../failure.js";
 import type { HandoffChecker } from "../handoff.js";
 import type { IngestPayload, IngestProgress } from "../runner.js";
 import type { StatusBatcher } from "../status-batcher.js";
+import type { TimelineSegment } from "../timeline.js";
 
 /**
  * What each step of the ingestion handler works on: one partition's current attempt. A step reads the
@@ -30,6 +31,11 @@ export interface Attempt {
   save(patch: IngestProgress): Promise<void>;
   /** Tells the progress display and logs. */
   note(step: string, detail: string): void;
+  /**
+   * The segments the handoff gate passed on in this handler run (never checkpointed): the audit step reads
+   * these instead of asking the Coordinator again; a resumed audit reads afresh.
+   */
+  handoffSeen?: readonly TimelineSegment[];
 }
 
 /** The I/O a step may use, injected (tests pass fakes). */

@@ -7,23 +7,31 @@ import { servedIdsIn, toTimelineSegment } from "../segments.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**
+ * The used segments overlapping the partition's interval with their served flags, read afresh (a resumed
+ * audit). The served view of this interval only, as the handoff gate reads it (docs/druid-api.md §3.2a):
+ * the datasource's whole served list would cost every partition's audit the whole datasource (16 MB at
+ * 200,000 segments).
+ */
+async function readInterval(a: Attempt, io: StepIO) {
+  const { datasource } = a.payload;
+  const [used, servedIds] = await Promise.all([
+    io.client.metadataSegments(datasource, [formatInterval(a.interval)], a.call),
+    servedIdsIn(io.client, datasource, formatInterval(a.interval), a.call),
+  ]);
+  return used.map((s) => toTimelineSegment(s, servedIds));
+}
+
+/**
  * The version audit of the handed-off partition: one live version per time chunk, ours, served, nothing
  * appended twice. Passing, the partition's summary is recorded and the handler returns (done).
  */
 export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   const { payload, taskId } = a;
   const p = a.progress();
-  // The served view of this interval only, as the handoff gate reads it (docs/druid-api.md §3.2a): the
-  // datasource's whole served list would cost every partition's audit the whole datasource (16 MB at
-  // 200,000 segments).
-  const [used, servedIds] = await Promise.all([
-    io.client.metadataSegments(payload.datasource, [formatInterval(a.interval)], a.call),
-    servedIdsIn(io.client, payload.datasource, formatInterval(a.interval), a.call),
-  ]);
   const report = auditTimeline({
     datasource: payload.datasource,
     interval: a.interval,
-    segments: used.map((s) => toTimelineSegment(s, servedIds)),
+    segments: a.handoffSeen ?? (await readInterval(a, io)),
     granularity: parseGranularity(payload.segmentGranularity),
     expect: { ...(p.version ? { version: p.version } : {}), mode: payload.mode },
     sizeBand: io.settings.sizeBand,

@@ -105,6 +105,7 @@ async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
       throw new TaskProgress(`waiting for handoff of ${payload.interval}`, io.settings.tickMs);
     }
     case "handed-off":
+      if (verdict.seen) a.handoffSeen = verdict.seen;
       a.note("handed-off", payload.interval);
       await a.save({
         step: "audit",
