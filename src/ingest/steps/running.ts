@@ -11,15 +11,16 @@ export const FORGOTTEN_LIMIT = 5;
 /**
  * Waits for the attempt to end, through the process's one status batcher. RUNNING, the first time: record
  * it (checkpoint and a progress transition, so status and the event log show it) and come back next tick;
- * RUNNING once recorded: ask again at the next tick inside this handler run, writing nothing, so a partition
- * in flight costs the ledger no write per tick (only its lease heartbeat; a cancel is seen by the heartbeat,
- * within `leaseMs / 6`). Unknown to Druid: submit the same id again (bounded when Druid keeps answering
+ * RUNNING once recorded: wait inside this handler run for the first answer that is not RUNNING, writing
+ * nothing, so a partition in flight costs the ledger no write per tick (only its lease heartbeat; a cancel
+ * is seen by the heartbeat, within `leaseMs / 6`). Unknown to Druid: submit the same id again (bounded when Druid keeps answering
  * "duplicate"). FAILED: a new attempt, with Druid's errorMsg, its failure class and the row counters.
  * SUCCESS: the data gates decide on Druid's counters; passing, the partition moves to the handoff step.
  */
 export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
   io.admission?.track(a.task.id, a.payload.slots, a.taskId);
-  // Each round waits for the batcher's next bulk lookup (one tick): the loop is paced by the batcher.
+  // Each round waits for the batcher (the next bulk lookup; once RUNNING is recorded, the first answer that
+  // is not RUNNING): the loop is paced by the batcher.
   while (await pollOnce(a, io)) {}
 }
 
