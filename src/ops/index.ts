@@ -31,4 +31,10 @@ export {
   type RollbackPayload,
   type RollbackRequest,
 } from "./rollback/plan.js";
-export { compactionSlotBudget, killSlotBudget, taskSlotBudget } from "./slots.js";
+export {
+  compactionSlotBudget,
+  killSlotBudget,
+  readCompactionBudget,
+  readKillBudget,
+  taskSlotBudget,
+} from "./slots.js";

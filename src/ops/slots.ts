@@ -35,6 +35,42 @@ export function compactionSlotBudget(config: Record<string, unknown>, capacity: 
   return taskSlotBudget(config.compactionTaskSlotRatio, config.maxCompactionTaskSlots, capacity);
 }
 
+/** The Druid reads the budgets need (a `DruidClient` satisfies it). */
+export interface BudgetSource {
+  coordinatorDynamicConfig(options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
+  compactionConfig(options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
+  totalWorkerCapacity(options?: { signal?: AbortSignal }): Promise<{ currentClusterCapacity: number }>;
+}
+
+/** The kill budget as Druid states it now; null when it cannot be read (permissions, an older Druid). */
+export async function readKillBudget(client: BudgetSource, signal?: AbortSignal): Promise<number | null> {
+  try {
+    const [config, capacity] = await Promise.all([
+      client.coordinatorDynamicConfig(signal ? { signal } : {}),
+      client.totalWorkerCapacity(signal ? { signal } : {}),
+    ]);
+    return killSlotBudget(config, capacity.currentClusterCapacity);
+  } catch {
+    return null;
+  }
+}
+
+/** The compaction budget as Druid states it now; null when it cannot be read. */
+export async function readCompactionBudget(
+  client: BudgetSource,
+  signal?: AbortSignal,
+): Promise<number | null> {
+  try {
+    const [config, capacity] = await Promise.all([
+      client.compactionConfig(signal ? { signal } : {}),
+      client.totalWorkerCapacity(signal ? { signal } : {}),
+    ]);
+    return compactionSlotBudget(config, capacity.currentClusterCapacity);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A budget read from Druid at most once a minute (`read` runs against the cluster; a failed read is null,
  * no budget: worker-slot admission alone caps the tasks then). Shared by the compaction and kill runners.
@@ -48,12 +84,7 @@ export function cachedBudget(
   let last: { value: number | null; readAt: number } | null = null;
   return async (signal) => {
     if (last && clock.now() - last.readAt < refreshMs) return last.value;
-    let value: number | null;
-    try {
-      value = await read(signal);
-    } catch {
-      value = null; // unreadable (permissions, an older Druid)
-    }
+    const value = await read(signal);
     last = { value, readAt: clock.now() };
     return value;
   };

@@ -4,7 +4,7 @@ import { formatInterval, parseInterval } from "../../core/interval.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { inspectCompaction, planCompaction } from "../../ops/index.js";
-import { connectWatched, openJobOfRequest, runPlannedJob } from "./ingest-common.js";
+import { connectWatched, openJobIdIn, runPlannedJob } from "./ingest-common.js";
 import type { ResumeFlags } from "./resume-action.js";
 import { resumeJob } from "./resume-action.js";
 
@@ -62,7 +62,7 @@ export async function compactAction(datasource: string, flags: CompactFlags): Pr
     }
     // A compaction of the same request still open in the ledger (a run that crashed) is resumed, not
     // planned anew: its chunks in flight keep their Druid task ids.
-    const open = await openJobOfRequest(flags.ledger, "compact", plan.job.options?.requestKey);
+    const open = await openJobIdIn(flags.ledger, "compact", plan.job.options?.requestKey);
     if (open) {
       await resumeJob(open, flags);
       return;

@@ -5,7 +5,7 @@ import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import type { IngestJobInput, PlannedJob } from "../../ingest/plan.js";
-import { openJobOfRequest as openJobOf } from "../../jobs/actions.js";
+import { openJobOfRequest } from "../../jobs/actions.js";
 import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import {
@@ -179,15 +179,11 @@ export async function runPlannedJob(options: {
  * The open job of `kind` that a run of the same request left (it crashed or was stopped), by the
  * `requestKey` its plan stores: the same command resumes it rather than planning the work again.
  */
-export async function openJobOfRequest(
-  ledger: string,
-  kind: string,
-  requestKey: unknown,
-): Promise<string | null> {
+export async function openJobIdIn(ledger: string, kind: string, requestKey: unknown): Promise<string | null> {
   if (typeof requestKey !== "string") return null;
   const store = await openLedger(ledger);
   try {
-    return (await openJobOf(store, kind, requestKey))?.id ?? null;
+    return (await openJobOfRequest(store, kind, requestKey))?.id ?? null;
   } finally {
     await store.close();
   }

@@ -1,12 +1,11 @@
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
 import { formatInterval, parseInterval, parsePeriodMs } from "../../core/interval.js";
-import type { DruidClient } from "../../druid/client.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { segmentId } from "../../ingest/segments.js";
-import { inspectKill, killSlotBudget, planKill } from "../../ops/index.js";
-import { connectWatched, openJobOfRequest, runPlannedJob } from "./ingest-common.js";
+import { inspectKill, planKill, readKillBudget } from "../../ops/index.js";
+import { connectWatched, openJobIdIn, runPlannedJob } from "./ingest-common.js";
 import { type ResumeFlags, resumeJob } from "./resume-action.js";
 
 /** What `segops kill` does (its flags are in kill.ts); loaded when the command runs. */
@@ -85,7 +84,7 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
       );
     // A kill of the same request still open in the ledger (a run that crashed) is resumed: its kill tasks
     // in flight keep their ids, and nothing is submitted twice.
-    const open = await openJobOfRequest(flags.ledger, "kill", plan.job.options?.requestKey);
+    const open = await openJobIdIn(flags.ledger, "kill", plan.job.options?.requestKey);
     if (open) {
       await resumeJob(open, { ...flags, maxConcurrency });
       return;
@@ -103,17 +102,5 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
     });
   } finally {
     await client.close();
-  }
-}
-
-async function readKillBudget(client: DruidClient): Promise<number | null> {
-  try {
-    const [config, capacity] = await Promise.all([
-      client.coordinatorDynamicConfig(),
-      client.totalWorkerCapacity(),
-    ]);
-    return killSlotBudget(config, capacity.currentClusterCapacity);
-  } catch {
-    return null; // unreadable (permissions, an older Druid): --max-concurrency alone caps the kills
   }
 }

@@ -10,7 +10,7 @@ import type { DataSegment } from "../../druid/types.js";
 import type { DruidServices } from "../../ingest/kind.js";
 import { segmentId, servedIdsIn } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
-import { cachedBudget, compactionSlotBudget } from "../slots.js";
+import { cachedBudget, readCompactionBudget } from "../slots.js";
 import { COMPACT_KIND, type CompactPayload, judgeChunks } from "./plan.js";
 
 /**
@@ -143,13 +143,7 @@ export function compactRunner(services: DruidServices): Runner {
   // maxCompactionTaskSlots) caps how many of ours run at Druid at once; re-read once a minute. A chunk
   // waiting for its handoff holds no slot, so it does not count.
   const atDruid = new Set<string>();
-  const compactionBudget = cachedBudget(async (signal) => {
-    const [config, capacity] = await Promise.all([
-      client.compactionConfig({ signal }),
-      client.totalWorkerCapacity({ signal }),
-    ]);
-    return compactionSlotBudget(config, capacity.currentClusterCapacity);
-  }, clock);
+  const compactionBudget = cachedBudget((signal) => readCompactionBudget(client, signal), clock);
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = decodedForHandler<CompactPayload>(COMPACT_ENCODING, task, "payload");

@@ -7,7 +7,7 @@ import { isDruidError } from "../../druid/errors.js";
 import type { DruidServices } from "../../ingest/kind.js";
 import { segmentId } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
-import { cachedBudget, killSlotBudget } from "../slots.js";
+import { cachedBudget, readKillBudget } from "../slots.js";
 import { KILL_KIND, type KillPayload } from "./plan.js";
 
 /**
@@ -46,13 +46,7 @@ export function killRunner(services: DruidServices): Runner {
   // Druid's budget for kill tasks (killTaskSlotRatio of the slots, at most maxKillTaskSlots) caps how
   // many of ours run at Druid at once, in every process that runs kills (the CLI and serve alike).
   const atDruid = new Set<string>();
-  const killBudget = cachedBudget(async (signal) => {
-    const [config, capacity] = await Promise.all([
-      client.coordinatorDynamicConfig({ signal }),
-      client.totalWorkerCapacity({ signal }),
-    ]);
-    return killSlotBudget(config, capacity.currentClusterCapacity);
-  }, clock);
+  const killBudget = cachedBudget((signal) => readKillBudget(client, signal), clock);
 
   async function step(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = decodedForHandler<KillPayload>(KILL_ENCODING, task, "payload");
