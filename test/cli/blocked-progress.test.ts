@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watchBlockedLines } from "../../src/cli/progress.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
-import { runCli, until } from "../helpers/cli-process.js";
+import { ingestArgs, runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
@@ -41,18 +41,13 @@ describe("segops backfill says when the cluster's slots block it", () => {
     });
     expect(blocker.status).toBe(200);
     const run = runCli([
-      "backfill",
-      template,
-      "--from",
-      "2026-06-01",
-      "--to",
-      "2026-06-02",
-      "--var",
-      `dataDir=${dataDir}`,
-      "--druid",
-      sim.url,
-      "--ledger",
-      `sqlite:${join(work, "ledger.db")}`,
+      ...ingestArgs({
+        template,
+        dataDir,
+        druid: sim.url,
+        ledgerPath: join(work, "ledger.db"),
+        range: { from: "2026-06-01", to: "2026-06-02" },
+      }),
       "--tick",
       "100",
     ]);

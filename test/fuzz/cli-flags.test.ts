@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { ingestArgs } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
@@ -77,16 +78,13 @@ beforeAll(async () => {
   ledgerPath = join(work, "ledger.db");
   // The ledger holds a finished job, so that "unchanged" is about a real file.
   const first = await segops([
-    "run",
-    template,
-    "--interval",
-    "2026-01-01/2026-01-02",
-    "--var",
-    `dataDir=${dataDir}`,
-    "--druid",
-    sim.url,
-    "--ledger",
-    `sqlite:${ledgerPath}`,
+    ...ingestArgs({
+      template,
+      dataDir,
+      druid: sim.url,
+      ledgerPath,
+      range: { interval: "2026-01-01/2026-01-02" },
+    }),
     "--tick",
     "20",
     "--json",
@@ -310,16 +308,13 @@ function commandLine(base: string[], given: Mutation[]): string[] {
 describe("bad input on the command line: generated cases per surface", () => {
   it("segops run: every wrong flag is exit 2 naming it, nothing submitted, the ledger's bytes unchanged", async () => {
     const base = [
-      "run",
-      template,
-      "--interval",
-      "2026-01-02/2026-01-03",
-      "--var",
-      `dataDir=${dataDir}`,
-      "--druid",
-      sim.url,
-      "--ledger",
-      `sqlite:${ledgerPath}`,
+      ...ingestArgs({
+        template,
+        dataDir,
+        druid: sim.url,
+        ledgerPath,
+        range: { interval: "2026-01-02/2026-01-03" },
+      }),
       "--json",
     ];
     await fc.assert(
@@ -333,18 +328,13 @@ describe("bad input on the command line: generated cases per surface", () => {
 
   it("segops backfill: every wrong flag (and range) is exit 2 naming it, nothing submitted, the ledger's bytes unchanged", async () => {
     const base = [
-      "backfill",
-      template,
-      "--from",
-      "2026-01-02",
-      "--to",
-      "2026-01-04",
-      "--var",
-      `dataDir=${dataDir}`,
-      "--druid",
-      sim.url,
-      "--ledger",
-      `sqlite:${ledgerPath}`,
+      ...ingestArgs({
+        template,
+        dataDir,
+        druid: sim.url,
+        ledgerPath,
+        range: { from: "2026-01-02", to: "2026-01-04" },
+      }),
       "--json",
     ];
     const range = fc.oneof(

@@ -65,3 +65,30 @@ export async function until(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * The arguments of `segops run` (a range given as `interval`) or `segops backfill` (`from`/`to`) over a
+ * template reading `dataDir`, against `druid`, with a SQLite ledger at `ledgerPath`: what most CLI tests
+ * start from, before the flags under test.
+ */
+export function ingestArgs(o: {
+  template: string;
+  dataDir: string;
+  druid: string;
+  ledgerPath: string;
+  range: { interval: string } | { from: string; to: string };
+}): string[] {
+  const range =
+    "interval" in o.range
+      ? ["run", o.template, "--interval", o.range.interval]
+      : ["backfill", o.template, "--from", o.range.from, "--to", o.range.to];
+  return [
+    ...range,
+    "--var",
+    `dataDir=${o.dataDir}`,
+    "--druid",
+    o.druid,
+    "--ledger",
+    `sqlite:${o.ledgerPath}`,
+  ];
+}

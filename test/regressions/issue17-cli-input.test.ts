@@ -8,6 +8,7 @@ import { applyConfigFile } from "../../src/cli/commands/serve-action.js";
 import { main } from "../../src/cli/main.js";
 import { deriveTaskId } from "../../src/core/task-id.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { ingestArgs } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
@@ -51,16 +52,13 @@ async function segops(args: string[]): Promise<{ code: number; err: string }> {
 
 function run(...extra: string[]): Promise<{ code: number; err: string }> {
   return segops([
-    "run",
-    template,
-    "--interval",
-    "2026-01-01/2026-01-02",
-    "--var",
-    `dataDir=${dataDir}`,
-    "--druid",
-    sim.url,
-    "--ledger",
-    `sqlite:${join(work, "ledger.db")}`,
+    ...ingestArgs({
+      template,
+      dataDir,
+      druid: sim.url,
+      ledgerPath: join(work, "ledger.db"),
+      range: { interval: "2026-01-01/2026-01-02" },
+    }),
     "--json",
     ...extra,
   ]);
