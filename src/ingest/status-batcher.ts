@@ -128,9 +128,10 @@ export class StatusBatcher {
       for (const [id, waiters] of batch) {
         const result: StatusResult = found.get(id) ?? { id, state: "UNKNOWN" };
         if (result.state === "RUNNING" && waiters.some((w) => w.question === "not-running")) {
-          const keep = waiters.filter((w) => w.question === "not-running");
-          for (const w of waiters) if (w.question !== "not-running") w.resolve(result);
-          still.set(id, keep);
+          // The usual case (only a watcher waits) keeps the same list: no new array per id per tick.
+          const mixed = waiters.some((w) => w.question !== "not-running");
+          if (mixed) for (const w of waiters) if (w.question !== "not-running") w.resolve(result);
+          still.set(id, mixed ? waiters.filter((w) => w.question === "not-running") : waiters);
         } else {
           for (const w of waiters) w.resolve(result);
         }
