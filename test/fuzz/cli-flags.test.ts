@@ -564,7 +564,14 @@ describe("bad input to segops serve: generated cases", () => {
         const settings: Record<string, unknown> = { ...base };
         for (const [k, v] of wrong) {
           delete settings[k];
-          settings[camelCase ? camel(k) : k] = v;
+          // An own property even for `__proto__` (an assignment would set the prototype, and the file
+          // would be written without the wrong key: a valid config the property then saw accepted).
+          Object.defineProperty(settings, camelCase ? camel(k) : k, {
+            value: v,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         }
         const file = join(dir, `c${++n}.${yaml ? "yaml" : "json"}`);
         writeFileSync(file, yaml ? YAML.stringify(settings) : JSON.stringify(settings));

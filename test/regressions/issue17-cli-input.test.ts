@@ -162,6 +162,10 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     await expect(serveConfig("insecure: false\n")).resolves.toMatchObject({ insecure: false });
     // A wrong value is refused even where a flag overrides it.
     await expect(serveConfig("port: lots\n", ["--port", "9000"])).rejects.toThrow(/port: --port must be/);
+    // `__proto__` is an unknown setting like any other, in YAML and in JSON (the CLI fuzz test once wrote a
+    // file without it, assigning the key on a plain object, and saw that file accepted).
+    for (const text of ["__proto__: 1\n", '{"__proto__": 1, "port": 0}'])
+      await expect(serveConfig(text)).rejects.toThrow(/unknown setting "__proto__"/);
   });
 
   it("issue 17: `druid: 0` in serve's config file, end to end: exit 2 naming it (was exit 1)", async () => {
