@@ -70,8 +70,19 @@ export interface ApiDeps {
   streams: { open: number };
   /** Slots and Druid requests over time, for the dashboard (none: its Druid view is empty). */
   load?: LoadHistory | null;
+  /**
+   * What this host's worker waits on when the cluster blocks it (`AdmissionTracker.blockedSince` and
+   * `describeBlocked`), for the dashboard's Druid view. @default never blocked
+   */
+  blocked?: () => BlockedState | null;
   /** The dashboard's built assets (index.html and assets/); null: `/` says it was not built. */
   webDir?: string | null;
+}
+
+/** Since when (epoch ms) and on what a worker has waited for slots other tasks hold. */
+export interface BlockedState {
+  readonly since: number;
+  readonly reason: string;
 }
 
 /** What a handler gets: the parsed parts of the request. */

@@ -404,7 +404,7 @@ export function dashboardRoutes(
         path: "/api/v1/druid/load",
         operationId: "druidLoad",
         summary:
-          "What this host saw of Druid over time: worker slots (segops', others', free), requests per minute by endpoint, detection and handoff latency",
+          "What this host saw of Druid over time: worker slots (segops', others', free), requests per minute by endpoint, detection and handoff latency; and whether the cluster blocks it now",
         tags: ["dashboard"],
         auth: true,
         responses: { 200: { description: "The samples", schema: D.DruidLoad } },
@@ -418,7 +418,9 @@ export function dashboardRoutes(
         const latency = deps.metrics
           ? await deps.metrics.latencyQuantiles()
           : { detection: noQuantiles, handoff: noQuantiles };
+        const blocked = deps.blocked?.() ?? null;
         return json(c, 200, {
+          blocked: blocked ? { since: iso(blocked.since), reason: blocked.reason } : null,
           sampleMs: d.load?.sampleMs ?? 10_000,
           samples: samples.map((s) => ({ at: iso(s.at), ours: s.ours, used: s.used, capacity: s.capacity })),
           requestsPerMinute: [...endpoints].sort().map((endpoint) => ({

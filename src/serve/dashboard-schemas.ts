@@ -135,6 +135,11 @@ export const Quantiles = z.object({
 });
 
 export const DruidLoad = z.object({
+  /**
+   * Since when and on what this host's partitions wait for worker slots other tasks hold, with none of its
+   * own in flight (the CLI's "blocked by cluster" line); null when they are not.
+   */
+  blocked: z.object({ since: Instant, reason: z.string() }).nullable(),
   /** How often a sample is taken, ms. */
   sampleMs: z.number(),
   samples: z.array(

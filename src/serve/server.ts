@@ -148,6 +148,13 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     streams,
     shutdown: shutdown.signal,
     load,
+    blocked: () => {
+      const admission = worker?.machinery.admission;
+      const since = admission?.blockedSince ?? null;
+      return since === null
+        ? null
+        : { since, reason: admission?.describeBlocked() ?? "waiting for worker slots" };
+    },
     webDir,
     ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
     ...(o.version ? { version: o.version } : {}),

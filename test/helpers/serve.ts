@@ -104,3 +104,29 @@ export async function startTestService(
   };
   return { service, sim, store, ledgerUrl, logs, call };
 }
+
+/**
+ * Another user's task holding worker slots of the emulator for far longer than any test (start the service
+ * with `sim: { capacity: 1 }` to leave segops none); `free()` shuts it down.
+ */
+export async function otherUsersTask(
+  t: TestService,
+  id = "other_users_task",
+): Promise<{ free(): Promise<void> }> {
+  const res = await fetch(`${t.sim.url}/druid/indexer/v1/task`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "noop", id, context: { simDurationMs: 1e9 } }),
+  });
+  if (res.status !== 200) throw new Error(`the emulator refused ${id}: ${res.status} ${await res.text()}`);
+  // The worker's capacity snapshot from its start may predate this task; admission trusts none older than
+  // two ticks (40 ms in these services), so let that one age past it. (Ordering, not a timing assertion.)
+  await new Promise((r) => setTimeout(r, 100));
+  return {
+    free: async () => {
+      await fetch(`${t.sim.url}/druid/indexer/v1/task/${encodeURIComponent(id)}/shutdown`, {
+        method: "POST",
+      });
+    },
+  };
+}

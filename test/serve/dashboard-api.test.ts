@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { histogramQuantile } from "../../src/serve/load-history.js";
 import { findWebDir } from "../../src/serve/web.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
-import { startTestService, type TestService } from "../helpers/serve.js";
+import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
  * The routes the dashboard reads (src/serve/dashboard-api.ts) and the static assets (web.ts), through
@@ -286,6 +286,29 @@ describe("dashboard routes: data", () => {
     expect(submit.values.reduce((a: number, b: number) => a + b, 0)).toBe(3600);
     expect(load.json.latency.handoff.count).toBe(3);
     expect(load.json.latency.handoff.p50).toBeGreaterThan(0);
+    expect(load.json.blocked).toBeNull();
+  });
+
+  it("the Druid load says since when and on what the cluster blocks this host, and no more once a slot frees", async () => {
+    const t = await startTestService({ sim: { capacity: 1 } });
+    const blocker = await otherUsersTask(t);
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 3 });
+    const before = Date.now();
+    const created = await t.call("/api/v1/backfills", { json: body(dataDir, { to: "2026-01-02" }) });
+    expect(created.status, created.text).toBe(201);
+    let load = await t.call("/api/v1/druid/load");
+    for (let i = 0; i < 2000 && load.json.blocked === null; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      load = await t.call("/api/v1/druid/load");
+    }
+    const { since, reason } = load.json.blocked;
+    expect(Date.parse(since)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(since)).toBeLessThanOrEqual(Date.now());
+    expect(reason).toMatch(/1 of 1 worker slots in use by other tasks/);
+    expect(t.sim.stats().submissions.map((s) => s.id)).toEqual(["other_users_task"]);
+    await blocker.free();
+    expect((await ended(t, created.json.id)).job.state).toBe("done");
+    expect((await t.call("/api/v1/druid/load")).json.blocked).toBeNull();
   });
 });
 

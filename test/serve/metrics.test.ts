@@ -3,7 +3,7 @@ import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
-import { startTestService, type TestService } from "../helpers/serve.js";
+import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
  * `GET /metrics` of `segops serve` after a backfill through the API: the text is valid Prometheus
@@ -175,15 +175,7 @@ describe("segops serve: /metrics", () => {
   it("a host blocked by slots other tasks hold says since when; the gauge goes once a partition is admitted", async () => {
     const t = await startTestService({ token: TOKEN, sim: { capacity: 1, workers: 1 } });
     // Another user's task holds the cluster's only slot for far longer than this test.
-    const blocker = await fetch(`${t.sim.url}/druid/indexer/v1/task`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ type: "noop", id: "other_users_task", context: { simDurationMs: 1e9 } }),
-    });
-    expect(blocker.status).toBe(200);
-    // The worker's capacity snapshot from its start may predate the blocker; admission trusts none older
-    // than two ticks (40 ms here), so let that one age past it. (Ordering, not a timing assertion.)
-    await new Promise((r) => setTimeout(r, 100));
+    const blocker = await otherUsersTask(t);
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 3 });
     const before = Date.now() / 1000;
     const created = await t.call("/api/v1/backfills", {
@@ -205,7 +197,7 @@ describe("segops serve: /metrics", () => {
     expect(since?.value).toBeLessThanOrEqual(Date.now() / 1000);
     expect(t.sim.stats().submissions.map((s) => s.id)).toEqual(["other_users_task"]);
     // The slot frees: the partition is admitted, the job ends, and the gauge is gone.
-    await fetch(`${t.sim.url}/druid/indexer/v1/task/other_users_task/shutdown`, { method: "POST" });
+    await blocker.free();
     const ended = await t.call(jobPath(created.json.id, "/wait?timeout=60"));
     expect(ended.json).toMatchObject({ ended: true, job: { state: "done" } });
     expect(await blocked()).toEqual([]);

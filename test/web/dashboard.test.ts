@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { artifact, buildDashboard, launchChromium, ROOT, type RunningBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
-import { startTestService, type TestService } from "../helpers/serve.js";
+import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
  * Issue 14, the dashboard of `segops serve`, in real headless Chromium (Debian's package, driven by
@@ -429,6 +429,35 @@ describe("dashboard: segment timeline", () => {
 });
 
 describe("dashboard: Druid load, themes, narrow windows", () => {
+  it("the Druid view says when the cluster blocks this host, on what, and stops saying it once a slot frees", async () => {
+    const t = await service({ sim: { capacity: 1 } });
+    const blocker = await otherUsersTask(t);
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 3 });
+    const created = await t.call("/api/v1/backfills", {
+      json: backfill("web_blocked", dataDir, { to: "2026-01-02" }),
+    });
+    expect(created.status, created.text).toBe(201);
+
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await login(page, t);
+    await page.goto(`${t.service.url}/#/druid`);
+    const banner = page.locator('[data-testid="blocked"]');
+    await banner.waitFor();
+    expect(await banner.getAttribute("role")).toBe("status");
+    expect(await banner.textContent()).toMatch(
+      /^Blocked by the cluster since .+: waiting for Druid worker slots: the next partition needs 1, 1 of 1 worker slots in use by other tasks/,
+    );
+    await page.screenshot({ path: artifact("druid-blocked.png"), fullPage: true });
+    await expectAccessible(page, "Druid view, blocked");
+
+    await blocker.free();
+    await waitEnded(t, created.json.id);
+    // The view reads the service once a sample (200 ms here) and drops the banner.
+    await banner.waitFor({ state: "detached" });
+    await ctx.close();
+  });
+
   it("the Druid view draws slots and requests per endpoint and lists latency percentiles; dark theme; a narrow window needs no sideways scrolling", async () => {
     const t = await service();
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 4, rowsPerDay: 10 });

@@ -121,6 +121,8 @@ export interface Quantiles {
 }
 
 export interface DruidLoad {
+  /** Since when and on what this host waits for slots other tasks hold; null when it does not. */
+  blocked: { since: string; reason: string } | null;
   sampleMs: number;
   samples: { at: string; ours: number | null; used: number | null; capacity: number | null }[];
   requestsPerMinute: { endpoint: string; values: number[] }[];

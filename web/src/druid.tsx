@@ -147,6 +147,13 @@ export function DruidView() {
       <p class="sub">
         What this host saw: {load.samples.length} samples, one every {load.sampleMs / 1000} s.
       </p>
+      {load.blocked && (
+        <p class="blocked" role="status" data-testid="blocked">
+          <strong>Blocked by the cluster</strong> since{" "}
+          <time dateTime={load.blocked.since}>{new Date(load.blocked.since).toLocaleString()}</time>:{" "}
+          {load.blocked.reason}
+        </p>
+      )}
       <div class="panels">
         <div class="panel">
           <Chart title="Worker slots" data={slotData} series={slotSeries} />
