@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { LedgerError, ledgerFailure } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
+import { analyzeTasks } from "./sql/analyze-tasks.js";
 import { appendEvents, type NewEvent } from "./sql/append-events.js";
 import { cancelJob, cancelJobTasks } from "./sql/cancel-job.js";
 import { cancelTask } from "./sql/cancel-task.js";
@@ -55,6 +56,8 @@ import {
 const DEFAULT_ACTOR = "segops";
 /** A concurrent claimer took the same exclusion key between our snapshot and our update: try again. */
 const CLAIM_ATTEMPTS = 5;
+/** A job of this many tasks or more refreshes the planner's statistics once committed (`analyzeTasks`). */
+const ANALYZE_AFTER_TASKS = 10_000;
 
 /**
  * The `Store` over either backend: composes the one-statement builders of `sql/` into atomic operations
@@ -86,8 +89,8 @@ export class SqlStore implements Store {
   }
 
   createJob(job: NewJob, tasks: readonly NewTask[], actor = DEFAULT_ACTOR): Promise<CreateJobResult> {
-    return this.#guard("createJob", () =>
-      this.executor.tx(async (q) => {
+    return this.#guard("createJob", async () => {
+      const result = await this.executor.tx(async (q): Promise<CreateJobResult> => {
         const now = this.clock.now();
         const inserted = (await q(insertJob(this.dialect, job, now)))[0];
         if (!inserted) {
@@ -115,8 +118,14 @@ export class SqlStore implements Store {
           now,
         );
         return { job: toJob(inserted), created: true };
-      }),
-    );
+      });
+      const analyze = analyzeTasks(this.dialect);
+      if (result.created && analyze && tasks.length >= ANALYZE_AFTER_TASKS) {
+        // Statistics only: the job is committed whatever this does (e.g. a role that may not ANALYZE).
+        await this.executor.query(analyze).catch(() => undefined);
+      }
+      return result;
+    });
   }
 
   getJob(id: string): Promise<JobRow | null> {

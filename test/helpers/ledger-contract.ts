@@ -183,6 +183,59 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(claimed.map((t) => t.id)).toEqual(["started", "new0"]);
     });
 
+    it("listDue and claim read every rank of the claim order, each cut at the limit: canceled, started by due time, then new", async () => {
+      // Ten new tasks due first (T0), so a read that cut them before ranking would hide the others.
+      await seed(
+        ...Array.from({ length: 10 }, (_, i) => task(`new${i}`)),
+        task("suspended-late", { runAt: T0 + 30 }),
+        task("suspended-early", { runAt: T0 + 10 }),
+        task("expired", { runAt: T0 + 20 }),
+        task("canceled-later", { runAt: T0 + 3_600_000 }),
+        task("canceled-now", { runAt: T0 + 5 }),
+        task("blocked", { runAt: T0 + 40, exclusionKey: "held" }),
+        task("holder", { runAt: T0 + 40, exclusionKey: "held" }),
+      );
+      await clock.advance(40);
+      // Taken and handed back: suspended, due at their own times.
+      for (const [id, runAt] of [
+        ["suspended-early", T0 + 10],
+        ["suspended-late", T0 + 30],
+      ] as const) {
+        const [held] = await store.claim({ kind: "k", owner: "a", leaseMs: LEASE, limit: 1, ids: [id] });
+        expect(
+          await store.transition(
+            { id, owner: "a", version: held!.version },
+            { to: "suspended", reason: "stop", runAt },
+          ),
+        ).not.toBeNull();
+      }
+      // Running under a lease that lapses; "holder" keeps its lease (and its key) throughout.
+      await store.claim({ kind: "k", owner: "dead-host", leaseMs: 1000, limit: 1, ids: ["expired"] });
+      await store.claim({ kind: "k", owner: "alive", leaseMs: 10 * LEASE, limit: 1, ids: ["holder"] });
+      await store.cancelTask("canceled-later", "user asked");
+      await store.cancelTask("canceled-now", "user asked");
+      await clock.advance(2000);
+
+      const order = [
+        "canceled-now",
+        "canceled-later",
+        "suspended-early",
+        "expired",
+        "suspended-late",
+        "new0",
+      ];
+      expect((await store.listDue({ kind: "k", limit: 6 })).map((t) => t.id)).toEqual(order);
+      expect((await store.listDue({ kind: "k", limit: 3 })).map((t) => t.id)).toEqual(order.slice(0, 3));
+      expect((await store.listDue({ kind: "k", limit: 100 })).map((t) => t.id)).toEqual([
+        ...order,
+        ...Array.from({ length: 9 }, (_, i) => `new${i + 1}`),
+      ]);
+      const claimed = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 4 });
+      expect(claimed.map((t) => t.id)).toEqual(order.slice(0, 4));
+      const next = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 3 });
+      expect(next.map((t) => t.id)).toEqual(["suspended-late", "new0", "new1"]);
+    });
+
     it("the database itself refuses a second running task with the same exclusion key", async () => {
       await seed(task("a", { exclusionKey: "ds/2026-01-01" }), task("b", { exclusionKey: "ds/2026-01-01" }));
       await expect(backend.raw(url, "UPDATE tasks SET state = 'running'")).rejects.toThrow();

@@ -1,33 +1,30 @@
 import type { ClaimOptions, Dialect, ListDueOptions } from "../store.js";
-import { CLAIMABLE, Params, type Statement } from "./statement.js";
+import { CLAIMABLE, NON_TERMINAL, Params, type Statement } from "./statement.js";
 
 /**
- * The claimable tasks of a kind, in claim order: due (or canceled, so the driver can finish it promptly),
- * new/suspended or running with an expired lease (lease expiry lives here: no sweeper), and no other running
- * task holds its key. The two halves are separate selects so each is read through its own partial index
- * (`tasks_waiting`, `tasks_leased`): running rows whose lease is live are never visited, however many there
- * are. The `NOT EXISTS` only avoids wasted work; the unique index `tasks_running_key` is what makes
- * exclusion race-safe across hosts.
+ * Named tasks (the driver's eligible ones: a hundred at most) that are still claimable: due (or canceled,
+ * so the driver can finish it promptly), new/suspended or running with an expired lease (lease expiry lives
+ * here: no sweeper), and no other running task holds its key. SQLite: read by primary key; the unary `+`
+ * keeps its planner (which has no statistics) from walking an index on kind or job instead, every waiting
+ * row of the kind (11 ms at 100,000). The `NOT EXISTS` only avoids wasted work; the unique index
+ * `tasks_running_key` is what makes exclusion race-safe across hosts.
  */
-function claimableRows(
+function namedClaimable(
   p: Params,
   columns: string,
   kind: string,
   now: number,
+  ids: readonly string[],
   jobIds?: readonly string[],
-  ids?: readonly string[],
 ): string {
   const t = p.add(now);
   // A driver runs only the jobs it was asked to run: a shared ledger holds other jobs, maybe for other clusters.
-  const common = `c.kind = ${p.add(kind)}
-    ${jobIds ? `AND ${p.inList("c.job_id", jobIds)}` : ""}
-    ${ids ? `AND ${p.inList("c.id", ids)}` : ""}
+  return `SELECT ${columns} FROM tasks c WHERE ${p.inList("c.id", ids)} AND +c.kind = ${p.add(kind)}
+    ${jobIds ? `AND ${p.inList("+c.job_id", jobIds)}` : ""}
     AND (c.run_at <= ${t} OR c.canceled)
+    AND (c.state IN ${CLAIMABLE} OR (c.state = 'running' AND c.lease_expires_at <= ${t}))
     AND (c.exclusion_key IS NULL OR NOT EXISTS (
       SELECT 1 FROM tasks r WHERE r.exclusion_key = c.exclusion_key AND r.state = 'running' AND r.id <> c.id))`;
-  return `SELECT ${columns} FROM tasks c WHERE c.state IN ${CLAIMABLE} AND ${common}
-    UNION ALL
-    SELECT ${columns} FROM tasks c WHERE c.state = 'running' AND c.lease_expires_at <= ${t} AND ${common}`;
 }
 
 /**
@@ -37,13 +34,46 @@ function claimableRows(
  */
 const CLAIM_ORDER = "c.canceled DESC, CASE WHEN c.state = 'new' THEN 1 ELSE 0 END, c.run_at, c.id";
 
+/**
+ * The first `limit` claimable tasks in claim order, read so that the cost follows `limit`, not the number
+ * due: one select per rank of the order (canceled; suspended; running under an expired lease; new), each
+ * walking an index in (run_at, id) order (`tasks_canceled`, `tasks_waiting_order`, `tasks_leased`) and
+ * stopping after `limit` rows, then the few rows they return sorted once. One select over all of them
+ * read and sorted every due row: 167 ms on PostgreSQL with 100,000 due (docs/benchmarks.md). Each
+ * select repeats the literal state terms of the partial index it reads, which is how SQLite (and
+ * PostgreSQL) see that the index covers it.
+ */
+function claimableInOrder(
+  p: Params,
+  columns: string,
+  limit: number,
+  kind: string,
+  now: number,
+  jobIds?: readonly string[],
+): string {
+  const t = p.add(now);
+  const n = p.add(limit);
+  const common = `c.kind = ${p.add(kind)}
+    ${jobIds ? `AND ${p.inList("c.job_id", jobIds)}` : ""}
+    AND (c.exclusion_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM tasks r WHERE r.exclusion_key = c.exclusion_key AND r.state = 'running' AND r.id <> c.id))`;
+  const rank = (where: string, order = "c.run_at, c.id") =>
+    `SELECT * FROM (SELECT ${columns} FROM tasks c WHERE ${where} AND ${common} ORDER BY ${order} LIMIT ${n}) c`;
+  return `SELECT * FROM (
+    ${rank(
+      `c.canceled AND c.state IN ${NON_TERMINAL} AND (c.state <> 'running' OR c.lease_expires_at <= ${t})`,
+      CLAIM_ORDER,
+    )}
+    UNION ALL ${rank(`c.state IN ${CLAIMABLE} AND c.state = 'suspended' AND NOT c.canceled AND c.run_at <= ${t}`)}
+    UNION ALL ${rank(`c.state = 'running' AND c.lease_expires_at <= ${t} AND NOT c.canceled AND c.run_at <= ${t}`)}
+    UNION ALL ${rank(`c.state IN ${CLAIMABLE} AND c.state = 'new' AND NOT c.canceled AND c.run_at <= ${t}`)}
+  ) c ORDER BY ${CLAIM_ORDER} LIMIT ${n}`;
+}
+
 /** Due tasks, read only (for `isEligible` pre-filtering), in claim order. */
 export function listDue(d: Dialect, o: ListDueOptions, now: number): Statement {
   const p = new Params(d);
-  return p.statement(
-    `SELECT * FROM (${claimableRows(p, "c.*", o.kind, now, o.jobIds)}) c
-     ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
-  );
+  return p.statement(claimableInOrder(p, "c.*", o.limit, o.kind, now, o.jobIds));
 }
 
 /**
@@ -57,14 +87,23 @@ export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): State
   const p = new Params(d);
   if (d === "sqlite") {
     const columns = "c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key, c.canceled, c.run_at";
+    // Named ids (the driver's eligible ones) are few: read them directly; else the first in claim order.
     return p.statement(
-      `SELECT id, job_id, state, lease_owner, exclusion_key FROM (${claimableRows(p, columns, o.kind, now, o.jobIds, o.ids)}) c
-       ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`,
+      o.ids
+        ? `SELECT id, job_id, state, lease_owner, exclusion_key FROM (${namedClaimable(p, columns, o.kind, now, o.ids, o.jobIds)}) c
+           ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(o.limit)}`
+        : `SELECT id, job_id, state, lease_owner, exclusion_key FROM (${claimableInOrder(p, columns, o.limit, o.kind, now, o.jobIds)}) c`,
     );
   }
-  const t = p.add(now);
   const jobs = o.jobIds ? `AND ${p.inList("c.job_id", o.jobIds)}` : "";
-  const ids = o.ids ? `AND ${p.inList("c.id", o.ids)}` : "";
+  // Without named ids, the candidates are the first in claim order, found as `listDue` finds them; the
+  // locking select below re-checks each against the whole predicate. ARRAY(…) is computed once, and the
+  // rows are then found by primary key: as `IN (subquery)`, a planner without statistics yet (a
+  // backfill's 100,000 rows just inserted) joined it against every waiting row, 1.8 s a claim.
+  const ids = o.ids
+    ? `AND ${p.inList("c.id", o.ids)}`
+    : `AND c.id = ANY(ARRAY(SELECT id FROM (${claimableInOrder(p, "c.id, c.canceled, c.state, c.run_at", o.limit, o.kind, now, o.jobIds)}) candidates))`;
+  const t = p.add(now);
   return p.statement(
     `SELECT c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key FROM tasks c
      WHERE c.kind = ${p.add(o.kind)} ${jobs} ${ids}
