@@ -116,4 +116,27 @@ describe("claims on PostgreSQL never wait for each other's exclusion keys", () =
       for (const s of stores) await s.close();
     }
   });
+
+  it("a claim that meets the first tasks locked by another claim takes the next ones, at once", async () => {
+    const url = backend.freshUrl();
+    const watcher = backend.freshUrl();
+    const store: Store = await openStore(url);
+    try {
+      await store.createJob(
+        { id: "job", kind: "backfill" },
+        Array.from({ length: 30 }, (_, i) => ({ id: `t${String(i).padStart(2, "0")}`, kind: "k" })),
+      );
+      // Another host, mid-claim: it holds the first ten in claim order, uncommitted.
+      await backend.raw(url, "BEGIN");
+      await backend.raw(url, "SELECT id FROM tasks ORDER BY run_at, id LIMIT 10 FOR UPDATE");
+      const claimed = await withoutWaiting(
+        store.claim({ kind: "k", owner: "me", leaseMs: 60_000, limit: 10 }),
+        watcher,
+      );
+      expect(claimed.map((t) => t.id)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i + 10}`));
+    } finally {
+      await backend.raw(url, "ROLLBACK").catch(() => undefined);
+      await store.close();
+    }
+  });
 });

@@ -39,7 +39,7 @@ const CLAIM_ORDER = "c.canceled DESC, CASE WHEN c.state = 'new' THEN 1 ELSE 0 EN
  * due: one select per rank of the order (canceled; suspended; running under an expired lease; new), each
  * walking an index in (run_at, id) order (`tasks_canceled`, `tasks_waiting_order`, `tasks_leased`) and
  * stopping after `limit` rows, then the few rows they return sorted once. One select over all of them
- * read and sorted every due row: 167 ms on PostgreSQL with 100,000 due (docs/benchmarks.md). Each
+ * read and sorted every due row: 160 ms on PostgreSQL with 100,000 due (docs/benchmarks.md). Each
  * select repeats the literal state terms of the partial index it reads, which is how SQLite (and
  * PostgreSQL) see that the index covers it.
  */
@@ -80,8 +80,8 @@ export function listDue(d: Dialect, o: ListDueOptions, now: number): Statement {
  * Step 1 of a claim (inside its transaction): lock the candidates. Postgres skips rows other claimers
  * hold (`FOR UPDATE SKIP LOCKED`) and keeps the predicate on the locked rows themselves: a row another
  * claimer took after this statement's snapshot is re-checked against it once unlocked (a UNION cannot carry
- * the lock, so Postgres reads both halves with one predicate, which its planner splits over the two partial
- * indexes). SQLite needs no row lock because `BEGIN IMMEDIATE` serialises writers.
+ * the lock, so the ranks only find the candidates). SQLite needs no row lock because `BEGIN IMMEDIATE`
+ * serialises writers.
  */
 export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): Statement {
   const p = new Params(d);
@@ -96,13 +96,15 @@ export function selectClaimable(d: Dialect, o: ClaimOptions, now: number): State
     );
   }
   const jobs = o.jobIds ? `AND ${p.inList("c.job_id", o.jobIds)}` : "";
-  // Without named ids, the candidates are the first in claim order, found as `listDue` finds them; the
-  // locking select below re-checks each against the whole predicate. ARRAY(…) is computed once, and the
-  // rows are then found by primary key: as `IN (subquery)`, a planner without statistics yet (a
-  // backfill's 100,000 rows just inserted) joined it against every waiting row, 1.8 s a claim.
+  // Without named ids, the candidates are the first in claim order, found as `listDue` finds them, and
+  // more of them than the limit: a claimer that meets another's locked rows takes the next ones, as one
+  // select over every due row did. The locking select re-checks each against the whole predicate.
+  // ARRAY(…) is computed once, the rows then found by primary key: as `IN (subquery)`, a planner without
+  // statistics yet (a backfill's 100,000 rows just inserted) joined it against every waiting row.
+  const candidates = Math.min(o.limit * 4, o.limit + 1000);
   const ids = o.ids
     ? `AND ${p.inList("c.id", o.ids)}`
-    : `AND c.id = ANY(ARRAY(SELECT id FROM (${claimableInOrder(p, "c.id, c.canceled, c.state, c.run_at", o.limit, o.kind, now, o.jobIds)}) candidates))`;
+    : `AND c.id = ANY(ARRAY(SELECT id FROM (${claimableInOrder(p, "c.id, c.canceled, c.state, c.run_at", candidates, o.kind, now, o.jobIds)}) candidates))`;
   const t = p.add(now);
   return p.statement(
     `SELECT c.id, c.job_id, c.state, c.lease_owner, c.exclusion_key FROM tasks c
