@@ -283,24 +283,39 @@ export function hasPlaceholders(value: unknown): boolean {
   return false;
 }
 
+/**
+ * The template with its placeholders substituted. `path` is one stack pushed and popped on the way down,
+ * formatted only for a string that has a placeholder: rendering runs once per partition (100,000 for a
+ * long backfill), and copying the path at every node and formatting it at every string was most of it.
+ */
 function walk(value: JsonValue, path: (string | number)[], ctx: RenderContext, used: Set<string>): JsonValue {
-  if (typeof value === "string") return substitute(value, formatPath(path), ctx, used);
-  if (Array.isArray(value)) return value.map((v, i) => walk(v, [...path, i], ctx, used));
+  if (typeof value === "string")
+    return value.includes("{{") ? substitute(value, formatPath(path), ctx, used) : value;
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      out[i] = walk(value[i] as JsonValue, path, ctx, used);
+      path.pop();
+    }
+    return out;
+  }
   if (value && typeof value === "object") {
     const out: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const k of Object.keys(value)) {
+      path.push(k);
       if (k.includes("{{")) {
-        throw new TemplateError(
-          `${formatPath([...path, k])}: placeholders are substituted in values only, not in keys`,
-          { path: formatPath([...path, k]) },
-        );
+        const where = formatPath(path);
+        throw new TemplateError(`${where}: placeholders are substituted in values only, not in keys`, {
+          path: where,
+        });
       }
-      Object.defineProperty(out, k, {
-        value: walk(v, [...path, k], ctx, used),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      const v = walk(value[k] as JsonValue, path, ctx, used);
+      path.pop();
+      // A key "__proto__" (JSON.parse makes it an own property) must stay one, not set the prototype.
+      if (k === "__proto__")
+        Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[k] = v;
     }
     return out;
   }

@@ -52,6 +52,22 @@ describe("rendering placeholders", () => {
     );
   });
 
+  it("names the path of the string whose placeholder fails, deep in arrays, and keeps a __proto__ key an own key", () => {
+    const t = task({ inputSource: { type: "s3", uris: ["s3://b/ok", "s3://b/{{nope}}"] } });
+    expect(thrown(() => renderTemplate(t, { interval: day })).details.path).toBe(
+      "spec.ioConfig.inputSource.uris[1]",
+    );
+    const parsed = { ...task(), context: JSON.parse('{"__proto__":{"at":"{{start}}"}}') };
+    const { spec } = renderTemplate(parsed, { interval: day });
+    const context = spec.context as Record<string, unknown>;
+    expect(Object.getPrototypeOf(context)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(context, "__proto__")?.value).toEqual({
+      at: "2026-03-05T00:00:00.000Z",
+    });
+    // The template itself is untouched: rendering copies.
+    expect(parsed.context.__proto__).toEqual({ at: "{{start}}" });
+  });
+
   it("substitutes {{var.NAME}} and keeps a whole-string placeholder a string", () => {
     const t = task({ inputSource: { type: "local", baseDir: "/data/{{var.env}}", count: "{{var.n}}" } });
     const { spec, warnings } = renderTemplate(t, { interval: day, vars: { env: "prod", n: "5" } });
