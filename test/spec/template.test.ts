@@ -65,7 +65,7 @@ describe("rendering placeholders", () => {
       at: "2026-03-05T00:00:00.000Z",
     });
     // The template itself is untouched: rendering copies.
-    expect(parsed.context.__proto__).toEqual({ at: "{{start}}" });
+    expect(Object.getOwnPropertyDescriptor(parsed.context, "__proto__")?.value).toEqual({ at: "{{start}}" });
   });
 
   it("substitutes {{var.NAME}} and keeps a whole-string placeholder a string", () => {
