@@ -163,6 +163,11 @@ export class Driver {
   async #run(heartbeat: Promise<void>): Promise<void> {
     try {
       while (this.#state === "running") {
+        // A macrotask turn every cycle: with SQLite (synchronous) every await of a cycle can resolve as a
+        // microtask, so a driver that claims something each cycle (tasks deferred a tick, re-claimed,
+        // deferred again) never let timers or sockets run; a compaction waiting for its Druid status, and
+        // the lease heartbeat, stalled until its lease lapsed (seen: one compaction a lease, 60 s a month).
+        await new Promise<void>((resolve) => setImmediate(resolve));
         await this.#upkeep();
         let claimed = 0;
         for (const runner of this.#runners) {
