@@ -234,7 +234,21 @@ describe("dashboard routes: data", () => {
     expect(res.json).toEqual({ jobId: id, changed: [first] });
     expect((await t.store.getTask(first))?.canceled).toBe(true);
     expect((await t.store.getTask(`${id}/20260102-20260103`))?.canceled).toBe(false);
-    expect((await t.call(`/api/v1/partitions/${enc(first)}`)).json.actions).toEqual([]);
+    // While the worker carries the cancel out nothing more is offered; once it has (the partition failed,
+    // which can be within a tick), a retry is. Which of the two this read sees is the worker's pace.
+    const now = (await t.call(`/api/v1/partitions/${enc(first)}`)).json;
+    expect(now.actions).toEqual(now.state === "failed" ? ["retry"] : []);
+    // The canceled one fails; the next one starts (one at a time here), uncanceled.
+    const second = `${id}/20260102-20260103`;
+    const states = async () => [
+      (await t.store.getTask(first))?.state,
+      (await t.store.getTask(second))?.state,
+    ];
+    for (let i = 0; i < 3000 && (await states()).join() !== "failed,running"; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await states()).toEqual(["failed", "running"]);
+    expect((await t.store.getTask(second))?.canceled).toBe(false);
+    expect((await t.call(`/api/v1/partitions/${enc(first)}`)).json.actions).toEqual(["retry"]);
   });
 
   it("the segment timeline: live and older versions with sizes and rows, the audit of the range; a bad interval is 400", async () => {
