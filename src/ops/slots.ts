@@ -71,6 +71,13 @@ export async function readCompactionBudget(
   }
 }
 
+/** A budget read from Druid and kept a while (see {@link cachedBudget}). */
+export interface CachedBudget {
+  (signal: AbortSignal): Promise<number | null>;
+  /** The last value read, without reading (undefined before the first read or once it is stale). */
+  peek(): number | null | undefined;
+}
+
 /**
  * A budget read from Druid at most once a minute (`read` runs against the cluster; a failed read is null,
  * no budget: worker-slot admission alone caps the tasks then). Shared by the compaction and kill runners.
@@ -80,12 +87,14 @@ export function cachedBudget(
   read: (signal: AbortSignal) => Promise<number | null>,
   clock: { now(): number },
   refreshMs = 60_000,
-): (signal: AbortSignal) => Promise<number | null> {
+): CachedBudget {
   let last: { value: number | null; readAt: number } | null = null;
-  return async (signal) => {
-    if (last && clock.now() - last.readAt < refreshMs) return last.value;
+  const fresh = () => last !== null && clock.now() - last.readAt < refreshMs;
+  const budget = async (signal: AbortSignal) => {
+    if (last && fresh()) return last.value;
     const value = await read(signal);
     last = { value, readAt: clock.now() };
     return value;
   };
+  return Object.assign(budget, { peek: () => (last && fresh() ? last.value : undefined) });
 }

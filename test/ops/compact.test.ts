@@ -117,6 +117,13 @@ describe("segops compact on the emulator", () => {
     await (store as Store).createJob(plan.job, plan.tasks);
     const r = await run(plan.job.id);
     expect(r.job.state).toBe("done");
+    // With a budget of one compaction at a time, the 29 others wait without being claimed over and over:
+    // a few deferrals each time the budget frees (the driver claims several at once), not a ledger write
+    // and event a tick per waiting chunk (650 such deferrals here without isEligible, up to 50,000 before
+    // the driver yielded). At most 7 (the concurrency less one) each of the 30 times it frees.
+    const events = await (store as Store).listEvents({ jobId: plan.job.id, limit: 1_000_000 });
+    expect(events.filter((e) => /compaction budget/.test(e.reason)).length).toBeLessThan(300);
+    expect(events.length).toBeLessThan(1200);
 
     expect(await chunkTotals(c, DS, whole, new AbortController().signal)).toEqual(before);
     const after = await judged(range);

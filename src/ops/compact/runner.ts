@@ -290,10 +290,17 @@ export function compactRunner(services: DruidServices): Runner {
     kind: COMPACT_KIND,
     concurrency: services.concurrency ?? DEFAULTS.maxConcurrency,
     maxRetry: services.maxRetry ?? DEFAULTS.maxRetry,
-    release: (taskId) => {
-      atDruid.delete(taskId);
-      admission?.release(taskId);
+    // A chunk ready to submit is not claimed while the budget is known to be in use: claimed, it would
+    // only be deferred a tick and claimed again, a ledger write and event each time (about 1,000 a second
+    // with a budget of one). Read from the due row, unvalidated: the handler decodes and checks it.
+    isEligible: (task) => {
+      if ((task.progress as { step?: unknown }).step !== "submit" || atDruid.has(task.id)) return true;
+      const cap = compactionBudget.peek();
+      return cap === undefined || cap === null || atDruid.size < cap;
     },
+    // Listed eligible but not claimed (isEligible reserves nothing): a task of ours still at Druid keeps
+    // its place in the budget; admission keeps submitted tasks and drops only bare reservations.
+    release: (taskId) => admission?.release(taskId),
     onFinish: (task) => {
       atDruid.delete(task.id);
       admission?.untrack(task.id);

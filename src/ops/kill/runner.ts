@@ -127,10 +127,16 @@ export function killRunner(services: DruidServices): Runner {
     kind: KILL_KIND,
     concurrency: services.concurrency ?? DEFAULTS.maxConcurrency,
     maxRetry: services.maxRetry ?? DEFAULTS.maxRetry,
-    release: (taskId) => {
-      atDruid.delete(taskId);
-      admission?.release(taskId);
+    // Not claimed while the kill budget is known to be in use (see the compaction runner's).
+    isEligible: (task) => {
+      const step = (task.progress as { step?: unknown }).step ?? "submit";
+      if (step !== "submit" || atDruid.has(task.id)) return true;
+      const cap = killBudget.peek();
+      return cap === undefined || cap === null || atDruid.size < cap;
     },
+    // Listed eligible but not claimed (isEligible reserves nothing): a task of ours still at Druid keeps
+    // its place in the budget; admission keeps submitted tasks and drops only bare reservations.
+    release: (taskId) => admission?.release(taskId),
     onFinish: (task) => {
       atDruid.delete(task.id);
       admission?.untrack(task.id);
