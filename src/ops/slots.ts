@@ -42,33 +42,33 @@ export interface BudgetSource {
   totalWorkerCapacity(options?: { signal?: AbortSignal }): Promise<{ currentClusterCapacity: number }>;
 }
 
-/** The kill budget as Druid states it now; null when it cannot be read (permissions, an older Druid). */
-export async function readKillBudget(client: BudgetSource, signal?: AbortSignal): Promise<number | null> {
+/**
+ * A budget as Druid states it now, from a config read alongside the cluster's capacity; null when it cannot
+ * be read (permissions, an older Druid).
+ */
+async function readBudget(
+  client: BudgetSource,
+  readConfig: (options: { signal?: AbortSignal }) => Promise<Record<string, unknown>>,
+  budgetOf: (config: Record<string, unknown>, capacity: number) => number | null,
+  signal?: AbortSignal,
+): Promise<number | null> {
+  const options = signal ? { signal } : {};
   try {
-    const [config, capacity] = await Promise.all([
-      client.coordinatorDynamicConfig(signal ? { signal } : {}),
-      client.totalWorkerCapacity(signal ? { signal } : {}),
-    ]);
-    return killSlotBudget(config, capacity.currentClusterCapacity);
+    const [config, capacity] = await Promise.all([readConfig(options), client.totalWorkerCapacity(options)]);
+    return budgetOf(config, capacity.currentClusterCapacity);
   } catch {
     return null;
   }
 }
 
+/** The kill budget as Druid states it now; null when it cannot be read. */
+export function readKillBudget(client: BudgetSource, signal?: AbortSignal): Promise<number | null> {
+  return readBudget(client, (o) => client.coordinatorDynamicConfig(o), killSlotBudget, signal);
+}
+
 /** The compaction budget as Druid states it now; null when it cannot be read. */
-export async function readCompactionBudget(
-  client: BudgetSource,
-  signal?: AbortSignal,
-): Promise<number | null> {
-  try {
-    const [config, capacity] = await Promise.all([
-      client.compactionConfig(signal ? { signal } : {}),
-      client.totalWorkerCapacity(signal ? { signal } : {}),
-    ]);
-    return compactionSlotBudget(config, capacity.currentClusterCapacity);
-  } catch {
-    return null;
-  }
+export function readCompactionBudget(client: BudgetSource, signal?: AbortSignal): Promise<number | null> {
+  return readBudget(client, (o) => client.compactionConfig(o), compactionSlotBudget, signal);
 }
 
 /** A budget read from Druid and kept a while (see {@link cachedBudget}). */
