@@ -57,6 +57,11 @@ export interface TaskIdInput {
   readonly datasource?: string;
   /** Extra volatile paths on top of {@link VOLATILE_PATHS}. */
   readonly volatilePaths?: readonly JsonPath[];
+  /**
+   * The version of the input the task reads (given by the user or fingerprinted): the same spec over
+   * changed input is new work, so it gets a new id. @default none (the id of the spec alone)
+   */
+  readonly sourceVersion?: string;
 }
 
 /** The 64-hex SHA-256 of the spec's identity (spec version + canonical spec without volatile fields). */
@@ -64,11 +69,14 @@ export function specHash(
   spec: unknown,
   specVersion: string,
   volatilePaths: readonly JsonPath[] = VOLATILE_PATHS,
+  sourceVersion?: string,
 ): string {
   const body = canonicalJson(spec, { exclude: volatilePaths });
-  // Length-prefix the version so ("a", "1{...") can never collide with ("a1", "{...").
+  // Length-prefix the versions so ("a", "1{...") can never collide with ("a1", "{..."); no source
+  // version hashes as before, so ids of work planned without one stay as they were.
+  const source = sourceVersion === undefined ? "" : `source ${sourceVersion.length}:${sourceVersion}\n`;
   return createHash("sha256")
-    .update(`${SCHEME}\n${specVersion.length}:${specVersion}\n${body}`)
+    .update(`${SCHEME}\n${specVersion.length}:${specVersion}\n${source}${body}`)
     .digest("hex");
 }
 
@@ -122,7 +130,12 @@ export function deriveTaskId(input: TaskIdInput): string {
   if (!SLUG_RE.test(slug) || years.some((iso) => !/^\d{4}-/.test(iso))) {
     throw new TaskIdError(`interval ${years.join("/")} is outside years 0000–9999`, { slug });
   }
-  const hash = specHash(input.spec, input.specVersion, [...VOLATILE_PATHS, ...(input.volatilePaths ?? [])]);
+  const hash = specHash(
+    input.spec,
+    input.specVersion,
+    [...VOLATILE_PATHS, ...(input.volatilePaths ?? [])],
+    input.sourceVersion,
+  );
   const id = `${prefix}_${datasourcePart(datasource)}_${slug}_${hash.slice(0, 12)}_a${attempt}`;
   // By construction every part is [A-Za-z0-9_.~-] and bounded; keep the invariant checked anyway.
   const problem = druidIdProblem("Task ID", id);

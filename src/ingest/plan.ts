@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
 import { UsageError } from "../core/errors.js";
 import { parseGranularity, parseGranularityText } from "../core/granularity.js";
-import { formatInterval, type Interval, intervalSlug } from "../core/interval.js";
+import { formatInterval, type Interval, intervalSlug, parseInterval } from "../core/interval.js";
 import { splitInterval } from "../core/partition.js";
 import { datasourcePart } from "../core/task-id.js";
 import type { ClusterBinding } from "../druid/cluster.js";
@@ -24,6 +24,7 @@ import { slotsForSpec } from "./admission.js";
 import { type DataGates, DEFAULT_GATES, tuningWithGates } from "./gates.js";
 import { contextWithGates, slotsForSql } from "./msq.js";
 import { INGEST_KIND, type IngestPayload } from "./runner.js";
+import type { SourceVersion } from "./source.js";
 
 /**
  * Job planning (architecture doc, "Job identity"): everything that can be wrong with the input is found
@@ -48,6 +49,11 @@ export interface IngestJobInput {
   options?: JsonObject;
   /** Row-count gates per partition (rendered into the spec where Druid can enforce them). @default DEFAULT_GATES */
   gates?: DataGates;
+  /**
+   * Replacing live data with an empty input is what the user wants (`--allow-empty`): the pre-flight lets
+   * such a partition through. Part of the identity when set, so a refused run, rerun with it, is new work.
+   */
+  allowEmpty?: boolean;
   /**
    * The Druid the job is for: part of its identity (the same command against another cluster is another
    * job) and stored with it, so the job refuses to run anywhere else.
@@ -106,7 +112,17 @@ function partitionGranularityOf(input: IngestJobInput, value: string | JsonObjec
   }
 }
 
-export function jobIdFor(input: IngestJobInput, datasource: string): string {
+/**
+ * The digest of a job's source versions (interval → version), part of its identity: the same command over
+ * changed input names a new job. Null when no partition has one (the identity stays as it was).
+ */
+export function sourcesDigest(sources: ReadonlyMap<string, SourceVersion>): string | null {
+  if (sources.size === 0) return null;
+  const pairs = [...sources].map(([interval, s]) => [interval, s.version]).sort();
+  return createHash("sha256").update(JSON.stringify(pairs)).digest("hex").slice(0, 16);
+}
+
+export function jobIdFor(input: IngestJobInput, datasource: string, sources: string | null = null): string {
   const identity: { [key: string]: JsonValue } = {
     kind: input.kind,
     template: input.template.kind === "sql" ? input.template.text : (input.template.value as JsonValue),
@@ -123,6 +139,8 @@ export function jobIdFor(input: IngestJobInput, datasource: string): string {
   // Only the Overlord and Coordinator decide where data lands (the Broker may be any query node).
   if (input.cluster)
     identity.cluster = { overlord: input.cluster.overlord, coordinator: input.cluster.coordinator };
+  if (input.allowEmpty) identity.allowEmpty = true;
+  if (sources !== null) identity.sources = sources;
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
   return `${input.kind}_${datasourcePart(datasource)}_${intervalSlug(input.range)}_${hash}`;
 }
@@ -199,6 +217,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       idPrefix: prefix,
       ...(alike && invariant ? invariant : payloadFields(spec)),
       gates,
+      ...(input.allowEmpty ? { allowEmpty: true } : {}),
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
   });
@@ -284,11 +303,44 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
       segmentGranularity,
       slots: slotsForSql(context as JsonObject, prepared.body.query),
       gates,
+      ...(input.allowEmpty ? { allowEmpty: true } : {}),
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
   }
   if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
   return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
+}
+
+/**
+ * The planned job with each partition's source version (the user's, or fingerprinted after planning, by
+ * interval): every version goes into its partition's payload (and so its Druid task id), and their digest
+ * into the job's identity, so changed input is a new job whose unchanged partitions reattach to the Druid
+ * tasks already run and whose changed ones ingest again. `inputsId` (the identity without sources or
+ * nonce) finds the earlier jobs over the same inputs, to say what changed.
+ */
+export function applySources(
+  planned: PlannedJob,
+  input: IngestJobInput,
+  sources: ReadonlyMap<string, SourceVersion>,
+): PlannedJob {
+  const inputsId = jobIdFor({ ...input, nonce: undefined }, planned.datasource);
+  const digest = sourcesDigest(sources);
+  if (digest === null)
+    return { ...planned, job: { ...planned.job, options: { ...planned.job.options, inputsId } } };
+  const jobId = jobIdFor(input, planned.datasource, digest);
+  const baseId = input.nonce ? jobIdFor({ ...input, nonce: undefined }, planned.datasource, digest) : jobId;
+  const tasks = planned.tasks.map((t) => {
+    const payload = t.payload as unknown as IngestPayload;
+    const source = sources.get(payload.interval);
+    const next: IngestPayload = source ? { ...payload, source } : payload;
+    const interval = parseInterval(payload.interval);
+    return partitionTask(jobId, planned.datasource, interval, next);
+  });
+  return {
+    ...planned,
+    job: { ...planned.job, id: jobId, options: { ...planned.job.options, baseId, inputsId } },
+    tasks,
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { type AttemptFailure, isPoisoned } from "./failure.js";
 import type { DataGates } from "./gates.js";
 import type { Baseline, HandoffChecker, OwnershipProof } from "./handoff.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
+import type { SourceVersion } from "./source.js";
 import type { StatusBatcher } from "./status-batcher.js";
 import { type Attempt, AttemptFailed, type Step, type StepIO } from "./steps/attempt.js";
 import { auditPartition } from "./steps/audit.js";
@@ -55,6 +56,10 @@ export interface IngestPayload {
   slots: number;
   /** Row-count gates; absent in partitions planned before gates existed (then the defaults apply). */
   gates?: DataGates;
+  /** The pre-flight lets an empty input replace live data (`--allow-empty`). */
+  allowEmpty?: boolean;
+  /** The version of the input (given or fingerprinted): part of the Druid task id. */
+  source?: SourceVersion;
 }
 
 export type IngestStep = "submit" | "running" | "handoff" | "audit" | "done";
@@ -251,6 +256,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       prefix: payload.idPrefix,
       datasource: payload.datasource,
       ...(payload.kind === "sql" ? { volatilePaths: SQL_VOLATILE_PATHS } : {}),
+      ...(payload.source ? { sourceVersion: payload.source.version } : {}),
     });
     // An MSQ controller is named `query-<sqlQueryId>` (MSQTasks.controllerTaskId, docs/specs.md "id").
     const taskId = payload.kind === "sql" ? `query-${derived}` : derived;

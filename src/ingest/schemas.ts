@@ -26,6 +26,10 @@ export const ingestPayloadSchema = z.looseObject({
   segmentGranularity: z.union([z.string(), jsonObject]),
   slots: z.number().int().positive(),
   gates: z.object({ maxUnparseable: unparseableLimit, minRows: z.number().int().nonnegative() }).optional(),
+  allowEmpty: z.boolean().optional(),
+  source: z
+    .looseObject({ version: z.string().min(1), origin: z.enum(["given", "local", "http"]) })
+    .optional(),
 });
 
 const rowStats = z

@@ -5,7 +5,15 @@ import { PartitionError } from "../core/partition.js";
 import { nonTerminal } from "../driver/drain.js";
 import type { ClusterBinding } from "../druid/cluster.js";
 import { type DataGates, parseUnparseableLimit } from "../ingest/gates.js";
-import { type IngestJobInput, type PlannedJob, planIngestJob } from "../ingest/plan.js";
+import { applySources, type IngestJobInput, type PlannedJob, planIngestJob } from "../ingest/plan.js";
+import type { IngestPayload } from "../ingest/runner.js";
+import {
+  fingerprintSource,
+  givenSource,
+  inputSourceOf,
+  type SourceProbe,
+  type SourceVersion,
+} from "../ingest/source.js";
 import type { Store } from "../ledger/store.js";
 import type { JsonObject } from "../ledger/types.js";
 import { type LoadedTemplate, parseTemplateText } from "../spec/template.js";
@@ -58,6 +66,13 @@ const ingestFields = {
       }),
     ])
     .optional(),
+  /**
+   * The version of the input (`--source-version`), e.g. an upstream run id or a file's ETag: the same
+   * version reattaches, another is new work. @default fingerprinted where segops can see the input
+   */
+  sourceVersion: nonEmpty().optional(),
+  /** Let a partition whose input yields no rows replace the live data (`--allow-empty`). @default false */
+  allowEmpty: z.boolean().optional(),
   /** Fewest rows a partition must ingest. @default 0 */
   minRows: z.number().int().min(0).optional(),
   /** This job's partitions at Druid at once, under the process's own cap (stored with the job). */
@@ -156,7 +171,7 @@ export function planRequest(
   kind: "run" | "backfill",
   request: IngestRequest,
   options: PlanRequestOptions = {},
-): PlannedJob {
+): PlannedJob & { input: IngestJobInput } {
   const range = rangeOf(kind, request);
   const limit = parseUnparseableLimit(String(request.maxUnparseable ?? 0));
   if (!limit) throw requestError("maxUnparseable", "expected a row count or a percentage");
@@ -177,16 +192,51 @@ export function planRequest(
     ...(request.new ? { nonce: options.nonce ?? Date.now().toString(36) } : {}),
     options: stored,
     gates,
+    ...(request.allowEmpty ? { allowEmpty: true } : {}),
     ...(options.cluster ? { cluster: options.cluster } : {}),
   };
   try {
-    return planIngestJob(input);
+    return { ...planIngestJob(input), input };
   } catch (error) {
     // The range cut into too many (or misaligned) partitions: the range's own field is at fault.
     if (error instanceof PartitionError)
       throw requestError(kind === "run" ? "interval" : "to", error.message);
     throw error;
   }
+}
+
+/** Partitions fingerprinted at once (HEAD requests for http inputs; local listings are shared). */
+const FINGERPRINT_CONCURRENCY = 16;
+
+/**
+ * Plans the job a request names with its source versions: the request's `sourceVersion` for every
+ * partition, or each partition's input fingerprinted through `probe` where segops can see it. The same
+ * input names the same job; changed input names a new one (docs/specs.md, "What makes a rerun new work").
+ */
+export async function planRequestWithSources(
+  kind: "run" | "backfill",
+  request: IngestRequest,
+  options: PlanRequestOptions & { probe: SourceProbe },
+): Promise<PlannedJob> {
+  const planned = planRequest(kind, request, options);
+  const sources = new Map<string, SourceVersion>();
+  const payloads = planned.tasks.map((t) => t.payload as unknown as IngestPayload);
+  if (request.sourceVersion !== undefined) {
+    const given = givenSource(request.sourceVersion);
+    for (const p of payloads) sources.set(p.interval, given);
+  } else {
+    let next = 0;
+    const worker = async () => {
+      while (next < payloads.length) {
+        const p = payloads[next++] as IngestPayload;
+        const source = p.kind === "sql" ? null : inputSourceOf(p.spec);
+        const version = source ? await fingerprintSource(source, options.probe) : null;
+        if (version) sources.set(p.interval, version);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FINGERPRINT_CONCURRENCY, payloads.length) }, worker));
+  }
+  return applySources(planned, planned.input, sources);
 }
 
 /**

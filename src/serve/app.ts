@@ -11,6 +11,7 @@ import { bucketStart, increment, parseGranularityText } from "../core/granularit
 import { parseInterval } from "../core/interval.js";
 import type { DruidClient } from "../druid/client.js";
 import type { ClusterBinding } from "../druid/cluster.js";
+import type { SourceProbe } from "../ingest/source.js";
 import {
   auditDatasource,
   cancelWork,
@@ -22,7 +23,8 @@ import {
 } from "../jobs/actions.js";
 import { KINDS } from "../jobs/kinds.js";
 import { jobReport, partitionReport, shownState } from "../jobs/report.js";
-import { BackfillRequest, planRequest, RunRequest, refuseDoubling } from "../jobs/requests.js";
+import { BackfillRequest, planRequestWithSources, RunRequest, refuseDoubling } from "../jobs/requests.js";
+import { fileSystemProbe } from "../jobs/source-probe.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
 import { sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
@@ -60,6 +62,8 @@ export interface ApiDeps {
   maxBodyBytes?: number;
   /** The Druid this service's jobs are for (part of each job's identity). */
   cluster: ClusterBinding;
+  /** How a request's input is fingerprinted. @default this host's files and HEAD requests */
+  sourceProbe?: SourceProbe;
   /** SSE comment lines that keep idle proxies from closing a stream. @default 15000 */
   heartbeatMs?: number;
   /** Aborted when the service drains: long-polls answer at once and streams end. */
@@ -352,7 +356,11 @@ function apiRoutes(deps: ApiDeps): Route[] {
       .digest("hex");
     // With a key, a `new` job is new once per key: the key is its nonce, so a repeated POST finds it again.
     const nonce = key ? createHash("sha256").update(key).digest("hex").slice(0, 10) : undefined;
-    const plan = planRequest(kind, request, { cluster: deps.cluster, ...(nonce ? { nonce } : {}) });
+    const plan = await planRequestWithSources(kind, request, {
+      cluster: deps.cluster,
+      probe: deps.sourceProbe ?? fileSystemProbe(),
+      ...(nonce ? { nonce } : {}),
+    });
     if (key !== undefined) {
       const bound = await store.rememberRequest(key, requestHash, plan.job.id);
       if (bound.requestHash !== requestHash) {

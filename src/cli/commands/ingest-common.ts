@@ -11,10 +11,12 @@ import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import {
   BackfillFlagsRequest,
   type IngestRequest,
-  planRequest,
+  planRequestWithSources,
   RunFlagsRequest,
   refuseDoubling,
 } from "../../jobs/requests.js";
+import { alreadyFinished, sourceChanges } from "../../jobs/rerun.js";
+import { fileSystemProbe } from "../../jobs/source-probe.js";
 import type { Store } from "../../ledger/store.js";
 import type { NewJob, NewTask } from "../../ledger/types.js";
 import { InvalidSpecError, parseVars, readTemplateFile } from "../../spec/index.js";
@@ -69,6 +71,8 @@ function requestOfFlags(
     ...(flags.specVersion !== undefined ? { specVersion: flags.specVersion } : {}),
     ...(flags.prefix !== undefined ? { prefix: flags.prefix } : {}),
     ...(flags.new ? { new: true } : {}),
+    ...(flags.sourceVersion !== undefined ? { sourceVersion: flags.sourceVersion } : {}),
+    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     maxUnparseable: flags.maxUnparseable ?? "0",
     minRows: flags.minRows ?? 0,
     maxConcurrency: flags.maxConcurrency,
@@ -98,7 +102,7 @@ export async function executeIngest(
   const cluster = await clusterOfFlags(flags);
   let plan: PlannedJob;
   try {
-    plan = planRequest(kind, request, { template, cluster });
+    plan = await planRequestWithSources(kind, request, { template, cluster, probe: fileSystemProbe() });
   } catch (error) {
     // A field the planner refused is named by its flag here.
     const path = error instanceof UsageError ? error.details.path : undefined;
@@ -122,11 +126,16 @@ export async function executeIngest(
   try {
     store = await openLedger(flags.ledger);
     if (flags.new) await refuseDoubling(store, String(plan.job.options?.baseId ?? plan.job.id));
-    const { created } = await store.createJob(plan.job, plan.tasks, "cli");
+    const changes = await sourceChanges(store, plan);
+    const { job, created } = await store.createJob(plan.job, plan.tasks, "cli");
     if (!flags.json) {
+      const finished = created ? null : alreadyFinished(job);
       process.stderr.write(
-        `${created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
+        finished
+          ? `${finished}\n`
+          : `${created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
       );
+      if (created) for (const line of changes) process.stderr.write(`${line}\n`);
     }
     return await driveJob({ store, client, monitor, jobId: plan.job.id, total: plan.tasks.length, flags });
   } finally {

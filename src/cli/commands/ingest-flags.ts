@@ -28,6 +28,8 @@ export interface IngestFlags extends DruidFlags {
   deadline?: number;
   druidOutageTimeout: number;
   new?: boolean;
+  sourceVersion?: string;
+  allowEmpty?: boolean;
   maxUnparseable: string;
   minRows: number;
   json?: boolean;
@@ -123,6 +125,14 @@ export function addIngestOptions(command: Command): Command {
       "0",
     )
     .option("--min-rows <n>", "fewest rows a partition must ingest", nonNegativeInt("--min-rows"), 0)
+    .option(
+      "--source-version <v>",
+      "the input's version (an upstream run id, a file's ETag): the same version reattaches, another is new work (default: fingerprint local and http inputs)",
+    )
+    .option(
+      "--allow-empty",
+      "let a partition whose input yields no rows replace live data (refused otherwise, nothing submitted)",
+    )
     .option("--new", "start a new job (new Druid task ids) instead of resuming the one these inputs name");
   return addRunControlOptions(command);
 }
