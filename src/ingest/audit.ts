@@ -1,5 +1,5 @@
 import { bucketsOverlapping, type Granularity } from "../core/granularity.js";
-import { formatInterval, type Interval, intersection } from "../core/interval.js";
+import { formatInterval, type Interval, intersection, parseInterval } from "../core/interval.js";
 import { liveTimeline, type TimelinePiece, type TimelineSegment } from "./timeline.js";
 
 /**
@@ -66,6 +66,48 @@ export interface AuditInput {
   granularity?: Granularity;
   expect?: AuditExpectation;
   sizeBand?: SizeBand;
+  /**
+   * Where gaps are looked for. @default the interval; an audit of all time passes the span of the
+   * datasource's segments, so the centuries before the first and after the last are not gaps.
+   */
+  gapsWithin?: Interval;
+}
+
+/** What Druid shows of a gap: no used segment is live there, or only tombstones are (a replace with no rows). */
+export type DruidGapReason = "no-segments" | "tombstone";
+
+/**
+ * Why the ledger left a gap: the partition that covers it was dead-lettered, failed, was canceled or has not
+ * run to its end (pending), or a kill job deleted the segments there.
+ */
+export type LedgerGapReason = "dead-lettered" | "failed" | "canceled" | "pending" | "killed";
+
+export type GapReason = DruidGapReason | LedgerGapReason;
+
+/**
+ * A part of the audited interval with no live data. Without a granularity a gap is a merged uncovered
+ * stretch; with one, a stretch is cut at its buckets; a gap the ledger explains is one partition's part of
+ * it, named with its job and partition (and the partition's last error, when it has one).
+ */
+export interface Gap {
+  interval: string;
+  /** Druid's reason until the ledger explains it (explainGaps); the ledger's reason replaces it. */
+  reason: GapReason;
+  job?: string;
+  task?: string;
+  error?: string;
+}
+
+/** What the ledger says about a stretch of time of the datasource: one partition of one job. */
+export interface GapFact {
+  interval: Interval;
+  /** null: data should be there (a done ingestion): it explains nothing, and it hides older facts. */
+  reason: LedgerGapReason | null;
+  job: string;
+  task: string;
+  /** When the partition last changed: the newest fact over a stretch is the one that holds. */
+  at: number;
+  error?: string | null;
 }
 
 export interface CompactionCandidate {
@@ -83,6 +125,8 @@ export interface AuditReport {
   violations: Violation[];
   compactionCandidates: CompactionCandidate[];
   totals: { rows: number | null; bytes: number; segments: number };
+  /** Parts of the interval with no live data, oldest first; not a violation (`ok` ignores them). */
+  gaps: Gap[];
 }
 
 function chunkWindows(input: AuditInput, pieces: TimelinePiece[]): Interval[] {
@@ -116,6 +160,124 @@ function sumRows(segments: readonly TimelineSegment[]): number | null {
     rows += s.numRows;
   }
   return rows;
+}
+
+interface Stretch extends Interval {
+  reason: GapReason;
+  job?: string;
+  task?: string;
+  error?: string;
+}
+
+const sameCause = (a: Stretch, b: Stretch) => a.reason === b.reason && a.job === b.job && a.task === b.task;
+
+/** Adjacent stretches with the same cause as one. */
+function mergeStretches(stretches: readonly Stretch[]): Stretch[] {
+  const out: Stretch[] = [];
+  for (const s of stretches) {
+    const last = out[out.length - 1];
+    if (last && last.end === s.start && sameCause(last, s)) out[out.length - 1] = { ...last, end: s.end };
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+function toGap(s: Stretch): Gap {
+  return {
+    interval: formatInterval(s),
+    reason: s.reason,
+    ...(s.job !== undefined ? { job: s.job } : {}),
+    ...(s.task !== undefined ? { task: s.task } : {}),
+    ...(s.error !== undefined ? { error: s.error } : {}),
+  };
+}
+
+/** The parts of `within` that no live data covers, merged, cut at the granularity's buckets when given. */
+function findGaps(pieces: readonly TimelinePiece[], within: Interval, granularity?: Granularity): Gap[] {
+  const empty: Stretch[] = [];
+  for (const p of pieces) {
+    const reason: DruidGapReason | null =
+      p.liveVersion === null ? "no-segments" : p.live.every((s) => s.tombstone) ? "tombstone" : null;
+    const clipped = reason ? intersection(p, within) : null;
+    if (reason && clipped) empty.push({ ...clipped, reason });
+  }
+  const merged = mergeStretches(empty);
+  if (granularity?.kind !== "period") return merged.map(toGap);
+  return merged.flatMap((m) =>
+    bucketsOverlapping(granularity, m)
+      .map((b) => intersection(b, m))
+      .filter((b): b is Interval => b !== null)
+      .map((b) => toGap({ ...m, ...b })),
+  );
+}
+
+/**
+ * Gaps with the ledger's reasons: each gap is cut where the partitions of `facts` begin and end, and each
+ * piece takes the reason of the newest fact over it (a done ingestion newer than a dead letter means the
+ * ledger cannot say why data is missing: the piece keeps Druid's reason). Pieces no fact explains merge
+ * again; an explained piece stays one partition's. Pure.
+ */
+export function explainGaps(gaps: readonly Gap[], facts: readonly GapFact[]): Gap[] {
+  const out: Gap[] = [];
+  for (const gap of gaps) {
+    const span = parseInterval(gap.interval);
+    const over = facts.filter((f) => f.interval.start < span.end && span.start < f.interval.end);
+    if (over.length === 0) {
+      out.push(gap);
+      continue;
+    }
+    const cuts = new Set([span.start, span.end]);
+    for (const f of over) {
+      if (f.interval.start > span.start && f.interval.start < span.end) cuts.add(f.interval.start);
+      if (f.interval.end > span.start && f.interval.end < span.end) cuts.add(f.interval.end);
+    }
+    const bounds = [...cuts].sort((a, b) => a - b);
+    const pieces: Stretch[] = [];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const piece = { start: bounds[i] as number, end: bounds[i + 1] as number };
+      const newest = over
+        .filter((f) => f.interval.start <= piece.start && piece.end <= f.interval.end)
+        .reduce<GapFact | null>(
+          (best, f) => (!best || f.at > best.at || (f.at === best.at && f.task > best.task) ? f : best),
+          null,
+        );
+      pieces.push(
+        newest?.reason
+          ? {
+              ...piece,
+              reason: newest.reason,
+              job: newest.job,
+              task: newest.task,
+              ...(newest.error ? { error: newest.error } : {}),
+            }
+          : { ...piece, reason: gap.reason },
+      );
+    }
+    out.push(...mergeStretches(pieces).map(toGap));
+  }
+  return out;
+}
+
+const GAP_WORDS: Record<GapReason, string> = {
+  "no-segments": "no segments",
+  tombstone: "tombstone, no rows",
+  "dead-lettered": "dead-lettered",
+  failed: "failed",
+  canceled: "canceled",
+  pending: "not run to its end yet",
+  killed: "killed",
+};
+
+/**
+ * One gap in words: `2026-01-09/2026-01-10 (dead-lettered in job J: error)`; midnight times are left out,
+ * and `inJob: false` leaves the job out (a job's own report).
+ */
+export function describeGap(gap: Gap, options: { inJob?: boolean } = {}): string {
+  const where = gap.interval.replace(/T00:00:00\.000Z/g, "");
+  const job =
+    gap.job && options.inJob !== false ? ` ${gap.reason === "killed" ? "by" : "in"} job ${gap.job}` : "";
+  const error = gap.error ? `: ${gap.error.length > 120 ? `${gap.error.slice(0, 117)}...` : gap.error}` : "";
+  return `${where} (${GAP_WORDS[gap.reason]}${job}${error})`;
 }
 
 export function auditTimeline(input: AuditInput): AuditReport {
@@ -240,6 +402,7 @@ export function auditTimeline(input: AuditInput): AuditReport {
   }
 
   const rowsList = chunks.map((c) => c.rows);
+  const within = input.gapsWithin ? intersection(input.gapsWithin, input.interval) : input.interval;
   return {
     datasource: input.datasource,
     interval: formatInterval(input.interval),
@@ -252,5 +415,6 @@ export function auditTimeline(input: AuditInput): AuditReport {
       bytes: chunks.reduce((a, c) => a + c.bytes, 0),
       segments: liveById.size,
     },
+    gaps: within ? findGaps(pieces, within, input.granularity) : [],
   };
 }
