@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../core/clock.js";
 import {
   DruidError,
   DuplicateTaskError,
@@ -12,6 +13,8 @@ import type {
   DataSegment,
   LoadStatusByForm,
   LoadStatusForm,
+  SamplerResponse,
+  SamplerSpec,
   SegmentLoadCounts,
   SqlParameter,
   SqlResultFormat,
@@ -55,6 +58,21 @@ export interface CallOptions {
   /** Aborts the call, including any retry wait; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
 }
+
+/** Options of `sample()`. */
+export interface SampleOptions extends CallOptions {
+  /**
+   * The whole call's bound in ms, retries included (the client's clock); past it the call rejects with a
+   * `Transient` error. Default: the spec's `samplerConfig.timeoutMs` (Druid's read budget, 10 s when unset)
+   * plus `SAMPLE_MARGIN_MS` for the exchange.
+   */
+  timeoutMs?: number;
+}
+
+/** What `sample()` allows beyond Druid's own read budget: connecting, indexing the rows, the answer. */
+export const SAMPLE_MARGIN_MS = 20_000;
+/** `SamplerConfig.DEFAULT_TIMEOUT_MS`. */
+const SAMPLER_READ_BUDGET_MS = 10_000;
 
 /** A task spec as submitted: any JSON object; `id` pins the task id (needed for idempotent submits). */
 export type TaskSpec = { type: string; id?: string } & Record<string, unknown>;
@@ -169,12 +187,14 @@ export class DruidClient {
   readonly #http: DruidHttp;
   readonly #chunkSize: number;
   readonly #fallbackConcurrency: number;
+  readonly #clock: Clock;
   #bulkStatusSupported = true;
 
   constructor(options: DruidClientOptions) {
     this.#http = new DruidHttp(options);
     this.#chunkSize = options.bulkStatusChunkSize ?? 500;
     this.#fallbackConcurrency = options.statusFallbackConcurrency ?? 8;
+    this.#clock = options.clock ?? systemClock;
     if (!Number.isInteger(this.#chunkSize) || this.#chunkSize < 1) {
       throw new RangeError(
         `Expected \`bulkStatusChunkSize\` to be an integer from 1 and up, got ${this.#chunkSize}`,
@@ -570,6 +590,70 @@ export class DruidClient {
     const body = response.body.trim() === "" ? {} : this.#parse(response);
     if (isRecord(body) && typeof body.leader === "boolean") return body.leader;
     throw this.#unexpected(response, 'expected {"leader": boolean}');
+  }
+
+  /**
+   * `POST /druid/indexer/v1/sampler` (§2.12): what Druid's data sampler reads of an ingestion spec's input — the
+   * rows it read and indexed, each raw and parsed. Read-only, so retried like any idempotent call, and bounded as
+   * a whole by `options.timeoutMs` (retries included). Druid refusing the sample is a 400 carrying its message:
+   * `SpecRejected` for a spec Jackson refused, `BadRequest` for `Failed to sample data: …`. A cluster without the
+   * endpoint (an older Druid, a Router without the management proxy) is `NotFound`, for 405 as well as 404; one
+   * that does not let these credentials sample is `Unauthorized` (401) or `Forbidden` (403).
+   */
+  async sample(spec: SamplerSpec, options: SampleOptions = {}): Promise<SamplerResponse> {
+    const path = `${OVERLORD}/sampler`;
+    const budget = spec.samplerConfig?.timeoutMs;
+    const timeoutMs =
+      options.timeoutMs ??
+      (typeof budget === "number" && budget > 0 ? budget : SAMPLER_READ_BUDGET_MS) + SAMPLE_MARGIN_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+      throw new RangeError(`Expected \`timeoutMs\` to be an integer from 1 and up, got ${timeoutMs}`);
+    }
+    // The deadline runs on the client's clock, like its retry waits, so tests drive it without sleeping.
+    const deadline = new AbortController();
+    const settled = new AbortController();
+    this.#clock.sleep(timeoutMs, settled.signal).then(
+      () =>
+        deadline.abort(
+          new TransientError({
+            endpoint: `POST ${path}`,
+            druidMessage: `the sampler did not answer within ${timeoutMs} ms`,
+            requestSent: true,
+          }),
+        ),
+      () => {},
+    );
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    try {
+      const response = await this.#send(
+        { service: "overlord", method: "POST", path, json: spec, idempotent: true },
+        { signal },
+      );
+      const body = this.#parse(response);
+      if (
+        !isRecord(body) ||
+        typeof body.numRowsRead !== "number" ||
+        typeof body.numRowsIndexed !== "number" ||
+        !Array.isArray(body.data)
+      )
+        throw this.#unexpected(response, "expected a sampler response {numRowsRead, numRowsIndexed, data}");
+      return body as SamplerResponse;
+    } catch (error) {
+      // No resource at the path answers 405 on some Jetty and proxy setups: the same "no sampler here" as 404.
+      if (error instanceof DruidError && error.status === 405) {
+        const unavailable = new NotFoundError({
+          endpoint: error.endpoint,
+          status: 405,
+          druidMessage: error.druidMessage ?? "no sampler endpoint (method not allowed)",
+          druidErrorCode: error.druidErrorCode,
+        });
+        unavailable.attempts = error.attempts;
+        throw unavailable;
+      }
+      throw error;
+    } finally {
+      settled.abort();
+    }
   }
 
   /**

@@ -13,6 +13,8 @@ export {
   type DatasourceLoadStatusOptions,
   DruidClient,
   type DruidClientOptions,
+  SAMPLE_MARGIN_MS,
+  type SampleOptions,
   type SqlOptions,
   type SqlResult,
   type SqlRowsByFormat,

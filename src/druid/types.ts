@@ -246,3 +246,68 @@ export interface SegmentLoadCounts {
   pendingSegments: number;
   unknownSegments: number;
 }
+
+/**
+ * `SamplerConfig` (`indexing-service/…/overlord/sampler/SamplerConfig.java`): how much the sampler reads.
+ * Druid's defaults: 200 rows (at most 5,000, more is a 400), a 10 s read budget (`TimedShutoffInputSourceReader`;
+ * 0 reads until `numRows` or the end), no memory cap, no response cap.
+ */
+export interface SamplerConfig {
+  numRows?: number;
+  timeoutMs?: number;
+  maxBytesInMemory?: number;
+  maxClientResponseBytes?: number;
+}
+
+/**
+ * `IndexTaskSamplerSpec`, the body of `POST /druid/indexer/v1/sampler` (docs/druid-api.md §2.12): an ingestion
+ * spec as a native batch task carries it. Both types read `spec` as `IndexTask.IndexIngestionSpec`.
+ */
+export interface SamplerSpec {
+  type: "index" | "index_parallel";
+  spec: {
+    dataSchema?: Record<string, unknown>;
+    ioConfig: {
+      type: string;
+      inputSource: { type: string } & Record<string, unknown>;
+      inputFormat?: { type: string } & Record<string, unknown>;
+      [extra: string]: unknown;
+    };
+    tuningConfig?: Record<string, unknown>;
+  };
+  samplerConfig?: SamplerConfig;
+}
+
+/**
+ * One row of a sample (`SamplerResponse.SamplerResponseRow`, serialized without null fields): `input` is the
+ * raw record, `parsed` the indexed row (`__time` in epoch ms, then dimensions and metrics); an unparseable row
+ * has `unparseable: true` and `error`, and `input` when the record itself could be read.
+ */
+export interface SamplerResponseRow {
+  input?: Record<string, unknown> | null;
+  parsed?: Record<string, unknown> | null;
+  unparseable?: boolean | null;
+  error?: string | null;
+}
+
+/** A `DimensionSchema` as Druid serializes it (`{"type","name","multiValueHandling","createBitmapIndex"}`). */
+export type SamplerDimensionSchema = { type: string; name: string } & Record<string, unknown>;
+
+/**
+ * `SamplerResponse` (`server/…/client/indexing/SamplerResponse.java`). `numRowsRead` counts the rows the
+ * sampler took from the input (parsed, unparseable, and rows rolled up into an earlier one; not rows the
+ * transformSpec filter dropped), `numRowsIndexed` those that indexed without a parse error. `data` has a row
+ * per indexed row (rolled-up rows merge into the first of their group) and per unparseable row.
+ */
+export interface SamplerResponse {
+  numRowsRead: number;
+  numRowsIndexed: number;
+  /** The dimensions as the dataSchema (or discovery) declares them. */
+  logicalDimensions?: SamplerDimensionSchema[];
+  /** The dimensions as they would be stored. */
+  physicalDimensions?: SamplerDimensionSchema[];
+  /** `__time`, dimensions and metrics with their column types (`LONG`, `STRING`, …). */
+  logicalSegmentSchema?: Array<{ name: string; type?: string }>;
+  data: SamplerResponseRow[];
+  [extra: string]: unknown;
+}
