@@ -1,14 +1,18 @@
 import { UsageError } from "../core/errors.js";
 import { type Granularity, parseGranularityText } from "../core/granularity.js";
-import { formatInterval, type Interval, parseInterval } from "../core/interval.js";
+import { formatInterval, type Interval, overlaps, parseInterval } from "../core/interval.js";
 import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
-import { type AuditReport, auditTimeline } from "../ingest/audit.js";
-import { toTimelineSegment } from "../ingest/segments.js";
+import { type ClusterBinding, clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
+import { type AuditReport, auditTimeline, explainGaps, type Gap, type GapFact } from "../ingest/audit.js";
+import { INGEST_KIND } from "../ingest/runner.js";
+import { coalesceIntervals, toTimelineSegment } from "../ingest/segments.js";
 import type { Store } from "../ledger/store.js";
 import { isTerminal, type JobRow, type TaskRow } from "../ledger/types.js";
+import { KILL_KIND } from "../ops/kill/plan.js";
 import { settleJob } from "./engine.js";
 import { KINDS } from "./kinds.js";
+import { gapReasonOf, partitionReport } from "./report.js";
 
 /**
  * What a user does to work already in the ledger — cancel, retry, dead letters, the version audit — as
@@ -153,14 +157,28 @@ export interface AuditRequest {
   granularity?: string;
 }
 
-export interface AuditResult extends AuditReport {
+export interface AuditResult extends Omit<AuditReport, "gaps"> {
   /** No used segment in the interval: not a pass (a misspelt datasource would otherwise read "OK"). */
   noSegments: boolean;
   problem?: string;
+  /** With `options.gaps` only (`GET /api/v1/audit` documents its answer without them). */
+  gaps?: Gap[];
+}
+
+export interface AuditOptions {
+  /**
+   * List the parts of the interval with no live data; with `store`, each with the ledger's reason where a
+   * job of this datasource and cluster knows it.
+   */
+  gaps?: { store?: Store | null };
 }
 
 /** The version audit of a datasource over an interval: one live version per time chunk, all served. */
-export async function auditDatasource(client: DruidClient, request: AuditRequest): Promise<AuditResult> {
+export async function auditDatasource(
+  client: DruidClient,
+  request: AuditRequest,
+  options: AuditOptions = {},
+): Promise<AuditResult> {
   const interval = request.interval ? parseInterval(request.interval) : ALL_TIME;
   const granularity: Granularity | undefined = request.granularity
     ? parseGranularityText(request.granularity)
@@ -170,18 +188,125 @@ export async function auditDatasource(client: DruidClient, request: AuditRequest
     client.servedSegments(request.datasource),
   ]);
   const servedIds = new Set(served);
-  const report = auditTimeline({
+  const segments = used.map((s) => toTimelineSegment(s, servedIds));
+  const { gaps, ...report } = auditTimeline({
     datasource: request.datasource,
     interval,
-    segments: used.map((s) => toTimelineSegment(s, servedIds)),
+    segments,
     ...(granularity ? { granularity } : {}),
+    ...(request.interval ? {} : { gapsWithin: spanOf(segments) }),
   });
-  if (used.length > 0) return { ...report, noSegments: false };
+  const store = options.gaps?.store;
+  const explained = store ? await explainAuditGaps(store, client, request.datasource, gaps) : gaps;
+  const withGaps = options.gaps ? { gaps: explained } : {};
+  if (used.length > 0) return { ...report, noSegments: false, ...withGaps };
   const range = request.interval ? formatInterval(interval) : "all time";
   return {
     ...report,
     ok: false,
     noSegments: true,
     problem: `no segments of ${request.datasource} in ${range}; check the datasource name and the interval`,
+    ...withGaps,
   };
+}
+
+/**
+ * An audit's gaps with the ledger's reasons, where a job of the datasource on the client's cluster knows
+ * them. Reads the ledger only when there is a gap.
+ */
+export async function explainAuditGaps(
+  store: Store,
+  client: { endpoints: ClusterBinding },
+  datasource: string,
+  gaps: readonly Gap[],
+): Promise<Gap[]> {
+  if (gaps.length === 0) return [];
+  const spans = gaps.map((g) => parseInterval(g.interval));
+  const window = spanOf(spans);
+  return explainGaps(gaps, await gapFacts(store, datasource, window, clusterOf(client)));
+}
+
+/** From the first segment's start to the last one's end (an empty interval when there is none). */
+function spanOf(segments: readonly { start: number; end: number }[]): Interval {
+  if (segments.length === 0) return { start: 0, end: 0 };
+  return {
+    start: Math.min(...segments.map((s) => s.start)),
+    end: Math.max(...segments.map((s) => s.end)),
+  };
+}
+
+const JOB_PAGE = 500;
+
+/**
+ * What the ledger knows about the datasource over `window`: every ingestion partition (done or not) and
+ * every done kill of the jobs of this datasource and cluster whose range meets the window. Reads the job
+ * list page by page, and the partitions of the matching jobs only.
+ */
+async function gapFacts(
+  store: Store,
+  datasource: string,
+  window: Interval,
+  cluster: ClusterBinding,
+): Promise<GapFact[]> {
+  const facts: GapFact[] = [];
+  let after: { createdAt: number; id: string } | undefined;
+  for (;;) {
+    const page = await store.listJobs({ limit: JOB_PAGE, ...(after ? { after } : {}) });
+    for (const job of page) {
+      if (job.options.datasource !== datasource || !jobMeets(job, window, cluster)) continue;
+      for (const task of await store.listTasks(job.id)) facts.push(...factsOf(job.id, task, datasource));
+    }
+    const last = page[page.length - 1];
+    if (!last || page.length < JOB_PAGE) return facts;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+/** A job of the cluster (or of none recorded) whose range meets the window (or whose range is unknown). */
+function jobMeets(job: JobRow, window: Interval, cluster: ClusterBinding): boolean {
+  const bound = jobCluster(job);
+  if (bound && !sameCluster(bound, cluster)) return false;
+  if (typeof job.options.range !== "string") return true;
+  try {
+    return overlaps(parseInterval(job.options.range), window);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * One partition as facts: an ingestion over its interval (null reason when done), a done kill over the
+ * intervals of the segments it deleted (its batch's span may reach over days it deleted nothing of).
+ */
+export function factsOf(jobId: string, task: TaskRow, datasource: string): GapFact[] {
+  const base = { job: jobId, task: task.id, at: task.updatedAt };
+  if (task.kind === INGEST_KIND) {
+    const interval = intervalOrNull(partitionReport(task).interval);
+    if (!interval) return [];
+    return [{ ...base, interval, reason: gapReasonOf(task), error: task.lastError }];
+  }
+  if (task.kind === KILL_KIND && task.state === "done") {
+    const ids = Array.isArray(task.payload.segmentIds) ? task.payload.segmentIds : [];
+    const spans = ids
+      .map((id) => (typeof id === "string" ? segmentIdInterval(id, datasource) : null))
+      .filter((i): i is Interval => i !== null);
+    return coalesceIntervals(spans).map((interval) => ({ ...base, interval, reason: "killed" as const }));
+  }
+  return [];
+}
+
+function intervalOrNull(text: unknown): Interval | null {
+  if (typeof text !== "string") return null;
+  try {
+    return parseInterval(text);
+  } catch {
+    return null;
+  }
+}
+
+/** `<datasource>_<start>_<end>_<version>[_<partition>]`: the instants hold no underscore. */
+function segmentIdInterval(id: string, datasource: string): Interval | null {
+  if (!id.startsWith(`${datasource}_`)) return null;
+  const [start, end] = id.slice(datasource.length + 1).split("_");
+  return intervalOrNull(`${start}/${end}`);
 }

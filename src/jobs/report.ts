@@ -1,6 +1,8 @@
 import { ExitCode } from "../core/errors.js";
 import type { KindOfWork, PartitionView } from "../driver/kind.js";
+import { describeGap, type Gap, type LedgerGapReason } from "../ingest/audit.js";
 import { describeRowStats } from "../ingest/gates.js";
+import { INGEST_KIND } from "../ingest/runner.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, StateCounts, TaskRow } from "../ledger/types.js";
 import { KINDS } from "./kinds.js";
@@ -23,6 +25,11 @@ export interface JobReport {
   counts: StateCounts;
   partitions: PartitionReport[];
   totals: { rows: number; segments: number; bytes: number };
+  /**
+   * The job's ingestion partitions that put no data in (dead-lettered, failed, canceled; pending ones once
+   * none runs), one per partition. Ledger only: whether older data still covers them, `segops audit` says.
+   */
+  gaps: Gap[];
   exitCode: number;
 }
 
@@ -78,6 +85,58 @@ export function shownState(state: JobState, c: StateCounts): JobState {
   return c.failed + c.dead > 0 ? "failed" : "done";
 }
 
+/** Why a partition left its interval without data, or null when it finished (done). */
+export function gapReasonOf(task: TaskRow): LedgerGapReason | null {
+  if (task.state === "done") return null;
+  if (task.state === "dead") return "dead-lettered";
+  if (task.canceled) return "canceled";
+  if (task.state === "failed") return "failed";
+  return "pending";
+}
+
+/**
+ * The partitions of a job that put no data in. While one runs, the pending ones are only not reached yet
+ * (the verdict counts them), so they are listed once nothing runs (a deadline, a stopped run).
+ */
+export function jobGaps(
+  jobId: string,
+  tasks: readonly TaskRow[],
+  kinds: readonly KindOfWork<never>[] = KINDS,
+): Gap[] {
+  const running = tasks.some((t) => t.state === "running");
+  const gaps: Gap[] = [];
+  for (const t of tasks) {
+    const reason = t.kind === INGEST_KIND ? gapReasonOf(t) : null;
+    if (!reason || (reason === "pending" && running)) continue;
+    gaps.push({
+      interval: partitionReport(t, kinds).interval,
+      reason,
+      job: jobId,
+      task: t.id,
+      ...(t.lastError ? { error: t.lastError } : {}),
+    });
+  }
+  return gaps.sort((a, b) => (a.interval < b.interval ? -1 : a.interval > b.interval ? 1 : 0));
+}
+
+/** At most this many gaps in words; --json lists every one. */
+const GAPS_SHOWN = 10;
+
+/** The gaps section of a report: a header and one line per gap, or nothing when there is none. */
+export function formatGaps(
+  gaps: readonly Gap[],
+  header: string,
+  options: { inJob?: boolean } = {},
+): string[] {
+  if (gaps.length === 0) return [];
+  const more = gaps.length - GAPS_SHOWN;
+  return [
+    header,
+    ...gaps.slice(0, GAPS_SHOWN).map((g) => `  ${describeGap(g, options)}`),
+    ...(more > 0 ? [`  … and ${more} more (--json lists every one)`] : []),
+  ];
+}
+
 /** 0 all done and audited · 1 some failed or dead-lettered · 3 work left (deadline) — architecture doc. */
 export function exitCodeFor(counts: StateCounts): number {
   if (counts.failed + counts.dead > 0) return ExitCode.SomeFailed;
@@ -108,6 +167,7 @@ export async function jobReport(
     counts,
     partitions,
     totals,
+    gaps: jobGaps(job.id, tasks, kinds),
     exitCode: exitCodeFor(counts),
   };
 }
@@ -164,6 +224,11 @@ export function formatJobReport(report: JobReport): string {
     line(header),
     ...rows.map(line),
     ...evidence,
+    ...formatGaps(
+      report.gaps,
+      `GAPS: ${report.gaps.length} of ${report.partitions.length} partition(s) put no data in (segops audit shows what Druid serves there):`,
+      { inJob: false },
+    ),
     `done ${c.done} · failed ${c.failed} · dead ${c.dead} · left ${c.new + c.running + c.suspended} · rows ${report.totals.rows} · segments ${report.totals.segments} · ${bytes(report.totals.bytes)}`,
     verdict,
   ].join("\n");
