@@ -337,7 +337,7 @@ export function dashboardRoutes(
         path: "/api/v1/datasources/{datasource}/timeline",
         operationId: "datasourceTimeline",
         summary:
-          "A datasource's segments over an interval: live, overshadowed and unused versions, tombstones, sizes and rows, with the version audit",
+          "A datasource's segments over an interval: live, overshadowed and unused versions, tombstones, sizes and rows, with the version audit and the gaps (parts with no live data, with the ledger's reason where it knows one)",
         tags: ["dashboard"],
         auth: true,
         params: D.DatasourceParam,
@@ -357,11 +357,16 @@ export function dashboardRoutes(
           }
         }
         const window = parseInterval(interval);
-        const [used, unused, served, audit] = await Promise.all([
+        const [used, unused, served, { gaps, ...audit }] = await Promise.all([
           deps.client.metadataSegments(datasource, [interval]),
           deps.client.unusedSegments(datasource, interval),
           deps.client.servedSegments(datasource),
-          auditDatasource(deps.client, { datasource, interval }),
+          // Without an interval the audit looks for gaps between the first and last segment only.
+          auditDatasource(
+            deps.client,
+            { datasource, ...(q.interval ? { interval } : {}) },
+            { gaps: { store } },
+          ),
         ]);
         const servedIds = new Set(served);
         const usedView = used.map((s) => toTimelineSegment(s, servedIds));
@@ -395,6 +400,7 @@ export function dashboardRoutes(
           segments: all.slice(0, SEGMENT_LIMIT),
           truncated: all.length > SEGMENT_LIMIT,
           audit,
+          gaps: gaps ?? [],
         });
       },
     },

@@ -118,6 +118,19 @@ export const TimelineSegmentView = z.object({
   compactionCandidate: z.enum(["small", "large", "rows"]).nullable(),
 });
 
+/**
+ * A part of the interval with no live data (no used, non-overshadowed segment, or only tombstones): a merged
+ * stretch, or one partition's part of it where the ledger knows why (then with its job and partition).
+ */
+export const TimelineGap = z.object({
+  interval: z.string(),
+  reason: z.enum(["no-segments", "tombstone", "dead-lettered", "failed", "canceled", "pending", "killed"]),
+  job: z.string().optional(),
+  task: z.string().optional(),
+  /** The partition's last error. */
+  error: z.string().optional(),
+});
+
 export const Timeline = z.object({
   datasource: z.string(),
   interval: z.string(),
@@ -125,6 +138,8 @@ export const Timeline = z.object({
   /** More segments than one answer carries (5,000): the newest versions are kept. */
   truncated: z.boolean(),
   audit: z.record(z.string(), z.json()),
+  /** Oldest first; without an interval, only between the first and the last segment. */
+  gaps: z.array(TimelineGap),
 });
 
 export const Quantiles = z.object({
