@@ -3,6 +3,7 @@ import { DEFAULTS } from "../core/defaults.js";
 import { formatInterval, type Interval, overlaps } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded } from "./load-rules.js";
+import { type LiveData, liveDataOf } from "./preflight.js";
 import { coalesceIntervals, servedByHistoricals, toTimelineSegment } from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { liveTimeline, type TimelineSegment } from "./timeline.js";
@@ -227,6 +228,16 @@ export async function readBaseline(
   interval: Interval,
   signal?: AbortSignal,
 ): Promise<Baseline> {
+  return (await readBaselineAndLive(source, datasource, interval, signal)).baseline;
+}
+
+/** The baseline and, from the same read, what the interval serves now (for the pre-flight). */
+export async function readBaselineAndLive(
+  source: Pick<HandoffSource, "metadataSegments">,
+  datasource: string,
+  interval: Interval,
+  signal?: AbortSignal,
+): Promise<{ baseline: Baseline; live: LiveData }> {
   const used = await source.metadataSegments(
     datasource,
     [formatInterval(interval)],
@@ -234,8 +245,11 @@ export async function readBaseline(
   );
   const segments = used.map((s) => toTimelineSegment(s, new Set()));
   return {
-    versions: [...new Set(segments.map((s) => s.version))].sort(),
-    segmentIds: segments.map((s) => s.id).sort(),
+    baseline: {
+      versions: [...new Set(segments.map((s) => s.version))].sort(),
+      segmentIds: segments.map((s) => s.id).sort(),
+    },
+    live: liveDataOf(segments, interval),
   };
 }
 
@@ -432,6 +446,11 @@ export function overlapIndex(
   };
 }
 
+/** Slack on either side of the sole-task window. */
+const SOLE_TASK_MARGIN_MS = 3_600_000;
+/** The longest sole-task window asked for (Druid keeps complete tasks' records far shorter by default). */
+const SOLE_TASK_MAX_WINDOW_MS = 30 * 86_400_000;
+
 /** The task list read `proveSoleTask` needs (a DruidClient satisfies it). */
 export interface TaskListSource {
   tasks(
@@ -451,23 +470,35 @@ export async function proveSoleTask(
   signal?: AbortSignal,
 ): Promise<true | string> {
   const since = Date.parse(q.createdTime);
-  // Druid counts createdTimeInterval back from now (docs/druid-api.md, "Task lists"): cover since our task.
-  const window = `${new Date(since - 60_000).toISOString()}/${new Date(Math.max(q.now, since) + 3_600_000).toISOString()}`;
-  const tasks = await source.tasks(
-    { datasource: q.datasource, createdTimeInterval: window },
-    signal ? { signal } : {},
-  );
-  const others = tasks.filter(
-    (t) =>
-      t.id !== q.taskId &&
-      t.groupId !== q.taskId &&
-      typeof t.createdTime === "string" &&
-      t.createdTime >= q.createdTime &&
-      t.createdTime <= q.version,
-  );
-  if (others.length === 0) return true;
-  return `${others.length} other task(s) of ${q.datasource} were created in between (${others
-    .slice(0, 3)
-    .map((t) => t.id)
-    .join(", ")}${others.length > 3 ? ", …" : ""})`;
+  // Druid reads createdTimeInterval as a length counted back from its own now (docs/druid-api.md, "Task
+  // lists"), and segops' clock may be behind Druid's (skew, or an emulator's time scale): the window is
+  // long enough only when the list holds our own task, so it grows until it does — evidence that cannot
+  // be skewed, where a window on segops' clock silently missed the very tasks created in between.
+  let length = Math.max(q.now - since, 0) + SOLE_TASK_MARGIN_MS;
+  for (;;) {
+    const window = `${new Date(since - SOLE_TASK_MARGIN_MS).toISOString()}/${new Date(since - SOLE_TASK_MARGIN_MS + length).toISOString()}`;
+    const tasks = await source.tasks(
+      { datasource: q.datasource, createdTimeInterval: window },
+      signal ? { signal } : {},
+    );
+    if (!tasks.some((t) => t.id === q.taskId)) {
+      if (length >= SOLE_TASK_MAX_WINDOW_MS)
+        return `Druid's task list (created within ${Math.round(length / 86_400_000)} days) does not hold ${q.taskId}`;
+      length = Math.min(length * 8, SOLE_TASK_MAX_WINDOW_MS);
+      continue;
+    }
+    const others = tasks.filter(
+      (t) =>
+        t.id !== q.taskId &&
+        t.groupId !== q.taskId &&
+        typeof t.createdTime === "string" &&
+        t.createdTime >= q.createdTime &&
+        t.createdTime <= q.version,
+    );
+    if (others.length === 0) return true;
+    return `${others.length} other task(s) of ${q.datasource} were created in between (${others
+      .slice(0, 3)
+      .map((t) => t.id)
+      .join(", ")}${others.length > 3 ? ", …" : ""})`;
+  }
 }

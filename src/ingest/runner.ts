@@ -14,6 +14,7 @@ import { type AuditReport, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
 import { type AttemptFailure, isPoisoned } from "./failure.js";
 import type { DataGates } from "./gates.js";
 import type { Baseline, HandoffChecker, OwnershipProof } from "./handoff.js";
+import type { PreflightEvidence } from "./preflight.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 import type { SourceVersion } from "./source.js";
 import type { StatusBatcher } from "./status-batcher.js";
@@ -126,7 +127,10 @@ export interface IngestProgress {
     | "handoff-timeout"
     | "audit-failed"
     | "forgotten"
+    | "refused-empty"
     | null;
+  /** What the pre-flight read of the input (absent: none ran for this attempt). */
+  preflight?: PreflightEvidence;
   handedOffAt?: number;
   failures?: AttemptFailure[];
   taskIds?: string[];
@@ -194,6 +198,11 @@ export interface IngestRunnerOptions {
   retryBaseMs?: number;
   /** Told about each step a partition finishes (progress display, logs). */
   onStep?: (task: TaskRow, step: string, detail: string) => void;
+  /**
+   * Sample a replace's input through Druid before it may replace live data (steps/preflight.ts).
+   * @default true
+   */
+  preflight?: boolean;
   /** How an attempt is submitted. @default submitNative (`POST /druid/indexer/v1/task`) */
   submit?: Step;
 }
@@ -231,6 +240,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     batcher,
     handoff,
     admission: options.admission,
+    preflight: options.preflight === false ? undefined : { unavailable: null },
     settings: { tickMs, handoffTimeoutMs, sizeBand: options.sizeBand ?? DEFAULT_SIZE_BAND },
   };
   // The task list keyed by step (graphile-worker style): each step is one function over injected I/O.

@@ -69,10 +69,20 @@ export const ingestProgressSchema = z.looseObject({
   handoffSince: z.number().optional(),
   handoffTimedOut: z.boolean().optional(),
   outcome: z
-    .enum(["superseded", "lost", "unproven", "never-loaded", "handoff-timeout", "audit-failed", "forgotten"])
+    .enum([
+      "superseded",
+      "lost",
+      "unproven",
+      "never-loaded",
+      "handoff-timeout",
+      "audit-failed",
+      "forgotten",
+      "refused-empty",
+    ])
     .nullable()
     .optional(),
   handedOffAt: z.number().optional(),
+  preflight: z.looseObject({ rowsRead: z.number(), complete: z.boolean() }).optional(),
   failures: z.array(failure).optional(),
   taskIds: z.array(z.string()).optional(),
   missing: z.array(z.string()).optional(),

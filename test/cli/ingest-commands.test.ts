@@ -194,7 +194,7 @@ describe("segops backfill/run on bad input: one clear message, non-zero exit, no
 });
 
 describe("segops backfill, status and demo", () => {
-  it("runs a backfill, resumes it without resubmitting, and shows it in status", async () => {
+  it("runs a backfill, finds it again done without resubmitting, and shows it in status", async () => {
     const ledger = join(work, "good.db");
     const first = await backfill(["--var", `dataDir=${dataDir}`, "--json"], ledger);
     expect(first.code, first.stderr).toBe(0);
@@ -202,7 +202,9 @@ describe("segops backfill, status and demo", () => {
     const submitted = sim.stats().submissions.length;
     const again = await backfill(["--var", `dataDir=${dataDir}`], ledger);
     expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/^resuming job backfill_cli_20260601-20260604_/);
+    expect(again.stderr).toMatch(
+      /^job backfill_cli_20260601-20260604_\w+ already done on .*from the same inputs and source: nothing submitted/,
+    );
     expect(again.stdout).toMatch(/ALL 3 PARTITIONS DONE AND AUDITED/);
     expect(sim.stats().submissions.length).toBe(submitted);
     const status = await runCli(["status", "--ledger", `sqlite:${ledger}`, "--json"]).done;

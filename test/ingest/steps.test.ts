@@ -454,6 +454,54 @@ describe("handoff", () => {
     expect(a.progress()).toMatchObject({ version: "2026-01-02T05:00:00.000Z", versionProof: "sole-task" });
   });
 
+  it("reads the task list on Druid's clock: a window on segops' (behind Druid's) cannot miss a task in between", async () => {
+    // Druid's now is three days ahead of segops' clock (an emulator's time scale, or skew). Druid reads
+    // createdTimeInterval as a length counted back from its own now.
+    const druidNow = Date.UTC(2026, 0, 5);
+    const created = "2026-01-02T00:00:00.000Z";
+    const all = [
+      { id: TASK_ID, createdTime: created },
+      { id: "someone_else", createdTime: "2026-01-02T02:00:00.000Z" },
+    ];
+    const asked: string[] = [];
+    const tasks = async (filter: { createdTimeInterval: string }) => {
+      asked.push(filter.createdTimeInterval);
+      const [from, to] = filter.createdTimeInterval.split("/").map((t) => Date.parse(t)) as [number, number];
+      return all.filter((t) => Date.parse(t.createdTime) >= druidNow - (to - from));
+    };
+    const a = attempt({ step: "handoff", druidCreatedTime: created });
+    const verdict: HandoffVerdict = {
+      state: "unproven",
+      candidate: "2026-01-02T05:00:00.000Z",
+      reason: "late",
+    };
+    const error = await rejects(awaitHandoff(a, io({ verdict, client: { tasks } })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(
+      /1 other task\(s\) of wiki were created in between \(someone_else\)/,
+    );
+    expect(asked.length).toBeGreaterThan(1);
+    expect(a.progress().outcome).toBe("unproven");
+  });
+
+  it("is never done when the task ingested rows but the interval serves none (a tombstone at our version)", async () => {
+    const a = attempt({
+      step: "audit",
+      version: "v1",
+      rowStats: { processed: 100, processedWithError: 0, unparseable: 0, thrownAway: 0 },
+    });
+    const tombstone = toTimelineSegment(
+      { ...segment("v1"), shardSpec: { type: "tombstone", partitionNum: 0, partitions: 1 } },
+      new Set([segmentId(segment("v1"))]),
+    );
+    a.handoffSeen = [tombstone];
+    const error = await rejects(auditPartition(a, io({})));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/ingested 100 row\(s\) but .* serves none at version v1/);
+    expect(a.progress()).toMatchObject({ outcome: "lost" });
+    expect(a.progress().step).toBe("audit");
+  });
+
   it("ends superseded, lost and never-loaded partitions with the evidence", async () => {
     const cases: Array<[HandoffVerdict, RegExp, string]> = [
       [

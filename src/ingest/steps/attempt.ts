@@ -11,6 +11,7 @@ import type { HandoffChecker } from "../handoff.js";
 import type { IngestPayload, IngestProgress } from "../runner.js";
 import type { StatusBatcher } from "../status-batcher.js";
 import type { TimelineSegment } from "../timeline.js";
+import type { PreflightState } from "./preflight.js";
 
 /**
  * What each step of the ingestion handler works on: one partition's current attempt. A step reads the
@@ -45,6 +46,8 @@ export interface StepIO {
   readonly batcher: StatusBatcher;
   readonly handoff: HandoffChecker;
   readonly admission?: AdmissionTracker | undefined;
+  /** The pre-flight's state in this process (absent: no pre-flight). */
+  readonly preflight?: PreflightState | undefined;
   readonly settings: {
     /** Cadence of status polls and handoff checks for one partition. */
     readonly tickMs: number;

@@ -2,6 +2,7 @@ import { parseGranularity } from "../../core/granularity.js";
 import { formatInterval } from "../../core/interval.js";
 import { TaskAbort } from "../../driver/signals.js";
 import { auditTimeline } from "../audit.js";
+import { liveDataOf } from "../preflight.js";
 import type { IngestSummary } from "../runner.js";
 import { servedIdsIn, toTimelineSegment } from "../segments.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
@@ -28,10 +29,20 @@ async function readInterval(a: Attempt, io: StepIO) {
 export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   const { payload, taskId } = a;
   const p = a.progress();
+  const segments = a.handoffSeen ?? (await readInterval(a, io));
+  const ingested = rowsIngestedOf(p.rowStats);
+  if (ingested !== null && ingested > 0 && liveDataOf(segments, a.interval).segments === 0) {
+    // Our task reported rows, yet the interval serves none (a tombstone or nothing): whatever is live is
+    // not what our task published, so this can never be done.
+    await a.save({ outcome: "lost" });
+    throw new TaskAbort(
+      `not done: ${taskId} ingested ${ingested} row(s) but ${payload.interval} serves none at version ${p.version ?? "?"} (a tombstone or no data): the data is not ours or is gone; check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
+    );
+  }
   const report = auditTimeline({
     datasource: payload.datasource,
     interval: a.interval,
-    segments: a.handoffSeen ?? (await readInterval(a, io)),
+    segments,
     granularity: parseGranularity(payload.segmentGranularity),
     expect: { ...(p.version ? { version: p.version } : {}), mode: payload.mode },
     sizeBand: io.settings.sizeBand,

@@ -1,0 +1,170 @@
+import { formatInterval, type Interval } from "../core/interval.js";
+import type { JsonObject } from "../ledger/types.js";
+import { liveTimeline, type TimelineSegment } from "./timeline.js";
+
+/**
+ * The pre-flight of a replace (pure): before a partition's task may replace the live data of its
+ * interval, Druid's own sampler reads the partition's input (any input source Druid can read, with
+ * Druid's credentials: docs/druid-api.md, "The sampler") and segops judges what it yields. An input that
+ * provably yields no row inside the interval, over an interval that serves data now, is refused: a replace
+ * would publish a tombstone over the live rows (Druid's `dropExisting`) or overshadow them with nothing.
+ * Where the sample is not conclusive (cut at its row limit) the partition goes on and the data gates decide.
+ */
+
+/** Rows the sampler reads at most per partition; Druid's own ceiling is 5,000 (`SamplerConfig`). */
+export const PREFLIGHT_ROWS = 1_000;
+/** Druid stops reading the input after this long and answers with what it read. */
+export const PREFLIGHT_TIMEOUT_MS = 10_000;
+
+/** What the interval serves now, from the same metadata read as the baseline. */
+export interface LiveData {
+  /** Live non-tombstone segments overlapping the interval. */
+  segments: number;
+  versions: string[];
+  /** Rows in them, where Druid's metadata has row counts (null otherwise). */
+  rows: number | null;
+  bytes: number;
+}
+
+/** The evidence a pre-flight keeps in the partition's progress. */
+export interface PreflightEvidence {
+  /** Rows the sampler read (including unparseable ones). */
+  rowsRead: number;
+  /** Rows that parsed and indexed. */
+  rowsIndexed: number;
+  /** Indexed rows whose time falls inside the partition's interval. */
+  rowsInInterval: number;
+  /** The sampler read the whole input (fewer rows than asked): the counts are the input's, not a sample's. */
+  complete: boolean;
+  /** The first parse errors the sampler reported. */
+  parseErrors: string[];
+  live: LiveData;
+}
+
+/** One row of the sampler's answer, as segops reads it. */
+export interface SampledRow {
+  parsed?: Record<string, unknown> | null;
+  unparseable?: boolean | null;
+  error?: string | null;
+}
+
+/** The sampler's answer, as segops reads it. */
+export interface SampleAnswer {
+  numRowsRead: number;
+  numRowsIndexed: number;
+  data: readonly SampledRow[];
+}
+
+/** What the pre-flight reads of a partition's payload (the ingest payload's fields). */
+export interface PreflightPayload {
+  kind?: "sql";
+  mode: "replace" | "append";
+  allowEmpty?: boolean;
+  spec: JsonObject;
+}
+
+/** The live data of `interval` among the used segments read for the baseline. */
+export function liveDataOf(segments: readonly TimelineSegment[], interval: Interval): LiveData {
+  const live = new Map<string, TimelineSegment>();
+  for (const piece of liveTimeline(segments, interval))
+    for (const s of piece.live) if (!s.tombstone) live.set(s.id, s);
+  const all = [...live.values()];
+  return {
+    segments: all.length,
+    versions: [...new Set(all.map((s) => s.version))].sort(),
+    rows: all.every((s) => s.numRows !== null) ? all.reduce((n, s) => n + (s.numRows ?? 0), 0) : null,
+    bytes: all.reduce((n, s) => n + s.sizeBytes, 0),
+  };
+}
+
+/** Whether a partition gets a pre-flight: a replace over live data, unless the user allowed it to empty. */
+export function needsPreflight(payload: PreflightPayload, live: LiveData): boolean {
+  return payload.mode === "replace" && payload.allowEmpty !== true && live.segments > 0;
+}
+
+/**
+ * The sampler request for a native partition: its own ingestion spec (dataSchema with the timestamp and
+ * transform, ioConfig with the input source and format), with the sampler's limits.
+ */
+export function samplerSpecOf(payload: PreflightPayload): JsonObject | null {
+  if (payload.kind === "sql") return null;
+  const inner = payload.spec.spec as JsonObject | undefined;
+  const io = inner?.ioConfig as JsonObject | undefined;
+  if (!inner || !io?.inputSource) return null;
+  return {
+    type: typeof payload.spec.type === "string" ? payload.spec.type : "index_parallel",
+    spec: inner,
+    samplerConfig: { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS },
+  };
+}
+
+/**
+ * The sampler's answer judged against the partition's interval. `elapsedMs` is how long the sampler took:
+ * Druid stops reading silently at its timeout (`TimedShutoffInputSourceReader`), so an answer that came
+ * near it may be a cut read, never proof of an empty input.
+ */
+export function judgeSample(
+  answer: SampleAnswer,
+  interval: Interval,
+  live: LiveData,
+  elapsedMs: number,
+): PreflightEvidence {
+  let inInterval = 0;
+  const parseErrors: string[] = [];
+  for (const row of answer.data) {
+    if (row.unparseable) {
+      if (row.error && parseErrors.length < 3) parseErrors.push(row.error);
+      continue;
+    }
+    const t = row.parsed?.__time;
+    if (typeof t === "number" && t >= interval.start && t < interval.end) inInterval++;
+  }
+  return {
+    rowsRead: answer.numRowsRead,
+    rowsIndexed: answer.numRowsIndexed,
+    rowsInInterval: inInterval,
+    complete: answer.numRowsRead < PREFLIGHT_ROWS && elapsedMs < PREFLIGHT_TIMEOUT_MS * 0.8,
+    parseErrors,
+    live,
+  };
+}
+
+/** Null when the partition may go on; otherwise why it is refused, in words a user can act on. */
+export function refusal(
+  evidence: PreflightEvidence,
+  interval: Interval,
+  sourceDescription: string,
+): string | null {
+  if (!evidence.complete || evidence.rowsInInterval > 0) return null;
+  const where = formatInterval(interval);
+  const yielded =
+    evidence.rowsRead === 0
+      ? `its input (${sourceDescription}) yields no rows`
+      : evidence.rowsIndexed === 0
+        ? `none of the ${evidence.rowsRead} row(s) its input (${sourceDescription}) yields parses${evidence.parseErrors[0] ? ` (first error: ${evidence.parseErrors[0]})` : ""}`
+        : `none of the ${evidence.rowsIndexed} row(s) its input (${sourceDescription}) yields falls inside the interval`;
+  const { live } = evidence;
+  const rows = live.rows !== null ? `${live.rows.toLocaleString("en-US")} row(s) in ` : "";
+  return `refused to replace ${where}: ${yielded}, while ${rows}${live.segments} segment(s) of version ${live.versions.join(", ")} are live there; nothing was submitted and the live data is untouched. If the input has not landed yet, rerun once it has (changed input is new work); if the interval is meant to become empty, rerun with --allow-empty (API: "allowEmpty": true)`;
+}
+
+/** The input source in a few words, without secrets: type and where (never credentials or properties). */
+export function describeInputSource(payload: PreflightPayload): string {
+  const io = (payload.spec.spec as JsonObject | undefined)?.ioConfig as JsonObject | undefined;
+  const source = io?.inputSource as JsonObject | undefined;
+  if (!source) return "no input source";
+  if (source.type === "local") {
+    const parts = [
+      typeof source.baseDir === "string" ? `baseDir ${source.baseDir}` : null,
+      typeof source.filter === "string" ? `filter ${source.filter}` : null,
+      Array.isArray(source.files) ? `${source.files.length} file(s)` : null,
+    ].filter((p) => p !== null);
+    return `local ${parts.join(", ")}`;
+  }
+  const uris = Array.isArray(source.uris)
+    ? source.uris
+    : Array.isArray(source.prefixes)
+      ? source.prefixes
+      : null;
+  return `${String(source.type)}${uris ? `, ${uris.length} location(s)` : ""}`;
+}

@@ -1,0 +1,271 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { TaskAbort } from "../../src/driver/signals.js";
+import type { DruidClient } from "../../src/druid/client.js";
+import { BadRequestError, NotFoundError, SpecRejectedError } from "../../src/druid/errors.js";
+import type { DataSegment } from "../../src/druid/types.js";
+import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
+import type { HandoffChecker } from "../../src/ingest/handoff.js";
+import {
+  judgeSample,
+  liveDataOf,
+  PREFLIGHT_ROWS,
+  PREFLIGHT_TIMEOUT_MS,
+  refusal,
+  samplerSpecOf,
+} from "../../src/ingest/preflight.js";
+import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
+import { toTimelineSegment } from "../../src/ingest/segments.js";
+import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
+import type { Attempt, StepIO } from "../../src/ingest/steps/attempt.js";
+import type { PreflightState } from "../../src/ingest/steps/preflight.js";
+import { prepareAttempt } from "../../src/ingest/steps/prepare.js";
+import type { TaskRow } from "../../src/ledger/types.js";
+import { dailyTemplate } from "../helpers/dataset.js";
+
+// The pre-flight of a replace: Druid's sampler reads the partition's input before anything is submitted,
+// and an input that provably yields nothing for the interval may not replace the data served there.
+
+const INTERVAL = "2026-01-08T00:00:00.000Z/2026-01-09T00:00:00.000Z";
+const window = parseInterval(INTERVAL);
+const TASK_ID = "segops_wiki_20260108-20260109_abc_a1";
+const payload: IngestPayload = {
+  datasource: "wiki",
+  interval: INTERVAL,
+  spec: dailyTemplate({ datasource: "wiki" }),
+  specVersion: "1",
+  idPrefix: "segops",
+  mode: "replace",
+  segmentGranularity: "day",
+  slots: 1,
+};
+
+const segment = (version: string, type = "numbered"): DataSegment => ({
+  dataSource: "wiki",
+  interval: INTERVAL,
+  version,
+  loadSpec: type === "tombstone" ? { type: "tombstone" } : {},
+  dimensions: "page",
+  metrics: "count",
+  shardSpec: { type, partitionNum: 0, partitions: 1 },
+  binaryVersion: 9,
+  size: 1000,
+  identifier: `wiki_${INTERVAL.replace("/", "_")}_${version}`,
+});
+
+const live = (segments: DataSegment[]) =>
+  liveDataOf(
+    segments.map((s) => toTimelineSegment(s, new Set())),
+    window,
+  );
+
+const rowAt = (iso: string) => ({ parsed: { __time: Date.parse(iso), page: "p" } });
+
+describe("the pre-flight's judgement (pure)", () => {
+  it("counts live data without tombstones, from the newest complete version", () => {
+    expect(live([segment("v1"), segment("v2")])).toMatchObject({ segments: 1, versions: ["v2"] });
+    expect(live([segment("v1"), segment("v2", "tombstone")])).toMatchObject({ segments: 0 });
+    expect(live([])).toMatchObject({ segments: 0, versions: [] });
+  });
+
+  it("samples a native partition with its own spec and bounded limits; not an SQL one", () => {
+    const spec = samplerSpecOf(payload);
+    expect(spec).toMatchObject({
+      type: "index_parallel",
+      spec: { ioConfig: { inputSource: { type: "local" } }, dataSchema: { dataSource: "wiki" } },
+      samplerConfig: { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS },
+    });
+    expect(samplerSpecOf({ ...payload, kind: "sql" })).toBeNull();
+  });
+
+  it("refuses only on conclusive evidence: the whole input read, no row inside the interval", () => {
+    const liveNow = live([segment("v1")]);
+    const empty = judgeSample({ numRowsRead: 0, numRowsIndexed: 0, data: [] }, window, liveNow, 5);
+    expect(refusal(empty, window, "local baseDir /d")).toMatch(
+      /refused to replace 2026-01-08T00:00:00.000Z\/2026-01-09T00:00:00.000Z: its input \(local baseDir \/d\) yields no rows, while 1 segment\(s\) of version v1 are live there; nothing was submitted.*--allow-empty/,
+    );
+    const elsewhere = judgeSample(
+      {
+        numRowsRead: 2,
+        numRowsIndexed: 2,
+        data: [rowAt("2026-01-07T10:00:00Z"), rowAt("2026-01-09T00:00:00Z")],
+      },
+      window,
+      liveNow,
+      5,
+    );
+    expect(refusal(elsewhere, window, "x")).toMatch(/none of the 2 row\(s\) .* falls inside the interval/);
+    const unparseable = judgeSample(
+      { numRowsRead: 1, numRowsIndexed: 0, data: [{ unparseable: true, error: "no timestamp" }] },
+      window,
+      liveNow,
+      5,
+    );
+    expect(refusal(unparseable, window, "x")).toMatch(
+      /none of the 1 row\(s\) .* parses \(first error: no timestamp\)/,
+    );
+    const fine = judgeSample(
+      { numRowsRead: 1, numRowsIndexed: 1, data: [rowAt("2026-01-08T10:00:00Z")] },
+      window,
+      liveNow,
+      5,
+    );
+    expect(fine.rowsInInterval).toBe(1);
+    expect(refusal(fine, window, "x")).toBeNull();
+    // Cut at the row limit, or near Druid's own read timeout (it stops silently): not conclusive.
+    const cut = judgeSample(
+      { numRowsRead: PREFLIGHT_ROWS, numRowsIndexed: PREFLIGHT_ROWS, data: [rowAt("2026-01-07T10:00:00Z")] },
+      window,
+      liveNow,
+      5,
+    );
+    expect(refusal(cut, window, "x")).toBeNull();
+    const slow = judgeSample(
+      { numRowsRead: 0, numRowsIndexed: 0, data: [] },
+      window,
+      liveNow,
+      PREFLIGHT_TIMEOUT_MS,
+    );
+    expect(refusal(slow, window, "x")).toBeNull();
+  });
+});
+
+function attempt(p0: IngestProgress = {}, pl: IngestPayload = payload) {
+  let p = p0;
+  const notes: string[] = [];
+  const a: Attempt = {
+    task: { id: "job/20260108", attempt: 1 } as TaskRow,
+    payload: pl,
+    interval: window,
+    taskId: TASK_ID,
+    call: {},
+    progress: () => p,
+    save: async (patch) => {
+      p = { ...p, ...patch };
+    },
+    note: (step, detail) => notes.push(`${step} ${detail}`),
+  };
+  return { a, notes };
+}
+
+function io(
+  client: Partial<Record<keyof DruidClient, unknown>>,
+  state: PreflightState = { unavailable: null },
+): StepIO {
+  return {
+    client: client as unknown as DruidClient,
+    clock: new ManualClock(Date.UTC(2026, 0, 9)),
+    batcher: { get: async (id: string) => ({ id, state: "UNKNOWN" }) } as unknown as StatusBatcher,
+    handoff: {} as HandoffChecker,
+    preflight: state,
+    settings: { tickMs: 1000, handoffTimeoutMs: 60_000, sizeBand: DEFAULT_SIZE_BAND },
+  };
+}
+
+const rejects = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+
+describe("the pre-flight step (in prepare, before the id is recorded)", () => {
+  it("refuses an empty input over live data: nothing recorded to submit, the evidence kept", async () => {
+    const { a } = attempt();
+    let sampled = 0;
+    const error = await rejects(
+      prepareAttempt(
+        a,
+        io({
+          metadataSegments: async () => [segment("v1")],
+          sample: async () => {
+            sampled++;
+            return { numRowsRead: 0, numRowsIndexed: 0, data: [] };
+          },
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/refused to replace .* yields no rows/);
+    expect(sampled).toBe(1);
+    expect(a.progress()).toMatchObject({
+      outcome: "refused-empty",
+      preflight: { rowsRead: 0, complete: true },
+    });
+    expect(a.progress().taskId).toBeUndefined();
+    expect(a.progress().step).toBeUndefined();
+  });
+
+  it("does not sample where nothing is live, for an append, with --allow-empty, or for a known id", async () => {
+    const never = async () => {
+      throw new Error("sampled");
+    };
+    for (const [p, segments] of [
+      [payload, []],
+      [{ ...payload, mode: "append" as const }, [segment("v1")]],
+      [{ ...payload, allowEmpty: true }, [segment("v1")]],
+    ] as const) {
+      const { a } = attempt({}, p);
+      await prepareAttempt(a, io({ metadataSegments: async () => segments, sample: never }));
+      expect(a.progress().step).toBe("submit");
+    }
+    const { a } = attempt();
+    const known = io({ metadataSegments: async () => [segment("v1")], sample: never });
+    await prepareAttempt(a, {
+      ...known,
+      batcher: { get: async (id: string) => ({ id, state: "RUNNING" }) } as unknown as StatusBatcher,
+    });
+    expect(a.progress().step).toBe("submit");
+  });
+
+  it("keeps the evidence of a passing sample with the attempt", async () => {
+    const { a } = attempt();
+    await prepareAttempt(
+      a,
+      io({
+        metadataSegments: async () => [segment("v1")],
+        sample: async () => ({ numRowsRead: 1, numRowsIndexed: 1, data: [rowAt("2026-01-08T01:00:00Z")] }),
+      }),
+    );
+    expect(a.progress()).toMatchObject({ step: "submit", preflight: { rowsInInterval: 1, complete: true } });
+  });
+
+  it("a sampler Druid does not offer is said once, then the gates decide; a refused sample falls back too", async () => {
+    const state: PreflightState = { unavailable: null };
+    let sampled = 0;
+    const client = {
+      metadataSegments: async () => [segment("v1")],
+      sample: async () => {
+        sampled++;
+        throw new NotFoundError({ endpoint: "POST /druid/indexer/v1/sampler", status: 404 });
+      },
+    };
+    const first = attempt();
+    await prepareAttempt(first.a, io(client, state));
+    expect(first.a.progress().step).toBe("submit");
+    expect(first.notes.join("\n")).toMatch(/sampler is unavailable .* data gates only/);
+    const second = attempt();
+    await prepareAttempt(second.a, io(client, state));
+    expect(second.a.progress().step).toBe("submit");
+    expect(sampled).toBe(1);
+    expect(second.notes).toEqual([]);
+
+    for (const refused of [
+      new SpecRejectedError({ endpoint: "POST /druid/indexer/v1/sampler", status: 400, druidMessage: "bad" }),
+      new BadRequestError({ endpoint: "POST /druid/indexer/v1/sampler", status: 400 }),
+    ]) {
+      const { a, notes } = attempt();
+      await prepareAttempt(
+        a,
+        io({
+          metadataSegments: async () => [segment("v1")],
+          sample: async () => {
+            throw refused;
+          },
+        }),
+      );
+      expect(a.progress().step).toBe("submit");
+      expect(notes.join("\n")).toMatch(/could not sample the input .* the data gates decide/);
+    }
+  });
+});
