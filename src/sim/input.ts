@@ -137,3 +137,63 @@ function splitDelimited(line: string, delimiter: string): string[] {
   cells.push(cur);
   return cells;
 }
+
+/** A file the sampler cannot open (Druid's `FileEntity.open` failing): its sample fails as a whole. */
+export class EntityOpenError extends InputError {}
+
+/** One input entity as the sampler reads it: a local file (`path`) or the inline data (`path` null). */
+export interface InputEntity {
+  path: string | null;
+  /** Read and parse on demand: Druid opens an entity only when its reader gets to it. */
+  records(): RawInput["records"];
+}
+
+/**
+ * The entities of an input source as Druid 33's sampler sees them (`LocalInputSource#getFileIterator`): files
+ * under `baseDir` whose name matches `filter` (recursively), then `files`, keeping only files of non-zero length
+ * (so a missing or empty file is skipped). A `baseDir` that does not exist lists nothing: Druid 33 lists it with
+ * commons-io 2.17, whose `FileUtils.listFiles` continues past a failed visit (`visitFileFailed` → CONTINUE)
+ * instead of throwing. Null for sources the emulator does not read.
+ */
+export function readEntities(source: Obj, format: Obj | null): InputEntity[] | null {
+  const fmt = format ?? { type: "json" };
+  if (source.type === "inline") {
+    const data = typeof source.data === "string" ? source.data : "";
+    return [{ path: null, records: () => parseText(data, fmt) }];
+  }
+  if (source.type !== "local") return null;
+  const listed: string[] = [];
+  if (typeof source.baseDir === "string") {
+    const re = globToRegExp(typeof source.filter === "string" ? source.filter : "*");
+    const matches = (f: string) => re.test(f.slice(f.lastIndexOf("/") + 1));
+    let stat: ReturnType<typeof statSync> | undefined;
+    try {
+      stat = statSync(source.baseDir);
+    } catch {
+      stat = undefined;
+    }
+    // A file as baseDir is the walk's only entry, kept when its name matches.
+    if (stat?.isDirectory()) listed.push(...walk(source.baseDir).filter(matches).sort());
+    else if (stat?.isFile() && matches(source.baseDir)) listed.push(source.baseDir);
+  }
+  if (Array.isArray(source.files)) listed.push(...source.files.map(String));
+  return listed.filter(nonEmpty).map((path) => ({
+    path,
+    records: () => {
+      if (statSync(path).isDirectory()) {
+        // FileEntity.open → new FileInputStream(dir); the reader wraps it in a RuntimeException.
+        throw new EntityOpenError(`java.io.FileNotFoundException: ${path} (Is a directory)`);
+      }
+      return parseText(readFileSync(path, "utf8"), fmt);
+    },
+  }));
+}
+
+/** `File#length() > 0`: 0 also for a path that does not exist. */
+function nonEmpty(path: string): boolean {
+  try {
+    return statSync(path).size > 0;
+  } catch {
+    return false;
+  }
+}

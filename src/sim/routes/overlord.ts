@@ -4,6 +4,7 @@ import { validateId } from "../ids.js";
 import { instantText, intervalText } from "../instant-text.js";
 import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Handler, Route, RouteContext } from "../router.js";
+import { sample } from "../sampler.js";
 import { planTask } from "../spec.js";
 import { versionTraits } from "../versions.js";
 import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
@@ -248,6 +249,8 @@ export function overlordRoutes(): Route[] {
       },
     },
     { method: "POST", path: `${BASE}/lockedIntervals/v2`, handler: lockedIntervals },
+    // The data sampler (docs/druid-api.md §2.12, src/sim/sampler.ts).
+    { method: "POST", path: `${BASE}/sampler`, handler: sample },
     { method: "GET", path: `${BASE}/workers`, handler: workers },
     {
       method: "GET",
