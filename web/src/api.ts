@@ -99,11 +99,31 @@ export interface AuditChunk {
   tombstone: boolean;
 }
 
+/** Why a part of the interval holds no live data: Druid's reason, or the ledger's where it knows one. */
+export type GapReason =
+  | "no-segments"
+  | "tombstone"
+  | "dead-lettered"
+  | "failed"
+  | "canceled"
+  | "pending"
+  | "killed";
+
+export interface TimelineGap {
+  interval: string;
+  reason: GapReason;
+  job?: string;
+  task?: string;
+  error?: string;
+}
+
 export interface Timeline {
   datasource: string;
   interval: string;
   segments: TimelineSegment[];
   truncated: boolean;
+  /** Parts of the interval with no live data, oldest first. */
+  gaps: TimelineGap[];
   audit: {
     ok: boolean;
     noSegments?: boolean;

@@ -1,15 +1,31 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, enc, type Timeline, type TimelineSegment } from "./api";
+import { api, enc, type GapReason, type Timeline, type TimelineGap, type TimelineSegment } from "./api";
 import { bytes, interval, num } from "./format";
 
 /**
  * A datasource's segment timeline: time across, one row per version (newest on top), each segment drawn
  * as live (solid), overshadowed (hatched), unused (outlined, dashed) or a tombstone (crossed), with
- * compaction candidates outlined; hover or focus shows its size and rows. Below: the version audit's
- * chunks for the range shown (one live version per chunk is the healthy state) and every segment as a table.
+ * compaction candidates outlined; hover or focus shows its size and rows. Parts of the range with no live data
+ * (gaps) are drawn as marked empty stretches across every row, labelled "gap", and listed with the ledger's
+ * reason. Below: the version audit's chunks for the range shown (one live version per chunk is the healthy
+ * state) and every segment as a table.
  */
 
 const STATUS_LABEL = { live: "live", overshadowed: "overshadowed", unused: "unused" } as const;
+
+const GAP_WORDS: Record<GapReason, string> = {
+  "no-segments": "no segments",
+  tombstone: "tombstone, no rows",
+  "dead-lettered": "dead-lettered",
+  failed: "failed",
+  canceled: "canceled",
+  pending: "not run to its end yet",
+  killed: "killed",
+};
+
+function gapLabel(g: TimelineGap): string {
+  return `gap ${interval(g.interval)}: no live data (${GAP_WORDS[g.reason]}${g.job ? ` ${g.reason === "killed" ? "by" : "in"} job ${g.job}` : ""})`;
+}
 
 function segLabel(s: TimelineSegment): string {
   return `${interval(`${s.start}/${s.end}`)} version ${s.version}: ${s.tombstone ? "tombstone, " : ""}${STATUS_LABEL[s.status]}, ${bytes(s.sizeBytes)}, ${num(s.rows)} rows${s.compactionCandidate ? `, compaction candidate (${s.compactionCandidate})` : ""}`;
@@ -20,7 +36,7 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
   const [range, setRange] = useState(query.get("interval") ?? "");
   const [data, setData] = useState<Timeline | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [hover, setHover] = useState<TimelineSegment | null>(null);
+  const [hover, setHover] = useState<string | null>(null);
 
   useEffect(() => {
     setDs(datasource);
@@ -46,20 +62,29 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
     () => [...new Set((data?.segments ?? []).map((s) => s.version))].sort().reverse(),
     [data],
   );
+  const gaps = useMemo(
+    () =>
+      (data?.gaps ?? []).map((g) => {
+        const [a = "", b = ""] = g.interval.split("/");
+        return { gap: g, start: Date.parse(a), end: Date.parse(b) };
+      }),
+    [data],
+  );
   const [t0, t1] = useMemo(() => {
-    const segs = data?.segments ?? [];
-    if (segs.length === 0) return [0, 1];
-    return [
-      Math.min(...segs.map((s) => Date.parse(s.start))),
-      Math.max(...segs.map((s) => Date.parse(s.end))),
+    const spans = [
+      ...(data?.segments ?? []).map((s) => [Date.parse(s.start), Date.parse(s.end)]),
+      ...gaps.map((g) => [g.start, g.end]),
     ];
-  }, [data]);
+    if (spans.length === 0) return [0, 1];
+    return [Math.min(...spans.map((s) => s[0] ?? 0)), Math.max(...spans.map((s) => s[1] ?? 0))];
+  }, [data, gaps]);
 
   const W = 1000;
   const ROW = 26;
   const LEFT = 0;
   const x = (t: number) => LEFT + ((t - t0) / Math.max(1, t1 - t0)) * (W - LEFT);
-  const H = versions.length * ROW + 24;
+  const rows = Math.max(1, versions.length);
+  const H = rows * ROW + 24;
 
   return (
     <section aria-labelledby="tl-title">
@@ -87,11 +112,16 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
       {datasource && !data && !error && <p class="loading">Loading segments…</p>}
       {data && (
         <>
-          <p class={`verdict ${data.audit.ok ? "ok" : "bad"}`} data-testid="audit-verdict">
-            <span aria-hidden="true">{data.audit.ok ? "✓ " : "! "}</span>
+          <p
+            class={`verdict ${data.audit.ok && gaps.length === 0 ? "ok" : "bad"}`}
+            data-testid="audit-verdict"
+          >
+            <span aria-hidden="true">{data.audit.ok && gaps.length === 0 ? "✓ " : "! "}</span>
             {data.audit.ok
               ? `Audit ok: one live version per chunk, every segment served (${data.audit.chunks.length} chunks)`
               : (data.audit.problem ?? `Audit found ${data.audit.violations.length} problem(s)`)}
+            {gaps.length > 0 &&
+              `${data.audit.ok ? ", but" : ";"} ${gaps.length} gap${gaps.length === 1 ? "" : "s"}: part of the range holds no live data`}
           </p>
           {data.audit.violations.length > 0 && (
             <ul class="violations">
@@ -118,14 +148,17 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
             <li>
               <span class="swatch seg-candidate" aria-hidden="true" /> compaction candidate
             </li>
+            <li>
+              <span class="swatch seg-gap" aria-hidden="true" /> gap (no live data)
+            </li>
           </ul>
-          {data.segments.length > 0 && (
+          {(data.segments.length > 0 || gaps.length > 0) && (
             <div class="timeline-wrap">
               <svg
                 class="timeline"
                 viewBox={`0 0 ${W} ${H}`}
                 role="img"
-                aria-label={`${data.segments.length} segments in ${versions.length} versions; the tables below list them`}
+                aria-label={`${data.segments.length} segments in ${versions.length} versions${gaps.length ? `, ${gaps.length} gaps` : ""}; the tables below list them`}
                 preserveAspectRatio="none"
                 style={{ height: `${H}px` }}
               >
@@ -142,7 +175,33 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
                   <pattern id="p-cross" width="8" height="8" patternUnits="userSpaceOnUse">
                     <path d="M0 0L8 8M8 0L0 8" class="hatch" />
                   </pattern>
+                  <pattern id="p-gap" width="8" height="8" patternUnits="userSpaceOnUse">
+                    <circle cx="4" cy="4" r="1.2" class="gap-dot" />
+                  </pattern>
                 </defs>
+                {gaps.map(({ gap, start, end }) => {
+                  const a = x(start);
+                  const b = x(end);
+                  return (
+                    // biome-ignore lint/a11y/noStaticElementInteractions: hover only repeats what the gaps table lists
+                    <g
+                      key={gap.interval}
+                      class="gap"
+                      data-gap={gap.reason}
+                      onMouseEnter={() => setHover(gapLabel(gap))}
+                      onMouseLeave={() => setHover(null)}
+                    >
+                      <rect x={a} y={0} width={Math.max(2, b - a)} height={rows * ROW}>
+                        <title>{gapLabel(gap)}</title>
+                      </rect>
+                      {b - a >= 24 && (
+                        <text x={(a + b) / 2} y={14} text-anchor="middle" class="gap-label">
+                          gap
+                        </text>
+                      )}
+                    </g>
+                  );
+                })}
                 {versions.map((v, row) => (
                   <g key={v}>
                     <line x1={0} x2={W} y1={row * ROW + ROW} y2={row * ROW + ROW} class="rule" />
@@ -160,7 +219,7 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
                             height={ROW - 6}
                             class={`seg seg-${s.status}${s.tombstone ? " seg-tombstone" : ""}${s.compactionCandidate ? " seg-candidate" : ""}`}
                             data-status={s.status}
-                            onMouseEnter={() => setHover(s)}
+                            onMouseEnter={() => setHover(segLabel(s))}
                             onMouseLeave={() => setHover(null)}
                           >
                             <title>{segLabel(s)}</title>
@@ -186,8 +245,39 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
             </div>
           )}
           <p class="hover-info" aria-live="polite">
-            {hover ? segLabel(hover) : "Hover a segment for its size and rows."}
+            {hover ?? "Hover a segment for its size and rows."}
           </p>
+          {gaps.length > 0 && (
+            <>
+              <h2>Gaps (no live data)</h2>
+              <div class="table-wrap">
+                <table class="gaps">
+                  <thead>
+                    <tr>
+                      <th scope="col">Interval</th>
+                      <th scope="col">Why</th>
+                      <th scope="col">Job / partition</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {gaps.map(({ gap }) => (
+                      <tr data-gap={gap.reason} key={gap.interval}>
+                        <td>{interval(gap.interval)}</td>
+                        <td>
+                          {GAP_WORDS[gap.reason]}
+                          {gap.error && <div class="err">{gap.error}</div>}
+                        </td>
+                        <td>
+                          {gap.job ? <a href={`#/jobs/${enc(gap.job)}`}>{gap.job}</a> : "–"}
+                          {gap.task && <div class="mono">{gap.task}</div>}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </>
+          )}
           <h2>Chunks (version audit)</h2>
           <div class="table-wrap">
             <table class="chunks">
