@@ -170,3 +170,53 @@ export function indexParallelSpec(o: SpecOptions): Record<string, unknown> {
     },
   };
 }
+
+export interface SamplerSpecOptions {
+  /** The `local` inputSource: `baseDir` + `filter` (default `*.json`) and/or `files`. */
+  inputSource: { baseDir?: string; filter?: string; files?: string[] } | null;
+  /** Leave `inputFormat` out (a `local` source needs one). */
+  noInputFormat?: boolean;
+  intervals?: string[];
+  numRows?: number;
+}
+
+/**
+ * A sampler request (`IndexTaskSamplerSpec`, docs/druid-api.md §2.12) over the same dataSchema as
+ * `indexParallelSpec`, shaped as Druid's web console sends it (`index_parallel` types throughout).
+ */
+export function samplerSpec(o: SamplerSpecOptions): Record<string, unknown> {
+  const source = o.inputSource;
+  return {
+    type: "index_parallel",
+    spec: {
+      dataSchema: {
+        dataSource: "segops_conformance_sample",
+        timestampSpec: { column: "time", format: "iso" },
+        dimensionsSpec: { dimensions: ["page", { type: "long", name: "added" }] },
+        granularitySpec: {
+          segmentGranularity: "day",
+          queryGranularity: "none",
+          rollup: false,
+          ...(o.intervals ? { intervals: o.intervals } : {}),
+        },
+      },
+      ioConfig: {
+        type: "index_parallel",
+        ...(source
+          ? {
+              inputSource: {
+                type: "local",
+                ...(source.baseDir !== undefined
+                  ? { baseDir: source.baseDir, filter: source.filter ?? "*.json" }
+                  : {}),
+                ...(source.files ? { files: source.files } : {}),
+              },
+            }
+          : {}),
+        ...(o.noInputFormat ? {} : { inputFormat: { type: "json" } }),
+      },
+      tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
+    },
+    ...(o.numRows !== undefined ? { samplerConfig: { numRows: o.numRows } } : {}),
+  };
+}
