@@ -59,6 +59,11 @@ export interface PartitionView {
   parseErrors: string[];
   /** Everything the kind recorded about earlier attempts (failure classes, messages). */
   failures: JsonObject[];
+  /**
+   * Why the partition ended without being done, when segops decided it (e.g. `rolled-back`: a replace
+   * that failed its gates was undone). Absent for kinds that do not say.
+   */
+  outcome?: string | null;
 }
 
 /** Decodes one of a task's JSON columns with its kind's schema: a malformed row is a clear error, not a cast. */

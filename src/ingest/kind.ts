@@ -36,6 +36,7 @@ export const ingestKind: KindOfWork<DruidServices, IngestJobInput> = {
       rowStats: p.rowStats ?? null,
       parseErrors: p.parseErrors ?? [],
       failures: (p.failures ?? []) as unknown as JsonObject[],
+      outcome: p.outcome ?? null,
     };
   },
   activeDruidTasks(task: TaskRow): string[] {

@@ -14,7 +14,7 @@ import { type AuditReport, DEFAULT_SIZE_BAND, type SizeBand } from "./audit.js";
 import { type AttemptFailure, isPoisoned } from "./failure.js";
 import type { DataGates } from "./gates.js";
 import type { Baseline, HandoffChecker, OwnershipProof } from "./handoff.js";
-import type { PreflightEvidence } from "./preflight.js";
+import type { LiveData, PreflightEvidence } from "./preflight.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 import type { SourceVersion } from "./source.js";
 import type { StatusBatcher } from "./status-batcher.js";
@@ -23,6 +23,7 @@ import { auditPartition } from "./steps/audit.js";
 import { awaitHandoff } from "./steps/handoff.js";
 import { prepareAttempt } from "./steps/prepare.js";
 import { awaitTerminal } from "./steps/running.js";
+import { undoReplace } from "./steps/undo.js";
 import { submitNative } from "./steps/submit.js";
 import { submitMsq } from "./steps/submit-msq.js";
 
@@ -63,7 +64,7 @@ export interface IngestPayload {
   source?: SourceVersion;
 }
 
-export type IngestStep = "submit" | "running" | "handoff" | "audit" | "done";
+export type IngestStep = "submit" | "running" | "handoff" | "audit" | "undo" | "done";
 
 export interface IngestSummary {
   taskIds: string[];
@@ -128,7 +129,24 @@ export interface IngestProgress {
     | "audit-failed"
     | "forgotten"
     | "refused-empty"
+    | "rolled-back"
+    | "undo-timeout"
     | null;
+  /** What the interval served before this attempt (read with the baseline): what an undo restores. */
+  liveBefore?: LiveData;
+  /** The undo of a replace that failed its data gates after Druid published it (steps/undo.ts). */
+  undo?: {
+    /** The gate that failed. */
+    reason: string;
+    phase: "unmark" | "mark" | "served" | "done";
+    /** Our versions, marked unused. */
+    unmarked?: string[];
+    markedAt?: number;
+    restoredAt?: number;
+    /** The version live before was gone (killed): nothing could be restored. */
+    killed?: boolean;
+    timedOut?: boolean;
+  };
   /** What the pre-flight read of the input (absent: none ran for this attempt). */
   preflight?: PreflightEvidence;
   handedOffAt?: number;
@@ -252,6 +270,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     ["running", awaitTerminal],
     ["handoff", awaitHandoff],
     ["audit", auditPartition],
+    ["undo", undoReplace],
   ];
 
   async function handler(task: TaskRow, ctx: TaskContext): Promise<void> {

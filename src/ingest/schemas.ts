@@ -50,7 +50,7 @@ const failure = z.looseObject({
 });
 
 export const ingestProgressSchema = z.looseObject({
-  step: z.enum(["submit", "running", "handoff", "audit", "done"]).optional(),
+  step: z.enum(["submit", "running", "handoff", "audit", "undo", "done"]).optional(),
   taskId: z.string().optional(),
   attempt: z.number().int().optional(),
   baseline: z.object({ versions: z.array(z.string()), segmentIds: z.array(z.string()) }).optional(),
@@ -78,11 +78,23 @@ export const ingestProgressSchema = z.looseObject({
       "audit-failed",
       "forgotten",
       "refused-empty",
+      "rolled-back",
+      "undo-timeout",
     ])
     .nullable()
     .optional(),
   handedOffAt: z.number().optional(),
   preflight: z.looseObject({ rowsRead: z.number(), complete: z.boolean() }).optional(),
+  liveBefore: z
+    .looseObject({ segments: z.number(), versions: z.array(z.string()), rows: z.number().nullable() })
+    .optional(),
+  undo: z
+    .looseObject({
+      reason: z.string(),
+      phase: z.enum(["unmark", "mark", "served", "done"]),
+      unmarked: z.array(z.string()).optional(),
+    })
+    .optional(),
   failures: z.array(failure).optional(),
   taskIds: z.array(z.string()).optional(),
   missing: z.array(z.string()).optional(),

@@ -189,7 +189,10 @@ function bytes(n: number | null): string {
 export function formatJobReport(report: JobReport): string {
   const rows = report.partitions.map((p) => [
     p.interval.replace(/T00:00:00\.000Z/g, ""),
-    p.state,
+    // A failed partition whose replace was undone, or refused before it was submitted, says so.
+    p.state === "failed" && (p.outcome === "rolled-back" || p.outcome === "refused-empty")
+      ? p.outcome
+      : p.state,
     String(p.attempts),
     p.rows === null ? "-" : String(p.rows),
     p.segments === null ? "-" : String(p.segments),

@@ -52,6 +52,8 @@ export const Partition = z.object({
   rowStats: RowStats.nullable(),
   parseErrors: z.array(z.string()),
   error: z.string().nullable(),
+  /** Why it ended without being done, when segops decided it: `rolled-back`, `refused-empty`, `lost`, … */
+  outcome: z.string().nullable().optional(),
 });
 
 /** A job with its partitions. */

@@ -194,9 +194,10 @@ describe("MSQ backfill on the emulator", () => {
     expect(run.code, run.stderr).toBe(1);
     const report = JSON.parse(run.stdout) as JobReport;
     const bad = report.partitions.find((p) => p.interval.startsWith("2026-07-03"));
-    expect(bad?.state).toBe("dead");
+    expect(bad?.state).toBe("failed");
+    expect(bad?.outcome).toBe("rolled-back");
     expect(bad?.error).toMatch(
-      /data gate: query-\S+ SUCCEEDED but the input produced 3 row\(s\) but none was ingested/,
+      /data gate failed after Druid published query-\S+: the input produced 3 row\(s\) but none was ingested.*The replace was undone/,
     );
     expect(report.partitions.filter((p) => p.state === "done")).toHaveLength(3);
     const task = [...sim.engine.tasks.values()].find(

@@ -270,7 +270,7 @@ describe("the statements API as the MSQ evidence of last resort", () => {
     expect((error as AttemptFailed).failures[0]?.errorMsg).toMatch(/^TooManyWarnings: /);
   });
 
-  it("a SUCCESS whose statement shows only warnings fails the data gate", async () => {
+  it("a SUCCESS whose statement shows only warnings fails the data gate: the replace goes to the undo", async () => {
     const { a, saved } = attempt();
     const io = fakeIo("SUCCESS", {
       queryId: a.taskId,
@@ -287,10 +287,15 @@ describe("the statements API as the MSQ evidence of last resort", () => {
       },
     });
     const error = await awaitTerminal(a, io).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AttemptFailed);
-    expect((error as Error).message).toMatch(
-      /data gate: .* SUCCEEDED but the input produced 3 row\(s\) but none was ingested/,
-    );
-    expect(saved.at(-1)).toMatchObject({ druidState: "SUCCESS", rowStats: { processed: 0, unparseable: 3 } });
+    expect(error).toBeUndefined();
+    expect(saved.at(-1)).toMatchObject({
+      step: "undo",
+      undo: {
+        phase: "unmark",
+        reason: expect.stringMatching(/the input produced 3 row\(s\) but none was ingested/),
+      },
+      druidState: "SUCCESS",
+      rowStats: { processed: 0, unparseable: 3 },
+    });
   });
 });

@@ -42,14 +42,17 @@ const payload: IngestPayload = {
   slots: 1,
 };
 
-function attempt(progress: IngestProgress = {}): Attempt & { saved: IngestProgress[]; notes: string[] } {
+function attempt(
+  progress: IngestProgress = {},
+  pl: IngestPayload = payload,
+): Attempt & { saved: IngestProgress[]; notes: string[] } {
   let p = progress;
   const saved: IngestProgress[] = [];
   const notes: string[] = [];
   const task = { id: "job/20260101", attempt: 1 } as TaskRow;
   return {
     task,
-    payload,
+    payload: pl,
     interval: parseInterval(INTERVAL),
     taskId: TASK_ID,
     call: {},
@@ -344,8 +347,8 @@ describe("running: waiting for the Druid task to end", () => {
     expect(a.progress().failures?.[0]?.errorMsg).toContain("(sub-task: Max parse exceptions[0] exceeded)");
   });
 
-  it("fails a SUCCESS whose counters fail the data gate, deterministically", async () => {
-    const a = attempt({ step: "running" });
+  it("fails an append's SUCCESS whose counters fail the data gate, deterministically", async () => {
+    const a = attempt({ step: "running" }, { ...payload, mode: "append" });
     const error = await rejects(
       awaitTerminal(
         a,
@@ -361,6 +364,42 @@ describe("running: waiting for the Druid task to end", () => {
     expect(error).toBeInstanceOf(AttemptFailed);
     expect(a.progress().failures?.[0]).toMatchObject({ failureClass: "data-gate", deterministic: true });
     expect(a.progress().step).toBe("running");
+  });
+
+  it("sends a replace whose SUCCESS fails the data gate to the undo, recording the failure only when it ends", async () => {
+    const a = attempt({ step: "running" });
+    await awaitTerminal(
+      a,
+      io({
+        status: { id: TASK_ID, state: "SUCCESS", duration: 5, errorMsg: null },
+        client: {
+          taskReports: async () => reports(0, 20),
+          taskStatus: async () => ({ status: { createdTime: "2026-01-02T00:00:00.000Z" } }),
+        },
+      }),
+    );
+    expect(a.progress()).toMatchObject({ step: "undo", undo: { phase: "unmark" }, druidState: "SUCCESS" });
+    expect(a.progress().failures ?? []).toEqual([]);
+  });
+
+  it("never lets a replace that ingested nothing leave live data empty (unless --allow-empty)", async () => {
+    const live = { segments: 2, versions: ["v0"], rows: 40, bytes: 10 };
+    const success = io({
+      status: { id: TASK_ID, state: "SUCCESS", duration: 5, errorMsg: null },
+      client: {
+        taskReports: async () => reports(0, 0),
+        taskStatus: async () => ({ status: { createdTime: "2026-01-02T00:00:00.000Z" } }),
+      },
+    });
+    const a = attempt({ step: "running", liveBefore: live });
+    await awaitTerminal(a, success);
+    expect(a.progress().step).toBe("undo");
+    expect(a.progress().undo?.reason).toMatch(
+      /the task ingested no rows, while 40 row\(s\) in 2 segment\(s\) of version v0 were live/,
+    );
+    const allowed = attempt({ step: "running", liveBefore: live }, { ...payload, allowEmpty: true });
+    await awaitTerminal(allowed, success);
+    expect(allowed.progress().step).toBe("handoff");
   });
 
   it("moves a clean SUCCESS to handoff with Druid's createdTime and duration", async () => {

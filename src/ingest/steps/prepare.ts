@@ -43,6 +43,7 @@ export async function prepareAttempt(a: Attempt, io: StepIO): Promise<void> {
     reattached: false,
     druidState: null,
     forgotten: 0,
+    liveBefore: live,
     ...(evidence ? { preflight: evidence } : {}),
   });
 }

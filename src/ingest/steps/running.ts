@@ -3,7 +3,7 @@ import { classifyTaskFailure } from "../failure.js";
 import { checkDataGates, DEFAULT_GATES, firstParseErrors } from "../gates.js";
 import { msqEvidence, statementEvidence } from "../msq.js";
 import type { IngestProgress } from "../runner.js";
-import { type Attempt, AttemptFailed, buildSegmentsStats, type StepIO } from "./attempt.js";
+import { type Attempt, AttemptFailed, buildSegmentsStats, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /** Resubmits answered "duplicate" for a task the status endpoint does not know before we give up. */
 export const FORGOTTEN_LIMIT = 5;
@@ -118,7 +118,25 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
   const parseErrors = msq
     ? msq.parseErrors
     : firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
-  const gate = rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null;
+  const gate =
+    (rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null) ??
+    emptiedLiveData(a, rowStats);
+  if (gate && a.payload.mode === "replace" && p.baselineTrusted !== false) {
+    // Druid published a replace that fails the gates: it is undone (steps/undo.ts), the interval back to
+    // what it served before, and the partition ends rolled back. The failure is recorded when the undo
+    // ends, so a crash in between resumes the undo rather than starting a new attempt.
+    await a.save({
+      step: "undo",
+      undo: { reason: gate, phase: "unmark" },
+      druidState: "SUCCESS",
+      druidDurationMs: status.duration,
+      druidCreatedTime: plus?.status?.createdTime ?? null,
+      rowStats,
+      parseErrors,
+    });
+    a.note("failed", `${taskId}: ${gate}; undoing the replace`);
+    return false;
+  }
   if (gate) {
     // SUCCESS on bad data is a failed attempt, and a deterministic one: the poison rule applies.
     const failures = [
@@ -142,6 +160,20 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     parseErrors,
   });
   return false;
+}
+
+/**
+ * The gate every replace has: a task that ingested no rows may not leave empty an interval that served
+ * data before it (unless the user allowed it), whatever the pre-flight could tell.
+ */
+function emptiedLiveData(a: Attempt, rowStats: IngestProgress["rowStats"]): string | null {
+  const before = a.progress().liveBefore;
+  if (a.payload.mode !== "replace" || a.payload.allowEmpty === true || !before || before.segments === 0)
+    return null;
+  const ingested = rowsIngestedOf(rowStats);
+  if (ingested !== 0) return null;
+  const rows = before.rows !== null ? `${before.rows} row(s) in ` : "";
+  return `the task ingested no rows, while ${rows}${before.segments} segment(s) of version ${before.versions.join(", ")} were live: the replace would leave ${a.payload.interval} empty (--allow-empty allows it)`;
 }
 
 function isEmpty(s: NonNullable<IngestProgress["rowStats"]>): boolean {

@@ -21,6 +21,7 @@ import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
 import type { Attempt, StepIO } from "../../src/ingest/steps/attempt.js";
 import type { PreflightState } from "../../src/ingest/steps/preflight.js";
 import { prepareAttempt } from "../../src/ingest/steps/prepare.js";
+import { undoReplace } from "../../src/ingest/steps/undo.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
@@ -267,5 +268,87 @@ describe("the pre-flight step (in prepare, before the id is recorded)", () => {
       expect(a.progress().step).toBe("submit");
       expect(notes.join("\n")).toMatch(/could not sample the input .* the data gates decide/);
     }
+  });
+});
+
+describe("the undo of a replace that failed its gates (steps/undo.ts)", () => {
+  const seg = (version: string) => segment(version);
+  /** A fake Coordinator/Overlord: used segments by version, marks applied, everything served. */
+  function druid(used: string[], existing: string[] = used) {
+    const state = { used: new Set(used), marks: [] as string[] };
+    const client = {
+      metadataSegments: async () => [...state.used].map(seg),
+      servedInInterval: async () =>
+        [...state.used].map((v) => ({ segment: seg(v), servers: [{ type: "historical" }] })),
+      markSegments: async (_ds: string, to: string, f: { versions: string[] }) => {
+        state.marks.push(`${to} ${f.versions.join(",")}`);
+        for (const v of f.versions) {
+          if (to === "unused") state.used.delete(v);
+          else if (existing.includes(v)) state.used.add(v);
+        }
+        return f.versions.length;
+      },
+    };
+    return { state, client };
+  }
+  const undoing = (over: IngestProgress = {}) =>
+    attempt({
+      taskId: TASK_ID,
+      step: "undo",
+      baseline: { versions: ["2026-01-01T00:00:00.000Z"], segmentIds: [] },
+      liveBefore: { segments: 1, versions: ["2026-01-01T00:00:00.000Z"], rows: 20, bytes: 1000 },
+      druidCreatedTime: "2026-01-08T10:00:00.000Z",
+      druidDurationMs: 60_000,
+      rowStats: { processed: 5, processedWithError: 0, unparseable: 0, thrownAway: 0 },
+      undo: { reason: "5 row(s) ingested, fewer than --min-rows 10", phase: "unmark" },
+      ...over,
+    });
+
+  it("unmarks only our version, marks the earlier one used, and ends rolled back with both named", async () => {
+    const ours = "2026-01-08T10:00:30.000Z";
+    const later = "2026-01-08T12:00:00.000Z"; // another writer, after our task ended: not ours to take back
+    const { state, client } = druid(["2026-01-01T00:00:00.000Z", ours, later]);
+    const { a } = undoing();
+    const error = await rejects(undoReplace(a, io(client)));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect(state.marks).toEqual([`unused ${ours}`, "used 2026-01-01T00:00:00.000Z"]);
+    expect((error as Error).message).toMatch(
+      /The replace was undone: our version 2026-01-08T10:00:30.000Z \(5 row\(s\) ingested\) is marked unused/,
+    );
+    expect(a.progress()).toMatchObject({
+      outcome: "rolled-back",
+      undo: { phase: "done", unmarked: [ours], killed: false },
+      failures: [expect.objectContaining({ taskId: TASK_ID, failureClass: "data-gate" })],
+    });
+  });
+
+  it("resumes where it stopped: a crash after the unmark does not unmark again", async () => {
+    const { state, client } = druid(["2026-01-01T00:00:00.000Z"]);
+    const { a } = undoing({
+      undo: { reason: "r", phase: "mark", unmarked: ["2026-01-08T10:00:30.000Z"] },
+    });
+    await rejects(undoReplace(a, io(client)));
+    expect(state.marks).toEqual(["used 2026-01-01T00:00:00.000Z"]);
+    expect(a.progress().outcome).toBe("rolled-back");
+  });
+
+  it("says so when the version live before was killed meanwhile, and when nothing was live before", async () => {
+    const ours = "2026-01-08T10:00:30.000Z";
+    const killed = druid([ours], [ours]);
+    const first = undoing();
+    const error = await rejects(undoReplace(first.a, io(killed.client)));
+    expect((error as Error).message).toMatch(
+      /the version live before \(2026-01-01T00:00:00.000Z\) is gone \(killed\).* now serves no data/,
+    );
+    expect(first.a.progress().undo?.killed).toBe(true);
+
+    const empty = druid([ours]);
+    const second = undoing({
+      baseline: { versions: [], segmentIds: [] },
+      liveBefore: { segments: 0, versions: [], rows: null, bytes: 0 },
+    });
+    const e2 = await rejects(undoReplace(second.a, io(empty.client)));
+    expect((e2 as Error).message).toMatch(/held no data before and holds none now/);
+    expect(empty.state.marks).toEqual([`unused ${ours}`]);
   });
 });

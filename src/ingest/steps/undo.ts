@@ -1,0 +1,130 @@
+import { formatInterval } from "../../core/interval.js";
+import { TaskAbort, TaskProgress } from "../../driver/signals.js";
+import { liveDataOf } from "../preflight.js";
+import type { IngestProgress } from "../runner.js";
+import { servedIdsIn, toTimelineSegment } from "../segments.js";
+import { liveTimeline } from "../timeline.js";
+import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
+
+/**
+ * The undo of a replace that failed its data gates after Druid published it: the interval goes back to
+ * what it served before the attempt (the baseline read in prepare). Each phase is an idempotent Druid call
+ * or a read, checkpointed, so a crash anywhere resumes the undo and finishes it exactly once:
+ *
+ *   unmark ─► mark ─► served ─► rolled back (the partition ends failed, outcome `rolled-back`)
+ *   (our       (the     (the earlier version live and
+ *   versions   earlier  served, none of ours used)
+ *   unused)    used)
+ *
+ * Druid's markUsed leaves overshadowed segments unused, which is why ours go first; between the two marks
+ * the interval may serve nothing for a moment. Only the versions this attempt wrote are unmarked — never a
+ * version already there before, nor one another writer published after ours.
+ */
+
+export type UndoState = NonNullable<IngestProgress["undo"]>;
+
+export async function undoReplace(a: Attempt, io: StepIO): Promise<void> {
+  const ds = a.payload.datasource;
+  const interval = formatInterval(a.interval);
+  const p = a.progress();
+  const undo = p.undo as UndoState;
+  if (undo.phase === "unmark") {
+    const used = await io.client.metadataSegments(ds, [interval], a.call);
+    const before = new Set(p.baseline?.versions ?? []);
+    // Ours: written after our task was created and not in the baseline. A later writer's version (newer
+    // than our task's end) is left alone: it is not ours to take back.
+    const notBefore = p.druidCreatedTime ?? "";
+    const notAfter = oursUntil(p);
+    const ours = [
+      ...new Set(
+        used
+          .map((s) => s.version)
+          .filter((v) => !before.has(v) && v >= notBefore && (notAfter === null || v <= notAfter)),
+      ),
+    ].sort();
+    if (ours.length > 0) await io.client.markSegments(ds, "unused", { interval, versions: ours }, a.call);
+    await a.save({ undo: { ...undo, phase: "mark", unmarked: ours } });
+  }
+  if (a.progress().undo?.phase === "mark") {
+    const restore = p.liveBefore?.versions ?? [];
+    if (restore.length > 0)
+      await io.client.markSegments(ds, "used", { interval, versions: restore }, a.call);
+    await a.save({ undo: { ...(a.progress().undo as UndoState), phase: "served", markedAt: io.clock.now() } });
+  }
+  if (a.progress().undo?.phase === "served") await awaitRestored(a, io);
+}
+
+/** The latest version our task could have written: its lock time, at the latest when it ended. */
+function oursUntil(p: IngestProgress): string | null {
+  const created = p.druidCreatedTime ? Date.parse(p.druidCreatedTime) : Number.NaN;
+  if (!Number.isFinite(created) || typeof p.druidDurationMs !== "number") return null;
+  return new Date(created + Math.max(p.druidDurationMs, 0) + 1).toISOString();
+}
+
+async function awaitRestored(a: Attempt, io: StepIO): Promise<void> {
+  const ds = a.payload.datasource;
+  const interval = formatInterval(a.interval);
+  // Back after a timeout (only `segops retry` brings it back): wait afresh.
+  if (a.progress().undo?.timedOut)
+    await a.save({
+      undo: { ...(a.progress().undo as UndoState), timedOut: false, markedAt: io.clock.now() },
+      outcome: null,
+    });
+  const p = a.progress();
+  const undo = p.undo as UndoState;
+  const [used, served] = await Promise.all([
+    io.client.metadataSegments(ds, [interval], a.call),
+    servedIdsIn(io.client, ds, interval, a.call),
+  ]);
+  const segments = used.map((s) => toTimelineSegment(s, served));
+  const ours = new Set(undo.unmarked ?? []);
+  const restore = new Set(p.liveBefore?.versions ?? []);
+  const stillOurs = segments.filter((s) => ours.has(s.version)).map((s) => s.id);
+  const live = liveTimeline(segments, a.interval).flatMap((piece) => piece.live);
+  const waiting = live.filter((s) => !s.tombstone && !s.served).map((s) => `${s.id} not served`);
+  const missing = [...restore].filter((v) => !segments.some((s) => s.version === v));
+  if (stillOurs.length === 0 && waiting.length === 0) {
+    const now = liveDataOf(segments, a.interval);
+    const killed = missing.length > 0;
+    const restored = killed
+      ? `the version live before (${missing.join(", ")}) is gone (killed), so ${a.payload.interval} now serves ${now.segments > 0 ? `version ${now.versions.join(", ")}` : "no data"}`
+      : restore.size === 0
+        ? `${a.payload.interval} held no data before and holds none now`
+        : `version ${[...restore].join(", ")} (${describeLive(p.liveBefore)}) is live and served again`;
+    const ingested = rowsIngestedOf(p.rowStats);
+    const message = `data gate failed after Druid published ${a.taskId}: ${undo.reason}. The replace was undone: our version ${(undo.unmarked ?? []).join(", ") || "(none found)"}${ingested !== null ? ` (${ingested} row(s) ingested)` : ""} is marked unused and ${restored}. Fix the input and rerun (changed input is new work)`;
+    await a.save({
+      outcome: "rolled-back",
+      undo: { ...undo, phase: "done", restoredAt: io.clock.now(), killed },
+      failures: [
+        ...(p.failures ?? []),
+        {
+          attempt: a.task.attempt,
+          taskId: a.taskId,
+          failureClass: "data-gate",
+          deterministic: true,
+          errorMsg: undo.reason,
+        },
+      ],
+    });
+    a.note("rolled-back", message);
+    throw new TaskAbort(message);
+  }
+  const waited = io.clock.now() - (undo.markedAt ?? io.clock.now());
+  if (waited > io.settings.handoffTimeoutMs) {
+    await a.save({ undo: { ...undo, timedOut: true }, outcome: "undo-timeout" });
+    throw new TaskAbort(
+      `the undo of ${a.taskId} did not finish ${Math.round(waited / 1000)} s after the marks: ${[...stillOurs.map((id) => `${id} still used`), ...waiting].slice(0, 5).join("; ")}; \`segops retry\` waits again`,
+    );
+  }
+  throw new TaskProgress(
+    `undoing ${a.payload.interval}: waiting for ${stillOurs.length + waiting.length} segment(s)`,
+    io.settings.tickMs,
+  );
+}
+
+function describeLive(live: IngestProgress["liveBefore"]): string {
+  if (!live) return "as before";
+  const rows = live.rows !== null ? `${live.rows} row(s) in ` : "";
+  return `${rows}${live.segments} segment(s)`;
+}

@@ -1,0 +1,127 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IngestProgress } from "../../src/ingest/runner.js";
+import { openStore } from "../../src/ledger/open.js";
+import { type SimHandle, startSim } from "../../src/sim/index.js";
+import { runCli, until } from "../helpers/cli-process.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+
+// A replace that fails its data gates after Druid published it is undone: the interval serves what it
+// served before, the partition ends rolled back (exit 1) with both versions named, and a crash in the
+// middle of the undo is finished by the rerun, once.
+
+let sim: SimHandle;
+const work = mkdtempSync(join(tmpdir(), "segops-undo-"));
+
+beforeAll(async () => {
+  sim = await startSim({ timeScale: 200, capacity: 4, handoffDelayMs: 1000 });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+function setup(datasource: string) {
+  const dataDir = writeDailyDataset({
+    from: "2026-06-01",
+    days: 1,
+    rowsPerDay: 20,
+    dir: join(work, datasource),
+  });
+  const template = join(work, `${datasource}.json`);
+  writeFileSync(template, JSON.stringify(dailyTemplate({ datasource })));
+  const ledger = `sqlite:${join(work, `${datasource}.db`)}`;
+  const args = (extra: string[] = []) => [
+    "run",
+    template,
+    "--interval",
+    "2026-06-01/2026-06-02",
+    "--var",
+    `dataDir=${dataDir}`,
+    "--druid",
+    sim.url,
+    "--ledger",
+    ledger,
+    "--tick",
+    "30",
+    "--lease",
+    "1500",
+    ...extra,
+  ];
+  return { dataDir, ledger, args };
+}
+
+async function rows(datasource: string): Promise<number> {
+  const res = await fetch(`${sim.url}/druid/v2/sql`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ query: `SELECT COUNT(*) AS n FROM "${datasource}"` }),
+  });
+  const body = (await res.json()) as Array<{ n: number }>;
+  if (!Array.isArray(body)) throw new Error(`SQL failed: ${JSON.stringify(body)}`);
+  return body[0]?.n ?? 0;
+}
+
+const requests = (pattern: string) =>
+  Object.entries(sim.stats().requests)
+    .filter(([k]) => k.includes(pattern))
+    .reduce((n, [, v]) => n + v, 0);
+
+describe("a replace that fails its gates after Druid published it is undone", () => {
+  it("--min-rows failing after publish: rolled back, the old rows served again, the report says so", async () => {
+    const { dataDir, args } = setup("undo_gate");
+    const first = await runCli(args()).done;
+    expect(first.code, first.stderr).toBe(0);
+    expect(await rows("undo_gate")).toBe(20);
+
+    // The corrected file holds 5 rows; the gate wants at least 10.
+    writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 5, dir: dataDir });
+    const second = await runCli(args(["--min-rows", "10"])).done;
+    expect(second.code, second.stderr).toBe(1);
+    expect(second.stdout).toMatch(
+      /data gate failed after Druid published .*: 5 row\(s\) ingested, fewer than --min-rows 10.*The replace was undone: our version \S+ \(5 row\(s\) ingested\) is marked unused and version \S+ \((?:20 row\(s\) in )?1 segment\(s\)\) is live and served again/s,
+    );
+    expect(second.stdout).toMatch(/^2026-06-01\/2026-06-02 +rolled-back +1 /m);
+    expect(await rows("undo_gate")).toBe(20);
+  }, 60_000);
+
+  it("SIGKILL between the undo's marks: the rerun finishes the undo once, nothing ingested again", async () => {
+    const { dataDir, ledger, args } = setup("undo_crash");
+    expect((await runCli(args()).done).code).toBe(0);
+    writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 5, dir: dataDir });
+    const submitted = sim.stats().submissions.filter((s) => s.accepted).length;
+    const unmarks = requests("/markUnused");
+
+    // Druid answers 500 to markUsed for a while: the undo stops between its two marks.
+    sim.setFaults([
+      { path: "/druid/indexer/v1/datasources/undo_crash/markUsed", kind: "status", status: 500 },
+    ]);
+    const crashing = runCli(args(["--min-rows", "10"]));
+    const store = await openStore(ledger);
+    try {
+      await until(
+        "the undo waits to mark the earlier version used",
+        async () => {
+          const jobs = await store.listJobs();
+          const tasks = (await Promise.all(jobs.map((j) => store.listTasks(j.id)))).flat();
+          return tasks.some((t) => (t.progress as IngestProgress).undo?.phase === "mark");
+        },
+        { whileRunning: crashing, timeoutMs: 30_000 },
+      );
+    } finally {
+      await store.close();
+    }
+    crashing.child.kill("SIGKILL");
+    expect((await crashing.done).signal).toBe("SIGKILL");
+    sim.setFaults([]);
+
+    const rerun = await runCli(args(["--min-rows", "10"])).done;
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(rerun.stdout).toMatch(/The replace was undone/);
+    expect(await rows("undo_crash")).toBe(20);
+    // Our version was marked unused once (before the crash); nothing was submitted again.
+    expect(requests("/markUnused") - unmarks).toBe(1);
+    expect(sim.stats().submissions.filter((s) => s.accepted).length).toBe(submitted + 1);
+  }, 90_000);
+});
