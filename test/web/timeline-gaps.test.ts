@@ -29,11 +29,43 @@ afterAll(async () => {
   await chromium?.close();
 });
 
-async function login(page: Page, t: TestService): Promise<void> {
-  await page.goto(`${t.service.url}/`);
+/**
+ * Logs in on the page at `hash`: the router keeps it through the login, so the jobs view never mounts (its
+ * first effect rewrites the hash to #/jobs, which can undo a navigation made just after it rendered).
+ */
+async function loginAt(page: Page, t: TestService, hash: string): Promise<void> {
+  await page.goto(`${t.service.url}/${hash}`);
   await page.getByLabel("API token").fill(TOKEN);
   await page.getByRole("button", { name: "Log in" }).click();
-  await page.getByRole("heading", { name: "Jobs" }).waitFor();
+}
+
+/**
+ * Records what a page saw go wrong (answers of 400 and above, failed requests, console errors), so a wait
+ * that times out says why the page did not get there instead of only which selector it missed.
+ */
+function watch(page: Page): <T>(wait: Promise<T>) => Promise<T> {
+  const seen: string[] = [];
+  page.on("response", (r) => {
+    if (r.status() >= 400) seen.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
+  page.on("requestfailed", (r) => seen.push(`failed ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") seen.push(`console: ${m.text()}`);
+  });
+  return async (wait) => {
+    try {
+      return await wait;
+    } catch (error) {
+      const main =
+        (await page
+          .locator("body")
+          .textContent({ timeout: 2_000 })
+          .catch(() => "?")) ?? "";
+      throw new Error(
+        `${(error as Error).message}\npage ${page.url()} shows: ${main.slice(0, 600)}\nit saw: ${seen.join("; ") || "nothing wrong"}`,
+      );
+    }
+  };
 }
 
 /** axe-core in the page: no serious or critical violation. */
@@ -73,10 +105,10 @@ describe("dashboard: gaps in the segment timeline", () => {
     });
     ctx.setDefaultTimeout(10_000);
     const page = await ctx.newPage();
-    await login(page, t);
-    await page.goto(`${t.service.url}/#/datasources/web_gaps?interval=2026-01-01/2026-01-11`);
+    const seen = watch(page);
+    await loginAt(page, t, "#/datasources/web_gaps?interval=2026-01-01/2026-01-11");
     const verdict = page.getByTestId("audit-verdict");
-    await verdict.waitFor();
+    await seen(verdict.waitFor());
     const said = (await verdict.textContent()) ?? "";
     expect(said).toMatch(/Audit ok: .*, but 2 gaps: part of the range holds no live data/);
     expect(said).not.toContain("✓");
