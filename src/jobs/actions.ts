@@ -229,10 +229,14 @@ export async function explainAuditGaps(
 /** From the first segment's start to the last one's end (an empty interval when there is none). */
 function spanOf(segments: readonly { start: number; end: number }[]): Interval {
   if (segments.length === 0) return { start: 0, end: 0 };
-  return {
-    start: Math.min(...segments.map((s) => s.start)),
-    end: Math.max(...segments.map((s) => s.end)),
-  };
+  // A loop, not Math.min(...): a datasource can have more segments than a call takes arguments.
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const s of segments) {
+    start = Math.min(start, s.start);
+    end = Math.max(end, s.end);
+  }
+  return { start, end };
 }
 
 const JOB_PAGE = 500;
