@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
 import { UsageError } from "../core/errors.js";
 import { parseGranularity, parseGranularityText } from "../core/granularity.js";
-import { formatInterval, type Interval, intervalSlug, parseInterval } from "../core/interval.js";
+import { formatInterval, type Interval, intervalSlug } from "../core/interval.js";
 import { splitInterval } from "../core/partition.js";
 import { datasourcePart } from "../core/task-id.js";
 import type { ClusterBinding } from "../druid/cluster.js";
@@ -112,17 +112,7 @@ function partitionGranularityOf(input: IngestJobInput, value: string | JsonObjec
   }
 }
 
-/**
- * The digest of a job's source versions (interval → version), part of its identity: the same command over
- * changed input names a new job. Null when no partition has one (the identity stays as it was).
- */
-export function sourcesDigest(sources: ReadonlyMap<string, SourceVersion>): string | null {
-  if (sources.size === 0) return null;
-  const pairs = [...sources].map(([interval, s]) => [interval, s.version]).sort();
-  return createHash("sha256").update(JSON.stringify(pairs)).digest("hex").slice(0, 16);
-}
-
-export function jobIdFor(input: IngestJobInput, datasource: string, sources: string | null = null): string {
+export function jobIdFor(input: IngestJobInput, datasource: string): string {
   const identity: { [key: string]: JsonValue } = {
     kind: input.kind,
     template: input.template.kind === "sql" ? input.template.text : (input.template.value as JsonValue),
@@ -140,7 +130,6 @@ export function jobIdFor(input: IngestJobInput, datasource: string, sources: str
   if (input.cluster)
     identity.cluster = { overlord: input.cluster.overlord, coordinator: input.cluster.coordinator };
   if (input.allowEmpty) identity.allowEmpty = true;
-  if (sources !== null) identity.sources = sources;
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
   return `${input.kind}_${datasourcePart(datasource)}_${intervalSlug(input.range)}_${hash}`;
 }
@@ -313,34 +302,18 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
 
 /**
  * The planned job with each partition's source version (the user's, or fingerprinted after planning, by
- * interval): every version goes into its partition's payload (and so its Druid task id), and their digest
- * into the job's identity, so changed input is a new job whose unchanged partitions reattach to the Druid
- * tasks already run and whose changed ones ingest again. `inputsId` (the identity without sources or
- * nonce) finds the earlier jobs over the same inputs, to say what changed.
+ * interval) in its payload, and so in its Druid task ids: the same input reattaches to the Druid task
+ * already run, changed input is new work. The job's identity leaves sources out: a rerun over changed
+ * input finds its job again and plans the changed partitions anew (`jobs/rerun.ts`).
  */
-export function applySources(
-  planned: PlannedJob,
-  input: IngestJobInput,
-  sources: ReadonlyMap<string, SourceVersion>,
-): PlannedJob {
-  const inputsId = jobIdFor({ ...input, nonce: undefined }, planned.datasource);
-  const digest = sourcesDigest(sources);
-  if (digest === null)
-    return { ...planned, job: { ...planned.job, options: { ...planned.job.options, inputsId } } };
-  const jobId = jobIdFor(input, planned.datasource, digest);
-  const baseId = input.nonce ? jobIdFor({ ...input, nonce: undefined }, planned.datasource, digest) : jobId;
+export function applySources(planned: PlannedJob, sources: ReadonlyMap<string, SourceVersion>): PlannedJob {
+  if (sources.size === 0) return planned;
   const tasks = planned.tasks.map((t) => {
     const payload = t.payload as unknown as IngestPayload;
     const source = sources.get(payload.interval);
-    const next: IngestPayload = source ? { ...payload, source } : payload;
-    const interval = parseInterval(payload.interval);
-    return partitionTask(jobId, planned.datasource, interval, next);
+    return source ? { ...t, payload: { ...payload, source } as unknown as JsonObject } : t;
   });
-  return {
-    ...planned,
-    job: { ...planned.job, id: jobId, options: { ...planned.job.options, baseId, inputsId } },
-    tasks,
-  };
+  return { ...planned, tasks };
 }
 
 /**

@@ -211,7 +211,8 @@ const FINGERPRINT_CONCURRENCY = 16;
 /**
  * Plans the job a request names with its source versions: the request's `sourceVersion` for every
  * partition, or each partition's input fingerprinted through `probe` where segops can see it. The same
- * input names the same job; changed input names a new one (docs/specs.md, "What makes a rerun new work").
+ * input reattaches; a partition whose input changed is new work (`adoptSources`; docs/specs.md, "What
+ * makes a rerun new work").
  */
 export async function planRequestWithSources(
   kind: "run" | "backfill",
@@ -236,7 +237,7 @@ export async function planRequestWithSources(
     };
     await Promise.all(Array.from({ length: Math.min(FINGERPRINT_CONCURRENCY, payloads.length) }, worker));
   }
-  return applySources(planned, planned.input, sources);
+  return applySources(planned, sources);
 }
 
 /**

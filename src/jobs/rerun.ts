@@ -1,61 +1,67 @@
 import type { IngestPayload } from "../ingest/runner.js";
 import { describeSourceChange } from "../ingest/source.js";
 import type { Store } from "../ledger/store.js";
-import type { JobRow, NewJob, NewTask } from "../ledger/types.js";
+import type { JobRow, JsonObject, NewTask } from "../ledger/types.js";
 
 /**
- * What a rerun of a command means, in words, before anything runs: the same inputs from the same source
- * find their job again ("already done … nothing submitted"), changed input is a new job that says which
- * partitions changed and that the others reattach to the Druid tasks already run.
+ * What a rerun of a command means, before anything runs. The same inputs name the same job; each
+ * partition carries the version of its input (given or fingerprinted). A partition whose input changed
+ * is planned anew — new payload, new Druid task id — and runs again; the others keep what they did (a
+ * finished job from the same input says "already done … nothing submitted").
  */
 
-/** Jobs read at most to find the last one over the same inputs. */
-const PREDECESSOR_SCAN = 500;
-
-/** The newest other job planned from the same inputs (template, range, variables, cluster), if any. */
-export async function previousJob(store: Store, job: NewJob): Promise<JobRow | null> {
-  const inputsId = job.options?.inputsId;
-  if (typeof inputsId !== "string") return null;
-  const jobs = await store.listJobs({ kind: job.kind, limit: PREDECESSOR_SCAN });
-  return jobs.find((j) => j.id !== job.id && j.options.inputsId === inputsId) ?? null;
+export interface Adopted {
+  /** The job as it stands after the replans (reopened when any partition runs again). */
+  job: JobRow;
+  /** One line per partition planned anew, saying what changed in its input. */
+  changed: string[];
+  /** Partitions whose input changed while a driver runs them: left as they are, to rerun once finished. */
+  busy: string[];
 }
 
+const short = (interval: string) => interval.replace(/T00:00:00\.000Z/g, "");
+
 /**
- * Lines saying how a new job's sources differ from the previous job's over the same inputs: one per
- * changed partition, then how many are unchanged. Empty when there is no previous job.
+ * Brings a job found again (not created) up to the sources just planned: every stored partition whose
+ * source version differs is replanned with its new payload (a CAS each, so racing reruns agree), and the
+ * job is reopened if anything will run again. A partition stored without a source version (planned
+ * before sources were recorded) is left alone: nothing says its input changed.
  */
-export async function sourceChanges(
+export async function adoptSources(
   store: Store,
-  plan: { job: NewJob; tasks: readonly NewTask[] },
-): Promise<string[]> {
-  const previous = await previousJob(store, plan.job);
-  if (!previous) return [];
-  const before = new Map(
-    (await store.listTasks(previous.id)).map((t) => {
-      const p = t.payload as unknown as IngestPayload;
-      return [p.interval, p.source] as const;
-    }),
-  );
-  const lines: string[] = [];
-  let unchanged = 0;
-  for (const t of plan.tasks) {
-    const p = t.payload as unknown as IngestPayload;
-    const old = before.get(p.interval);
-    if (!p.source) continue;
-    if (old?.version === p.source.version) unchanged++;
-    else
-      lines.push(
-        `${p.interval.replace(/T00:00:00\.000Z/g, "")}: source changed (${describeSourceChange(old, p.source)}): ingested again`,
-      );
-  }
-  if (lines.length > 0 && unchanged > 0)
-    lines.push(
-      `${unchanged} partition(s) unchanged since job ${previous.id}: they reattach to the Druid tasks already run, nothing submitted again`,
+  job: JobRow,
+  planned: readonly NewTask[],
+  actor: string,
+): Promise<Adopted> {
+  const next = new Map(planned.map((t) => [t.id, t.payload as unknown as IngestPayload]));
+  const changed: string[] = [];
+  const busy: string[] = [];
+  for (const stored of await store.listTasks(job.id)) {
+    const now = next.get(stored.id);
+    const before = (stored.payload as unknown as IngestPayload).source;
+    if (!now?.source || !before || before.version === now.source.version) continue;
+    const what = `${short(now.interval)}: source changed (${describeSourceChange(before, now.source)})`;
+    const replanned = await store.replanTask(
+      { id: stored.id, version: stored.version },
+      now as unknown as JsonObject,
+      what,
+      actor,
     );
-  return lines;
+    if (replanned) changed.push(`${what}: ingested again`);
+    else {
+      const current = await store.getTask(stored.id);
+      const settled = (current?.payload as unknown as IngestPayload | undefined)?.source?.version;
+      if (settled !== now.source.version)
+        busy.push(`${what}, but it is running now: rerun once it has finished`);
+    }
+  }
+  let current = job;
+  if (changed.length > 0 && job.state !== "open")
+    current = (await store.setJobState(job.id, "open", "source changed", actor)) ?? job;
+  return { job: current, changed, busy };
 }
 
-/** For a rerun that found its job finished: what was done, when, and that nothing is submitted. */
+/** For a rerun that found its job finished from the same input: what was done, when, and that nothing runs. */
 export function alreadyFinished(job: JobRow): string | null {
   if (job.state === "open") return null;
   const when = new Date(job.updatedAt).toISOString();

@@ -20,6 +20,7 @@ import { listTasks } from "./sql/list-tasks.js";
 import { getIdempotencyKey, insertIdempotencyKey } from "./sql/remember-request.js";
 import { renewLease } from "./sql/renew-lease.js";
 import { renewLeases } from "./sql/renew-leases.js";
+import { replanTask } from "./sql/replan-task.js";
 import { requeue } from "./sql/requeue.js";
 import { type DbRow, toEvent, toJob, toRenewed, toTask } from "./sql/rows.js";
 import { setJobState } from "./sql/set-job-state.js";
@@ -283,6 +284,26 @@ export class SqlStore implements Store {
       return this.#simpleTransition(
         requeue(this.dialect, id, state, reason, this.clock.now()),
         state,
+        reason,
+        actor,
+      );
+    });
+  }
+
+  replanTask(
+    ref: { id: string; version: number },
+    payload: JsonObject,
+    reason: string,
+    actor = DEFAULT_ACTOR,
+  ): Promise<TaskRow | null> {
+    return this.#guard("replanTask", async () => {
+      const current = (await this.executor.query(getTask(this.dialect, ref.id)))[0];
+      if (!current) return null;
+      const before = toTask(current);
+      if (before.version !== ref.version || before.state === "running") return null;
+      return this.#simpleTransition(
+        replanTask(this.dialect, ref, JSON.stringify(payload), reason, this.clock.now()),
+        before.state,
         reason,
         actor,
       );

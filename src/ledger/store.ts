@@ -141,6 +141,17 @@ export interface Store {
   retryDead(id: string, actor?: string): Promise<TaskRow | null>;
   /** failed or dead → new (retry budget reset, cancel cleared, attempt kept), due now. Null when neither. */
   retryTask(id: string, actor?: string): Promise<TaskRow | null>;
+  /**
+   * Plans a partition anew with `payload` (its input changed): progress cleared, back to `new` and due now,
+   * the attempt moved on, with an event. A CAS on `ref.version`; null when the row changed since it was
+   * read or a driver is running it.
+   */
+  replanTask(
+    ref: { id: string; version: number },
+    payload: JsonObject,
+    reason: string,
+    actor?: string,
+  ): Promise<TaskRow | null>;
   /** dead → failed ("dropped"): kept for the audit trail, never run again. Null when not dead. */
   dropDead(id: string, actor?: string): Promise<TaskRow | null>;
 

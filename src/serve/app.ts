@@ -24,6 +24,7 @@ import {
 import { KINDS } from "../jobs/kinds.js";
 import { jobReport, partitionReport, shownState } from "../jobs/report.js";
 import { BackfillRequest, planRequestWithSources, RunRequest, refuseDoubling } from "../jobs/requests.js";
+import { adoptSources } from "../jobs/rerun.js";
 import { fileSystemProbe } from "../jobs/source-probe.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
@@ -377,9 +378,17 @@ function apiRoutes(deps: ApiDeps): Route[] {
     }
     if (request.new && !(await store.getJob(plan.job.id)))
       await refuseDoubling(store, String(plan.job.options?.baseId ?? plan.job.id));
-    const { job, created } = await store.createJob(plan.job, plan.tasks, "api");
-    if (created) {
-      deps.log.info({ jobId: job.id, partitions: plan.tasks.length, kind }, "job created");
+    const stored = await store.createJob(plan.job, plan.tasks, "api");
+    const { created } = stored;
+    // Found again: partitions whose input changed since are planned anew and run again.
+    const { job, changed } = created
+      ? { job: stored.job, changed: [] }
+      : await adoptSources(store, stored.job, plan.tasks, "api");
+    if (created || changed.length > 0) {
+      deps.log.info(
+        { jobId: job.id, partitions: plan.tasks.length, kind, ...(created ? {} : { changed }) },
+        created ? "job created" : "sources changed: partitions planned anew",
+      );
       await deps.worker?.refresh();
       deps.feed.poke();
     }

@@ -77,7 +77,9 @@ describe("a rerun is new work exactly when its source changed", () => {
     expect(corrected.stderr).toMatch(
       /2026-06-02\/2026-06-03: source changed \(events-2026-06-02\.json [\d,]+ bytes → [\d,]+ bytes\)/,
     );
-    expect(corrected.stderr).toMatch(/1 partition\(s\) unchanged since job .*nothing submitted again/);
+    // The same job, found again: only the changed partition runs again.
+    expect(corrected.stderr).toMatch(/^resuming job backfill_rerun_/);
+    expect(corrected.stderr).not.toMatch(/2026-06-01\/2026-06-02: source changed/);
     // Only the corrected day was submitted; Druid serves its new rows, the other day is untouched.
     expect(accepted()).toBe(afterFirst + 1);
     expect(await rowsOn("rerun", "2026-06-02")).toBe(5);

@@ -494,6 +494,44 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(await row("done")).toMatchObject({ state: "done" });
     });
 
+    it("a partition is planned anew (new payload, progress cleared, attempt moved on) by a CAS, never while it runs", async () => {
+      await seed(task("done"), task("held"), task("stale"));
+      const [d] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["done"] });
+      await store.checkpoint({ id: "done", owner: "me", version: d!.version }, { step: "x" });
+      const ended = await store.transition(
+        { id: "done", owner: "me", version: d!.version + 1 },
+        { to: "done", reason: "ended" },
+      );
+      const replanned = await store.replanTask(
+        { id: "done", version: ended!.version },
+        { source: "v2" },
+        "source changed",
+        "cli",
+      );
+      expect(replanned).toMatchObject({
+        state: "new",
+        payload: { source: "v2" },
+        progress: {},
+        attempt: 2,
+        retry: 0,
+        leaseOwner: null,
+      });
+      expect((await store.listEvents({ taskId: "done" })).at(-1)).toMatchObject({
+        fromState: "done",
+        toState: "new",
+        actor: "cli",
+        reason: "source changed",
+      });
+      // A stale version changes nothing; nor does a replan of a partition a driver holds.
+      expect(
+        await store.replanTask({ id: "done", version: ended!.version }, { source: "v3" }, "r"),
+      ).toBeNull();
+      const [h] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["held"] });
+      expect(await store.replanTask({ id: "held", version: h!.version }, { source: "v2" }, "r")).toBeNull();
+      expect(await row("held")).toMatchObject({ state: "running", payload: {} });
+      expect(await store.replanTask({ id: "missing", version: 1 }, {}, "r")).toBeNull();
+    });
+
     it("a dead letter is retried with its retry budget reset and its attempt kept, or dropped", async () => {
       await seed(task("a"), task("b"));
       for (const id of ["a", "b"]) {

@@ -15,7 +15,7 @@ import {
   RunFlagsRequest,
   refuseDoubling,
 } from "../../jobs/requests.js";
-import { alreadyFinished, sourceChanges } from "../../jobs/rerun.js";
+import { adoptSources, alreadyFinished } from "../../jobs/rerun.js";
 import { fileSystemProbe } from "../../jobs/source-probe.js";
 import type { Store } from "../../ledger/store.js";
 import type { NewJob, NewTask } from "../../ledger/types.js";
@@ -126,16 +126,18 @@ export async function executeIngest(
   try {
     store = await openLedger(flags.ledger);
     if (flags.new) await refuseDoubling(store, String(plan.job.options?.baseId ?? plan.job.id));
-    const changes = await sourceChanges(store, plan);
-    const { job, created } = await store.createJob(plan.job, plan.tasks, "cli");
+    const stored = await store.createJob(plan.job, plan.tasks, "cli");
+    const { job, changed, busy } = stored.created
+      ? { job: stored.job, changed: [], busy: [] }
+      : await adoptSources(store, stored.job, plan.tasks, "cli");
     if (!flags.json) {
-      const finished = created ? null : alreadyFinished(job);
+      const finished = stored.created ? null : alreadyFinished(job);
       process.stderr.write(
         finished
           ? `${finished}\n`
-          : `${created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
+          : `${stored.created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
       );
-      if (created) for (const line of changes) process.stderr.write(`${line}\n`);
+      for (const line of [...changed, ...busy]) process.stderr.write(`${line}\n`);
     }
     return await driveJob({ store, client, monitor, jobId: plan.job.id, total: plan.tasks.length, flags });
   } finally {
