@@ -30,6 +30,11 @@ export function writeDailyDataset(options: {
   return dir;
 }
 
+/** A day file of the daily dataset whose lines are not JSON: Druid fails its task at the first parse error. */
+export function writeCorruptDay(dir: string, day: string): void {
+  writeFileSync(join(dir, `events-${day}.json`), "{broken row one\n{broken row two\n");
+}
+
 /** An index_parallel template reading one day file per partition, replacing the partition's chunks. */
 export function dailyTemplate(options: {
   datasource: string;

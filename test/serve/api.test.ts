@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { dailyTemplate, writeCorruptDay, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService, type TestService } from "../helpers/serve.js";
 
 /**
@@ -382,11 +382,13 @@ describe("segops serve: waiting", () => {
 
 describe("segops serve: acting on work", () => {
   it("dead letters are listed, shown, retried and dropped; a job's failed partitions are retried", async () => {
-    // Two days have no input file: 0 rows fails the --min-rows gate, dead-lettered on the first failure.
+    // Two days' input files are corrupt: Druid fails them, dead-lettered on the first failure.
     const t = await startTestService({ service: { poisonAfter: 1 } });
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 2, rowsPerDay: 5 });
+    writeCorruptDay(dataDir, "2026-01-03");
+    writeCorruptDay(dataDir, "2026-01-04");
     const job = await t.call("/api/v1/backfills", {
-      json: backfillBody(dataDir, { minRows: 1, to: "2026-01-05" }),
+      json: backfillBody(dataDir, { to: "2026-01-05" }),
     });
     const id = job.json.id as string;
     const ended = await waitEnded(t, id);
@@ -398,7 +400,7 @@ describe("segops serve: acting on work", () => {
     const [first, second] = dead as [string, string];
     const shown = await t.call(`/api/v1/dead-letters/${encodeURIComponent(first)}`);
     expect(shown.status).toBe(200);
-    expect(shown.json.error).toMatch(/min-rows/);
+    expect(shown.json.error).toMatch(/parse exceptions/i);
     expect(shown.json.events.length).toBeGreaterThan(1);
     const done = (await t.store.listTasks(id)).find((p) => p.state === "done")!;
     expectProblem(await t.call(`/api/v1/dead-letters/${encodeURIComponent(done.id)}`), 409, "conflict");
@@ -414,7 +416,7 @@ describe("segops serve: acting on work", () => {
       409,
       "conflict",
     );
-    // The missing day arrives; the retried dead letter now finishes.
+    // The corrected day arrives; the retried dead letter now finishes.
     writeDailyDataset({
       from: first.endsWith("20260103-20260104") ? "2026-01-03" : "2026-01-04",
       days: 1,
@@ -430,7 +432,7 @@ describe("segops serve: acting on work", () => {
     const after = await waitEnded(t, id);
     expect(after.job.counts).toMatchObject({ done: 3, failed: 1, dead: 0 });
 
-    // The dropped one is failed: a job retry sends it back (and it fails its gate again, dead once more).
+    // The dropped one is failed: a job retry sends it back (its input still corrupt, dead once more).
     const retry = await t.call(jobPath(id, "/retry"), { method: "POST" });
     expect(retry.status).toBe(200);
     expect(retry.json).toEqual({ jobId: id, sent: [second] });

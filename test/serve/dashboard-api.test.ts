@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { histogramQuantile } from "../../src/serve/load-history.js";
 import { findWebDir } from "../../src/serve/web.js";
-import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { dailyTemplate, writeCorruptDay, writeDailyDataset } from "../helpers/dataset.js";
 import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
@@ -172,7 +172,8 @@ describe("dashboard routes: data", () => {
   it("a job's partitions as grid cells; one partition with its steps, Druid ids and events; retry and cancel of one partition", async () => {
     const t = await startTestService({ service: { poisonAfter: 1 } });
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 2, rowsPerDay: 5 });
-    const job = await t.call("/api/v1/backfills", { json: body(dataDir, { minRows: 1 }) });
+    writeCorruptDay(dataDir, "2026-01-03"); // Druid fails it: dead-lettered on the first failure
+    const job = await t.call("/api/v1/backfills", { json: body(dataDir) });
     const id = job.json.id as string;
     await ended(t, id);
     const grid = await t.call(`/api/v1/jobs/${enc(id)}/partitions`);
@@ -187,7 +188,7 @@ describe("dashboard routes: data", () => {
     expect(done.druidTaskIds).toHaveLength(1);
     expect(done).toMatchObject({ rows: 5, attempts: 1, error: null });
     expect(done.durationMs).toBeGreaterThan(0);
-    expect(dead.error).toMatch(/min-rows/);
+    expect(dead.error).toMatch(/parse exceptions/i);
 
     const detail = await t.call(`/api/v1/partitions/${enc(done.task)}`);
     expect(detail.status).toBe(200);
@@ -216,7 +217,7 @@ describe("dashboard routes: data", () => {
     expect((await t.call("/api/v1/partitions/nope/retry", { method: "POST" })).status).toBe(404);
     expect((await t.call("/api/v1/jobs/nope/partitions")).status).toBe(404);
 
-    // The missing day arrives; retrying that one partition sends it back, and it ends done.
+    // The corrected day arrives; retrying that one partition sends it back, and it ends done.
     writeDailyDataset({ from: "2026-01-03", days: 1, rowsPerDay: 5, dir: dataDir });
     const retried = await t.call(`/api/v1/partitions/${enc(dead.task)}/retry`, { method: "POST" });
     expect(retried.json).toEqual({ jobId: id, changed: [dead.task] });
