@@ -1,5 +1,6 @@
 import { formatInterval, type Interval } from "../core/interval.js";
 import type { JsonObject } from "../ledger/types.js";
+import { externInputs } from "../spec/extern.js";
 import { liveTimeline, type TimelineSegment } from "./timeline.js";
 
 /**
@@ -36,6 +37,8 @@ export interface PreflightEvidence {
   rowsInInterval: number;
   /** The sampler read the whole input (fewer rows than asked): the counts are the input's, not a sample's. */
   complete: boolean;
+  /** Rows carried the partition's time (native); false: only whether the input has rows is known (SQL). */
+  timed?: boolean;
   /** The first parse errors the sampler reported. */
   parseErrors: string[];
   live: LiveData;
@@ -82,19 +85,59 @@ export function needsPreflight(payload: PreflightPayload, live: LiveData): boole
   return payload.mode === "replace" && payload.allowEmpty !== true && live.segments > 0;
 }
 
+/** The sampler request of a partition, and whether its rows carry the partition's time. */
+export interface SamplerRequest {
+  spec: JsonObject;
+  /**
+   * True for a native spec (its timestampSpec gives each row its time); false for SQL, whose time comes
+   * from the SELECT: the sample then says only whether the input has rows at all.
+   */
+  timed: boolean;
+}
+
 /**
- * The sampler request for a native partition: its own ingestion spec (dataSchema with the timestamp and
- * transform, ioConfig with the input source and format), with the sampler's limits.
+ * The sampler request for a partition: a native one's own ingestion spec (dataSchema with the timestamp
+ * and transform, ioConfig with the input source and format); an SQL one's `EXTERN` input (when it reads
+ * exactly one) with a timestamp column that never exists and a fixed `missingValue`, as Druid's web
+ * console samples raw input. Null when there is nothing to sample.
  */
-export function samplerSpecOf(payload: PreflightPayload): JsonObject | null {
-  if (payload.kind === "sql") return null;
+export function samplerSpecOf(payload: PreflightPayload): SamplerRequest | null {
+  const samplerConfig = { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS };
+  if (payload.kind === "sql") {
+    const query = payload.spec.query;
+    const inputs = typeof query === "string" ? externInputs(query) : [];
+    const only = inputs.length === 1 ? inputs[0] : undefined;
+    if (!only) return null;
+    return {
+      timed: false,
+      spec: {
+        type: "index_parallel",
+        spec: {
+          dataSchema: {
+            dataSource: "segops_preflight",
+            timestampSpec: {
+              column: "!!!_segops_no_such_column_!!!",
+              missingValue: "2000-01-01T00:00:00.000Z",
+            },
+            dimensionsSpec: {},
+            granularitySpec: { rollup: false },
+          },
+          ioConfig: { type: "index_parallel", inputSource: only.inputSource, inputFormat: only.inputFormat },
+        },
+        samplerConfig,
+      },
+    };
+  }
   const inner = payload.spec.spec as JsonObject | undefined;
   const io = inner?.ioConfig as JsonObject | undefined;
   if (!inner || !io?.inputSource) return null;
   return {
-    type: typeof payload.spec.type === "string" ? payload.spec.type : "index_parallel",
-    spec: inner,
-    samplerConfig: { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS },
+    timed: true,
+    spec: {
+      type: typeof payload.spec.type === "string" ? payload.spec.type : "index_parallel",
+      spec: inner,
+      samplerConfig,
+    },
   };
 }
 
@@ -108,6 +151,7 @@ export function judgeSample(
   interval: Interval,
   live: LiveData,
   elapsedMs: number,
+  timed = true,
 ): PreflightEvidence {
   let inInterval = 0;
   const parseErrors: string[] = [];
@@ -124,6 +168,7 @@ export function judgeSample(
     rowsIndexed: answer.numRowsIndexed,
     rowsInInterval: inInterval,
     complete: answer.numRowsRead < PREFLIGHT_ROWS && elapsedMs < PREFLIGHT_TIMEOUT_MS * 0.8,
+    timed,
     parseErrors,
     live,
   };
@@ -135,7 +180,8 @@ export function refusal(
   interval: Interval,
   sourceDescription: string,
 ): string | null {
-  if (!evidence.complete || evidence.rowsInInterval > 0) return null;
+  if (!evidence.complete) return null;
+  if (evidence.timed === false ? evidence.rowsRead > 0 : evidence.rowsInInterval > 0) return null;
   const where = formatInterval(interval);
   const yielded =
     evidence.rowsRead === 0
@@ -150,8 +196,14 @@ export function refusal(
 
 /** The input source in a few words, without secrets: type and where (never credentials or properties). */
 export function describeInputSource(payload: PreflightPayload): string {
-  const io = (payload.spec.spec as JsonObject | undefined)?.ioConfig as JsonObject | undefined;
-  const source = io?.inputSource as JsonObject | undefined;
+  const source =
+    payload.kind === "sql"
+      ? typeof payload.spec.query === "string"
+        ? externInputs(payload.spec.query)[0]?.inputSource
+        : undefined
+      : (((payload.spec.spec as JsonObject | undefined)?.ioConfig as JsonObject | undefined)?.inputSource as
+          | JsonObject
+          | undefined);
   if (!source) return "no input source";
   if (source.type === "local") {
     const parts = [

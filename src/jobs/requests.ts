@@ -16,6 +16,7 @@ import {
 } from "../ingest/source.js";
 import type { Store } from "../ledger/store.js";
 import type { JsonObject } from "../ledger/types.js";
+import { externInputs } from "../spec/extern.js";
 import { type LoadedTemplate, parseTemplateText } from "../spec/template.js";
 import { StateConflictError } from "./actions.js";
 
@@ -205,6 +206,12 @@ export function planRequest(
   }
 }
 
+/** The input source of an SQL partition that reads exactly one `EXTERN`. */
+function soleExternSource(query: unknown): JsonObject | null {
+  const inputs = typeof query === "string" ? externInputs(query) : [];
+  return inputs.length === 1 ? (inputs[0]?.inputSource ?? null) : null;
+}
+
 /** Partitions fingerprinted at once (HEAD requests for http inputs; local listings are shared). */
 const FINGERPRINT_CONCURRENCY = 16;
 
@@ -230,7 +237,7 @@ export async function planRequestWithSources(
     const worker = async () => {
       while (next < payloads.length) {
         const p = payloads[next++] as IngestPayload;
-        const source = p.kind === "sql" ? null : inputSourceOf(p.spec);
+        const source = p.kind === "sql" ? soleExternSource(p.spec.query) : inputSourceOf(p.spec);
         const version = source ? await fingerprintSource(source, options.probe) : null;
         if (version) sources.set(p.interval, version);
       }

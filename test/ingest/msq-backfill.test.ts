@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -265,6 +265,25 @@ describe("MSQ backfill on the emulator", () => {
     expect(third.code).toBe(1);
     expect(submissionsOf(ds).filter((s) => s.accepted)).toHaveLength(accepted.length);
   }, 120_000);
+
+  it("a day whose EXTERN file is gone is refused before its query is submitted; its rows stay live", async () => {
+    const ds = "msqgone";
+    const { dataDir, args } = setup(ds);
+    const first = await runCli(args()).done;
+    expect(first.code, first.stderr).toBe(0);
+    const before = submissionsOf(ds).filter((s) => s.accepted).length;
+    rmSync(join(dataDir, "events-2026-07-02.json"));
+    const rerun = await runCli(args()).done;
+    expect(rerun.code, rerun.stderr).toBe(1);
+    const report = JSON.parse(rerun.stdout) as JobReport;
+    const gone = report.partitions.find((p) => p.interval.startsWith("2026-07-02"));
+    expect(gone).toMatchObject({ state: "failed", outcome: "refused-empty" });
+    expect(gone?.error).toMatch(
+      /its input \(local baseDir \S+, filter events-2026-07-02.json\) yields no rows/,
+    );
+    expect(submissionsOf(ds).filter((s) => s.accepted).length).toBe(before);
+    expect(await countDay(ds, "2026-07-02", "2026-07-03")).toBe(20);
+  }, 90_000);
 
   it("segops submit with a .sql template prints the controller id; a rerun reattaches instead of failing", async () => {
     const { file, dataDir } = setup("msqsubmit");

@@ -70,14 +70,48 @@ describe("the pre-flight's judgement (pure)", () => {
     expect(live([])).toMatchObject({ segments: 0, versions: [] });
   });
 
-  it("samples a native partition with its own spec and bounded limits; not an SQL one", () => {
-    const spec = samplerSpecOf(payload);
-    expect(spec).toMatchObject({
-      type: "index_parallel",
-      spec: { ioConfig: { inputSource: { type: "local" } }, dataSchema: { dataSource: "wiki" } },
-      samplerConfig: { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS },
+  it("samples a native partition with its own spec and bounded limits", () => {
+    expect(samplerSpecOf(payload)).toMatchObject({
+      timed: true,
+      spec: {
+        type: "index_parallel",
+        spec: { ioConfig: { inputSource: { type: "local" } }, dataSchema: { dataSource: "wiki" } },
+        samplerConfig: { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS },
+      },
     });
-    expect(samplerSpecOf({ ...payload, kind: "sql" })).toBeNull();
+  });
+
+  it("samples an SQL partition's one EXTERN input as raw rows; not one that reads several or none", () => {
+    const source = { type: "local", baseDir: "/d", filter: "e-2026-01-08.json" };
+    const query = `REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-01-08' AND __time < TIMESTAMP '2026-01-09'
+SELECT TIME_PARSE(ts) AS __time, page FROM TABLE(EXTERN('${JSON.stringify(source)}', '{"type":"json"}', '[{"name":"ts","type":"string"}]'))
+PARTITIONED BY DAY`;
+    const sql = { ...payload, kind: "sql" as const, spec: { query, context: {} } };
+    expect(samplerSpecOf(sql)).toMatchObject({
+      timed: false,
+      spec: {
+        spec: {
+          ioConfig: { inputSource: source, inputFormat: { type: "json" } },
+          dataSchema: { timestampSpec: { missingValue: expect.any(String) } },
+        },
+      },
+    });
+    const named = query.replace(
+      /EXTERN\('([^']*)', '([^']*)', '[^']*'\)/,
+      "EXTERN(inputSource => '$1', inputFormat => '$2')",
+    );
+    expect(samplerSpecOf({ ...sql, spec: { query: named, context: {} } })?.spec).toMatchObject({
+      spec: { ioConfig: { inputSource: source } },
+    });
+    const twice = `${query} UNION ALL SELECT * FROM TABLE(EXTERN('{"type":"inline","data":"x"}', '{"type":"csv"}', '[]'))`;
+    expect(samplerSpecOf({ ...sql, spec: { query: twice, context: {} } })).toBeNull();
+    expect(samplerSpecOf({ ...sql, spec: { query: "SELECT 1", context: {} } })).toBeNull();
+    // Without the partition's time, an SQL sample refuses only an input with no rows at all.
+    const liveNow = live([segment("v1")]);
+    const some = judgeSample({ numRowsRead: 2, numRowsIndexed: 2, data: [] }, window, liveNow, 5, false);
+    expect(refusal(some, window, "x")).toBeNull();
+    const none = judgeSample({ numRowsRead: 0, numRowsIndexed: 0, data: [] }, window, liveNow, 5, false);
+    expect(refusal(none, window, "x")).toMatch(/yields no rows/);
   });
 
   it("refuses only on conclusive evidence: the whole input read, no row inside the interval", () => {

@@ -30,13 +30,13 @@ export interface PreflightState {
  */
 export async function preflight(a: Attempt, io: StepIO, live: LiveData): Promise<PreflightEvidence | null> {
   if (!needsPreflight(a.payload, live)) return null;
-  const spec = samplerSpecOf(a.payload);
+  const request = samplerSpecOf(a.payload);
   const state = io.preflight;
-  if (!spec || !state || state.unavailable !== null) return null;
+  if (!request || !state || state.unavailable !== null) return null;
   const started = io.clock.now();
   let answer: SampleAnswer;
   try {
-    answer = await io.client.sample(spec as never, a.call);
+    answer = await io.client.sample(request.spec as never, a.call);
   } catch (error) {
     // Druid stops reading at its own budget and answers; one that does not answer well past it is not
     // made to hold the partition (the gates still decide), while an unreachable Druid is retried as usual.
@@ -62,7 +62,7 @@ export async function preflight(a: Attempt, io: StepIO, live: LiveData): Promise
     }
     return null;
   }
-  const evidence = judgeSample(answer, a.interval, live, io.clock.now() - started);
+  const evidence = judgeSample(answer, a.interval, live, io.clock.now() - started, request.timed);
   const refused = refusal(evidence, a.interval, describeInputSource(a.payload));
   if (refused) {
     await a.save({ outcome: "refused-empty", preflight: evidence });
