@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson, type JsonPath } from "./canonical-json.js";
+import { canonicalJson, type JsonPath, type JsonValue } from "./canonical-json.js";
 import { SegopsError } from "./errors.js";
 import { type Interval, intervalSlug } from "./interval.js";
 
@@ -62,6 +62,13 @@ export interface TaskIdInput {
    * changed input is new work, so it gets a new id. @default none (the id of the spec alone)
    */
   readonly sourceVersion?: string;
+  /**
+   * What decides whether the task's result is kept (the data gates, whether an empty input may replace
+   * data): a task undone under one set of terms must never be reattached as done under another, so the
+   * same spec under other terms is other work. @default none (ids of work planned without terms stay as
+   * they were)
+   */
+  readonly terms?: JsonValue;
 }
 
 /** The 64-hex SHA-256 of the spec's identity (spec version + canonical spec without volatile fields). */
@@ -70,13 +77,16 @@ export function specHash(
   specVersion: string,
   volatilePaths: readonly JsonPath[] = VOLATILE_PATHS,
   sourceVersion?: string,
+  terms?: JsonValue,
 ): string {
   const body = canonicalJson(spec, { exclude: volatilePaths });
   // Length-prefix the versions so ("a", "1{...") can never collide with ("a1", "{..."); no source
-  // version hashes as before, so ids of work planned without one stay as they were.
+  // version and no terms hash as before, so ids of work planned without them stay as they were.
   const source = sourceVersion === undefined ? "" : `source ${sourceVersion.length}:${sourceVersion}\n`;
+  const termsText = terms === undefined ? "" : canonicalJson(terms);
+  const termsLine = terms === undefined ? "" : `terms ${termsText.length}:${termsText}\n`;
   return createHash("sha256")
-    .update(`${SCHEME}\n${specVersion.length}:${specVersion}\n${source}${body}`)
+    .update(`${SCHEME}\n${specVersion.length}:${specVersion}\n${source}${termsLine}${body}`)
     .digest("hex");
 }
 
@@ -135,6 +145,7 @@ export function deriveTaskId(input: TaskIdInput): string {
     input.specVersion,
     [...VOLATILE_PATHS, ...(input.volatilePaths ?? [])],
     input.sourceVersion,
+    input.terms,
   );
   const id = `${prefix}_${datasourcePart(datasource)}_${slug}_${hash.slice(0, 12)}_a${attempt}`;
   // By construction every part is [A-Za-z0-9_.~-] and bounded; keep the invariant checked anyway.

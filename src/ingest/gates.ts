@@ -25,6 +25,11 @@ export interface DataGates {
   maxUnparseable: UnparseableLimit;
   /** Fewest rows a partition must ingest (0 = any number; an empty input is still fine). @default 0 */
   minRows: number;
+  /**
+   * The most a replace may shrink its interval, in percent of the rows it served before (`--max-row-drop`).
+   * @default none (only a drop to nothing is refused, unless `--allow-empty`)
+   */
+  maxRowDrop?: number;
 }
 
 /**
@@ -46,6 +51,29 @@ export function parseUnparseableLimit(text: string): UnparseableLimit | null {
 
 export function formatUnparseableLimit(limit: UnparseableLimit): string {
   return limit.kind === "count" ? String(limit.max) : `${limit.max}%`;
+}
+
+/** Parses `--max-row-drop`: `P%`, a percentage from 0 to 100. Null when malformed. */
+export function parseRowDrop(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  const p = m ? Number(m[1]) : Number.NaN;
+  return Number.isFinite(p) && p <= 100 ? p : null;
+}
+
+/**
+ * `--max-row-drop`: the rows a replace ingested against the rows its interval served before. Ingested
+ * rows are counted before rollup and served ones after it, so with rollup a drop can only look smaller
+ * than it is: the gate never refuses more than it should. Null when it passes or cannot be judged.
+ */
+export function checkRowDrop(
+  ingested: number | null,
+  before: number | null,
+  maxDrop: number | undefined,
+): string | null {
+  if (maxDrop === undefined || ingested === null || before === null || before === 0) return null;
+  const drop = ((before - ingested) / before) * 100;
+  if (drop <= maxDrop) return null;
+  return `${ingested} row(s) ingested where ${before} were served: a drop of ${drop.toFixed(1)}%, more than --max-row-drop ${maxDrop}%`;
 }
 
 /** Rows the attempt ingested (before rollup). */

@@ -207,6 +207,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       ...(alike && invariant ? invariant : payloadFields(spec)),
       gates,
       ...(input.allowEmpty ? { allowEmpty: true } : {}),
+      idScheme: 2,
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
   });
@@ -293,6 +294,7 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
       slots: slotsForSql(context as JsonObject, prepared.body.query),
       gates,
       ...(input.allowEmpty ? { allowEmpty: true } : {}),
+      idScheme: 2,
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
   }

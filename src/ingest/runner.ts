@@ -23,9 +23,9 @@ import { auditPartition } from "./steps/audit.js";
 import { awaitHandoff } from "./steps/handoff.js";
 import { prepareAttempt } from "./steps/prepare.js";
 import { awaitTerminal } from "./steps/running.js";
-import { undoReplace } from "./steps/undo.js";
 import { submitNative } from "./steps/submit.js";
 import { submitMsq } from "./steps/submit-msq.js";
+import { undoReplace } from "./steps/undo.js";
 
 /**
  * The ingestion handler (architecture doc, "One ingestion, step by step"): one ledger task = one
@@ -62,6 +62,12 @@ export interface IngestPayload {
   allowEmpty?: boolean;
   /** The version of the input (given or fingerprinted): part of the Druid task id. */
   source?: SourceVersion;
+  /**
+   * 2: the gates and `allowEmpty` are part of the Druid task id (what decides whether a result is kept:
+   * a result undone under some gates is never reattached as done under others). Absent in partitions
+   * planned before, whose ids stay as they were.
+   */
+  idScheme?: 2;
 }
 
 export type IngestStep = "submit" | "running" | "handoff" | "audit" | "undo" | "done";
@@ -286,6 +292,9 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       datasource: payload.datasource,
       ...(payload.kind === "sql" ? { volatilePaths: SQL_VOLATILE_PATHS } : {}),
       ...(payload.source ? { sourceVersion: payload.source.version } : {}),
+      ...(payload.idScheme === 2
+        ? { terms: { gates: (payload.gates ?? null) as never, allowEmpty: payload.allowEmpty === true } }
+        : {}),
     });
     // An MSQ controller is named `query-<sqlQueryId>` (MSQTasks.controllerTaskId, docs/specs.md "id").
     const taskId = payload.kind === "sql" ? `query-${derived}` : derived;

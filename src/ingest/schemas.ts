@@ -25,8 +25,15 @@ export const ingestPayloadSchema = z.looseObject({
   mode: z.enum(["replace", "append"]),
   segmentGranularity: z.union([z.string(), jsonObject]),
   slots: z.number().int().positive(),
-  gates: z.object({ maxUnparseable: unparseableLimit, minRows: z.number().int().nonnegative() }).optional(),
+  gates: z
+    .object({
+      maxUnparseable: unparseableLimit,
+      minRows: z.number().int().nonnegative(),
+      maxRowDrop: z.number().min(0).max(100).optional(),
+    })
+    .optional(),
   allowEmpty: z.boolean().optional(),
+  idScheme: z.literal(2).optional(),
   source: z
     .looseObject({ version: z.string().min(1), origin: z.enum(["given", "local", "http"]) })
     .optional(),

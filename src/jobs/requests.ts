@@ -4,7 +4,7 @@ import { type Interval, parseInstant, parseInterval } from "../core/interval.js"
 import { PartitionError } from "../core/partition.js";
 import { nonTerminal } from "../driver/drain.js";
 import type { ClusterBinding } from "../druid/cluster.js";
-import { type DataGates, parseUnparseableLimit } from "../ingest/gates.js";
+import { type DataGates, parseRowDrop, parseUnparseableLimit } from "../ingest/gates.js";
 import { applySources, type IngestJobInput, type PlannedJob, planIngestJob } from "../ingest/plan.js";
 import type { IngestPayload } from "../ingest/runner.js";
 import {
@@ -74,6 +74,16 @@ const ingestFields = {
   sourceVersion: nonEmpty().optional(),
   /** Let a partition whose input yields no rows replace the live data (`--allow-empty`). @default false */
   allowEmpty: z.boolean().optional(),
+  /**
+   * The most a replace may shrink its interval, as a percentage of the rows served before, e.g. "20%".
+   * Past it the replace is undone. @default none (only a drop to nothing is refused)
+   */
+  maxRowDrop: z
+    .string()
+    .regex(/^(?:100(?:\.0+)?|\d{1,2}(?:\.\d+)?)%$/, {
+      message: 'must be a percentage from 0 to 100, e.g. "20%"',
+    })
+    .optional(),
   /** Fewest rows a partition must ingest. @default 0 */
   minRows: z.number().int().min(0).optional(),
   /** This job's partitions at Druid at once, under the process's own cap (stored with the job). */
@@ -176,7 +186,13 @@ export function planRequest(
   const range = rangeOf(kind, request);
   const limit = parseUnparseableLimit(String(request.maxUnparseable ?? 0));
   if (!limit) throw requestError("maxUnparseable", "expected a row count or a percentage");
-  const gates: DataGates = { maxUnparseable: limit, minRows: request.minRows ?? 0 };
+  const rowDrop = request.maxRowDrop !== undefined ? parseRowDrop(request.maxRowDrop) : undefined;
+  if (rowDrop === null) throw requestError("maxRowDrop", "expected a percentage from 0 to 100");
+  const gates: DataGates = {
+    maxUnparseable: limit,
+    minRows: request.minRows ?? 0,
+    ...(rowDrop !== undefined ? { maxRowDrop: rowDrop } : {}),
+  };
   const granularity = kind === "backfill" ? (request as { granularity?: string }).granularity : undefined;
   const stored: JsonObject = {};
   if (request.maxConcurrency !== undefined) stored.maxConcurrency = request.maxConcurrency;

@@ -86,6 +86,26 @@ describe("a replace that fails its gates after Druid published it is undone", ()
     expect(await rows("undo_gate")).toBe(20);
   }, 60_000);
 
+  it("--max-row-drop: a replace that shrinks the day past it is undone; within it, it is done", async () => {
+    const { dataDir, args } = setup("undo_drop");
+    expect((await runCli(args()).done).code).toBe(0);
+    expect(await rows("undo_drop")).toBe(20);
+    writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 5, dir: dataDir }); // 20 → 5 rows: a 75% drop
+    const refused = await runCli(args(["--max-row-drop", "50%"])).done;
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stdout).toMatch(
+      /5 row\(s\) ingested where 20 were served: a drop of 75.0%, more than --max-row-drop 50%/,
+    );
+    expect(refused.stdout).toMatch(/^2026-06-01\/2026-06-02 +rolled-back /m);
+    expect(await rows("undo_drop")).toBe(20);
+    const allowed = await runCli(args(["--max-row-drop", "80%"])).done;
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(await rows("undo_drop")).toBe(5);
+    const bad = await runCli(args(["--max-row-drop", "half"])).done;
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--max-row-drop: must be a percentage from 0 to 100/);
+  }, 60_000);
+
   it("SIGKILL between the undo's marks: the rerun finishes the undo once, nothing ingested again", async () => {
     const { dataDir, ledger, args } = setup("undo_crash");
     expect((await runCli(args()).done).code).toBe(0);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   checkDataGates,
+  checkRowDrop,
   DEFAULT_GATES,
   firstParseErrors,
+  parseRowDrop,
   parseUnparseableLimit,
   tuningWithGates,
 } from "../../src/ingest/gates.js";
@@ -93,5 +95,26 @@ describe("data gates", () => {
       "Timestamp[null] is unparseable! Event: {a=1}",
     ]);
     expect(firstParseErrors(null)).toEqual([]);
+  });
+});
+
+describe("--max-row-drop", () => {
+  it("parses a percentage from 0 to 100 and nothing else", () => {
+    expect(parseRowDrop("20%")).toBe(20);
+    expect(parseRowDrop("0.5%")).toBe(0.5);
+    expect(parseRowDrop("100%")).toBe(100);
+    expect(parseRowDrop("101%")).toBeNull();
+    expect(parseRowDrop("20")).toBeNull();
+  });
+
+  it("fails a replace that shrinks past the limit, and only when both sides are known", () => {
+    expect(checkRowDrop(5, 20, 50)).toMatch(
+      /5 row\(s\) ingested where 20 were served: a drop of 75.0%, more than --max-row-drop 50%/,
+    );
+    expect(checkRowDrop(15, 20, 50)).toBeNull();
+    expect(checkRowDrop(25, 20, 0)).toBeNull();
+    expect(checkRowDrop(5, null, 50)).toBeNull();
+    expect(checkRowDrop(null, 20, 50)).toBeNull();
+    expect(checkRowDrop(5, 20, undefined)).toBeNull();
   });
 });

@@ -73,6 +73,7 @@ function requestOfFlags(
     ...(flags.new ? { new: true } : {}),
     ...(flags.sourceVersion !== undefined ? { sourceVersion: flags.sourceVersion } : {}),
     ...(flags.allowEmpty ? { allowEmpty: true } : {}),
+    ...(flags.maxRowDrop !== undefined ? { maxRowDrop: flags.maxRowDrop } : {}),
     maxUnparseable: flags.maxUnparseable ?? "0",
     minRows: flags.minRows ?? 0,
     maxConcurrency: flags.maxConcurrency,

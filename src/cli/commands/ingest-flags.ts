@@ -30,6 +30,7 @@ export interface IngestFlags extends DruidFlags {
   new?: boolean;
   sourceVersion?: string;
   allowEmpty?: boolean;
+  maxRowDrop?: string;
   maxUnparseable: string;
   minRows: number;
   json?: boolean;
@@ -128,6 +129,10 @@ export function addIngestOptions(command: Command): Command {
     .option(
       "--source-version <v>",
       "the input's version (an upstream run id, a file's ETag): the same version reattaches, another is new work (default: fingerprint local and http inputs)",
+    )
+    .option(
+      "--max-row-drop <p%>",
+      "undo a replace that shrinks its interval by more than this share of the rows served before (default: only a drop to nothing is refused)",
     )
     .option(
       "--allow-empty",

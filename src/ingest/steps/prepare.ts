@@ -29,6 +29,9 @@ export async function prepareAttempt(a: Attempt, io: StepIO): Promise<void> {
     if (isFatal(error)) throw new TaskAbort(`cannot read existing segments: ${describeError(error)}`);
     throw error;
   }
+  // Druid < 37 has no row counts in segment metadata: a row-drop gate asks the Broker what is served.
+  if (a.payload.gates?.maxRowDrop !== undefined && live.segments > 0 && live.rows === null)
+    live = { ...live, rows: await servedRows(a, io) };
   // An id Druid knows is already at work there: nothing to check before it; only new work is sampled.
   const evidence = known.state === "UNKNOWN" ? await preflight(a, io, live) : null;
   await a.save({
@@ -46,4 +49,24 @@ export async function prepareAttempt(a: Attempt, io: StepIO): Promise<void> {
     liveBefore: live,
     ...(evidence ? { preflight: evidence } : {}),
   });
+}
+
+/** Rows Druid serves in the partition's interval (Broker SQL), or null when the Broker cannot say. */
+async function servedRows(a: Attempt, io: StepIO): Promise<number | null> {
+  const ts = (ms: number) => `TIMESTAMP '${new Date(ms).toISOString().replace("T", " ").replace("Z", "")}'`;
+  const table = `"${a.payload.datasource.replace(/"/g, '""')}"`;
+  try {
+    const result = await io.client.sql<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM ${table} WHERE __time >= ${ts(a.interval.start)} AND __time < ${ts(a.interval.end)}`,
+      a.call,
+    );
+    const n = result.rows[0]?.n;
+    return typeof n === "number" ? n : null;
+  } catch (error) {
+    a.note(
+      "preflight",
+      `the Broker could not count the rows served (${describeError(error)}): --max-row-drop is not checked`,
+    );
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { classifyTaskFailure } from "../failure.js";
-import { checkDataGates, DEFAULT_GATES, firstParseErrors } from "../gates.js";
+import { checkDataGates, checkRowDrop, DEFAULT_GATES, firstParseErrors } from "../gates.js";
 import { msqEvidence, statementEvidence } from "../msq.js";
 import type { IngestProgress } from "../runner.js";
 import { type Attempt, AttemptFailed, buildSegmentsStats, rowsIngestedOf, type StepIO } from "./attempt.js";
@@ -120,7 +120,10 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     : firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
   const gate =
     (rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null) ??
-    emptiedLiveData(a, rowStats);
+    emptiedLiveData(a, rowStats) ??
+    (a.payload.mode === "replace"
+      ? checkRowDrop(rowsIngestedOf(rowStats), p.liveBefore?.rows ?? null, a.payload.gates?.maxRowDrop)
+      : null);
   if (gate && a.payload.mode === "replace" && p.baselineTrusted !== false) {
     // Druid published a replace that fails the gates: it is undone (steps/undo.ts), the interval back to
     // what it served before, and the partition ends rolled back. The failure is recorded when the undo
