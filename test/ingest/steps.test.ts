@@ -523,6 +523,23 @@ describe("handoff", () => {
     expect(a.progress().outcome).toBe("unproven");
   });
 
+  it("is never done when a replace's interval serves more rows than its task ingested", async () => {
+    const a = attempt({
+      step: "audit",
+      version: "v1",
+      rowStats: { processed: 10, processedWithError: 0, unparseable: 0, thrownAway: 0 },
+    });
+    a.handoffSeen = [
+      { ...toTimelineSegment(segment("v1"), new Set([segmentId(segment("v1"))])), numRows: 100 },
+    ];
+    const error = await rejects(auditPartition(a, io({})));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(
+      /serves 100 row\(s\) but .* ingested 10: the live data is not \(only\) ours/,
+    );
+    expect(a.progress()).toMatchObject({ outcome: "lost" });
+  });
+
   it("is never done when the task ingested rows but the interval serves none (a tombstone at our version)", async () => {
     const a = attempt({
       step: "audit",

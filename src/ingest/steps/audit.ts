@@ -39,6 +39,15 @@ export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
       `not done: ${taskId} ingested ${ingested} row(s) but ${payload.interval} serves none at version ${p.version ?? "?"} (a tombstone or no data): the data is not ours or is gone; check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
     );
   }
+  const served = liveDataOf(segments, a.interval).rows;
+  if (payload.mode === "replace" && ingested !== null && served !== null && served > ingested) {
+    // Rollup can only merge rows: a replace whose interval serves more rows than its task ingested is
+    // serving someone else's data, whatever the versions say.
+    await a.save({ outcome: "lost" });
+    throw new TaskAbort(
+      `not done: ${payload.interval} serves ${served} row(s) but ${taskId} ingested ${ingested}: the live data is not (only) ours; check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
+    );
+  }
   const report = auditTimeline({
     datasource: payload.datasource,
     interval: a.interval,
