@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { sqlCount } from "../helpers/sql-count.js";
 
 // Never replace live data with less: a day whose file has not landed, or a partition whose template reads
 // no file at all, is refused before anything is submitted, and the live rows stay (Druid's sampler read
@@ -49,18 +50,7 @@ function setup(datasource: string, from = "2026-06-01") {
   return { dataDir, args };
 }
 
-async function rows(datasource: string, from: string, to: string): Promise<number> {
-  const res = await fetch(`${sim.url}/druid/v2/sql`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      query: `SELECT COUNT(*) AS n FROM "${datasource}" WHERE __time >= TIMESTAMP '${from} 00:00:00' AND __time < TIMESTAMP '${to} 00:00:00'`,
-    }),
-  });
-  const body = (await res.json()) as Array<{ n: number }>;
-  if (!Array.isArray(body)) throw new Error(`SQL failed: ${JSON.stringify(body)}`);
-  return body[0]?.n ?? 0;
-}
+const rows = (datasource: string, from: string, to: string) => sqlCount(sim.url, datasource, from, to);
 
 const acceptedFor = (datasource: string) =>
   sim.stats().submissions.filter((s) => s.accepted && s.id?.includes(`_${datasource}_`)).length;

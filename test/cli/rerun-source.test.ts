@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { nextDay, sqlCount } from "../helpers/sql-count.js";
 
 // A rerun of the same command: the same input from the same source finds its job and submits nothing;
 // a corrected file is new work for its partition only; a given --source-version names the work instead.
@@ -44,19 +45,7 @@ function backfill(ledger: string, extra: string[] = []) {
 
 const accepted = () => sim.stats().submissions.filter((s) => s.accepted).length;
 
-async function rowsOn(datasource: string, day: string): Promise<number> {
-  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const res = await fetch(`${sim.url}/druid/v2/sql`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      query: `SELECT COUNT(*) AS n FROM "${datasource}" WHERE __time >= TIMESTAMP '${day} 00:00:00' AND __time < TIMESTAMP '${next} 00:00:00'`,
-    }),
-  });
-  const rows = (await res.json()) as Array<{ n: number }>;
-  if (!Array.isArray(rows)) throw new Error(`SQL failed: ${JSON.stringify(rows)}`);
-  return rows[0]?.n ?? 0;
-}
+const rowsOn = (datasource: string, day: string) => sqlCount(sim.url, datasource, day, nextDay(day));
 
 describe("a rerun is new work exactly when its source changed", () => {
   it("unchanged: the same job, already done, nothing submitted; corrected file: that day ingested again", async () => {

@@ -7,6 +7,7 @@ import { openStore } from "../../src/ledger/open.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { sqlCount } from "../helpers/sql-count.js";
 
 // A replace that fails its data gates after Druid published it is undone: the interval serves what it
 // served before, the partition ends rolled back (exit 1) with both versions named, and a crash in the
@@ -52,16 +53,7 @@ function setup(datasource: string) {
   return { dataDir, ledger, args };
 }
 
-async function rows(datasource: string): Promise<number> {
-  const res = await fetch(`${sim.url}/druid/v2/sql`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ query: `SELECT COUNT(*) AS n FROM "${datasource}"` }),
-  });
-  const body = (await res.json()) as Array<{ n: number }>;
-  if (!Array.isArray(body)) throw new Error(`SQL failed: ${JSON.stringify(body)}`);
-  return body[0]?.n ?? 0;
-}
+const rows = (datasource: string) => sqlCount(sim.url, datasource);
 
 const requests = (pattern: string) =>
   Object.entries(sim.stats().requests)
