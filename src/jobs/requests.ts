@@ -182,7 +182,7 @@ export function planRequest(
   kind: "run" | "backfill",
   request: IngestRequest,
   options: PlanRequestOptions = {},
-): PlannedJob & { input: IngestJobInput } {
+): PlannedJob {
   const range = rangeOf(kind, request);
   const limit = parseUnparseableLimit(String(request.maxUnparseable ?? 0));
   if (!limit) throw requestError("maxUnparseable", "expected a row count or a percentage");
@@ -213,7 +213,7 @@ export function planRequest(
     ...(options.cluster ? { cluster: options.cluster } : {}),
   };
   try {
-    return { ...planIngestJob(input), input };
+    return planIngestJob(input);
   } catch (error) {
     // The range cut into too many (or misaligned) partitions: the range's own field is at fault.
     if (error instanceof PartitionError)
