@@ -261,10 +261,11 @@ export interface SamplerConfig {
 
 /**
  * `IndexTaskSamplerSpec`, the body of `POST /druid/indexer/v1/sampler` (docs/druid-api.md §2.12): an ingestion
- * spec as a native batch task carries it. Both types read `spec` as `IndexTask.IndexIngestionSpec`.
+ * spec read as `IndexTask.IndexIngestionSpec` (its ioConfig an `index` one). Druid's SamplerModule registers
+ * `index` only; `index_parallel` is refused with Jackson's unknown-type 400 (seen on Druid 33).
  */
 export interface SamplerSpec {
-  type: "index" | "index_parallel";
+  type: "index";
   spec: {
     dataSchema?: Record<string, unknown>;
     ioConfig: {

@@ -111,7 +111,7 @@ export function samplerSpecOf(payload: PreflightPayload): SamplerRequest | null 
     return {
       timed: false,
       spec: {
-        type: "index_parallel",
+        type: "index",
         spec: {
           dataSchema: {
             dataSource: "segops_preflight",
@@ -122,7 +122,7 @@ export function samplerSpecOf(payload: PreflightPayload): SamplerRequest | null 
             dimensionsSpec: {},
             granularitySpec: { rollup: false },
           },
-          ioConfig: { type: "index_parallel", inputSource: only.inputSource, inputFormat: only.inputFormat },
+          ioConfig: { type: "index", inputSource: only.inputSource, inputFormat: only.inputFormat },
         },
         samplerConfig,
       },
@@ -130,12 +130,18 @@ export function samplerSpecOf(payload: PreflightPayload): SamplerRequest | null 
   }
   const inner = payload.spec.spec as JsonObject | undefined;
   const io = inner?.ioConfig as JsonObject | undefined;
-  if (!inner || !io?.inputSource) return null;
+  if (!inner?.dataSchema || !io?.inputSource) return null;
+  // Druid registers one sampler spec, `index` (an IndexIngestionSpec): the parallel task's ioConfig is read
+  // as an `index` one (the same input fields), and its tuningConfig, which sampling does not need, is left out.
+  const { inputSource, inputFormat } = io;
   return {
     timed: true,
     spec: {
-      type: typeof payload.spec.type === "string" ? payload.spec.type : "index_parallel",
-      spec: inner,
+      type: "index",
+      spec: {
+        dataSchema: inner.dataSchema,
+        ioConfig: { type: "index", inputSource, ...(inputFormat !== undefined ? { inputFormat } : {}) },
+      },
       samplerConfig,
     },
   };

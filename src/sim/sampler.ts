@@ -18,7 +18,9 @@ import { type DimensionSpec, type MetricSpec, planTask, type TimestampPlan } fro
 
 const PKG = "org.apache.druid.indexing.overlord.sampler";
 const SAMPLER_SPEC = "org.apache.druid.client.indexing.SamplerSpec";
-const SAMPLER_TYPES = ["index", "index_parallel"];
+// SamplerModule registers `index` only (IndexTaskSamplerSpec); streaming extensions add theirs. A real
+// Druid 33 answers `index_parallel` with Jackson's unknown-type 400 (seen in the conformance stage).
+const SAMPLER_TYPES = ["index"];
 // SamplerConfig.java.
 const DEFAULT_NUM_ROWS = 200;
 const MAX_NUM_ROWS = 5000;
@@ -144,6 +146,12 @@ function planSpec(spec: Obj, druidVersion: number): Schema | Reply {
     ? spec.dataSchema
     : { dataSource: "sampler", timestampSpec: {}, dimensionsSpec: {} };
   const io = isObj(spec.ioConfig) ? spec.ioConfig : { type: "index" };
+  // IndexIngestionSpec's ioConfig is an IndexIOConfig: another IOConfig type does not fit it.
+  if (io.type !== undefined && io.type !== "index") {
+    return json(400, {
+      error: `Could not resolve type id '${String(io.type)}' as a subtype of \`org.apache.druid.indexing.common.task.IndexTask$IndexIOConfig\`: Class not subtype of [simple type, class org.apache.druid.indexing.common.task.IndexTask$IndexIOConfig]`,
+    });
+  }
   const ioConfig = isObj(io.inputSource) ? io : { ...io, inputSource: { type: "druid" } };
   const planned = planTask({ type: "index", spec: { ...spec, dataSchema, ioConfig } }, druidVersion);
   if (!planned.ok) return planned.reply;

@@ -638,6 +638,18 @@ export function conformanceSuite(target: ConformanceTarget): void {
         expect(error).toMatch(/^Cannot construct instance of `/);
         expect(error).toContain(mentions);
       });
+
+      it("knows one sampler spec type, index: index_parallel is Jackson's unknown-type 400", async () => {
+        const ex = await sample({
+          ...samplerSpec({ inputSource: { baseDir: "/" } }),
+          type: "index_parallel",
+        });
+        expect(ex.status).toBe(400);
+        const { error } = json(ex) as { error: string };
+        expect(error).toMatch(
+          /^Please make sure to load all the necessary extensions and jars with type 'index_parallel' on 'druid\/\w+' service\. Could not resolve type id 'index_parallel' as a subtype of `org\.apache\.druid\.client\.indexing\.SamplerSpec`/,
+        );
+      });
     });
 
     describe("loadstatus (docs/druid-api.md §3.1, §3.3)", () => {

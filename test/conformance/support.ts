@@ -187,7 +187,7 @@ export interface SamplerSpecOptions {
 export function samplerSpec(o: SamplerSpecOptions): Record<string, unknown> {
   const source = o.inputSource;
   return {
-    type: "index_parallel",
+    type: "index",
     spec: {
       dataSchema: {
         dataSource: "segops_conformance_sample",
@@ -201,7 +201,7 @@ export function samplerSpec(o: SamplerSpecOptions): Record<string, unknown> {
         },
       },
       ioConfig: {
-        type: "index_parallel",
+        type: "index",
         ...(source
           ? {
               inputSource: {
@@ -215,7 +215,7 @@ export function samplerSpec(o: SamplerSpecOptions): Record<string, unknown> {
           : {}),
         ...(o.noInputFormat ? {} : { inputFormat: { type: "json" } }),
       },
-      tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
+      tuningConfig: { type: "index", partitionsSpec: { type: "dynamic" } },
     },
     ...(o.numRows !== undefined ? { samplerConfig: { numRows: o.numRows } } : {}),
   };

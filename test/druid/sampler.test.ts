@@ -17,7 +17,7 @@ const PATH = "/druid/indexer/v1/sampler";
 
 function spec(inputSource: SamplerSpec["spec"]["ioConfig"]["inputSource"], timeoutMs?: number): SamplerSpec {
   return {
-    type: "index_parallel",
+    type: "index",
     spec: {
       dataSchema: {
         dataSource: "wiki",
@@ -25,7 +25,7 @@ function spec(inputSource: SamplerSpec["spec"]["ioConfig"]["inputSource"], timeo
         dimensionsSpec: { dimensions: ["page"] },
         granularitySpec: { rollup: false },
       },
-      ioConfig: { type: "index_parallel", inputSource, inputFormat: { type: "json" } },
+      ioConfig: { type: "index", inputSource, inputFormat: { type: "json" } },
     },
     samplerConfig: { numRows: 100, ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
   };

@@ -70,15 +70,21 @@ describe("the pre-flight's judgement (pure)", () => {
     expect(live([])).toMatchObject({ segments: 0, versions: [] });
   });
 
-  it("samples a native partition with its own spec and bounded limits", () => {
-    expect(samplerSpecOf(payload)).toMatchObject({
+  it("samples a native partition's input and dataSchema as the one sampler type Druid registers, bounded", () => {
+    const request = samplerSpecOf(payload);
+    expect(request).toMatchObject({
       timed: true,
       spec: {
-        type: "index_parallel",
-        spec: { ioConfig: { inputSource: { type: "local" } }, dataSchema: { dataSource: "wiki" } },
+        type: "index",
+        spec: {
+          ioConfig: { type: "index", inputSource: { type: "local" }, inputFormat: { type: "json" } },
+          dataSchema: { dataSource: "wiki" },
+        },
         samplerConfig: { numRows: PREFLIGHT_ROWS, timeoutMs: PREFLIGHT_TIMEOUT_MS },
       },
     });
+    // The parallel task's tuningConfig is no IndexTuningConfig field set the sampler needs.
+    expect((request?.spec.spec as Record<string, unknown>).tuningConfig).toBeUndefined();
   });
 
   it("samples an SQL partition's one EXTERN input as raw rows; not one that reads several or none", () => {

@@ -25,10 +25,10 @@ interface Options {
   samplerConfig?: Record<string, unknown>;
 }
 
-/** A sampler request for `index_parallel`, as the web console sends it. */
+/** A sampler request as the web console sends it: type `index`, the one Druid registers. */
 function samplerSpec(o: Options): Record<string, unknown> {
   return {
-    type: "index_parallel",
+    type: "index",
     spec: {
       dataSchema: o.dataSchema ?? {
         dataSource: "wiki",
@@ -37,11 +37,11 @@ function samplerSpec(o: Options): Record<string, unknown> {
         granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
       },
       ioConfig: {
-        type: "index_parallel",
+        type: "index",
         ...(o.inputSource ? { inputSource: o.inputSource } : {}),
         ...(o.inputFormat === null ? {} : { inputFormat: o.inputFormat ?? { type: "json" } }),
       },
-      tuningConfig: { type: "index_parallel" },
+      tuningConfig: { type: "index" },
     },
     ...(o.samplerConfig ? { samplerConfig: o.samplerConfig } : {}),
   };
