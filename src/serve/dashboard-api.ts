@@ -88,6 +88,7 @@ export function cellOf(task: TaskRow): z.infer<typeof D.Cell> {
     rowStats: report.rowStats,
     durationMs: typeof p.druidDurationMs === "number" ? p.druidDurationMs : null,
     error: report.error,
+    outcome: report.outcome ?? null,
   };
 }
 

@@ -63,6 +63,8 @@ export const Cell = z.object({
   /** Druid's run time of the last attempt, when it ended. */
   durationMs: z.number().nullable(),
   error: z.string().nullable(),
+  /** Why it ended without being done, when segops decided it (`rolled-back`, `refused-empty`, …). */
+  outcome: z.string().nullable(),
 });
 
 export const PartitionGrid = z.object({

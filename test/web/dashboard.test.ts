@@ -314,6 +314,39 @@ describe("dashboard: a backfill", () => {
   });
 });
 
+describe("dashboard: a replace undone", () => {
+  it("a day whose corrected input fails its gate after Druid published it says rolled back, in the grid and its drawer", async () => {
+    const t = await service();
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 10 });
+    const body = { ...backfill("web_undo", dataDir), to: "2026-01-02" };
+    await waitEnded(t, (await t.call("/api/v1/backfills", { json: body })).json.id as string);
+    writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 2, dir: dataDir });
+    const created = await t.call("/api/v1/backfills", { json: { ...body, minRows: 5 } });
+    const id = created.json.id as string;
+    expect((await waitEnded(t, id)).job.counts).toMatchObject({ failed: 1 });
+
+    const ctx = await context();
+    const page = await ctx.newPage();
+    const explained = watch(page);
+    await explained(login(page, t));
+    // Open the job from the list, as a user does (a hash typed right after the list renders can race its
+    // own first navigation).
+    await page.locator(`a[href="${jobHash(id)}"]`).click();
+    const failed = page.locator('.grid .cell[data-state="failed"]');
+    await explained(failed.waitFor());
+    expect(await failed.getAttribute("aria-label")).toMatch(/rolled back: the replace was undone/);
+    await failed.click();
+    const drawer = page.getByRole("dialog");
+    await drawer.getByTestId("drawer-outcome").waitFor();
+    await expect(drawer.getByTestId("drawer-outcome").textContent()).resolves.toMatch(
+      /rolled back: the replace was undone, the data live before is served again/,
+    );
+    await page.screenshot({ path: artifact("partition-rolled-back.png") });
+    await expectAccessible(page, "a rolled-back partition's drawer");
+    await ctx.close();
+  });
+});
+
 describe("dashboard: the grid's layout follows the granularity", () => {
   it("hours by day (24 columns), weeks and months by year", async () => {
     const t = await service();

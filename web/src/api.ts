@@ -43,6 +43,8 @@ export interface Cell {
   rowStats: RowStats | null;
   durationMs: number | null;
   error: string | null;
+  /** Why it ended without being done, when segops decided it (`rolled-back`, `refused-empty`, …). */
+  outcome: string | null;
 }
 
 export interface PartitionGrid {

@@ -73,9 +73,21 @@ function groupsOf(items: readonly Cell[], layout: Layout): Group[] {
   return groups;
 }
 
-function cellLabel(c: Cell): string {
+/** What segops decided for a partition that ended without being done, in words. */
+const OUTCOMES: Record<string, string> = {
+  "rolled-back": "rolled back: the replace was undone, the data live before is served again",
+  "refused-empty": "refused: its input yields no rows, the live data was left as it was",
+};
+
+/** The state in words, with segops' outcome where it decided one. */
+function stateText(c: Cell): string {
   const state = GRID_STATES.find((s) => s.state === gridState(c.state))?.label ?? c.state;
-  return `${interval(c.interval)}: ${state}, ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}`;
+  const outcome = c.outcome ? (OUTCOMES[c.outcome] ?? c.outcome) : null;
+  return outcome ? `${state} (${outcome})` : state;
+}
+
+function cellLabel(c: Cell): string {
+  return `${interval(c.interval)}: ${stateText(c)}, ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}`;
 }
 
 interface GridProps {
@@ -183,7 +195,7 @@ function Tooltip({ cell, anchor }: { cell: Cell; anchor: HTMLElement }) {
       <strong>{interval(cell.interval)}</strong>
       <dl>
         <dt>State</dt>
-        <dd>{GRID_STATES.find((s) => s.state === gridState(cell.state))?.label}</dd>
+        <dd>{stateText(cell)}</dd>
         <dt>Attempts</dt>
         <dd>{cell.attempts}</dd>
         <dt>Druid tasks</dt>
@@ -317,6 +329,7 @@ function Drawer({
             attempt {d.attempts}
             {d.step ? `, step ${d.step}` : ""}
           </p>
+          {d.outcome && <p data-testid="drawer-outcome">{OUTCOMES[d.outcome] ?? d.outcome}</p>}
           {d.actions.length > 0 && (
             <div class="actions">
               {d.actions.map((a) => (

@@ -131,6 +131,7 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     await a.save({
       step: "undo",
       undo: { reason: gate, phase: "unmark" },
+      succeededAt: io.clock.now(),
       druidState: "SUCCESS",
       druidDurationMs: status.duration,
       druidCreatedTime: plus?.status?.createdTime ?? null,
