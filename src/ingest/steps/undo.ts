@@ -47,9 +47,10 @@ export async function undoReplace(a: Attempt, io: StepIO): Promise<void> {
   }
   if (a.progress().undo?.phase === "mark") {
     const restore = p.liveBefore?.versions ?? [];
-    if (restore.length > 0)
-      await io.client.markSegments(ds, "used", { interval, versions: restore }, a.call);
-    await a.save({ undo: { ...(a.progress().undo as UndoState), phase: "served", markedAt: io.clock.now() } });
+    if (restore.length > 0) await io.client.markSegments(ds, "used", { interval, versions: restore }, a.call);
+    await a.save({
+      undo: { ...(a.progress().undo as UndoState), phase: "served", markedAt: io.clock.now() },
+    });
   }
   if (a.progress().undo?.phase === "served") await awaitRestored(a, io);
 }
