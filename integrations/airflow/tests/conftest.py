@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -40,6 +41,8 @@ SIM_URL = _required("SEGOPS_TEST_SIM_URL")
 TOKEN = Path(_required("SEGOPS_TEST_TOKEN_FILE")).read_text().strip()
 DATA_DIR = WORK / "data"
 DAGTEST_HOME = WORK / "airflow-dagtest"
+DB = DAGTEST_HOME / "airflow.db"  # the metadata DB of the dag.test() runs
+UTC = dt.timezone.utc
 PRISTINE_DB = WORK / "airflow-migrated.db"
 ROWS_PER_DAY = {"2026-01-01": 24, "2026-01-02": 36, "2026-01-03": 48}
 GOOD_DAYS = {**ROWS_PER_DAY, "2026-02-01": 20, "2026-02-02": 20, "2026-02-03": 20, "2026-03-01": 12}
@@ -47,25 +50,31 @@ CORRUPT_DAY = "2026-01-04"  # one line is not JSON: Druid fails the task (max pa
 MISSING_DAY = "2026-01-05"  # no file: 0 rows, below min_rows
 
 
-def write_data(directory: Path) -> None:
-    """One JSON-lines file per day (as segops' test/helpers/dataset.ts writes them)."""
+def write_day(directory: Path, day: str, rows: int) -> Path:
+    """The JSON-lines file of one day (`rows` rows spread over it), as segops' test/helpers/dataset.ts
+    writes them."""
     directory.mkdir(parents=True, exist_ok=True)
+    start = dt.datetime.fromisoformat(day).replace(tzinfo=dt.timezone.utc)
+    lines = [
+        json.dumps(
+            {
+                "ts": (start + dt.timedelta(seconds=i * 86_400 // rows)).isoformat().replace("+00:00", "Z"),
+                "channel": f"#c{i % 5}",
+                "page": f"p{(i * 7) % 11}",
+                "added": i % 13 + 1,
+            }
+        )
+        for i in range(rows)
+    ]
+    path = directory / f"events-{day}.json"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_data(directory: Path) -> None:
+    """One JSON-lines file per day."""
     for day, rows in GOOD_DAYS.items():
-        start = dt.datetime.fromisoformat(day).replace(tzinfo=dt.timezone.utc)
-        lines = [
-            json.dumps(
-                {
-                    "ts": (start + dt.timedelta(seconds=i * 86_400 // rows))
-                    .isoformat()
-                    .replace("+00:00", "Z"),
-                    "channel": f"#c{i % 5}",
-                    "page": f"p{(i * 7) % 11}",
-                    "added": i % 13 + 1,
-                }
-            )
-            for i in range(rows)
-        ]
-        (directory / f"events-{day}.json").write_text("\n".join(lines) + "\n")
+        write_day(directory, day, rows)
     (directory / f"events-{CORRUPT_DAY}.json").write_text(
         json.dumps({"ts": f"{CORRUPT_DAY}T01:00:00Z", "channel": "#c1", "page": "p1", "added": 1})
         + "\nthis line is not json\n"
@@ -126,12 +135,16 @@ class Segops:
         )
 
     def job(self, job_id: str) -> dict[str, Any]:
-        from urllib.parse import quote
-
         response = self.client.get(f"/api/v1/jobs/{quote(job_id, safe='')}")
         response.raise_for_status()
         job: dict[str, Any] = response.json()
         return job
+
+    def event_reasons(self, job_id: str) -> list[str]:
+        """The reasons of the job's events (its audit trail), oldest first."""
+        response = self.client.get(f"/api/v1/jobs/{quote(job_id, safe='')}/events", params={"limit": 1000})
+        response.raise_for_status()
+        return [str(e["reason"]) for e in response.json()["items"]]
 
 
 class Sim:
@@ -156,6 +169,15 @@ class Sim:
     def task_events(self, task_id: str) -> list[str]:
         return [e["event"] for e in self.stats()["tasks"].get(task_id, [])]
 
+    def rows(self, datasource: str) -> int:
+        """The rows the datasource serves, counted by Druid SQL (the emulator's Broker)."""
+        response = self.client.post(
+            "/druid/v2/sql", json={"query": f'SELECT COUNT(*) AS n FROM "{datasource}"'}
+        )
+        response.raise_for_status()
+        result: list[dict[str, Any]] = response.json()
+        return int(result[0]["n"]) if result else 0
+
 
 @pytest.fixture(scope="session")
 def segops() -> Segops:
@@ -177,3 +199,29 @@ def lineage_events(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+# dag.test() runs, as tests/test_dag_test.py and tests/test_source_version.py read them.
+
+
+def run(dag: Any, data_day: str) -> Any:
+    """One DAG run whose data interval is `data_day` (a manual run's interval is the day before it)."""
+    logical = dt.datetime.fromisoformat(data_day).replace(tzinfo=UTC) + dt.timedelta(days=1)
+    return dag.test(logical_date=logical)
+
+
+def xcom(dag_id: str, run_id: str, key: str, task_id: str = "ingest") -> Any:
+    rows = query(
+        DB,
+        "select value from xcom where dag_id = ? and run_id = ? and task_id = ? and key = ?",
+        dag_id,
+        run_id,
+        task_id,
+        key,
+    )
+    assert len(rows) == 1, (dag_id, run_id, key, rows)
+    return json.loads(rows[0][0])
+
+
+def states(dag_run: Any) -> dict[str, tuple[str, int]]:
+    return {ti.task_id: (str(ti.state), ti.try_number) for ti in dag_run.get_task_instances()}

@@ -11,10 +11,20 @@ from typing import Any
 
 import pytest
 
-from conftest import DAGTEST_HOME, DATA_DIR, ROWS_PER_DAY, WORK, Segops, Sim, lineage_events, query
-
-UTC = dt.timezone.utc
-DB = DAGTEST_HOME / "airflow.db"
+from conftest import (
+    DATA_DIR,
+    DB,
+    ROWS_PER_DAY,
+    UTC,
+    WORK,
+    Segops,
+    Sim,
+    lineage_events,
+    query,
+    run,
+    states,
+    xcom,
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,29 +32,6 @@ def dags(migrated_db: Path) -> Any:
     import segops_test_dags
 
     return segops_test_dags
-
-
-def run(dag: Any, data_day: str) -> Any:
-    """One DAG run whose data interval is `data_day` (a manual run's interval is the day before it)."""
-    logical = dt.datetime.fromisoformat(data_day).replace(tzinfo=UTC) + dt.timedelta(days=1)
-    return dag.test(logical_date=logical)
-
-
-def xcom(dag_id: str, run_id: str, key: str, task_id: str = "ingest") -> Any:
-    rows = query(
-        DB,
-        "select value from xcom where dag_id = ? and run_id = ? and task_id = ? and key = ?",
-        dag_id,
-        run_id,
-        task_id,
-        key,
-    )
-    assert len(rows) == 1, (dag_id, run_id, key, rows)
-    return json.loads(rows[0][0])
-
-
-def states(dag_run: Any) -> dict[str, tuple[str, int]]:
-    return {ti.task_id: (str(ti.state), ti.try_number) for ti in dag_run.get_task_instances()}
 
 
 def test_three_logical_dates(dags: Any, sim: Sim, segops: Segops) -> None:

@@ -100,17 +100,21 @@ def test_a_long_poll_answers_at_its_timeout_while_the_job_runs() -> None:
 def test_the_trigger_fires_when_the_job_ends_and_reports_refusals() -> None:
     hook = SegopsHook()
     job, _ = hook.create("run", run_body("hook_trigger", "2026-01-03", slow_seconds=2))
-    events = collect(SegopsJobTrigger(job_id=job["id"], poll_timeout=1))
+    events = collect(SegopsJobTrigger(job_id=job["id"], poll_timeout=1, echo={"confirm": True, "rounds": 1}))
     assert [(e["status"], e["state"], e["job_id"]) for e in events] == [("ended", "done", job["id"])]
     assert events[0]["counts"]["done"] == 1
+    assert events[0]["echo"] == {"confirm": True, "rounds": 1}  # handed back to the resuming task
     # A job the service does not know: one error event, no endless retrying.
     events = collect(SegopsJobTrigger(job_id="no/such/job", poll_timeout=1))
     assert len(events) == 1
     assert events[0]["status"] == "error"
     assert "404" in events[0]["message"]
     # The trigger round-trips through serialize() as the triggerer re-creates it.
-    path, kwargs = SegopsJobTrigger(job_id="j", segops_conn_id="c", poll_timeout=5).serialize()
+    path, kwargs = SegopsJobTrigger(
+        job_id="j", segops_conn_id="c", poll_timeout=5, echo={"rounds": 2}
+    ).serialize()
     assert path == "segops_airflow.triggers.segops.SegopsJobTrigger"
+    assert kwargs["echo"] == {"rounds": 2}
     assert SegopsJobTrigger(**kwargs).serialize() == (path, kwargs)
 
 

@@ -1,12 +1,23 @@
-"""DAGs the dag.test() tests run (tests/test_dag_test.py). Their druid:// assets are emitted at run time
-through an AssetAlias (no `druid_host` given), the scheduler test's DAGs declare theirs."""
+"""DAGs the dag.test() tests run (tests/test_dag_test.py, tests/test_source_version.py). Without
+`druid_host` their druid:// assets are emitted at run time through an AssetAlias; with it (and in the
+scheduler test's DAGs) the asset is a declared outlet."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from airflow.sdk import DAG
-from segops_test_support import DAILY, DATA_DIR, START, CrashAfterCreate, daily_template
+from segops_test_support import (
+    DAILY,
+    DATA_DIR,
+    SIM_HOST,
+    START,
+    CrashAfterCreate,
+    CrashBeforeReporting,
+    daily_template,
+    source_version_of,
+)
 
 from segops_airflow.operators.segops import SegopsBackfillOperator, SegopsIngestOperator
 from segops_airflow.sensors.segops import SegopsSensor
@@ -61,4 +72,56 @@ with DAG("segops_backfill", schedule=None, start_date=START, catchup=False, tags
         vars={"dataDir": DATA_DIR},
         deferrable=True,
         defer_grace=0,  # dag.test() has no executor, so no stale executor event to wait out
+    )
+
+
+def _sourced(
+    dag_id: str,
+    datasource: str,
+    *,
+    druid_host: str | None = None,
+    slow_seconds: float | None = None,
+    **kwargs: Any,
+) -> DAG:
+    """One partition per run from its own data directory (DATA_DIR-<datasource>: Druid's local input
+    source reads subdirectories too, so not under DATA_DIR), its source version
+    rendered from the Airflow Variable `<datasource>_version` (a clear after the Variable changed is a
+    rerun with a new version)."""
+    with DAG(dag_id, schedule=DAILY, start_date=START, catchup=False, tags=["segops-test"]) as dag:
+        SegopsIngestOperator(
+            task_id="ingest",
+            template=daily_template(datasource, slow_seconds=slow_seconds),
+            vars={"dataDir": f"{DATA_DIR}-{datasource}"},
+            source_version=source_version_of(f"{datasource}_version"),
+            druid_host=druid_host,
+            deferrable=True,
+            defer_grace=0,  # dag.test() has no executor, so no stale executor event to wait out
+            poll_timeout=30,
+            **kwargs,
+        )
+    return dag
+
+
+# Source versions: a declared druid:// outlet, and the same through the run-time alias.
+sourced = _sourced("segops_sourced", "af_sourced", druid_host=SIM_HOST)
+sourced_alias = _sourced("segops_sourced_alias", "af_sourced_alias")
+# A replace that fails its gate over live data is rolled back.
+rolled = _sourced("segops_rolled", "af_rolled", druid_host=SIM_HOST, gates={"min_rows": 20})
+# An input with no rows over live data is refused, unless allow_empty (another job: part of its identity).
+emptied = _sourced("segops_emptied", "af_emptied", druid_host=SIM_HOST)
+emptied_allowed = _sourced("segops_emptied_allowed", "af_emptied", druid_host=SIM_HOST, allow_empty=True)
+# A new source version sent while the old one still runs at Druid (each Druid task runs 6 s).
+confirm = _sourced("segops_confirm", "af_confirm", slow_seconds=6)
+
+# Try 1 waits for its job, then dies before reporting it; try 2 finds the job done and owes its event.
+with DAG("segops_owed", schedule=DAILY, start_date=START, catchup=False, tags=["segops-test"]) as owed:
+    CrashBeforeReporting(
+        task_id="ingest",
+        template=daily_template("af_owed"),
+        vars={"dataDir": DATA_DIR},
+        druid_host=SIM_HOST,
+        deferrable=False,
+        poll_timeout=30,
+        retries=1,
+        retry_delay=dt.timedelta(0),
     )

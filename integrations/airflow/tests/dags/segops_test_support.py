@@ -66,11 +66,26 @@ def daily_template(datasource: str, *, slow_seconds: float | None = None) -> dic
     return template
 
 
+def source_version_of(variable: str) -> str:
+    """A `source_version` template reading an Airflow Variable (blank when unset: none is sent)."""
+    return "{{ var.value.get('" + variable + "', '') }}"
+
+
 class CrashAfterCreate(SegopsIngestOperator):
     """Creates the segops run, then dies on its first try — as a worker lost right after submitting."""
 
     def execute(self, context: Context) -> Any:
         if context["ti"].try_number == 1:
-            job, created = self.hook.create(self.kind, self.request_body())
+            job, created = self.hook.create(self.kind, self.request_body(context))
             raise RuntimeError(f"simulated crash after creating segops job {job['id']} (created={created})")
         return super().execute(context)
+
+
+class CrashBeforeReporting(SegopsIngestOperator):
+    """Waits for its job to end, then dies on its first try before reporting it — as a worker lost after
+    the data landed, before the task succeeded."""
+
+    def _finish(self, context: Context, job: dict[str, Any], *, fresh: bool) -> dict[str, Any]:
+        if context["ti"].try_number == 1:
+            raise RuntimeError(f"simulated crash after segops job {job['id']} ended {job.get('state')}")
+        return super()._finish(context, job, fresh=fresh)

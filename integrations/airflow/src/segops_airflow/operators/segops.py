@@ -12,6 +12,10 @@
    audit passed, the data gates met), pushing the Druid task ids, versions and a summary to XCom and an
    asset event for `druid://<host>/<datasource>`; or fail with segops' report (Druid's errorMsg or the data
    gate's reason, the row counters, the first parse errors) in the task log.
+
+Each request carries the input's version (`source_version`, see `segops_airflow.source_version`): the same
+version reattaches to what was ingested from it, another one ingests the partition again. A job answered
+done from the same source changed nothing in Druid, and the task emits no asset event for it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from segops_airflow.hooks.segops import (
     SegopsHook,
     job_ended,
 )
+from segops_airflow.source_version import resolve_source_version
 from segops_airflow.template import Template, datasource_of, parse_template, partition_inputs
 from segops_airflow.triggers.segops import DEFER_GRACE, SegopsJobTrigger
 
@@ -47,12 +52,38 @@ GATE_NAMES = {
 }
 
 
+#: What segops' outcome of a partition that ended without being done means (others are named as they are).
+OUTCOMES = {
+    "rolled-back": "the replace failed its data gates after Druid published it and was undone; the data "
+    "live before is served again",
+    "refused-empty": "its input yields no rows and would have emptied live data; nothing was submitted "
+    "(allow_empty=True lets it)",
+}
+#: Outcomes the same input can only repeat: sending such a partition back to run would ingest the same
+#: input again (a rolled-back replace would replace the live data a second time, then be undone again).
+#: They run again when the input changes (a new source version) or, for an empty input, with allow_empty.
+FINAL_ON_SAME_INPUT = frozenset(OUTCOMES)
+#: The task state key that says an asset event is owed for a job (work started, not yet reported).
+PENDING_EVENT_KEY = "segops_asset_event_owed"
+#: How often a task that found its job running asks segops again once it ended (see `_confirm`).
+MAX_CONFIRMATIONS = 3
+
+
 class SegopsJobFailed(AirflowException):
-    """The segops job ended without every partition done; the message is segops' report."""
+    """The segops job ended without every partition done; the message is segops' report.
+
+    `outcomes` lists the segops outcomes of the partitions that are not done (e.g. `rolled-back`,
+    `refused-empty`), the ones segops gave.
+    """
 
     def __init__(self, message: str, job: JsonDict) -> None:
         super().__init__(message)
         self.job = job
+        self.outcomes = [
+            str(p["outcome"])
+            for p in job.get("partitions") or []
+            if p.get("state") != "done" and p.get("outcome")
+        ]
 
 
 def _gates(gates: Mapping[str, Any] | None) -> JsonDict:
@@ -93,6 +124,7 @@ def summarize(job: Mapping[str, Any]) -> JsonDict:
                     "bytes",
                     "rowStats",
                     "error",
+                    "outcome",
                 )
             }
             for p in parts
@@ -109,17 +141,26 @@ def _row_stats(stats: Mapping[str, Any] | None) -> str:
     )
 
 
+def outcome_text(outcome: str | None) -> str:
+    """`, outcome rolled-back (what it means)` for a partition's segops outcome, "" for none."""
+    if not outcome:
+        return ""
+    meaning = OUTCOMES.get(outcome)
+    return f", outcome {outcome}" + (f" ({meaning})" if meaning else "")
+
+
 def failure_report(job: Mapping[str, Any]) -> list[str]:
-    """One line per partition that is not done, each with segops' error, Druid's task and row counters."""
+    """One line per partition that is not done, each with segops' outcome and error, Druid's task and row
+    counters."""
     lines = []
     for p in job.get("partitions") or []:
         if p.get("state") == "done":
             continue
         where = f"Druid task {p.get('druidTaskId')} ({p.get('druidState')})" if p.get("druidTaskId") else ""
         line = (
-            f"partition {p.get('interval')}: {p.get('state')} after {p.get('attempts')} attempt(s)"
-            f"{'; ' + where if where else ''}; error: {p.get('error') or '(none recorded)'}; "
-            f"rows: {_row_stats(p.get('rowStats'))}"
+            f"partition {p.get('interval')}: {p.get('state')}{outcome_text(p.get('outcome'))} after "
+            f"{p.get('attempts')} attempt(s){'; ' + where if where else ''}; "
+            f"error: {p.get('error') or '(none recorded)'}; rows: {_row_stats(p.get('rowStats'))}"
         )
         errors = p.get("parseErrors") or []
         if errors:
@@ -136,6 +177,7 @@ class _SegopsJobOperator(BaseOperator):
     template_fields: Sequence[str] = (
         "vars",
         "spec_version",
+        "source_version",
         "prefix",
         "idempotency_key",
         "template_name",
@@ -147,6 +189,8 @@ class _SegopsJobOperator(BaseOperator):
         template: Template,
         vars: Mapping[str, Any] | None = None,
         spec_version: str | None = None,
+        source_version: str | None = None,
+        allow_empty: bool = False,
         gates: Mapping[str, Any] | None = None,
         prefix: str | None = None,
         template_name: str | None = None,
@@ -185,6 +229,8 @@ class _SegopsJobOperator(BaseOperator):
         super().__init__(outlets=outlets, **kwargs)
         self.vars = dict(vars or {})
         self.spec_version = spec_version
+        self.source_version = source_version
+        self.allow_empty = allow_empty
         self.gates = _gates(gates)
         self.prefix = prefix
         self.template_name = template_name
@@ -202,6 +248,8 @@ class _SegopsJobOperator(BaseOperator):
         self.asset_alias = alias
         self.job_id: str | None = None
         self._job: JsonDict | None = None
+        #: The source version this try sends (resolved from `source_version` and the context in execute).
+        self._source_version: str | None = None
 
     @cached_property
     def hook(self) -> SegopsHook:
@@ -212,8 +260,11 @@ class _SegopsJobOperator(BaseOperator):
     def _range_fields(self) -> JsonDict:
         raise NotImplementedError
 
-    def request_body(self) -> JsonDict:
-        """The run/backfill request: this task's fields over the connection's defaults."""
+    def request_body(self, context: Context | None = None) -> JsonDict:
+        """The run/backfill request: this task's fields over the connection's defaults. With `context`, the
+        source version is resolved first (`source_version` as rendered, else the default)."""
+        if context is not None:
+            self._source_version = resolve_source_version(self.source_version, context)
         defaults = self.hook.settings.defaults
         body: JsonDict = {"template": self.template, **self._range_fields()}
         variables = {**(defaults.get("vars") or {}), **self.vars}
@@ -233,6 +284,10 @@ class _SegopsJobOperator(BaseOperator):
             body["templateName"] = self.template_name
         if self.new:
             body["new"] = True
+        if self._source_version:
+            body["sourceVersion"] = self._source_version
+        if self.allow_empty:
+            body["allowEmpty"] = True
         return body
 
     def _key(self, context: Context) -> str | None:
@@ -247,31 +302,32 @@ class _SegopsJobOperator(BaseOperator):
     # Execution.
 
     def execute(self, context: Context) -> Any:
-        body = self.request_body()
+        body = self.request_body(context)
+        owed = _owed_job(context, self.log)
         job, created = self.hook.create(self.kind, body, idempotency_key=self._key(context))
         self.job_id = job_id = str(job["id"])
         context["ti"].xcom_push(key="job_id", value=job_id)
+        source = (
+            f"source version {self._source_version}" if self._source_version else "no source version given"
+        )
         if created:
-            self.log.info("segops job %s created (%d partition(s))", job_id, len(job.get("partitions") or []))
+            self.log.info(
+                "segops job %s created (%d partition(s); %s)",
+                job_id,
+                len(job.get("partitions") or []),
+                source,
+            )
         else:
             self.log.info(
                 "segops job %s already exists (created %s, %s): same inputs, same job — reattached; "
-                "no Druid task is submitted twice",
+                "no Druid task is submitted twice (%s)",
                 job_id,
                 job.get("createdAt"),
                 job.get("state"),
+                source,
             )
             if job_ended(job) and job.get("state") != "done" and (self.retry_failed or job.get("canceled")):
-                sent = self.hook.retry(job_id).get("sent") or []
-                self.log.info(
-                    "segops job %s had ended %s%s: sent %d partition(s) back to run",
-                    job_id,
-                    job.get("state"),
-                    " (canceled)" if job.get("canceled") else "",
-                    len(sent),
-                )
-                if sent:
-                    job = self.hook.get_job(job_id)
+                job = self._retry(job)
         for p in job.get("partitions") or []:
             self.log.info(
                 "  %s: %s%s",
@@ -280,7 +336,52 @@ class _SegopsJobOperator(BaseOperator):
                 f" (Druid task {p['druidTaskId']})" if p.get("druidTaskId") else "",
             )
         if job_ended(job):
-            return self._finish(context, job)
+            fresh = created or owed == job_id
+            if job.get("state") == "done" and not fresh:
+                self.log.info(
+                    "segops job %s was already done from the same source (%s): nothing submitted, the data in "
+                    "Druid is unchanged, so no asset event is emitted",
+                    job_id,
+                    source,
+                )
+            elif job.get("state") == "done":
+                self.log.info(
+                    "segops job %s is done: an earlier try of this task instance started it and did not "
+                    "report it, so its asset event is emitted now",
+                    job_id,
+                )
+            return self._finish(context, job, fresh=fresh)
+        # The job runs now for this task (created, planned anew for a changed source, sent back to run, or
+        # found running): its asset event is owed until this task instance reports it, even by a later try.
+        _set_owed(context, job_id, self.log)
+        return self._wait(context, job_id, confirm=not created and not self.new, rounds=0)
+
+    def _retry(self, job: JsonDict) -> JsonDict:
+        """Sends an ended job's failed partitions back to run, unless each would only end the same way."""
+        job_id = str(job["id"])
+        failed = [p for p in job.get("partitions") or [] if p.get("state") != "done"]
+        final = [p for p in failed if p.get("outcome") in FINAL_ON_SAME_INPUT]
+        if failed and len(final) == len(failed) and not job.get("canceled"):
+            self.log.warning(
+                "segops job %s ended %s and is not sent back to run: its partitions ended %s, which the same "
+                "input (same source version) can only repeat. Give the changed input a new source_version "
+                "(or allow_empty=True to empty an interval on purpose)",
+                job_id,
+                job.get("state"),
+                ", ".join(sorted({str(p.get("outcome")) for p in final})),
+            )
+            return job
+        sent = self.hook.retry(job_id).get("sent") or []
+        self.log.info(
+            "segops job %s had ended %s%s: sent %d partition(s) back to run",
+            job_id,
+            job.get("state"),
+            " (canceled)" if job.get("canceled") else "",
+            len(sent),
+        )
+        return self.hook.get_job(job_id) if sent else job
+
+    def _wait(self, context: Context, job_id: str, *, confirm: bool, rounds: int) -> Any:
         if self.deferrable:
             self.log.info("deferring: the triggerer long-polls segops until job %s ends", job_id)
             self.defer(
@@ -292,6 +393,7 @@ class _SegopsJobOperator(BaseOperator):
                     cancel_on_kill=self.cancel_on_kill,
                     shutdown_on_kill=self.shutdown_on_kill,
                     not_before=time.time() + self.defer_grace if self.defer_grace > 0 else None,
+                    echo={"confirm": confirm, "rounds": rounds},
                 ),
                 method_name="execute_complete",
                 timeout=dt.timedelta(seconds=self.wait_timeout) if self.wait_timeout else None,
@@ -305,17 +407,50 @@ class _SegopsJobOperator(BaseOperator):
                 "segops job %s: %s %s", job_id, j.get("state"), j.get("counts")
             ),
         )
-        return self._finish(context, final)
+        return self._ended(context, final, confirm=confirm, rounds=rounds)
 
     def execute_complete(self, context: Context, event: Mapping[str, Any]) -> Any:
         self.job_id = job_id = str(event.get("job_id"))
         if event.get("status") != "ended":
             raise SegopsApiError(f"waiting for segops job {job_id} failed: {event.get('message')}")
-        return self._finish(context, self.hook.get_job(job_id))
+        self._source_version = resolve_source_version(self.source_version, context)
+        echo = event.get("echo") or {}
+        return self._ended(
+            context,
+            self.hook.get_job(job_id),
+            confirm=bool(echo.get("confirm")),
+            rounds=int(echo.get("rounds") or 0),
+        )
 
-    def _finish(self, context: Context, job: JsonDict) -> JsonDict:
+    def _ended(self, context: Context, job: JsonDict, *, confirm: bool, rounds: int) -> Any:
+        """The job this task waited for ended. When the task had found it running, it may have been
+        running from another source version: segops leaves a partition that runs alone when a request with
+        another version arrives, so that request is answered with the job as it is, not planned anew. Ask
+        again with this task's inputs: a partition whose source differs is planned anew now, and waited for.
+        """
+        if confirm and rounds < MAX_CONFIRMATIONS:
+            again, _ = self.hook.create(
+                self.kind, self.request_body(context), idempotency_key=self._key(context)
+            )
+            if not job_ended(again):
+                self.log.warning(
+                    "segops job %s was already running when this task found it, and ended %s; asked again "
+                    "with this task's inputs (%s), segops planned partitions anew: waiting for them",
+                    job["id"],
+                    job.get("state"),
+                    f"source version {self._source_version}" if self._source_version else "no source version",
+                )
+                return self._wait(context, str(again["id"]), confirm=True, rounds=rounds + 1)
+        return self._finish(context, job, fresh=True)
+
+    def _finish(self, context: Context, job: JsonDict, *, fresh: bool) -> JsonDict:
+        """Reports the ended job. `fresh`: this task instance ran (or waited for) the work, so a done job's
+        data is new in Druid and its asset event is emitted; otherwise the job was done from the same
+        source before, nothing changed, and no event is emitted."""
         self._job = job
         summary = summarize(job)
+        summary["source_version"] = self._source_version
+        summary["unchanged"] = not fresh
         ti = context["ti"]
         ti.xcom_push(key="druid_task_ids", value=summary["druid_task_ids"])
         ti.xcom_push(key="versions", value=summary["versions"])
@@ -334,9 +469,12 @@ class _SegopsJobOperator(BaseOperator):
             for line in report:
                 self.log.error("%s", line)
             failed = [p for p in job.get("partitions") or [] if p.get("state") != "done"]
+            outcomes = sorted({str(p["outcome"]) for p in failed if p.get("outcome")})
             raise SegopsJobFailed(
                 f"segops job {job['id']} {job.get('state')}: {len(failed)} of "
-                f"{len(job.get('partitions') or [])} partition(s) not done; "
+                f"{len(job.get('partitions') or [])} partition(s) not done"
+                + (f" (outcome {', '.join(outcomes)})" if outcomes else "")
+                + "; "
                 + (report[0] if report else "no partition report"),
                 job,
             )
@@ -349,7 +487,8 @@ class _SegopsJobOperator(BaseOperator):
             ", ".join(summary["versions"]),
             ", ".join(summary["druid_task_ids"]),
         )
-        self._emit_asset_event(context, job, summary)
+        self._emit_asset_event(context, job, summary, fresh=fresh)
+        _clear_owed(context, self.log)
         return summary
 
     # Assets and lineage.
@@ -373,10 +512,18 @@ class _SegopsJobOperator(BaseOperator):
         host = self.druid_host(job)
         return Asset(uri=druid_asset_uri(host, str(datasource))) if host else None
 
-    def _emit_asset_event(self, context: Context, job: JsonDict, summary: JsonDict) -> None:
+    def _emit_asset_event(self, context: Context, job: JsonDict, summary: JsonDict, *, fresh: bool) -> None:
         asset = self.druid_asset(job)
         if asset is None:
             self.log.warning("no asset event: the job names no datasource or Druid host")
+            return
+        declared = any(o is asset for o in self.outlets)
+        if not fresh:
+            if declared:
+                # Airflow emits an event for every declared outlet of a task that succeeds: the outlet is
+                # withdrawn for this try, as the task updated nothing (the DAG keeps declaring it).
+                self.outlets = [o for o in self.outlets if o is not asset]
+            self.log.info("no asset event for %s: the data in Druid did not change", asset.uri)
             return
         extra = {
             "segops_job_id": summary["job_id"],
@@ -384,9 +531,10 @@ class _SegopsJobOperator(BaseOperator):
             "versions": summary["versions"],
             "druid_task_ids": summary["druid_task_ids"],
             "rows": (job.get("totals") or {}).get("rows"),
+            "source_version": self._source_version,
         }
         events = context["outlet_events"]
-        if any(o is asset for o in self.outlets):
+        if declared:
             events[asset].extra.update(extra)  # a declared outlet: Airflow emits its event on success
         elif any(isinstance(o, AssetAlias) and o.name == self.asset_alias for o in self.outlets):
             events[AssetAlias(name=self.asset_alias)].add(asset, extra=extra)
@@ -482,6 +630,42 @@ def _druid_outlet(outlets: Sequence[Any], datasource: str) -> Asset | None:
     return None
 
 
+def _owed_job(context: Context, log: Any) -> str | None:
+    """The job an earlier try of this task instance started and did not report (its asset event is owed).
+
+    Kept in Airflow's task state (`context["task_state_store"]`, scoped to the task instance across its
+    tries and clears); unreadable state is treated as none owed."""
+    store = context.get("task_state_store")
+    if store is None:
+        return None
+    try:
+        value = store.get(PENDING_EVENT_KEY)
+    except Exception as error:  # the state store is a refinement: never fail the task over it
+        log.warning("could not read the task state %s: %s", PENDING_EVENT_KEY, error)
+        return None
+    return str(value["job_id"]) if isinstance(value, dict) and value.get("job_id") else None
+
+
+def _set_owed(context: Context, job_id: str, log: Any) -> None:
+    store = context.get("task_state_store")
+    if store is None:
+        return
+    try:
+        store.set(PENDING_EVENT_KEY, {"job_id": job_id})
+    except Exception as error:
+        log.warning("could not write the task state %s: %s", PENDING_EVENT_KEY, error)
+
+
+def _clear_owed(context: Context, log: Any) -> None:
+    store = context.get("task_state_store")
+    if store is None:
+        return
+    try:
+        store.delete(PENDING_EVENT_KEY)
+    except Exception as error:
+        log.warning("could not delete the task state %s: %s", PENDING_EVENT_KEY, error)
+
+
 def _segops_run_facet(job: Mapping[str, Any]) -> Any:
     """A custom run facet with what segops knows about the run: job, Druid tasks, row counters."""
     import attr
@@ -525,10 +709,20 @@ class SegopsIngestOperator(_SegopsJobOperator):
     :param interval: ISO-8601 `START/END` (Jinja-templated).
     :param vars: template variables (`{{var.NAME}}`), Jinja-templated values.
     :param spec_version: bump to force new Druid task ids for an unchanged spec.
+    :param source_version: the version of the input (Jinja-templated), e.g. an upstream run id, an asset
+        event's id or a file's ETag, sent as segops' `sourceVersion`. The same version again reattaches to
+        what was ingested from it (nothing is submitted, no asset event is emitted); another version
+        ingests the partition again under a new Druid task id. Default (None): when the DAG run was
+        triggered by asset events, a digest of the events it consumed
+        (`segops_airflow.source_version.asset_events_version`); otherwise none is sent and segops
+        fingerprints the inputs it can see (local files, http). A value that renders blank sends none.
+    :param allow_empty: let a partition whose input yields no rows replace the live data (segops refuses
+        it otherwise: outcome `refused-empty`). Part of the job's identity.
     :param gates: `{"min_rows": N, "max_unparseable": N or "P%"}`.
     :param new: ingest again under new task ids once per task instance (a retry finds that job again).
     :param retry_failed: when the job these inputs name had already failed (or was canceled), send its
-        failed partitions back to run instead of failing again at once.
+        failed partitions back to run instead of failing again at once — unless every one of them ended
+        `rolled-back` or `refused-empty`, which the same input can only repeat.
     :param deferrable: wait in the triggerer (default: `[operators] default_deferrable`).
     :param poll_timeout: seconds of one long-poll (≤ 300).
     :param wait_timeout: fail when the job has not ended after this many seconds (None: no limit).

@@ -32,6 +32,8 @@ class SegopsJobTrigger(BaseTrigger):
     :param cancel_on_kill: when a user marks the deferred task failed/success or clears it, cancel the job.
     :param shutdown_on_kill: with `cancel_on_kill`, also shut the job's Druid tasks down.
     :param not_before: epoch seconds before which the event is held back (see `DEFER_GRACE`).
+    :param echo: JSON the event carries back as `echo`: what the deferring task needs when it resumes
+        (carried by the event rather than by `defer(kwargs=…)`, which `dag.test()` in Airflow 3.3 drops).
     """
 
     def __init__(
@@ -43,6 +45,7 @@ class SegopsJobTrigger(BaseTrigger):
         cancel_on_kill: bool = True,
         shutdown_on_kill: bool = True,
         not_before: float | None = None,
+        echo: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.job_id = job_id
@@ -52,6 +55,7 @@ class SegopsJobTrigger(BaseTrigger):
         self.cancel_on_kill = cancel_on_kill
         self.shutdown_on_kill = shutdown_on_kill
         self.not_before = not_before
+        self.echo = dict(echo or {})
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -64,6 +68,7 @@ class SegopsJobTrigger(BaseTrigger):
                 "cancel_on_kill": self.cancel_on_kill,
                 "shutdown_on_kill": self.shutdown_on_kill,
                 "not_before": self.not_before,
+                "echo": self.echo,
             },
         )
 
@@ -85,7 +90,9 @@ class SegopsJobTrigger(BaseTrigger):
                         continue
                     except SegopsApiError as gave_up:
                         error = gave_up
-                yield TriggerEvent({"status": "error", "job_id": self.job_id, "message": str(error)})
+                yield TriggerEvent(
+                    {"status": "error", "job_id": self.job_id, "message": str(error), "echo": self.echo}
+                )
                 return
             backoff.reset()
             job = result.get("job") or {}
@@ -101,7 +108,13 @@ class SegopsJobTrigger(BaseTrigger):
                     self.log.info("segops job %s ended; resuming the task in %.1f s", self.job_id, hold)
                     await asyncio.sleep(hold)
                 yield TriggerEvent(
-                    {"status": "ended", "job_id": self.job_id, "state": job.get("state"), "counts": counts}
+                    {
+                        "status": "ended",
+                        "job_id": self.job_id,
+                        "state": job.get("state"),
+                        "counts": counts,
+                        "echo": self.echo,
+                    }
                 )
                 return
 
