@@ -1,6 +1,7 @@
 import { nextRetry, type RetryPolicy } from "../core/backoff.js";
 import { systemClock } from "../core/clock.js";
 import { SegopsError } from "../core/errors.js";
+import { isConnectionDropped } from "../druid/classify.js";
 import { DruidClient, type DruidClientOptions } from "../druid/client.js";
 import { type DruidError, isDruidError } from "../druid/errors.js";
 import { openStore, parseLedgerUrl } from "../ledger/open.js";
@@ -60,8 +61,9 @@ export async function connectDruid(
 /**
  * The startup check, with the client's backoff curve and wait budget. A Druid that answers 429, 503 or
  * another 5xx is there but not ready (a leader election, a full queue), which a run survives mid-way, so
- * only the wait budget ends those retries. No answer at all (refused, DNS) keeps the client's attempt
- * cap: a mistyped URL should fail fast.
+ * only the wait budget ends those retries. So does a connection reset or hung up (something took the
+ * connection: a Router restarting), and from then on a refusal too (the restart's down time). Refused
+ * or unresolved from the first attempt on keeps the client's attempt cap: a mistyped URL should fail fast.
  */
 async function probe(options: DruidClientOptions): Promise<void> {
   const policy: RetryPolicy = options.retry ?? {};
@@ -71,6 +73,8 @@ async function probe(options: DruidClientOptions): Promise<void> {
   // One attempt per call: this loop is the backoff, so it does not restart with every call.
   const once = new DruidClient({ ...options, retry: { ...policy, maxAttempts: 1 } });
   let waitedMs = 0;
+  // Druid answered or dropped a connection: it is there, and every failure shares the wait budget.
+  let there = false;
   try {
     for (let attemptsMade = 1; ; attemptsMade++) {
       let error: DruidError;
@@ -82,16 +86,16 @@ async function probe(options: DruidClientOptions): Promise<void> {
         error = caught;
       }
       error.attempts = attemptsMade;
-      const answered = error.status !== undefined;
+      if (error.status !== undefined || isConnectionDropped(error)) there = true;
       // nextRetry would still allow 0 ms waits once the budget is exactly spent.
-      if (answered && waitedMs >= budgetMs) throw error;
+      if (there && waitedMs >= budgetMs) throw error;
       const decision = nextRetry(
         {
           attemptsMade,
           waitedMs,
           ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
         },
-        answered ? { ...policy, maxAttempts: PROBE_MAX_ATTEMPTS } : policy,
+        there ? { ...policy, maxAttempts: PROBE_MAX_ATTEMPTS } : policy,
         random,
       );
       if (!decision.retry) throw error;

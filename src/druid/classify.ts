@@ -186,6 +186,15 @@ const NOT_SENT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+// The server accepted the connection and then dropped it: something listens there (a Router restarting,
+// a proxy whose backend is not up yet), unlike a refusal or a name that does not resolve.
+const DROPPED_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
+/** True for a connection that was taken and then reset or hung up (`socket hang up`, "other side closed"). */
+export function isConnectionDropped(error: DruidError): boolean {
+  return error.status === undefined && DROPPED_CODES.has(error.druidErrorCode ?? "");
+}
+
 const TLS_CODES =
   /^(CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH|ERR_SSL_)/;
 
