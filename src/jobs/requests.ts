@@ -14,7 +14,7 @@ import {
   type SourceProbe,
   type SourceVersion,
 } from "../ingest/source.js";
-import type { Store } from "../ledger/store.js";
+import type { CreateJobResult, Store } from "../ledger/store.js";
 import type { JsonObject } from "../ledger/types.js";
 import { externInputs } from "../spec/extern.js";
 import { type LoadedTemplate, parseTemplateText } from "../spec/template.js";
@@ -264,19 +264,28 @@ export async function planRequestWithSources(
 }
 
 /**
- * `--new` over inputs whose job is unfinished would ingest the same data again under new task ids (rows
- * doubled by an appending template): refuse and name the way back instead.
+ * Creates (or finds again) the job a plan names. A `new` job over inputs whose job is unfinished would
+ * ingest the same data again under new task ids (rows doubled by an appending template): the ledger refuses
+ * it in the creating transaction, so racing requests on any host cannot both get through, and the refusal
+ * names the way back.
  */
-export async function refuseDoubling(store: Store, baseId: string): Promise<void> {
-  const open = (await store.listJobs({ state: "open", limit: 10_000 })).filter(
-    (j) => j.id === baseId || j.options.baseId === baseId,
+export async function createPlannedJob(
+  store: Store,
+  plan: PlannedJob,
+  actor: string,
+  isNew: boolean,
+): Promise<CreateJobResult> {
+  const baseId = String(plan.job.options?.baseId ?? plan.job.id);
+  const result = await store.createJob(
+    plan.job,
+    plan.tasks,
+    actor,
+    isNew ? { unlessUnfinished: baseId } : {},
   );
+  if (!result.blockedBy) return result;
   const unfinished: string[] = [];
-  for (const job of open) {
-    const left = nonTerminal(await store.countTasks(job.id));
-    if (left > 0) unfinished.push(`${job.id} (${left} partition(s) left)`);
-  }
-  if (unfinished.length === 0) return;
+  for (const id of result.blockedBy)
+    unfinished.push(`${id} (${nonTerminal(await store.countTasks(id))} partition(s) left)`);
   throw new StateConflictError(
     `new (--new) would ingest again what an unfinished job over the same inputs is ingesting: ${unfinished.join(", ")}. Resume it with \`segops resume JOB\` (or the same command without --new), or cancel it first (\`segops cancel JOB\`) if a fresh ingestion is really wanted`,
     { unfinished },

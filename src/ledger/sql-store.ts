@@ -26,8 +26,10 @@ import { type DbRow, toEvent, toJob, toRenewed, toTask } from "./sql/rows.js";
 import { setJobState } from "./sql/set-job-state.js";
 import { transition } from "./sql/transition.js";
 import { transitionWithEvent } from "./sql/transition-with-event.js";
+import { lockBase, unfinishedOfBase } from "./sql/unfinished-of-base.js";
 import type {
   ClaimOptions,
+  CreateJobOptions,
   CreateJobResult,
   Dialect,
   HeldLease,
@@ -89,10 +91,27 @@ export class SqlStore implements Store {
     }
   }
 
-  createJob(job: NewJob, tasks: readonly NewTask[], actor = DEFAULT_ACTOR): Promise<CreateJobResult> {
+  createJob(
+    job: NewJob,
+    tasks: readonly NewTask[],
+    actor = DEFAULT_ACTOR,
+    options: CreateJobOptions = {},
+  ): Promise<CreateJobResult> {
     return this.#guard("createJob", async () => {
       const result = await this.executor.tx(async (q): Promise<CreateJobResult> => {
         const now = this.clock.now();
+        const base = options.unlessUnfinished;
+        // A job that exists already is found again, whatever else is open: the check is for creating one.
+        const again = base !== undefined ? (await q(getJob(this.dialect, job.id)))[0] : undefined;
+        if (again) return { job: toJob(again), created: false };
+        if (base !== undefined) {
+          const lock = lockBase(this.dialect, base);
+          if (lock) await q(lock);
+          const blockedBy = (await q(unfinishedOfBase(this.dialect, base, job.id))).map((r) => String(r.id));
+          const first =
+            blockedBy[0] !== undefined ? (await q(getJob(this.dialect, blockedBy[0])))[0] : undefined;
+          if (first) return { job: toJob(first), created: false, blockedBy };
+        }
         const inserted = (await q(insertJob(this.dialect, job, now)))[0];
         if (!inserted) {
           const existing = (await q(getJob(this.dialect, job.id)))[0];

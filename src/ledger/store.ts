@@ -100,6 +100,20 @@ export interface CreateJobResult {
   readonly job: JobRow;
   /** False when the job id already existed; then nothing was written and the stored job is returned. */
   readonly created: boolean;
+  /**
+   * With `unlessUnfinished`: the open jobs over the same inputs with partitions left, which kept this one
+   * from being created (nothing was written; `job` is the first of them).
+   */
+  readonly blockedBy?: readonly string[];
+}
+
+export interface CreateJobOptions {
+  /**
+   * A base id (the job id without its `new` nonce): create the job only if no open job over the same inputs
+   * has partitions left, checked in the creating transaction (a PostgreSQL advisory lock on the base id;
+   * SQLite's `BEGIN IMMEDIATE`), so racing requests on any host cannot both create one.
+   */
+  readonly unlessUnfinished?: string;
 }
 
 /**
@@ -113,7 +127,12 @@ export interface Store {
   readonly clock: Clock;
 
   /** Creates a job and its tasks atomically; idempotent on the job id. */
-  createJob(job: NewJob, tasks: readonly NewTask[], actor?: string): Promise<CreateJobResult>;
+  createJob(
+    job: NewJob,
+    tasks: readonly NewTask[],
+    actor?: string,
+    options?: CreateJobOptions,
+  ): Promise<CreateJobResult>;
   getJob(id: string): Promise<JobRow | null>;
   listJobs(options?: ListJobsOptions): Promise<JobRow[]>;
   /**

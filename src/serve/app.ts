@@ -23,7 +23,7 @@ import {
 } from "../jobs/actions.js";
 import { KINDS } from "../jobs/kinds.js";
 import { jobReport, partitionReport, shownState } from "../jobs/report.js";
-import { BackfillRequest, planRequestWithSources, RunRequest, refuseDoubling } from "../jobs/requests.js";
+import { BackfillRequest, createPlannedJob, planRequestWithSources, RunRequest } from "../jobs/requests.js";
 import { adoptSources } from "../jobs/rerun.js";
 import { fileSystemProbe } from "../jobs/source-probe.js";
 import type { Store } from "../ledger/store.js";
@@ -376,9 +376,7 @@ function apiRoutes(deps: ApiDeps): Route[] {
           return jsonResponse(input.c, 200, await jobView(store, existing), location(existing.id));
       }
     }
-    if (request.new && !(await store.getJob(plan.job.id)))
-      await refuseDoubling(store, String(plan.job.options?.baseId ?? plan.job.id));
-    const stored = await store.createJob(plan.job, plan.tasks, "api");
+    const stored = await createPlannedJob(store, plan, "api", request.new === true);
     const { created } = stored;
     // Found again: partitions whose input changed since are planned anew and run again.
     const { job, changed } = created

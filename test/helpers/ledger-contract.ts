@@ -494,6 +494,39 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(await row("done")).toMatchObject({ state: "done" });
     });
 
+    it("creates a job unless one over the same inputs is unfinished, atomically: of 20 racing creations one wins", async () => {
+      const base = { id: "base", kind: "backfill", options: { baseId: "base" } };
+      await store.createJob(base, [task("b1")]);
+      const tryNew = (i: number) =>
+        store.createJob(
+          { id: `base-n${i}`, kind: "backfill", options: { baseId: "base", nonce: `n${i}` } },
+          [task(`n${i}/1`)],
+          "api",
+          { unlessUnfinished: "base" },
+        );
+      const blocked = await tryNew(0);
+      expect(blocked).toMatchObject({ created: false, blockedBy: ["base"], job: { id: "base" } });
+      expect(await store.getJob("base-n0")).toBeNull();
+
+      // The base job finishes: one of many racing `new` creations gets through, the others see it.
+      const [b] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["b1"] });
+      await store.transition({ id: "b1", owner: "me", version: b!.version }, { to: "done", reason: "ended" });
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => tryNew(i + 1)));
+      const created = results.filter((r) => r.created);
+      expect(created).toHaveLength(1);
+      const winner = created[0]!.job.id;
+      for (const r of results.filter((r) => !r.created)) expect(r.blockedBy).toEqual([winner]);
+      // The winner asked again is found again, not refused by itself.
+      const again = await store.createJob(
+        { id: winner, kind: "backfill", options: { baseId: "base" } },
+        [],
+        "api",
+        { unlessUnfinished: "base" },
+      );
+      expect(again).toMatchObject({ created: false, job: { id: winner } });
+      expect(again.blockedBy).toBeUndefined();
+    });
+
     it("a partition is planned anew (new payload, progress cleared, attempt moved on) by a CAS, never while it runs", async () => {
       await seed(task("done"), task("held"), task("stale"));
       const [d] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["done"] });

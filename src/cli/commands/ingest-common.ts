@@ -10,10 +10,10 @@ import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import {
   BackfillFlagsRequest,
+  createPlannedJob,
   type IngestRequest,
   planRequestWithSources,
   RunFlagsRequest,
-  refuseDoubling,
 } from "../../jobs/requests.js";
 import { adoptSources, alreadyFinished } from "../../jobs/rerun.js";
 import { fileSystemProbe } from "../../jobs/source-probe.js";
@@ -126,8 +126,7 @@ export async function executeIngest(
   let store: Store | undefined;
   try {
     store = await openLedger(flags.ledger);
-    if (flags.new) await refuseDoubling(store, String(plan.job.options?.baseId ?? plan.job.id));
-    const stored = await store.createJob(plan.job, plan.tasks, "cli");
+    const stored = await createPlannedJob(store, plan, "cli", flags.new === true);
     const { job, changed, busy } = stored.created
       ? { job: stored.job, changed: [], busy: [] }
       : await adoptSources(store, stored.job, plan.tasks, "cli");

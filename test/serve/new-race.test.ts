@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
+import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
+import { startTestService } from "../helpers/serve.js";
+
+// "At most one open job over the same inputs" is the database's to enforce: twenty identical `new`
+// backfills posted at once to a service on PostgreSQL create one job; the others are refused with 409,
+// naming it. (A check-then-create let several through, each ingesting the range again.)
+
+let pg: TestPostgres;
+beforeAll(async () => {
+  pg = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await pg?.stop();
+});
+
+describe("racing `new` requests on a PostgreSQL ledger", () => {
+  it("create one job; the rest are 409 naming it", async () => {
+    const t = await startTestService({ ledgerUrl: pg.freshUrl() });
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 3, rowsPerDay: 5 });
+    const body = {
+      template: dailyTemplate({ datasource: "race", append: true }),
+      templateName: "append.json",
+      from: "2026-01-01",
+      to: "2026-01-04",
+      vars: { dataDir },
+      new: true,
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.call("/api/v1/backfills", { json: body })),
+    );
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(1);
+    const id = created[0]?.json.id as string;
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.json.detail).toContain(id);
+    }
+    const jobs = await t.store.listJobs();
+    expect(jobs.map((j) => j.id)).toEqual([id]);
+  }, 60_000);
+});
