@@ -51,6 +51,12 @@ class Service:
         prefix = f"segops_{datasource}_"
         return [s for s in stats["submissions"] if str(s["id"]).startswith(prefix)]
 
+    def rows(self, datasource: str) -> int:
+        """The rows the datasource serves, counted by Druid SQL (the emulator's Broker)."""
+        query = {"query": f'SELECT COUNT(*) AS n FROM "{datasource}"'}
+        result = requests.post(f"{self.sim_url}/druid/v2/sql", json=query, timeout=10).json()
+        return int(result[0]["n"]) if result else 0
+
     def accepted(self, datasource: str) -> list[str]:
         """Ids of the submissions Druid accepted (a duplicate id is refused with 400 and reattached)."""
         return [str(s["id"]) for s in self.submissions(datasource) if s["accepted"]]
@@ -80,16 +86,18 @@ def _iso(t: datetime) -> str:
     return t.isoformat().replace("+00:00", "Z")
 
 
-def write_day(directory: Path, day: datetime, *, corrupt: bool = False) -> None:
-    """One JSON-lines file for a UTC day, ``ROWS_PER_DAY`` rows spread over it (and, when ``corrupt``, a
-    line that is not JSON after every fourth row)."""
+def write_day(directory: Path, day: datetime, *, corrupt: bool = False, rows: int = ROWS_PER_DAY) -> Path:
+    """One JSON-lines file for a UTC day, ``rows`` rows spread over it (and, when ``corrupt``, a line that
+    is not JSON after every fourth row)."""
     lines = []
-    for i in range(ROWS_PER_DAY):
-        ts = day + timedelta(minutes=30 * i)
+    for i in range(rows):
+        ts = day + timedelta(seconds=i * 86_400 // rows)
         lines.append(json.dumps({"ts": _iso(ts), "channel": f"#c{i % 5}", "page": f"p{i % 11}", "added": i}))
         if corrupt and i % 4 == 3:
             lines.append("{not json")
-    (directory / f"events-{day:%Y-%m-%d}.json").write_text("\n".join(lines) + "\n")
+    path = directory / f"events-{day:%Y-%m-%d}.json"
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def write_dataset(directory: Path) -> Path:

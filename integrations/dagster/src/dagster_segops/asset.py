@@ -3,13 +3,17 @@
 Materialising a partition key runs one segops run over the key's time window; a run over a range of keys
 (Dagster's single-run backfill policy) is one segops backfill, one segops partition per key. segops names
 the job after its inputs, so a retry, a re-execution or a re-materialisation of the same key reattaches to
-the same job and Druid is not asked to ingest twice. The asset's blocking checks restate segops' gates
-per partition key: handoff (done: SUCCESS and served), one live version per time chunk (the audit, read
-when the check runs) and the row-quality gate (Druid's row counters against the configured limits).
+the same job and Druid is not asked to ingest twice. Each request carries the version of the input (the
+`source_version` run config, or by default a digest of the upstream assets' data versions): the same
+version reattaches to what was ingested from it, another one ingests the partition again. The asset's
+blocking checks restate segops' gates per partition key: handoff (done: SUCCESS and served), one live
+version per time chunk (the audit, read when the check runs) and the row-quality gate (Druid's row
+counters against the configured limits).
 """
 
 import hashlib
 import json
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,6 +31,8 @@ from dagster import (
     AssetsDefinition,
     BackfillPolicy,
     Config,
+    DagsterInvariantViolationError,
+    DataVersion,
     Failure,
     MaterializeResult,
     MetadataValue,
@@ -34,6 +40,7 @@ from dagster import (
     TimeWindowPartitionsDefinition,
     asset,
 )
+from dagster._core.definitions.data_version import DATA_VERSION_TAG
 from pydantic import Field
 
 from .client import JobView, SegopsApiError, SegopsClient
@@ -45,6 +52,7 @@ __all__ = [
     "CHECK_ROW_QUALITY",
     "SegopsAssetConfig",
     "segops_partitioned_asset",
+    "upstream_source_version",
 ]
 
 #: Handoff: every partition of the window is done (Druid SUCCESS, the version served over its interval).
@@ -55,6 +63,23 @@ CHECK_LIVE_VERSION = "segops_one_live_version"
 CHECK_ROW_QUALITY = "segops_row_quality"
 
 Window = tuple[datetime, datetime]
+
+#: What segops' outcome of a partition that ended without being done means (others are named as they are).
+OUTCOMES = {
+    "rolled-back": "the replace failed its data gates after Druid published it and was undone; the data "
+    "live before is served again",
+    "refused-empty": "its input yields no rows and would have emptied live data; nothing was submitted "
+    "(allow_empty lets it)",
+}
+#: Outcomes the same input can only repeat: `retry_failed` does not send such partitions back to run (a
+#: rolled-back replace would replace the live data again before being undone again).
+FINAL_ON_SAME_INPUT = frozenset(OUTCOMES)
+#: segops' limit on a source version's length.
+MAX_SOURCE_VERSION = 200
+#: The prefix of the default source version (a digest of the upstream data versions).
+UPSTREAM_PREFIX = "dagster-upstream:"
+#: How often a step that found its job running asks segops again once it ended (see `_await`).
+MAX_CONFIRMATIONS = 3
 
 
 class SegopsAssetConfig(Config):
@@ -72,6 +97,23 @@ class SegopsAssetConfig(Config):
         description=(
             "Ingest again under new Druid task ids although the same inputs were ingested before (segops' "
             "`new`); a retry of the same Dagster run still reattaches (the run id is the Idempotency-Key)"
+        ),
+    )
+    source_version: str | None = Field(
+        default=None,
+        description=(
+            "The version of the input for this materialisation (an upstream run id, a file's ETag, ...), "
+            "sent as segops' `sourceVersion`: the same version reattaches to what was ingested from it, "
+            "another one ingests the partitions again. Default: a digest of the upstream assets' data "
+            "versions for the partitions (and the asset's code version), when Dagster has any; otherwise "
+            "none, and segops fingerprints the inputs it can see (local files, http)"
+        ),
+    )
+    allow_empty: bool = Field(
+        default=False,
+        description=(
+            "Let a partition whose input yields no rows replace the live data (segops refuses it otherwise, "
+            "outcome `refused-empty`); a different segops job from the one without it"
         ),
     )
 
@@ -119,6 +161,7 @@ def segops_partitioned_asset(
     poison_after: int | None = None,
     max_concurrency: int | None = None,
     template_name: str | None = None,
+    allow_empty: bool = False,
     backfill_policy: BackfillPolicy | None = None,
     backfill_granularity: str | None = None,
     wait_timeout_s: float | None = 6 * 3600.0,
@@ -147,6 +190,8 @@ def segops_partitioned_asset(
         poison_after: Dead-letter a partition after this many same-class failures (segops' default 3).
         max_concurrency: Partitions of one backfill in flight at once.
         template_name: Shown in segops' reports (default ``dagster:<asset key>``).
+        allow_empty: Let a partition whose input yields no rows replace the live data (segops refuses it
+            otherwise: outcome ``refused-empty``). The run config's ``allow_empty`` sets it for one run.
         backfill_policy: Default ``BackfillPolicy.single_run()``: a backfill of many keys is one Dagster
             run and one segops backfill. ``BackfillPolicy.multi_run(n)`` works too (runs of up to ``n``
             keys, each one segops backfill).
@@ -202,12 +247,30 @@ def segops_partitioned_asset(
         client: SegopsClient = getattr(context.resources, resource_key).get_client()
         keys = list(context.partition_keys)
         windows = [_window(partitions_def, k) for k in keys]
-        job = _start(context, client, base_body, keys, windows, partitions_def, backfill_granularity, config)
+        source_version = _source_version(context, config)
+        body = dict(base_body)
+        if source_version:
+            body["sourceVersion"] = source_version
+        if allow_empty or config.allow_empty:
+            body["allowEmpty"] = True
+        request = _start(context, client, body, keys, windows, partitions_def, backfill_granularity, config)
+        job = request.job
+        unchanged = not job.created and job.ended and job.state == "done"
+        if unchanged:
+            context.log.info(
+                f"segops job {job.id} was already done from the same source "
+                f"({_source_text(source_version)}): nothing submitted; the materialisation reports the data "
+                "already in Druid, under the same data version"
+            )
         by_key = _partitions_by_key(client, job, keys, windows)
-        job = _await(context, client, job, config, wait_timeout_s, poll_s)
+        job = _await(context, client, request, config, wait_timeout_s, poll_s)
         by_key = {k: _find(job, p["task"]) for k, p in by_key.items()}
         verdicts = _verdicts(client, job, keys, windows, by_key, gates)
         metadata = {k: _partition_metadata(client, job, by_key[k]) for k in keys}
+        for m in metadata.values():
+            m["unchanged"] = unchanged
+            if source_version:
+                m["source_version"] = source_version
 
         if job.state != "done":
             yield from _check_events(context, asset_key, keys, verdicts, single=len(keys) == 1)
@@ -217,21 +280,33 @@ def segops_partitioned_asset(
                     "segops_job_id": job.id,
                     "segops_job_state": job.state,
                     "failed_partitions": [k for k in keys if by_key[k].get("state") != "done"],
+                    "outcomes": sorted(
+                        {
+                            str(by_key[k]["outcome"])
+                            for k in keys
+                            if by_key[k].get("state") != "done" and by_key[k].get("outcome")
+                        }
+                    ),
+                    **({"source_version": source_version} if source_version else {}),
                 },
                 # The same inputs name the same ended job: a retry would fail the same way. Fix the input
                 # and materialise again with `retry_failed: true`, or `segops retry JOB`.
                 allow_retries=False,
             )
 
+        # The data version is what Druid serves (segops' version and Druid task per partition): a
+        # reattachment keeps it, so the assets downstream are not made stale by a change that did not happen.
+        data_version = _druid_data_version([by_key[k] for k in keys])
         if len(keys) == 1:
             yield MaterializeResult(
                 metadata=metadata[keys[0]],
                 check_results=[_check_result(asset_key, name, verdicts[name][keys[0]]) for name in verdicts],
+                data_version=data_version,
             )
             return
         for k in keys:
             context.add_asset_metadata(metadata[k], partition_key=k)
-        yield MaterializeResult(metadata=_job_metadata(client, job))
+        yield MaterializeResult(metadata=_job_metadata(client, job), data_version=data_version)
         yield from _check_events(context, asset_key, keys, verdicts, single=False)
 
     decorate = asset(
@@ -271,6 +346,77 @@ def _parse_interval(text: str) -> Window:
     return (datetime.fromisoformat(start), datetime.fromisoformat(end))
 
 
+@dataclass(frozen=True)
+class _Request:
+    """A run or backfill request as sent, and the job it named."""
+
+    kind: str
+    body: Mapping[str, Any]
+    idempotency_key: str | None
+    job: JobView
+
+    def send_again(self, client: SegopsClient) -> JobView:
+        create = client.create_run if self.kind == "run" else client.create_backfill
+        return create(self.body, idempotency_key=self.idempotency_key)
+
+
+def _source_text(source_version: str | None) -> str:
+    return f"source version {source_version}" if source_version else "no source version given"
+
+
+def _source_version(context: AssetExecutionContext, config: SegopsAssetConfig) -> str | None:
+    """The run config's `source_version` (blank: none), else `upstream_source_version`."""
+    if config.source_version is not None:
+        text = config.source_version.strip()
+        if len(text) > MAX_SOURCE_VERSION:
+            raise Failure(
+                description=(
+                    f"source_version is {len(text)} characters; segops takes at most {MAX_SOURCE_VERSION}"
+                ),
+                allow_retries=False,
+            )
+        return text or None
+    return upstream_source_version(context)
+
+
+def upstream_source_version(context: AssetExecutionContext) -> str | None:
+    """The default source version: a digest of the data versions Dagster has for the upstream assets'
+    partitions this step reads (through the asset's partition mappings; the latest one for an unpartitioned
+    upstream) and of the asset's code version, when it has one. None when no upstream has a data version
+    and no code version is set: then segops fingerprints what it can see of the input itself.
+
+    A re-materialisation after an upstream materialised (or observed) a new data version sends a new
+    source version and ingests again; a retry, or a re-materialisation with nothing new upstream, sends
+    the same one and reattaches.
+    """
+    assets_def = context.assets_def
+    versions: dict[str, str | None] = {}
+    for input_name, dep_key in sorted(assets_def.keys_by_input_name.items()):
+        if dep_key == context.asset_key:
+            continue
+        try:
+            context.asset_partitions_def_for_input(input_name)
+            partitions: list[str | None] = list(context.asset_partition_keys_for_input(input_name))
+        except DagsterInvariantViolationError:  # an unpartitioned upstream
+            partitions = [None]
+        for partition in partitions:
+            record = context.instance.get_latest_data_version_record(dep_key, partition_key=partition)
+            tags = record.event_log_entry.tags if record is not None else {}
+            name = dep_key.to_user_string() + (f"[{partition}]" if partition is not None else "")
+            versions[name] = (tags or {}).get(DATA_VERSION_TAG)
+    code_version = assets_def.code_versions_by_key.get(context.asset_key)
+    if not any(versions.values()) and code_version is None:
+        return None
+    identity = json.dumps({"code_version": code_version, "upstream": versions}, sort_keys=True)
+    return UPSTREAM_PREFIX + hashlib.sha256(identity.encode()).hexdigest()[:32]
+
+
+def _druid_data_version(partitions: Sequence[Mapping[str, Any]]) -> DataVersion:
+    """What Druid serves for the partitions: each one's interval, segops version and Druid task."""
+    parts = sorted(f"{p.get('interval')}={p.get('version')}@{p.get('druidTaskId')}" for p in partitions)
+    return DataVersion(hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32])
+
+
 def _start(
     context: AssetExecutionContext,
     client: SegopsClient,
@@ -280,7 +426,7 @@ def _start(
     partitions_def: TimeWindowPartitionsDefinition,
     backfill_granularity: str | None,
     config: SegopsAssetConfig,
-) -> JobView:
+) -> _Request:
     body = dict(base_body)
     key = None
     if config.new:
@@ -289,9 +435,11 @@ def _start(
         key = "dagster-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
     try:
         if len(keys) == 1:
+            kind = "run"
             body["interval"] = _interval(windows[0])
             job = client.create_run(body, idempotency_key=key)
         else:
+            kind = "backfill"
             try:
                 granularity = backfill_granularity or granularity_for_windows(
                     windows, partitions_def.timezone
@@ -309,9 +457,9 @@ def _start(
     what = "run" if len(keys) == 1 else f"backfill of {len(keys)} partitions"
     context.log.info(
         f"segops {what} {job.id} ({'created' if job.created else 'found again: same inputs, same job'}; "
-        f"state {job.state})"
+        f"state {job.state}; {_source_text(body.get('sourceVersion'))})"
     )
-    return job
+    return _Request(kind, body, key, job)
 
 
 def _partitions_by_key(
@@ -344,22 +492,52 @@ def _partitions_by_key(
 def _await(
     context: AssetExecutionContext,
     client: SegopsClient,
-    job: JobView,
+    request: _Request,
     config: SegopsAssetConfig,
     wait_timeout_s: float | None,
     poll_s: float,
 ) -> JobView:
+    """Waits until the job ends. A job found running may be running from another source version: segops
+    leaves a running partition alone when a request with another version arrives (that request is
+    answered with the job as it is). So once it ends it is asked for again with this step's inputs, and
+    whatever segops plans anew then is waited for too."""
+    job = request.job
+
     def progress(summary: Mapping[str, Any]) -> None:
         counts = {k: v for k, v in (summary.get("counts") or {}).items() if v}
         context.log.info(f"segops job {job.id}: {summary.get('state')} {counts}")
 
+    confirm = not job.created and not job.ended and not config.new
     try:
         if job.ended and job.state == "failed" and config.retry_failed:
-            sent = client.retry(job.id).get("sent") or []
-            context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run")
-        ended, job_now = client.wait_until_ended(
-            job.id, timeout_s=wait_timeout_s, poll_s=poll_s, on_progress=progress
-        )
+            failed = [p for p in job.partitions if p.get("state") != "done"]
+            final = sorted({str(p["outcome"]) for p in failed if p.get("outcome") in FINAL_ON_SAME_INPUT})
+            if failed and all(p.get("outcome") in FINAL_ON_SAME_INPUT for p in failed):
+                context.log.warning(
+                    f"segops job {job.id} is not sent back to run: its partitions ended {', '.join(final)}, "
+                    "which the same input (same source version) can only repeat; give the changed input a "
+                    "new source_version (or allow_empty to empty a window on purpose)"
+                )
+            else:
+                sent = client.retry(job.id).get("sent") or []
+                context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run")
+        deadline = None if wait_timeout_s is None else time.monotonic() + wait_timeout_s
+        for rounds in range(MAX_CONFIRMATIONS + 1):
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ended, job_now = client.wait_until_ended(
+                job.id, timeout_s=left, poll_s=poll_s, on_progress=progress
+            )
+            if not ended or not confirm or rounds == MAX_CONFIRMATIONS:
+                break
+            again = request.send_again(client)
+            if again.ended:
+                break
+            context.log.warning(
+                f"segops job {job.id} was already running when this step found it, and ended "
+                f"{job_now.state}; asked again with this step's inputs "
+                f"({_source_text(request.body.get('sourceVersion'))}), segops planned partitions anew: "
+                "waiting for them"
+            )
     except SegopsApiError as error:
         raise Failure(description=str(error), metadata=_problem_metadata(error)) from error
     if not ended:
@@ -408,7 +586,10 @@ def _verdicts(
             done,
             f"handed off: version {p.get('version')} served over {p.get('interval')}"
             if done
-            else f"not handed off: the partition is {p.get('state')}: {p.get('error') or 'no error'}",
+            else (
+                f"not handed off: the partition is {p.get('state')}{_outcome_text(p.get('outcome'))}: "
+                f"{p.get('error') or 'no error'}"
+            ),
             {
                 "state": str(p.get("state")),
                 "druid_task_id": str(p.get("druidTaskId")),
@@ -594,13 +775,27 @@ def _job_metadata(client: SegopsClient, job: JobView) -> dict[str, Any]:
     }
 
 
+def _outcome_text(outcome: Any) -> str:
+    """`, outcome rolled-back (what it means)` for a partition's segops outcome, "" for none."""
+    if not outcome:
+        return ""
+    meaning = OUTCOMES.get(str(outcome))
+    return f", outcome {outcome}" + (f" ({meaning})" if meaning else "")
+
+
 def _failure_text(job: JobView, keys: Sequence[str], by_key: Mapping[str, Mapping[str, Any]]) -> str:
-    lines = [f"segops job {job.id} ended {job.state}:"]
+    failed = [by_key[k] for k in keys if by_key[k].get("state") != "done"]
+    outcomes = sorted({str(p["outcome"]) for p in failed if p.get("outcome")})
+    lines = [
+        f"segops job {job.id} ended {job.state}"
+        + (f" (outcome {', '.join(outcomes)})" if outcomes else "")
+        + ":"
+    ]
     for k in keys:
         p = by_key[k]
         if p.get("state") == "done":
             continue
-        line = f"- {k} ({p.get('interval')}): {p.get('state')}"
+        line = f"- {k} ({p.get('interval')}): {p.get('state')}{_outcome_text(p.get('outcome'))}"
         if p.get("druidTaskId"):
             line += f", Druid task {p['druidTaskId']} {p.get('druidState') or ''}".rstrip()
         line += f": {p.get('error') or 'no error recorded'}"
