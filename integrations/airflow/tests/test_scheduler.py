@@ -4,6 +4,7 @@ metadata DB. The DAGs (tests/scheduler_dags) are unpaused at creation and catch 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -14,18 +15,31 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import pytest
+from segops_test_support import daily_template
 
-from conftest import HERE, WORK, Segops, Sim, airflow_env, lineage_events, query
+from conftest import DATA_DIR, HERE, WORK, Segops, Sim, airflow_env, lineage_events, query, write_day
+from segops_airflow.hooks.segops import SegopsHook
+from segops_airflow.source_version import ASSET_EVENTS_PREFIX, asset_events_version
 
 T = TypeVar("T")
 HOME = WORK / "airflow-scheduler"
 DB = HOME / "airflow.db"
 LINEAGE = WORK / "lineage-scheduler.jsonl"
 PROCESSES = ("api-server", "scheduler", "dag-processor", "triggerer")
-EXPECTED_RUNS = {"segops_slow": 3, "segops_gate": 1, "segops_sched_retry": 1}
+EXPECTED_RUNS = {
+    "segops_slow": 3,
+    "segops_gate": 1,
+    "segops_sched_retry": 1,
+    "segops_cleared": 1,
+    "segops_upstream": 1,
+    "segops_consumer": 1,
+}
+CLEARED_DIR = Path(f"{DATA_DIR}-af_cleared")
+CONSUMER_DIR = Path(f"{DATA_DIR}-af_consumer")
 
 
 def free_port() -> int:
@@ -71,6 +85,9 @@ def airflow(migrated_db: Path) -> Iterator[dict[str, str]]:
         "AIRFLOW__TRIGGERER__DEFAULT_CAPACITY": "50",
     }
     airflow_bin = str(Path(sys.executable).with_name("airflow"))
+    write_day(CLEARED_DIR, "2026-03-05", 10)
+    write_day(CONSUMER_DIR, "2026-03-06", 12)
+    airflow_cli(env, "variables", "set", "af_cleared_version", "upstream-run-1")
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for name in PROCESSES:
@@ -93,6 +110,28 @@ def airflow(migrated_db: Path) -> Iterator[dict[str, str]]:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 print(f"{name} did not stop on SIGTERM within 30 s; killed")
+
+
+def airflow_cli(env: dict[str, str], *args: str) -> str:
+    """An `airflow …` command against the scheduler's metadata DB; its output."""
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("airflow")), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout
+
+
+def asset_event_extras(uri: str) -> list[dict[str, Any]]:
+    rows = query(
+        DB,
+        "select e.extra from asset_event e join asset a on a.id = e.asset_id where a.uri = ? order by e.id",
+        uri,
+    )
+    return [json.loads(extra) for (extra,) in rows]
 
 
 def dag_runs() -> list[tuple[str, str, str]]:
@@ -217,3 +256,100 @@ def test_the_scheduler_runs_the_dags_deferred_while_druid_works(
     assert "simulated crash after creating segops job" in task_log("segops_sched_retry", retry_run, 1)
     assert "already exists" in task_log("segops_sched_retry", retry_run, 2)
     assert [s["accepted"] for s in sim.submissions("af_sched_retry")] == [True]
+
+
+def _cleared(env: dict[str, str], run_id: str, try_number: int) -> None:
+    """Clears the segops_cleared task as a person does and waits until the scheduler has run it again."""
+    airflow_cli(
+        env, "tasks", "clear", "segops_cleared", "-t", "ingest", "-s", "2026-03-05", "-e", "2026-03-05", "-y"
+    )
+    poll(
+        f"segops_cleared try {try_number} to succeed",
+        lambda: task_instances("segops_cleared") == [(run_id, "success", try_number)],
+        timeout=120,
+        every=0.5,
+    )
+
+
+def test_a_cleared_task_reattaches_on_the_same_source_version_and_reingests_on_a_new_one(
+    airflow: dict[str, str], sim: Sim
+) -> None:
+    def first_run() -> list[tuple[str, str, int]] | None:
+        tis = task_instances("segops_cleared")
+        return tis if tis and tis[0][1] in ("success", "failed") else None
+
+    ((run_id, state, try_number),) = poll("the segops_cleared run", first_run, timeout=240, every=0.5)
+    assert (state, try_number) == ("success", 1)
+    (submitted,) = sim.submissions("af_cleared")
+    assert sim.rows("af_cleared") == 10
+    uri = f"druid://{sim.host}/af_cleared"
+    assert [e["source_version"] for e in asset_event_extras(uri)] == ["upstream-run-1"]
+
+    # Cleared with the same version (the file changed, the version says it did not): the task reattaches
+    # to the done job, submits nothing and emits no asset event for its declared outlet.
+    write_day(CLEARED_DIR, "2026-03-05", 16)
+    _cleared(airflow, run_id, 2)
+    assert sim.submissions("af_cleared") == [submitted]
+    assert sim.rows("af_cleared") == 10
+    assert len(asset_event_extras(uri)) == 1
+    log = task_log("segops_cleared", run_id, 2)
+    assert "was already done from the same source (source version upstream-run-1)" in log
+    assert xcom("segops_cleared", run_id, "return_value")["unchanged"] is True
+
+    # The upstream fixed the data and set the new version: cleared again, the day is ingested again.
+    airflow_cli(airflow, "variables", "set", "af_cleared_version", "upstream-run-2")
+    _cleared(airflow, run_id, 3)
+    submissions = sim.submissions("af_cleared")
+    assert len(submissions) == 2
+    assert submissions[1]["accepted"]
+    assert submissions[1]["id"] != submitted["id"]
+    assert sim.rows("af_cleared") == 16
+    assert [e["source_version"] for e in asset_event_extras(uri)] == ["upstream-run-1", "upstream-run-2"]
+    summary = xcom("segops_cleared", run_id, "return_value")
+    assert (summary["source_version"], summary["unchanged"]) == ("upstream-run-2", False)
+    assert summary["druid_task_ids"] == [submissions[1]["id"]]
+
+
+def test_a_run_triggered_by_an_asset_event_sends_the_events_digest(airflow: dict[str, str], sim: Sim) -> None:
+    def consumed() -> list[tuple[str, str, str]] | None:
+        runs = [r for r in dag_runs() if r[0] == "segops_consumer"]
+        return runs if runs and runs[0][2] in ("success", "failed") else None
+
+    ((_, run_id, state),) = poll("the segops_consumer run", consumed, timeout=240, every=0.5)
+    assert state == "success"
+    ((uri, name, timestamp, source_dag, source_run, source_task, source_map_index),) = query(
+        DB,
+        "select a.uri, a.name, e.timestamp, e.source_dag_id, e.source_run_id, e.source_task_id, "
+        "e.source_map_index from asset_event e join asset a on a.id = e.asset_id where a.name = ?",
+        "segops_test_upstream",
+    )
+    event = SimpleNamespace(
+        asset=SimpleNamespace(uri=uri, name=name),
+        timestamp=dt.datetime.fromisoformat(timestamp),
+        source_dag_id=source_dag,
+        source_run_id=source_run,
+        source_task_id=source_task,
+        source_map_index=source_map_index,
+        partition_key=None,
+    )
+    expected = asset_events_version([event])
+    assert expected is not None
+    assert expected.startswith(ASSET_EVENTS_PREFIX)
+    summary = xcom("segops_consumer", run_id, "return_value")
+    assert (summary["source_version"], summary["unchanged"]) == (expected, False)
+    (submitted,) = sim.submissions("af_consumer")
+    assert summary["druid_task_ids"] == [submitted["id"]]
+    assert sim.rows("af_consumer") == 12
+    # segops holds the partition at that version: asked again with it, the job is answered done as it is
+    # and nothing is submitted (another version, or none, would plan the partition anew).
+    job, created = SegopsHook().create(
+        "run",
+        {
+            "template": daily_template("af_consumer"),
+            "interval": "2026-03-06T00:00:00+00:00/2026-03-07T00:00:00+00:00",
+            "vars": {"dataDir": str(CONSUMER_DIR)},
+            "sourceVersion": expected,
+        },
+    )
+    assert (created, job["state"], job["id"]) == (False, "done", summary["job_id"])
+    assert sim.submissions("af_consumer") == [submitted]

@@ -66,6 +66,10 @@ def daily_template(datasource: str, *, slow_seconds: float | None = None) -> dic
     return template
 
 
+def produce() -> None:
+    """A task whose success is its outlets' asset events (an upstream producer)."""
+
+
 def source_version_of(variable: str) -> str:
     """A `source_version` template reading an Airflow Variable (blank when unset: none is sent)."""
     return "{{ var.value.get('" + variable + "', '') }}"

@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import datetime as dt
 
-from airflow.sdk import DAG
-from segops_test_support import DAILY, DATA_DIR, SIM_HOST, CrashAfterCreate, daily_template
+from airflow.providers.standard.operators.python import PythonOperator
+from airflow.sdk import DAG, Asset
+from segops_test_support import (
+    DAILY,
+    DATA_DIR,
+    SIM_HOST,
+    CrashAfterCreate,
+    daily_template,
+    produce,
+    source_version_of,
+)
 
 from segops_airflow.operators.segops import SegopsIngestOperator
 
@@ -68,4 +77,54 @@ with DAG(
         deferrable=True,
         retries=1,
         retry_delay=dt.timedelta(0),
+    )
+
+# A day whose source version is an Airflow Variable: the test clears the task (`airflow tasks clear`) with
+# the same version (it reattaches) and after changing it (it ingests again).
+with DAG(
+    "segops_cleared",
+    schedule=DAILY,
+    start_date=dt.datetime(2026, 3, 5, tzinfo=UTC),
+    end_date=dt.datetime(2026, 3, 5, tzinfo=UTC),
+    catchup=True,
+    tags=["segops-test"],
+):
+    SegopsIngestOperator(
+        task_id="ingest",
+        template=daily_template("af_cleared"),
+        vars={"dataDir": f"{DATA_DIR}-af_cleared"},
+        source_version=source_version_of("af_cleared_version"),
+        druid_host=SIM_HOST,
+        deferrable=True,
+        poll_timeout=20,
+    )
+
+# An upstream asset and a DAG scheduled on it: the consumer's default source version is the digest of the
+# asset event that triggered its run.
+UPSTREAM = Asset(name="segops_test_upstream", uri="file:///segops-test/upstream")
+with DAG(
+    "segops_upstream",
+    schedule=DAILY,
+    start_date=dt.datetime(2026, 3, 6, tzinfo=UTC),
+    end_date=dt.datetime(2026, 3, 6, tzinfo=UTC),
+    catchup=True,
+    tags=["segops-test"],
+):
+    PythonOperator(task_id="produce", python_callable=produce, outlets=[UPSTREAM])
+
+with DAG(
+    "segops_consumer",
+    schedule=[UPSTREAM],
+    start_date=dt.datetime(2026, 3, 6, tzinfo=UTC),
+    catchup=False,
+    tags=["segops-test"],
+):
+    SegopsIngestOperator(
+        task_id="ingest",
+        template=daily_template("af_consumer"),
+        interval="2026-03-06T00:00:00+00:00/2026-03-07T00:00:00+00:00",
+        vars={"dataDir": f"{DATA_DIR}-af_consumer"},
+        druid_host=SIM_HOST,
+        deferrable=True,
+        poll_timeout=20,
     )
