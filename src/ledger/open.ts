@@ -85,6 +85,21 @@ export function parseLedgerUrl(url: string, flag?: string): LedgerTarget {
   } catch {
     return fail(`malformed ledger URL ${hidden(url)}`);
   }
+  // The PostgreSQL driver percent-decodes these parts when it connects: a bad escape there would only
+  // surface then, as a bare "URI malformed". The password's escape is not quoted: it is part of it.
+  const parts = [
+    ["user name", parsed.username],
+    ["password", parsed.password],
+    ["host", parsed.hostname],
+    ["database name", parsed.pathname],
+  ] as const;
+  for (const [part, value] of parts) {
+    if (!percentDecodes(value)) {
+      fail(
+        `ledger URL ${hidden(url)}: the ${part} holds a malformed %-escape (% must start a UTF-8 byte as two hex digits; write a literal % as %25)`,
+      );
+    }
+  }
   const schemas = parsed.searchParams.getAll("schema");
   if (schemas.length > 1) fail(`ledger URL ${hidden(url)}: schema is given ${schemas.length} times`);
   const schema = schemas[0];
@@ -94,6 +109,15 @@ export function parseLedgerUrl(url: string, flag?: string): LedgerTarget {
     );
   }
   return { kind: "postgres" };
+}
+
+function percentDecodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
