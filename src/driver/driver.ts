@@ -79,6 +79,8 @@ export class Driver {
   readonly #jobIds: DriverOptions["jobIds"];
   readonly #observer: DriverObserver | undefined;
   readonly #inFlight = new Map<InFlight, { runner: Runner; settled: Promise<void> }>();
+  /** Tasks whose terminal state this driver committed (so `abandon` is not theirs). */
+  readonly #finishedHere = new WeakSet<InFlight>();
   #state: DriverState = "created";
   #wake = new AbortController();
   #failure: unknown;
@@ -258,6 +260,12 @@ export class Driver {
     }
   }
 
+  /** Whether a task with this id is in flight in this driver. */
+  #holds(id: string): boolean {
+    for (const held of this.#inFlight.keys()) if (held.row.id === id) return true;
+    return false;
+  }
+
   #dispatch(runner: Runner, row: TaskRow): void {
     // We re-claimed a task we still hold (our own lease lapsed, e.g. a stalled event loop): the older
     // copy's version is stale, so its writes would be refused anyway; stop its handler now.
@@ -268,6 +276,15 @@ export class Driver {
       .catch((error) => this.#fail(error))
       .finally(() => {
         this.#inFlight.delete(task);
+        // Not finished here (lost, handed back, waiting again): the runner drops what it holds for it,
+        // unless this driver has already claimed the task again.
+        if (!this.#finishedHere.delete(task) && runner.abandon && !this.#holds(row.id)) {
+          try {
+            runner.abandon(row.id);
+          } catch (error) {
+            this.#log.warn({ kind: runner.kind, taskId: row.id, error: reasonOf(error) }, "abandon failed");
+          }
+        }
         this.#wake.abort();
       });
     this.#inFlight.set(task, { runner, settled });
@@ -387,6 +404,7 @@ export class Driver {
       const done = row;
       this.#observe("committed", () => this.#observer?.committed?.(runner.kind, committed, done));
     }
+    if (row && isTerminal(row.state)) this.#finishedHere.add(task);
     if (row && isTerminal(row.state) && runner.onFinish) {
       try {
         await runner.onFinish(row);

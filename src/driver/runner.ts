@@ -46,6 +46,13 @@ export interface Runner {
   isPoison?(task: TaskRow, error: unknown): boolean;
   /** Runs after a terminal commit (done/failed/dead), only in the driver that won it. Must be idempotent. */
   onFinish?(task: TaskRow): Promise<void> | void;
+  /**
+   * The task left this driver without its terminal commit here: its lease was lost (another host took it
+   * over after a pause or a cut from the ledger), or it was handed back or put back to wait. Whatever the
+   * runner holds for it in this process (admission slots, a budget) must go, or this host would count work
+   * it no longer owns for good; a later claim of the task here takes it again. @default nothing held
+   */
+  abandon?(taskId: string): void;
   /** Per-cycle upkeep not tied to a task (e.g. refresh worker capacity); failures are logged. */
   onCycle?(): Promise<void> | void;
 }

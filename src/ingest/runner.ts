@@ -357,6 +357,8 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     onFinish: (task) => {
       options.admission?.untrack(task.id);
     },
+    // Taken over by another host, or handed back: its slots are no longer ours to count.
+    abandon: (taskId) => options.admission?.untrack(taskId),
     onCycle: () => options.admission?.refresh(),
   };
 }
