@@ -5,7 +5,7 @@ import { matchedRoutes } from "hono/route";
 import { streamSSE } from "hono/streaming";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
+import { canonicalJson, type JsonValue, tooDeepAt } from "../core/canonical-json.js";
 import type { Clock } from "../core/clock.js";
 import { bucketStart, increment, parseGranularityText } from "../core/granularity.js";
 import { parseInterval } from "../core/interval.js";
@@ -34,7 +34,15 @@ import { type EventFeed, hasEnded, type JobWaiters, jobProgress } from "./feed.j
 import type { LoadHistory } from "./load-history.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
-import { invalidRequest, type Problem, ProblemError, problem, problemFor } from "./problems.js";
+import {
+  bodyTooDeep,
+  invalidRequest,
+  MAX_BODY_DEPTH,
+  type Problem,
+  ProblemError,
+  problem,
+  problemFor,
+} from "./problems.js";
 import { honoPath, type RouteSpec } from "./routes.js";
 import * as S from "./schemas.js";
 import { segmentOpRoutes } from "./segment-ops.js";
@@ -334,6 +342,9 @@ async function readBody(c: Context, schema: z.ZodType, optional: boolean): Promi
       errors: [{ in: "body", path: "", message: "not valid JSON" }],
     });
   }
+  // Measured without recursion before zod (which recurses per level) or anything else walks it.
+  const deep = tooDeepAt(value, MAX_BODY_DEPTH);
+  if (deep) throw bodyTooDeep(deep);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw invalidRequest("body", parsed.error);
   return parsed.data;

@@ -102,6 +102,25 @@ export function invalidRequest(location: FieldLocation, error: z.ZodError): Prob
 }
 
 /**
+ * The deepest nesting a request body may have (the body itself is level 1). The deepest spec in Druid's
+ * own documentation and tests is 7 levels and a template sits one level down in a run or backfill
+ * request, so no real request comes near it; the validation after it recurses per level and must
+ * never meet a body deep enough to overflow the stack.
+ */
+export const MAX_BODY_DEPTH = 100;
+
+/** The problem a body nested deeper than {@link MAX_BODY_DEPTH} is, at the first place it is. */
+export function bodyTooDeep(path: readonly (string | number)[]): ProblemError {
+  const message = `nested deeper than ${MAX_BODY_DEPTH} levels`;
+  const where = path.map(String).join(".");
+  // The path is as long as the limit: shown clipped, so the answer stays small.
+  const shown = where.length > 120 ? `${where.slice(0, 80)}…${where.slice(-30)}` : where;
+  return new ProblemError("invalid-request", `body: ${message} at ${shown}`, {
+    errors: [{ in: "body", path: shown, message }],
+  });
+}
+
+/**
  * The problem for an error a handler let through. segops errors carry messages written for users; any
  * other error is a bug whose message may quote internals, so the client gets a generic 500.
  */
