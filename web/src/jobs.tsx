@@ -48,7 +48,10 @@ export function JobsView({ query }: { query: URLSearchParams }) {
     const params = new URLSearchParams();
     if (state) params.set("state", state);
     if (datasource) params.set("datasource", datasource);
-    history.replaceState(null, "", `#/jobs${params.size ? `?${params}` : ""}`);
+    // Only while the address still shows the job list: a navigation made just as the list renders (to a
+    // job, the timeline) must not be overwritten by it.
+    if (/^(#\/?(jobs)?(\?.*)?)?$/.test(location.hash))
+      history.replaceState(null, "", `#/jobs${params.size ? `?${params}` : ""}`);
     // A snapshot arrives before `ready`; it replaces the list, later `job` messages update it in place.
     let snapshot = new Map<string, DashboardJob>();
     let inSnapshot = true;
