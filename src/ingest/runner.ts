@@ -137,6 +137,7 @@ export interface IngestProgress {
     | "refused-empty"
     | "rolled-back"
     | "undo-timeout"
+    | "undo-failed"
     | null;
   /** What the interval served before this attempt (read with the baseline): what an undo restores. */
   liveBefore?: LiveData;

@@ -87,6 +87,7 @@ export const ingestProgressSchema = z.looseObject({
       "refused-empty",
       "rolled-back",
       "undo-timeout",
+      "undo-failed",
     ])
     .nullable()
     .optional(),

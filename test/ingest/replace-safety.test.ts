@@ -353,13 +353,27 @@ describe("the undo of a replace that failed its gates (steps/undo.ts)", () => {
     expect(error).toBeInstanceOf(TaskAbort);
     expect(state.marks).toEqual([`unused ${ours}`, "used 2026-01-01T00:00:00.000Z"]);
     expect((error as Error).message).toMatch(
-      /The replace was undone: our version 2026-01-08T10:00:30.000Z \(5 row\(s\) ingested\) is marked unused/,
+      /The replace was undone: our version 2026-01-08T10:00:30.000Z \(5 row\(s\) ingested\) is marked unused and .* serves version 2026-01-08T12:00:00.000Z, which another writer published after ours/,
     );
     expect(a.progress()).toMatchObject({
       outcome: "rolled-back",
       undo: { phase: "done", unmarked: [ours], killed: false },
       failures: [expect.objectContaining({ taskId: TASK_ID, failureClass: "data-gate" })],
     });
+  });
+
+  it("never calls the interval restored while a version neither ours nor the earlier one is live", async () => {
+    // Our task's lock waited past its run (its version outside its lifetime): it cannot be told apart.
+    const lateOurs = "2026-01-08T11:00:00.000Z";
+    const { state, client } = druid(["2026-01-01T00:00:00.000Z", lateOurs]);
+    const { a } = undoing();
+    const error = await rejects(undoReplace(a, io(client)));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(
+      /could not be undone: .* serves version 2026-01-08T11:00:00.000Z, neither ours \(none found\) nor the one live before/,
+    );
+    expect(state.marks).toEqual(["used 2026-01-01T00:00:00.000Z"]);
+    expect(a.progress()).toMatchObject({ outcome: "undo-failed", undo: { phase: "done" } });
   });
 
   it("resumes where it stopped: a crash after the unmark does not unmark again", async () => {

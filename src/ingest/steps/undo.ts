@@ -84,29 +84,41 @@ async function awaitRestored(a: Attempt, io: StepIO): Promise<void> {
   const live = liveTimeline(segments, a.interval).flatMap((piece) => piece.live);
   const waiting = live.filter((s) => !s.tombstone && !s.served).map((s) => `${s.id} not served`);
   const missing = [...restore].filter((v) => !segments.some((s) => s.version === v));
+  // A live version that is neither ours nor the one live before: a writer after ours, or a version of ours
+  // that could not be told apart. Nothing here may take it back; say so instead of calling it restored.
+  const foreign = [...new Set(live.filter((s) => !s.tombstone).map((s) => s.version))].filter(
+    (v) => !restore.has(v) && !ours.has(v),
+  );
+  // Newer than every version of ours: another writer published after us, and what it wrote stands.
+  const newest = [...ours].sort().at(-1);
+  const later = newest !== undefined && foreign.every((v) => v > newest);
+  if (stillOurs.length === 0 && foreign.length > 0 && !later) {
+    const message = `data gate failed after Druid published ${a.taskId}: ${undo.reason}. The replace could not be undone: ${a.payload.interval} serves version ${foreign.join(", ")}, neither ours (${[...ours].join(", ") || "none found"}) nor the one live before (${[...restore].join(", ") || "none"}); check it with \`segops audit ${ds} --interval ${a.payload.interval}\` and roll back with \`segops rollback\` if it is ours`;
+    await a.save({
+      outcome: "undo-failed",
+      undo: { ...undo, phase: "done" },
+      failures: [...(p.failures ?? []), gateFailure(a, undo.reason)],
+    });
+    a.note("undo-failed", message);
+    throw new TaskAbort(message);
+  }
   if (stillOurs.length === 0 && waiting.length === 0) {
     const now = liveDataOf(segments, a.interval);
     const killed = missing.length > 0;
-    const restored = killed
-      ? `the version live before (${missing.join(", ")}) is gone (killed), so ${a.payload.interval} now serves ${now.segments > 0 ? `version ${now.versions.join(", ")}` : "no data"}`
-      : restore.size === 0
-        ? `${a.payload.interval} held no data before and holds none now`
-        : `version ${[...restore].join(", ")} (${describeLive(p.liveBefore)}) is live and served again`;
+    const restored =
+      later && foreign.length > 0
+        ? `${a.payload.interval} serves version ${foreign.join(", ")}, which another writer published after ours`
+        : killed
+          ? `the version live before (${missing.join(", ")}) is gone (killed), so ${a.payload.interval} now serves ${now.segments > 0 ? `version ${now.versions.join(", ")}` : "no data"}`
+          : restore.size === 0
+            ? `${a.payload.interval} held no data before and holds none now`
+            : `version ${[...restore].join(", ")} (${describeLive(p.liveBefore)}) is live and served again`;
     const ingested = rowsIngestedOf(p.rowStats);
     const message = `data gate failed after Druid published ${a.taskId}: ${undo.reason}. The replace was undone: our version ${(undo.unmarked ?? []).join(", ") || "(none found)"}${ingested !== null ? ` (${ingested} row(s) ingested)` : ""} is marked unused and ${restored}. Fix the input and rerun (changed input is new work)`;
     await a.save({
       outcome: "rolled-back",
       undo: { ...undo, phase: "done", restoredAt: io.clock.now(), killed },
-      failures: [
-        ...(p.failures ?? []),
-        {
-          attempt: a.task.attempt,
-          taskId: a.taskId,
-          failureClass: "data-gate",
-          deterministic: true,
-          errorMsg: undo.reason,
-        },
-      ],
+      failures: [...(p.failures ?? []), gateFailure(a, undo.reason)],
     });
     a.note("rolled-back", message);
     throw new TaskAbort(message);
@@ -122,6 +134,17 @@ async function awaitRestored(a: Attempt, io: StepIO): Promise<void> {
     `undoing ${a.payload.interval}: waiting for ${stillOurs.length + waiting.length} segment(s)`,
     io.settings.tickMs,
   );
+}
+
+/** The attempt's failure as the poison rule and reports read it. */
+function gateFailure(a: Attempt, reason: string) {
+  return {
+    attempt: a.task.attempt,
+    taskId: a.taskId,
+    failureClass: "data-gate",
+    deterministic: true,
+    errorMsg: reason,
+  };
 }
 
 function describeLive(live: IngestProgress["liveBefore"]): string {
