@@ -17,9 +17,12 @@ export {
   inspectKill,
   KILL_KIND,
   type KillFacts,
+  type KillLedger,
   type KillPayload,
   type KillRequest,
   planKill,
+  type UnfinishedRollback,
+  unfinishedRollbacks,
 } from "./kill/plan.js";
 export { rollbackKind } from "./rollback/kind.js";
 export {

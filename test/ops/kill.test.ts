@@ -58,8 +58,8 @@ async function backfill(dataDir: string, specVersion: string) {
 }
 
 /** Three days written twice: the first version's segments end up unused (overshadowed). */
-async function replacedTwice() {
-  sim = await startSim({ timeScale: 100, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
+async function replacedTwice(options: Parameters<typeof startSim>[0] = {}) {
+  sim = await startSim({ timeScale: 100, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9, ...options });
   client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
   store = await openStore("sqlite::memory:");
   await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 4 }), "1");
@@ -87,7 +87,9 @@ describe("segops kill on the emulator", () => {
     const plan = planKill(await inspectKill(c, request({ batchSize: 2 }), (sim as SimHandle).engine.now));
     // The plan alone (what a dry run shows) names every segment and changes nothing.
     expect(plan.batches.flatMap((b) => b.segmentIds).sort()).toEqual(unusedBefore);
-    expect(plan.batches.map((b) => b.segmentIds.length)).toEqual([2, 1]);
+    // One partition per time chunk (each keyed like the chunk's ingestion), however big the batch size.
+    expect(plan.batches.map((b) => b.segmentIds.length)).toEqual([1, 1, 1]);
+    expect(plan.tasks.map((t) => t.exclusionKey)).toEqual(plan.batches.map((b) => `${DS}|${b.interval}`));
     expect((await c.unusedSegments(DS, RANGE)).length).toBe(3);
     await (store as Store).createJob(plan.job, plan.tasks);
     const r = await runJob({
@@ -102,7 +104,7 @@ describe("segops kill on the emulator", () => {
     expect((await c.metadataSegments(DS, [RANGE])).map(segmentId).sort()).toEqual(usedBefore);
     expect((await c.servedSegments(DS)).sort()).toEqual(servedBefore);
     const kills = (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_"));
-    expect(kills.filter((s) => s.accepted)).toHaveLength(2);
+    expect(kills.filter((s) => s.accepted)).toHaveLength(3);
     // The same job again: every partition is done, nothing is submitted.
     const again = await runJob({
       store: store as Store,
@@ -114,7 +116,7 @@ describe("segops kill on the emulator", () => {
     expect(again.job.state).toBe("done");
     expect(
       (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_")),
-    ).toHaveLength(2);
+    ).toHaveLength(3);
   });
 
   it("narrows by version and retention, and refuses chunks whose live version is not served", async () => {
@@ -242,6 +244,83 @@ describe("segops kill on the emulator", () => {
     expect((await ledger.listJobs({ kind: "kill" })).map((j) => j.state)).toEqual(["done"]);
     await ledger.close();
   }, 120_000);
+});
+
+describe("segops kill beside a rollback of the same chunk", () => {
+  const DAY = "2026-06-01/2026-06-02";
+  const DAY_ISO = "2026-06-01T00:00:00.000Z/2026-06-02T00:00:00.000Z";
+  const unusedOfDay = async () =>
+    (await (client as DruidClient).unusedSegments(DS, DAY)).map((u) => segmentId(u.segment)).sort();
+
+  it("refuses a chunk left with no used version by a rollback stuck between its marks; the rollback then finishes", async () => {
+    // The CLI measures unused-since on its own clock: the emulator's runs at the same pace here.
+    await replacedTwice({
+      timeScale: 1,
+      baseDurationMs: 300,
+      perRowMs: 0,
+      handoffDelayMs: 300,
+      unusedDelayMs: 500,
+    });
+    const c = client as DruidClient;
+    const s = sim as SimHandle;
+    const v1 = (await c.unusedSegments(DS, DAY))[0]?.segment.version as string;
+    const ledger = `sqlite:${join(mkdtempSync(join(tmpdir(), "segops-kill-rb-")), "ledger.db")}`;
+    const common = ["--druid", s.url, "--ledger", ledger, "--tick", "50", "--lease", "3000", "--json"];
+    // Druid answers 500 to markUsed for now: the rollback marks the newer version unused and stops there.
+    s.setFaults([{ path: `/druid/indexer/v1/datasources/${DS}/markUsed`, kind: "status", status: 500 }]);
+    const rollback = runCli(["rollback", DS, "--interval", DAY, "--to-version", v1, ...common]);
+    await until(
+      "the day has no used segment",
+      async () => (await c.metadataSegments(DS, [DAY])).length === 0,
+      {
+        timeoutMs: 60_000,
+        whileRunning: rollback,
+      },
+    );
+    const doomed = await unusedOfDay();
+    expect(doomed).toHaveLength(2);
+    const kill = await runCli(["kill", DS, "--interval", DAY, "--yes", ...common]).done;
+    expect(kill.code, kill.stderr).toBe(2);
+    expect(kill.stderr).toContain(`cannot kill in ${DAY_ISO}: no version of it is used`);
+    expect(await unusedOfDay()).toEqual(doomed);
+    expect(s.stats().submissions.filter((x) => x.id?.startsWith("segops_kill_"))).toEqual([]);
+    s.setFaults([]);
+    const rolledBack = await rollback.done;
+    expect(rolledBack.code, rolledBack.stderr).toBe(0);
+    expect((await c.metadataSegments(DS, [DAY])).map((x) => x.version)).toEqual([v1]);
+  }, 120_000);
+
+  it("a kill planned before a rollback emptied the chunk refuses at submit, deleting nothing", async () => {
+    await replacedTwice();
+    const c = client as DruidClient;
+    const plan = planKill(
+      await inspectKill(c, request({ interval: parseInterval(DAY) }), (sim as SimHandle).engine.now),
+    );
+    expect(plan.tasks).toHaveLength(1);
+    const doomed = await unusedOfDay();
+    // Another ledger's rollback marks the live version unused after the plan was made.
+    await c.markSegments(DS, "unused", { interval: DAY });
+    await until(
+      "the day has no used segment",
+      async () => (await c.metadataSegments(DS, [DAY])).length === 0,
+    );
+    await (store as Store).createJob(plan.job, plan.tasks);
+    const r = await runJob({
+      store: store as Store,
+      client: c,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+    });
+    expect(r.job.state).toBe("failed");
+    const [task] = await (store as Store).listTasks(plan.job.id);
+    expect(task?.lastError).toMatch(/refused to kill in .*: no version of it is used any more/);
+    expect((await unusedOfDay()).length).toBeGreaterThanOrEqual(doomed.length);
+    expect(await unusedOfDay()).toEqual(expect.arrayContaining(doomed));
+    expect((sim as SimHandle).stats().submissions.filter((x) => x.id?.startsWith("segops_kill_"))).toEqual(
+      [],
+    );
+  });
 });
 
 describe("killSlotBudget", () => {

@@ -6,16 +6,23 @@ import { datasourcePart } from "../../core/task-id.js";
 import type { DruidClient, UnusedSegment } from "../../druid/client.js";
 import type { ClusterBinding } from "../../druid/cluster.js";
 import type { DataSegment } from "../../druid/types.js";
+import { chunkExclusionKey } from "../../ingest/plan.js";
 import { segmentId } from "../../ingest/segments.js";
-import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
+import type { Store } from "../../ledger/store.js";
+import type { JsonObject, NewJob, NewTask, TaskRow } from "../../ledger/types.js";
+import { ROLLBACK_KIND } from "../rollback/plan.js";
 
 /**
  * Deleting unused segments for good (`segops kill`): only segments that are unused and were marked unused
  * long enough ago, optionally only some versions. Kill tasks that take every slot (apache/druid #14769,
  * #16247) and kills of data still needed (#8853) are what goes wrong by hand, so: the plan names every
  * segment before anything runs (a dry run shows it), a chunk whose live version is not fully served is
- * refused (its predecessor may still be the way back), tasks are capped like any other work, and each kill
- * task only deletes what was unused when planned (`maxUsedStatusLastUpdatedTime`).
+ * refused (its predecessor may still be the way back), a chunk with no used version at all is refused unless
+ * the versions are named (that is a rollback between its two marks, or a crash there: the unused versions are
+ * the only copies), a chunk an unfinished rollback of the same ledger works on is refused, tasks are capped
+ * like any other work, and each kill task only deletes what was unused when planned
+ * (`maxUsedStatusLastUpdatedTime`). Each kill partition covers one time chunk and carries the chunk's
+ * exclusion key, so a kill never runs beside an ingestion, compaction or rollback of that chunk.
  */
 
 export const KILL_KIND = "kill";
@@ -40,12 +47,61 @@ export interface KillFacts {
   unused: UnusedSegment[];
   /** Ids of segments Historicals serve. */
   served: string[];
+  /** Rollback partitions of the same ledger not finished over the interval (when a ledger was read). */
+  rollbacks?: UnfinishedRollback[];
+}
+
+/** A rollback partition that has not restored its chunk yet: nothing else may touch the chunk. */
+export interface UnfinishedRollback {
+  taskId: string;
+  interval: string;
+  state: string;
+  step: string | null;
+}
+
+/** The ledger reads `inspectKill` needs (a `Store` satisfies it). */
+export type KillLedger = Pick<Store, "listJobs" | "listTasks">;
+
+/**
+ * The rollback partitions of `datasource` over `interval` that are unfinished: not ended yet (new,
+ * running, suspended), or ended without being done after marking the newer versions unused and before
+ * marking the target used (step `mark`), which leaves the chunk with no used version until it is finished.
+ */
+export async function unfinishedRollbacks(
+  ledger: KillLedger,
+  datasource: string,
+  interval: Interval,
+): Promise<UnfinishedRollback[]> {
+  const jobs = [
+    ...(await ledger.listJobs({ kind: ROLLBACK_KIND, state: "open", limit: 1000 })),
+    ...(await ledger.listJobs({ kind: ROLLBACK_KIND, state: "failed", limit: 1000 })),
+  ].filter((j) => j.options.datasource === datasource);
+  const out: UnfinishedRollback[] = [];
+  for (const job of jobs) {
+    for (const task of await ledger.listTasks(job.id)) {
+      const chunk = rollbackChunk(task);
+      if (chunk === null || !overlaps(parseInterval(chunk), interval)) continue;
+      const step = typeof task.progress.step === "string" ? task.progress.step : null;
+      const open = task.state === "new" || task.state === "running" || task.state === "suspended";
+      // A rollback that stopped because newer data was published since its plan left that data live.
+      const stopped = typeof task.progress.stopped === "string";
+      if (open || (task.state !== "done" && step === "mark" && !stopped))
+        out.push({ taskId: task.id, interval: chunk, state: task.state, step });
+    }
+  }
+  return out;
+}
+
+function rollbackChunk(task: TaskRow): string | null {
+  const interval = task.payload.interval;
+  return task.kind === ROLLBACK_KIND && typeof interval === "string" ? interval : null;
 }
 
 export interface KillPayload {
   datasource: string;
-  /** The batch's interval (its segments' span); the kill task's `interval`. */
+  /** The batch's time chunk (its segments' interval); the kill task's `interval`. */
   interval: string;
+  /** The versions the user named (null: every unused version, allowed only over a chunk with a used one). */
   versions: string[] | null;
   /** Segments marked unused no later than this (ms) are deleted: the plan's cut-off, ISO in the task. */
   maxUsedStatusLastUpdatedTime: number;
@@ -55,21 +111,30 @@ export interface KillPayload {
   taskId: string;
 }
 
+/**
+ * Reads what the plan needs from Druid and, given the ledger the kill will run in, the rollbacks of the
+ * interval it has not finished.
+ */
 export async function inspectKill(
   client: DruidClient,
   request: KillRequest,
   now: number,
+  ledger?: KillLedger,
 ): Promise<KillFacts> {
   const text = formatInterval(request.interval);
-  const [used, unused, served] = await Promise.all([
+  const [used, unused, served, rollbacks] = await Promise.all([
     client.metadataSegments(request.datasource, [text]),
     client.unusedSegments(request.datasource, text),
     client.servedSegments(request.datasource),
+    ledger ? unfinishedRollbacks(ledger, request.datasource, request.interval) : undefined,
   ]);
-  return { request, now, used, unused, served };
+  return { request, now, used, unused, served, ...(rollbacks ? { rollbacks } : {}) };
 }
 
-/** Plans the kill (pure): which segments go, in batches of chunks; refuses what must not be killed. */
+const listed = (items: readonly string[]) =>
+  `${items.slice(0, 5).join(", ")}${items.length > 5 ? `, … (${items.length})` : ""}`;
+
+/** Plans the kill (pure): which segments go, in batches of one chunk each; refuses what must not be killed. */
 export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; batches: KillPayload[] } {
   const { request } = facts;
   const ds = request.datasource;
@@ -87,13 +152,46 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
     .sort((a, b) =>
       a.segment.interval < b.segment.interval ? -1 : a.segment.interval > b.segment.interval ? 1 : 0,
     );
+  // Each chunk is one or more partitions of its own (keyed like its ingestion), so the checks are per chunk.
+  const chunks = new Map<string, UnusedSegment[]>();
+  for (const u of doomed) {
+    const key = formatInterval(parseInterval(u.segment.interval));
+    chunks.set(key, [...(chunks.get(key) ?? []), u]);
+  }
+  // A rollback of the chunk still under way (or stopped between its marks) must finish first: the unused
+  // versions may be exactly what it restores.
+  const rollingBack = (facts.rollbacks ?? []).filter((r) =>
+    [...chunks.keys()].some((c) => overlaps(parseInterval(c), parseInterval(r.interval))),
+  );
+  if (rollingBack.length > 0) {
+    const intervals = [...new Set(rollingBack.map((r) => r.interval))].sort();
+    throw new UsageError(
+      `cannot kill in ${listed(intervals)}: a rollback of it is not finished (${listed(rollingBack.map((r) => `${r.taskId} ${r.state}${r.step ? ` at ${r.step}` : ""}`))}); finish it first (segops resume JOB) and run again`,
+      { path: "interval", intervals, rollbacks: rollingBack.map((r) => r.taskId) },
+    );
+  }
+  // A chunk with no used version at all serves nothing: its unused versions are its only copies (a rollback
+  // between marking the newer version unused and the target used again, or a crash there). Only versions
+  // the user names may go then.
+  const usedOver = (chunk: Interval) => facts.used.filter((s) => overlaps(parseInterval(s.interval), chunk));
+  if (!request.versions) {
+    const bare = [...chunks.keys()].filter((c) => usedOver(parseInterval(c)).length === 0);
+    if (bare.length > 0) {
+      const versions = [
+        ...new Set(bare.flatMap((c) => (chunks.get(c) ?? []).map((u) => u.segment.version))),
+      ].sort();
+      throw new UsageError(
+        `cannot kill in ${listed(bare)}: no version of it is used, so its unused versions (${listed(versions)}) are its only copies (a rollback between its marks leaves a chunk so); finish the rollback, or name the versions to delete with --version V`,
+        { path: "interval", intervals: bare, versions },
+      );
+    }
+  }
   // The live data over each chunk being cleaned must be served: until it is, an older version may be the
   // only way back (segops rollback), and that is what a kill removes.
   const served = new Set(facts.served);
   const notServed: string[] = [];
-  for (const u of doomed) {
-    const chunk = parseInterval(u.segment.interval);
-    const live = facts.used.filter((s) => overlaps(parseInterval(s.interval), chunk));
+  for (const c of chunks.keys()) {
+    const live = usedOver(parseInterval(c));
     const newest = live
       .map((s) => s.version)
       .sort()
@@ -126,19 +224,24 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
     .slice(0, 10);
   const jobId = `kill_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hash}`;
   const batches: KillPayload[] = [];
-  for (let i = 0; i < doomed.length; i += batchSize) {
-    const batch = doomed.slice(i, i + batchSize).map((u) => u.segment);
-    const spans = batch.map((s) => parseInterval(s.interval));
-    const span = { start: Math.min(...spans.map((x) => x.start)), end: Math.max(...spans.map((x) => x.end)) };
-    batches.push({
-      datasource: ds,
-      interval: formatInterval(span),
-      versions: request.versions ? [...request.versions] : null,
-      maxUsedStatusLastUpdatedTime: cutoff,
-      segmentIds: batch.map(segmentId).sort(),
-      bytes: batch.reduce((n, s) => n + (s.size ?? 0), 0),
-      taskId: `segops_kill_${datasourcePart(ds)}_${intervalSlug(span)}_${hash}`,
-    });
+  const names: string[] = [];
+  for (const [chunk, segments] of chunks) {
+    const slug = intervalSlug(parseInterval(chunk));
+    for (let i = 0; i < segments.length; i += batchSize) {
+      const batch = segments.slice(i, i + batchSize).map((u) => u.segment);
+      // A chunk with more segments than a batch holds is several partitions: the later ones numbered.
+      const part = i === 0 ? "" : `_${i / batchSize}`;
+      names.push(`${slug}${part}`);
+      batches.push({
+        datasource: ds,
+        interval: chunk,
+        versions: request.versions ? [...request.versions] : null,
+        maxUsedStatusLastUpdatedTime: cutoff,
+        segmentIds: batch.map(segmentId).sort(),
+        bytes: batch.reduce((n, s) => n + (s.size ?? 0), 0),
+        taskId: `segops_kill_${datasourcePart(ds)}_${slug}_${hash}${part}`,
+      });
+    }
   }
   return {
     job: {
@@ -154,11 +257,12 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
         ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
       },
     },
-    tasks: batches.map((b) => ({
-      id: `${jobId}/${intervalSlug(parseInterval(b.interval))}`,
+    tasks: batches.map((b, i) => ({
+      id: `${jobId}/${names[i]}`,
       kind: KILL_KIND,
       payload: b as unknown as JsonObject,
-      exclusionKey: `${ds}|kill|${b.interval}`,
+      // The chunk's key: never beside an ingestion, compaction or rollback of the same chunk.
+      exclusionKey: chunkExclusionKey(ds, b.interval),
     })),
     batches,
   };

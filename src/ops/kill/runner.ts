@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULTS } from "../../core/defaults.js";
+import { overlaps, parseInterval } from "../../core/interval.js";
 import { decodedForHandler, type KindEncoding } from "../../driver/kind.js";
 import type { Runner, TaskContext } from "../../driver/runner.js";
 import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../driver/signals.js";
@@ -67,6 +68,18 @@ export function killRunner(services: DruidServices): Runner {
         throw new TaskDefer("waiting for a free worker slot", tickMs);
       }
       try {
+        if (payload.versions === null) {
+          // Checked again just before the kill: a rollback (of another ledger, or one that started after the
+          // plan) may since have left the chunk with no used version, its unused versions its only copies.
+          const used = await client.metadataSegments(payload.datasource, [payload.interval], {
+            signal: ctx.signal,
+          });
+          const chunk = parseInterval(payload.interval);
+          if (!used.some((s) => overlaps(parseInterval(s.interval), chunk)))
+            throw new TaskAbort(
+              `refused to kill in ${payload.interval}: no version of it is used any more (a rollback between its marks?), so its unused versions are its only copies; finish the rollback, or name the versions with --version V`,
+            );
+        }
         await client.submitTask(
           {
             type: "kill",
