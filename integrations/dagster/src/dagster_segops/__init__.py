@@ -11,6 +11,7 @@ from .asset import (
     CHECK_ROW_QUALITY,
     SegopsAssetConfig,
     segops_partitioned_asset,
+    upstream_source_version,
 )
 from .client import JobView, SegopsApiError, SegopsClient
 from .granularity import GranularityMismatch, granularity_for_windows
@@ -30,4 +31,5 @@ __all__ = [
     "SegopsResource",
     "granularity_for_windows",
     "segops_partitioned_asset",
+    "upstream_source_version",
 ]

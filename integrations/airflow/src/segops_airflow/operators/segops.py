@@ -65,7 +65,7 @@ OUTCOMES = {
 FINAL_ON_SAME_INPUT = frozenset(OUTCOMES)
 #: The task state key that says an asset event is owed for a job (work started, not yet reported).
 PENDING_EVENT_KEY = "segops_asset_event_owed"
-#: How often a task that found its job running asks segops again once it ended (see `_confirm`).
+#: How often a task that found its job running asks segops again once it ended (see `_ended`).
 MAX_CONFIRMATIONS = 3
 
 
