@@ -28,11 +28,13 @@ export { rollbackKind } from "./rollback/kind.js";
 export {
   chunkRestored,
   inspectRollback,
+  newerPublished,
   planRollback,
   ROLLBACK_KIND,
   type RollbackFacts,
   type RollbackPayload,
   type RollbackRequest,
+  unplannedNewer,
 } from "./rollback/plan.js";
 export {
   compactionSlotBudget,

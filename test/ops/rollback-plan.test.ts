@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseInterval } from "../../src/core/interval.js";
 import type { DataSegment } from "../../src/druid/types.js";
-import { planRollback, type RollbackFacts } from "../../src/ops/index.js";
+import { newerPublished, planRollback, type RollbackFacts, unplannedNewer } from "../../src/ops/index.js";
 
 /** The rollback planner's refusals and choices (pure: facts in, plan or a named refusal out). */
 
@@ -90,5 +90,25 @@ describe("planRollback", () => {
     const c = planRollback(facts([seg(D1, "v2")], [seg(D1, "v1")], { version: "v1" }));
     expect(b.job.id).toBe(c.job.id);
     expect(b.job.id).toMatch(/^rollback_ds_/);
+  });
+});
+
+describe("unplannedNewer", () => {
+  const payload = {
+    datasource: "ds",
+    interval: D1,
+    toVersion: "v1",
+    segmentIds: ["x"],
+    newerVersions: ["v2"],
+  };
+
+  it("names the used versions newer than the target that the plan did not, in the chunk only", () => {
+    expect(unplannedNewer(payload, [seg(D1, "v1"), seg(D1, "v2")])).toEqual([]);
+    expect(unplannedNewer(payload, [seg(D1, "v2"), seg(D1, "v3"), seg(D2, "v4"), seg(D1, "v0")])).toEqual([
+      "v3",
+    ]);
+    expect(newerPublished(payload, ["v3"])).toMatch(
+      /^a newer version v3 was published after the rollback was planned: roll back again if that is what you want/,
+    );
   });
 });

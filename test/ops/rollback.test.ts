@@ -182,6 +182,87 @@ describe("segops rollback on the emulator", () => {
     expect(await c.unusedSegments(DS, "2026-05-01/2026-05-04")).toEqual([]);
   });
 
+  it("marks unused only the versions it planned: a newer version published while it retries stops it, still served", async () => {
+    const { versionsA } = await badReplace();
+    const c = client as DruidClient;
+    const day = "2026-05-02/2026-05-03";
+    const plan = planRollback(
+      await inspectRollback(c, {
+        datasource: DS,
+        interval: parseInterval(day),
+        target: { version: versionsA["2026-05-02"] as string },
+        cluster: clusterOf(c),
+      }),
+    );
+    expect(plan.chunks).toHaveLength(1);
+    const planned = plan.chunks[0]?.newerVersions ?? [];
+    // Another writer's ingestion of the day, in its own ledger.
+    const fresh = async (): Promise<string> => {
+      const other = await openStore("sqlite::memory:");
+      try {
+        const job = planIngestJob({
+          kind: "run",
+          template: { kind: "task", value: dailyTemplate({ datasource: DS }) },
+          templateName: "daily.json",
+          range: parseInterval(day),
+          vars: { dataDir: writeDailyDataset({ from: "2026-05-02", days: 1, rowsPerDay: 5 }) },
+          specVersion: "3",
+          cluster: clusterOf(c),
+        });
+        await other.createJob(job.job, job.tasks);
+        const r = await runJob({
+          store: other,
+          client: c,
+          clock: systemClock,
+          jobId: job.job.id,
+          tickMs: 20,
+        });
+        expect(r.job.state).toBe("done");
+      } finally {
+        await other.close();
+      }
+      return (await versionsByDay())["2026-05-02"] as string;
+    };
+    // The rollback's first markUnused fails (as Druid's 500s did); a newer version is published meanwhile.
+    let v3: string | null = null;
+    const flaky = new Proxy(c, {
+      get(target, prop) {
+        if (prop === "markSegments")
+          return async (...args: Parameters<DruidClient["markSegments"]>) => {
+            if (args[1] === "unused" && v3 === null) {
+              v3 = await fresh();
+              throw new Error("Druid answered 500 (simulated)");
+            }
+            return target.markSegments(...args);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await (store as Store).createJob(plan.job, plan.tasks);
+    const result = await runJob({
+      store: store as Store,
+      client: flaky,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      retryBaseMs: 20,
+    });
+    expect(v3).not.toBeNull();
+    expect(planned).not.toContain(v3);
+    expect(result.job.state).toBe("failed");
+    const [task] = await (store as Store).listTasks(plan.job.id);
+    expect(task?.state).toBe("failed");
+    expect(task?.lastError).toContain(
+      `a newer version ${v3} was published after the rollback was planned: roll back again if that is what you want`,
+    );
+    expect(task?.progress.stopped).toEqual(expect.any(String));
+    // The new data is still the live, served version of the day; nothing of it was marked unused.
+    expect((await liveRows())["2026-05-02"]).toEqual({ version: v3, rows: 5 });
+    const unused = await c.unusedSegments(DS, day);
+    expect(unused.some((u) => u.segment.version === v3)).toBe(false);
+  });
+
   it("a rollback SIGKILLed while the old version loads finishes when the same command runs again; --dry-run changes nothing", async () => {
     const { versionsA, before } = await badReplace();
     const c = client as DruidClient;

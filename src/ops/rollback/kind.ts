@@ -34,6 +34,8 @@ export const rollbackKind: KindOfWork<DruidServices, RollbackFacts> = {
       rowStats: null,
       parseErrors: [],
       failures: [],
+      // Stopped because newer data appeared during it: that data is live, not the rollback's.
+      outcome: p.stopped ? "superseded" : null,
     };
   },
   // Segment marks are metadata updates, not Druid tasks: nothing to shut down.

@@ -228,3 +228,29 @@ export function chunkRestored(
     .map((s) => toTimelineSegment(s, served).id);
   return { restored: waitingFor.length === 0 && stillUsedNewer.length === 0, waitingFor, stillUsedNewer };
 }
+
+/**
+ * Used versions newer than the target in the chunk that the plan did not name (pure): published after the
+ * rollback was planned, so not the rollback's to hide.
+ */
+export function unplannedNewer(payload: RollbackPayload, used: readonly DataSegment[]): string[] {
+  const chunk = parseInterval(payload.interval);
+  const planned = new Set(payload.newerVersions);
+  return [
+    ...new Set(
+      used
+        .filter((s) => s.version > payload.toVersion && overlaps(parseInterval(s.interval), chunk))
+        .map((s) => s.version)
+        .filter((v) => !planned.has(v)),
+    ),
+  ].sort();
+}
+
+/** Why a rollback stopped when newer data appeared during it (the plan's versions are in the message). */
+export function newerPublished(payload: RollbackPayload, versions: readonly string[]): string {
+  const which =
+    versions.length === 1
+      ? `a newer version ${versions[0]} was`
+      : `newer versions ${versions.join(", ")} were`;
+  return `${which} published after the rollback was planned: roll back again if that is what you want (${payload.interval}: planned ${payload.newerVersions.join(", ") || "nothing"} unused and ${payload.toVersion} used; ${versions.length === 1 ? "it was" : "they were"} left as they are)`;
+}

@@ -5,11 +5,18 @@ import { decodedForHandler, type KindEncoding } from "../../driver/kind.js";
 import type { Runner, TaskContext } from "../../driver/runner.js";
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
+import type { DataSegment } from "../../druid/types.js";
 import { auditTimeline } from "../../ingest/audit.js";
 import type { DruidServices } from "../../ingest/kind.js";
-import { servedIdsIn, toTimelineSegment } from "../../ingest/segments.js";
+import { segmentId, servedIdsIn, toTimelineSegment } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
-import { chunkRestored, ROLLBACK_KIND, type RollbackPayload } from "./plan.js";
+import {
+  chunkRestored,
+  newerPublished,
+  ROLLBACK_KIND,
+  type RollbackPayload,
+  unplannedNewer,
+} from "./plan.js";
 
 /**
  * One chunk's rollback as steps, each safe to repeat after a crash (every Druid call is idempotent: a
@@ -33,6 +40,8 @@ export const rollbackProgressSchema = z.looseObject({
   servedAt: z.number().optional(),
   waitingFor: z.array(z.string()).optional(),
   audit: z.looseObject({ ok: z.boolean(), liveVersions: z.array(z.string()) }).optional(),
+  /** Why the rollback stopped short: newer data was published after it was planned. */
+  stopped: z.string().optional(),
 });
 export type RollbackProgress = z.infer<typeof rollbackProgressSchema>;
 
@@ -56,22 +65,43 @@ export function rollbackRunner(services: DruidServices): Runner {
       if (!row) throw new TaskAbort("canceled or taken over while rolling back");
       p = { ...p, ...patch };
     };
+    // The chunk re-read before each mark: only the versions planned are marked unused, and a version
+    // newer than the target that the plan did not name (an ingestion published it since) stops the
+    // rollback, which would otherwise hide new data and report done.
+    const stopOnUnplanned = async (used: readonly DataSegment[]) => {
+      const unplanned = unplannedNewer(payload, used);
+      if (unplanned.length === 0) return;
+      const message = newerPublished(payload, unplanned);
+      // Recorded, so the chunk is not taken for one a rollback left between its marks: newer data is live.
+      await save({ stopped: message });
+      throw new TaskAbort(message);
+    };
     if ((p.step ?? "unmark") === "unmark") {
-      // Newer versions used now (an ingestion may have landed since planning), marked unused.
-      const used = await client.metadataSegments(ds, [payload.interval], { signal: ctx.signal });
-      const newer = [...new Set(used.filter((s) => s.version > payload.toVersion).map((s) => s.version))];
+      const [used, unused] = await Promise.all([
+        client.metadataSegments(ds, [payload.interval], { signal: ctx.signal }),
+        client.unusedSegments(ds, payload.interval, { signal: ctx.signal }),
+      ]);
+      await stopOnUnplanned(used);
+      // The target must still exist (used or unused): a kill since the plan would leave nothing to restore.
+      const present = new Set([...used.map(segmentId), ...unused.map((u) => segmentId(u.segment))]);
+      const gone = payload.segmentIds.filter((id) => !present.has(id));
+      if (gone.length > 0)
+        throw new TaskAbort(
+          `version ${payload.toVersion} of ${payload.interval} lost ${gone.length} segment(s) since the rollback was planned (killed?): ${gone.slice(0, 3).join(", ")}; nothing was changed`,
+        );
       const unmarked =
-        newer.length === 0
+        payload.newerVersions.length === 0
           ? 0
           : await client.markSegments(
               ds,
               "unused",
-              { interval: payload.interval, versions: newer },
+              { interval: payload.interval, versions: payload.newerVersions },
               { signal: ctx.signal },
             );
       await save({ step: "mark", unmarked });
     }
     if (p.step === "mark") {
+      await stopOnUnplanned(await client.metadataSegments(ds, [payload.interval], { signal: ctx.signal }));
       const marked = await client.markSegments(
         ds,
         "used",
@@ -87,6 +117,7 @@ export function rollbackRunner(services: DruidServices): Runner {
         client.metadataSegments(ds, [payload.interval], { signal: ctx.signal }),
         servedIdsIn(client, ds, payload.interval, { signal: ctx.signal }),
       ]);
+      await stopOnUnplanned(used);
       const check = chunkRestored(payload, used, served);
       if (check.stillUsedNewer.length > 0) {
         throw new TaskAbort(
