@@ -28,7 +28,7 @@ import { adoptSources } from "../jobs/rerun.js";
 import { fileSystemProbe } from "../jobs/source-probe.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
-import { sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
+import { endSession, sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
 import { dashboardRoutes } from "./dashboard-api.js";
 import { type EventFeed, hasEnded, type JobWaiters, jobProgress } from "./feed.js";
 import type { LoadHistory } from "./load-history.js";
@@ -112,6 +112,8 @@ export interface Route {
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+/** The dashboard's logout route (in dashboard-api.ts): the session it carries ends here first. */
+const LOGOUT_PATH = "/api/v1/logout";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 function iso(ms: number): string {
@@ -211,6 +213,17 @@ export function buildApp(deps: ApiDeps): { app: Hono; routes: RouteSpec[] } {
     return problemResponse(c, p);
   });
   app.notFound((c) => problemResponse(c, problem("not-found", `no route ${c.req.method} ${c.req.path}`)));
+
+  // Logging out ends the session on the server, not only in the browser (which may keep or have leaked
+  // the cookie): its id is refused from now on. Runs before the logout route, which clears the cookie.
+  if (deps.token !== null) {
+    const token = deps.token;
+    app.post(LOGOUT_PATH, async (c, next) => {
+      const cookie = sessionCookie(c.req.header("cookie"));
+      if (cookie !== undefined) endSession(token, cookie);
+      await next();
+    });
+  }
 
   for (const route of routes) {
     const { spec } = route;
