@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULTS } from "../core/defaults.js";
 import { UsageError } from "../core/errors.js";
 import type { DruidAuth, DruidHttpOptions } from "../druid/http.js";
 import { redactUserinfo } from "../druid/redact.js";
@@ -43,6 +44,16 @@ export function addDruidOptions(command: Command): Command {
         .argParser(durationMs("--retry-base"))
         .hideHelp(),
     );
+}
+
+/** `--druid-outage-timeout`: one default and help text for every command that waits on Druid. */
+export function addDruidOutageTimeoutOption(command: Command): Command {
+  return command.option(
+    "--druid-outage-timeout <s>",
+    "stop (exit 4, resumable) when Druid has not answered for this long",
+    durationSeconds("--druid-outage-timeout"),
+    DEFAULTS.druidOutageTimeoutMs / 1000,
+  );
 }
 
 export function addLedgerOption(command: Command): Command {

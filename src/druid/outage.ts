@@ -85,3 +85,71 @@ export class OutageMonitor {
     return `Druid unreachable since ${new Date(s.since).toISOString()} (${Math.round(this.outageMs() / 1000)}s): ${s.endpoint}: ${s.error}`;
   }
 }
+
+/** An outage as a wait reports it: since when the failing call has not been answered, and that call. */
+export interface OutageSeen {
+  since: number;
+  lastError: string | null;
+}
+
+/** "Druid unreachable since <ISO time> (<the failing call>: <why>)". */
+export function describeOutage(outage: OutageSeen): string {
+  return `Druid unreachable since ${new Date(outage.since).toISOString()} (${outage.lastError ?? "no answer"})`;
+}
+
+/**
+ * Bounds a wait on Druid (`segops poll`, `segops wait`) by its outages: `signal` aborts once the monitor's
+ * outage has lasted `timeoutMs`, and `tripped` is that outage. `current()` is the outage going on now, so
+ * a deadline that came first while Druid was not answering can say so instead of blaming the task.
+ */
+export class OutageGuard {
+  readonly #trip = new AbortController();
+  readonly #stop = new AbortController();
+  readonly #loop: Promise<void>;
+  #tripped: OutageSeen | null = null;
+
+  /** @param checkMs Longest time between two looks while Druid answers. @default 1000 */
+  constructor(
+    private readonly monitor: OutageMonitor,
+    clock: Clock,
+    timeoutMs: number,
+    checkMs = 1000,
+  ) {
+    this.#loop = (async () => {
+      while (!this.#stop.signal.aborted) {
+        const since = monitor.since;
+        const now = clock.now();
+        if (since !== null && now - since >= timeoutMs) {
+          this.#tripped = { since, lastError: monitor.lastError };
+          this.#trip.abort(new Error(describeOutage(this.#tripped)));
+          return;
+        }
+        // During an outage, look again when it would reach the timeout (not a whole check later).
+        const wait = since === null ? checkMs : Math.min(checkMs, since + timeoutMs - now);
+        await clock.sleep(Math.max(1, wait), this.#stop.signal).catch(() => undefined);
+      }
+    })();
+  }
+
+  /** Aborted once an outage outlasted the timeout. */
+  get signal(): AbortSignal {
+    return this.#trip.signal;
+  }
+
+  /** The outage that outlasted the timeout; null while none has. */
+  get tripped(): OutageSeen | null {
+    return this.#tripped;
+  }
+
+  /** The outage that stopped the wait, or else the one going on now; null while Druid answers. */
+  current(): OutageSeen | null {
+    if (this.#tripped) return this.#tripped;
+    const since = this.monitor.since;
+    return since === null ? null : { since, lastError: this.monitor.lastError };
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+  }
+}

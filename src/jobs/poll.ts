@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { describeOutage, type OutageGuard } from "../druid/outage.js";
 import type { StatusBatcher } from "../ingest/status-batcher.js";
 
 /**
@@ -6,7 +7,8 @@ import type { StatusBatcher } from "../ingest/status-batcher.js";
  * follows the slowest task (plus about one tick), and the Overlord sees one bulk request per tick.
  */
 
-export type PollOutcome = "SUCCESS" | "FAILED" | "UNKNOWN" | "TIMEOUT" | "DEADLINE";
+/** `UNREACHABLE`: Druid stopped answering, for longer than allowed or when the time ran out. */
+export type PollOutcome = "SUCCESS" | "FAILED" | "UNKNOWN" | "TIMEOUT" | "DEADLINE" | "UNREACHABLE";
 
 export interface PolledTask {
   id: string;
@@ -28,13 +30,22 @@ export interface PollOptions {
   unknownLimit?: number;
   onTerminal?: (task: PolledTask) => void;
   signal?: AbortSignal;
+  /**
+   * Stops watching once Druid has not answered for the guard's timeout; tasks left then, or at the
+   * deadline while Druid is not answering, end `UNREACHABLE` (the honest answer, not the task's time).
+   */
+  outage?: OutageGuard;
 }
 
 export async function pollTasks(ids: readonly string[], options: PollOptions): Promise<PolledTask[]> {
   const started = options.clock.now();
   const unknownLimit = options.unknownLimit ?? 3;
   const stopAll = new AbortController();
-  const signals = [stopAll.signal, ...(options.signal ? [options.signal] : [])];
+  const signals = [
+    stopAll.signal,
+    ...(options.signal ? [options.signal] : []),
+    ...(options.outage ? [options.outage.signal] : []),
+  ];
   const limitMs = Math.min(
     options.deadlineMs ?? Number.POSITIVE_INFINITY,
     options.perTaskTimeoutMs ?? Number.POSITIVE_INFINITY,
@@ -68,8 +79,11 @@ export async function pollTasks(ids: readonly string[], options: PollOptions): P
       } catch (error) {
         if (!signal.aborted) throw error;
         const elapsedMs = options.clock.now() - started;
+        const outage = options.outage?.current() ?? null;
+        const outcome = outage ? "UNREACHABLE" : outcomeAtLimit;
+        const errorMsg = outage ? describeOutage(outage) : null;
         for (const id of watching.keys())
-          results.set(id, { id, outcome: outcomeAtLimit, elapsedMs, duration: null, errorMsg: null });
+          results.set(id, { id, outcome, elapsedMs, duration: null, errorMsg });
         watching.clear();
         return;
       }

@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
 import { systemClock } from "../../core/clock.js";
-import { UsageError } from "../../core/errors.js";
+import { ExitCode, UsageError } from "../../core/errors.js";
 import { checkTaskId } from "../../core/task-id.js";
+import { OutageGuard, OutageMonitor } from "../../druid/outage.js";
 import { StatusBatcher } from "../../ingest/status-batcher.js";
 import { statusLookupFor } from "../../jobs/engine.js";
 import { type PolledTask, pollTasks } from "../../jobs/poll.js";
 import { connectDruid } from "../context.js";
 import type { DruidFlags } from "../options.js";
+import { watchOutageLines } from "../progress.js";
 
 /** `segops poll`'s implementation, loaded when the command runs (its flags are in poll.ts). */
 
@@ -16,6 +18,7 @@ export interface PollFlags extends DruidFlags {
   deadline?: number;
   perTaskTimeout?: number;
   tick: number;
+  druidOutageTimeout: number;
   json?: boolean;
 }
 
@@ -44,13 +47,25 @@ function readIds(ids: string[], file: string | undefined): string[] {
 
 export async function pollAction(ids: string[], flags: PollFlags): Promise<void> {
   const taskIds = readIds(ids, flags.file);
+  const clock = systemClock;
+  const started = clock.now();
+  // Every attempt feeds the monitor: an unreachable Druid is said, and bounded, instead of a silent wait.
+  const monitor = new OutageMonitor(clock);
   const client = await connectDruid(flags, {
     check: false,
-    client: { statusFallbackConcurrency: flags.maxConcurrency, connections: flags.maxConcurrency },
+    client: {
+      statusFallbackConcurrency: flags.maxConcurrency,
+      connections: flags.maxConcurrency,
+      onAttempt: monitor.record,
+    },
   });
+  const outage = new OutageGuard(monitor, clock, flags.druidOutageTimeout * 1000);
+  const elapsed = () => ((clock.now() - started) / 1000).toFixed(1).padStart(6);
+  // stderr, so that --json's stdout stays one document.
+  const lines = watchOutageLines(monitor, clock, (line) => process.stderr.write(`[${elapsed()}s] ${line}\n`));
   const batcher = new StatusBatcher({
     lookup: statusLookupFor(client),
-    clock: systemClock,
+    clock,
     tickMs: flags.tick,
   });
   const print = (t: PolledTask) => {
@@ -61,17 +76,28 @@ export async function pollAction(ids: string[], flags: PollFlags): Promise<void>
   try {
     results = await pollTasks(taskIds, {
       batcher,
-      clock: systemClock,
+      clock,
+      outage,
       ...(flags.deadline !== undefined ? { deadlineMs: flags.deadline * 1000 } : {}),
       ...(flags.perTaskTimeout !== undefined ? { perTaskTimeoutMs: flags.perTaskTimeout * 1000 } : {}),
       onTerminal: print,
     });
   } finally {
+    await lines.stop();
+    await outage.stop();
     await batcher.stop();
     await client.close();
   }
-  for (const t of results) if (t.outcome === "DEADLINE" || t.outcome === "TIMEOUT") print(t);
+  const unfinished = new Set(["DEADLINE", "TIMEOUT", "UNREACHABLE"]);
+  for (const t of results) if (unfinished.has(t.outcome)) print(t);
   const bad = results.filter((t) => t.outcome !== "SUCCESS");
+  const unreachable = bad.find((t) => t.outcome === "UNREACHABLE");
+  if (unreachable) {
+    const why = outage.tripped
+      ? `for longer than --druid-outage-timeout ${flags.druidOutageTimeout} s`
+      : "when the deadline came";
+    process.stderr.write(`cannot reach Druid: ${unreachable.errorMsg}, ${why}\n`);
+  }
   if (flags.json) {
     process.stdout.write(
       `${JSON.stringify({ ok: bad.length === 0, tasks: results, statusRequests: batcher.stats.lookups }, null, 2)}\n`,
@@ -79,10 +105,19 @@ export async function pollAction(ids: string[], flags: PollFlags): Promise<void>
   } else if (bad.length === 0) {
     process.stdout.write(`ALL ${results.length} TASKS SUCCEEDED\n`);
   } else {
+    // The outage is said once (above), not once per task.
+    const why = (t: PolledTask) => (t.errorMsg && t.outcome !== "UNREACHABLE" ? `: ${t.errorMsg}` : "");
     process.stdout.write(
-      `NON-SUCCESS TASKS: ${bad.map((t) => `${t.id} (${t.outcome}${t.errorMsg ? `: ${t.errorMsg}` : ""})`).join(", ")}\n`,
+      `NON-SUCCESS TASKS: ${bad.map((t) => `${t.id} (${t.outcome}${why(t)})`).join(", ")}\n`,
     );
   }
+  // A task that ended badly is the definite answer (1); else Druid not answering (4) before the time (3).
   process.exitCode =
-    bad.length === 0 ? 0 : bad.every((t) => t.outcome === "DEADLINE" || t.outcome === "TIMEOUT") ? 3 : 1;
+    bad.length === 0
+      ? ExitCode.Ok
+      : !bad.every((t) => unfinished.has(t.outcome))
+        ? ExitCode.SomeFailed
+        : unreachable
+          ? ExitCode.Unreachable
+          : ExitCode.Deadline;
 }

@@ -4,6 +4,7 @@ import { ExitCode, UsageError } from "../../core/errors.js";
 import { formatInterval, type Interval, parseInterval } from "../../core/interval.js";
 import { checkTaskId } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
+import { describeOutage, OutageGuard, OutageMonitor } from "../../druid/outage.js";
 import { HandoffChecker, type HandoffVerdict, proveSoleTask } from "../../ingest/handoff.js";
 import { buildSegmentsStats, rowsIngestedOf } from "../../ingest/runner.js";
 import { StatusBatcher } from "../../ingest/status-batcher.js";
@@ -11,6 +12,7 @@ import { statusLookupFor } from "../../jobs/engine.js";
 import { pollTasks } from "../../jobs/poll.js";
 import { connectDruid } from "../context.js";
 import type { DruidFlags } from "../options.js";
+import { watchOutageLines } from "../progress.js";
 import { writers } from "./render.js";
 
 /** What `segops wait` does (its flags are in wait.ts); loaded when the command runs. */
@@ -21,6 +23,7 @@ export interface WaitFlags extends DruidFlags {
   handoff?: boolean;
   timeout?: number;
   tick: number;
+  druidOutageTimeout: number;
   json?: boolean;
 }
 
@@ -49,20 +52,40 @@ export async function waitFor(taskId: string, flags: WaitFlags, cmd: Command): P
   checkTaskId(taskId);
   const clock = systemClock;
   const started = clock.now();
-  const client = await connectDruid(flags);
+  // Every attempt feeds the monitor: an unreachable Druid is said, and bounded, instead of a silent wait.
+  const monitor = new OutageMonitor(clock);
+  const client = await connectDruid(flags, { client: { onAttempt: monitor.record } });
+  const outage = new OutageGuard(monitor, clock, flags.druidOutageTimeout * 1000);
+  const lines = watchOutageLines(monitor, clock, (line) => err(`${line}\n`));
   const batcher = new StatusBatcher({ lookup: statusLookupFor(client), clock, tickMs: flags.tick });
   const handoff = new HandoffChecker({ source: client, clock, tickMs: flags.tick });
   const timeout = new AbortController();
   const timer =
     flags.timeout !== undefined ? setTimeout(() => timeout.abort(), flags.timeout * 1000) : undefined;
+  const stop = AbortSignal.any([timeout.signal, outage.signal]);
   const finish = (code: number, outcome: string, detail: Record<string, unknown>) => {
     if (flags.json) out(`${JSON.stringify({ taskId, outcome, ...detail })}\n`);
     else out(`${taskId} -> ${outcome}${detail.errorMsg ? `: ${detail.errorMsg}` : ""}\n`);
     process.exitCode = code;
   };
+  // Stopped before an answer: Druid not answering is the honest reason (exit 4), even when the
+  // --timeout came first during the outage; else the timeout (exit 3).
+  const stopped = (detail: Record<string, unknown>) => {
+    const seen = outage.current();
+    if (!seen) return finish(ExitCode.Deadline, "TIMEOUT", { ...detail, waitedMs: clock.now() - started });
+    const why = outage.tripped
+      ? `for longer than --druid-outage-timeout ${flags.druidOutageTimeout} s`
+      : `when --timeout ${flags.timeout} s ran out`;
+    return finish(ExitCode.Unreachable, "UNREACHABLE", {
+      ...detail,
+      errorMsg: `cannot reach Druid: ${describeOutage(seen)}, ${why}`,
+      since: new Date(seen.since).toISOString(),
+      waitedMs: clock.now() - started,
+    });
+  };
   try {
-    const [result] = await pollTasks([taskId], { batcher, clock, signal: timeout.signal, unknownLimit: 3 });
-    if (!result || timeout.signal.aborted) return finish(3, "TIMEOUT", { waitedMs: clock.now() - started });
+    const [result] = await pollTasks([taskId], { batcher, clock, signal: stop, unknownLimit: 3 });
+    if (!result || stop.aborted) return stopped({});
     if (result.outcome === "FAILED") {
       const reports = await client.taskReports(taskId).catch(() => null);
       const errorMsg = reports?.ingestionStatsAndErrors?.payload.errorMsg ?? result.errorMsg;
@@ -100,15 +123,13 @@ export async function waitFor(taskId: string, flags: WaitFlags, cmd: Command): P
             notAfter,
             rowsIngested,
           },
-          timeout.signal,
+          stop,
         )
         .catch((error) => {
-          if (timeout.signal.aborted) return null;
+          if (stop.aborted) return null;
           throw error;
         });
-      if (verdict === null) {
-        return finish(3, "TIMEOUT", { stage: "handoff", waitedMs: clock.now() - started });
-      }
+      if (verdict === null) return stopped({ stage: "handoff" });
       if (verdict.state === "handed-off")
         return finish(0, "SUCCESS", { handoff: true, version: verdict.version });
       if (verdict.state === "superseded") {
@@ -129,7 +150,7 @@ export async function waitFor(taskId: string, flags: WaitFlags, cmd: Command): P
             ? await proveSoleTask(
                 client,
                 { datasource, taskId, createdTime, version: verdict.candidate, now: clock.now() },
-                timeout.signal,
+                stop,
               )
             : null;
         if (proven === true) {
@@ -144,6 +165,8 @@ export async function waitFor(taskId: string, flags: WaitFlags, cmd: Command): P
     }
   } finally {
     if (timer) clearTimeout(timer);
+    await lines.stop();
+    await outage.stop();
     await batcher.stop();
     await handoff.stop();
     await client.close();
