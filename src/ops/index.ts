@@ -11,7 +11,13 @@ export {
   judgeChunks,
   planCompaction,
 } from "./compact/plan.js";
-export { chunkTotals, compactTaskId, sameData } from "./compact/runner.js";
+export {
+  type CompactionVerdict,
+  chunkTotals,
+  compactionVerdict,
+  compactTaskId,
+  sameData,
+} from "./compact/runner.js";
 export { killKind } from "./kill/kind.js";
 export {
   inspectKill,

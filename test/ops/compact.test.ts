@@ -6,6 +6,7 @@ import { ManualClock, systemClock } from "../../src/core/clock.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { clusterOf } from "../../src/druid/cluster.js";
+import type { DataSegment } from "../../src/druid/types.js";
 import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
 import { segmentId } from "../../src/ingest/segments.js";
@@ -16,6 +17,7 @@ import {
   type CompactRequest,
   chunkTotals,
   compactionSlotBudget,
+  compactionVerdict,
   inspectCompaction,
   judgeChunks,
   planCompaction,
@@ -246,6 +248,84 @@ describe("segops compact on the emulator", () => {
   });
 });
 
+describe("segops compact beside another writer", () => {
+  it("a chunk another ingestion replaced after it was measured ends superseded (done), not as a data alarm", async () => {
+    await start();
+    const range = "2026-04-01/2026-04-02";
+    await fragmented(range, 1, "2026-04-01");
+    const c = client as DruidClient;
+    const plan = planCompaction(await inspectCompaction(c, request(range)));
+    expect(plan.tasks).toHaveLength(1);
+    // Another writer replaces the day with one row between the measure and the compaction's submit.
+    let replaced: string | null = null;
+    const replace = async () => {
+      const other = await openStore("sqlite::memory:");
+      try {
+        const job = planIngestJob({
+          kind: "run",
+          template: { kind: "task", value: dailyTemplate({ datasource: DS }) },
+          templateName: "daily.json",
+          range: parseInterval(range),
+          vars: { dataDir: writeDailyDataset({ from: "2026-04-01", days: 1, rowsPerDay: 1 }) },
+          specVersion: "other",
+          cluster: clusterOf(c),
+        });
+        await other.createJob(job.job, job.tasks);
+        const r = await runJob({
+          store: other,
+          client: c,
+          clock: systemClock,
+          jobId: job.job.id,
+          tickMs: 20,
+        });
+        expect(r.job.state).toBe("done");
+        const used = await c.metadataSegments(DS, [range]);
+        return used
+          .map((s) => s.version)
+          .sort()
+          .at(-1) as string;
+      } finally {
+        await other.close();
+      }
+    };
+    const racing = new Proxy(c, {
+      get(target, prop) {
+        if (prop === "submitTask")
+          return async (...args: Parameters<DruidClient["submitTask"]>) => {
+            if ((args[0] as { type?: string }).type === "compact" && replaced === null)
+              replaced = await replace();
+            return target.submitTask(...args);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await (store as Store).createJob(plan.job, plan.tasks);
+    const r = await runJob({
+      store: store as Store,
+      client: racing,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      retryBaseMs: 20,
+    });
+    expect(replaced).not.toBeNull();
+    expect(r.job.state).toBe("done");
+    const [task] = await (store as Store).listTasks(plan.job.id);
+    expect(task?.progress).toMatchObject({
+      step: "done",
+      outcome: "superseded",
+      before: { rows: 12 },
+      after: { rows: 1 },
+    });
+    expect(task?.progress.note).toContain(
+      `the chunk was replaced by another writer since it was measured (version ${replaced}`,
+    );
+    // The data served is the other writer's: one row.
+    expect((await chunkTotals(c, DS, parseInterval(range), new AbortController().signal)).rows).toBe(1);
+  });
+});
+
 describe("segops compact (the command)", () => {
   it("a compaction SIGKILLed while its segments load finishes on the same command, each chunk compacted once; dry run and bad flags change nothing", async () => {
     await start({ timeScale: 100 });
@@ -356,5 +436,73 @@ describe("sameData", () => {
   it("lets a rolled-up compaction merge rows, never add them", () => {
     expect(sameData(t(10, { a: 5 }), t(8, { a: 5 }), true)).toBeNull();
     expect(sameData(t(10, { a: 5 }), t(11, { a: 5 }), true)).toBe("rows 10 → 11");
+  });
+});
+
+describe("compactionVerdict", () => {
+  const t = (rows: number) => ({ rows, sums: { v: rows * 10 } });
+  const seg = (version: string, compacted: boolean, partitionNum = 0): DataSegment =>
+    ({
+      dataSource: DS,
+      interval: "2026-04-01T00:00:00.000Z/2026-04-02T00:00:00.000Z",
+      version,
+      shardSpec: { type: "numbered", partitionNum, partitions: 0 },
+      size: 1,
+      ...(compacted ? { lastCompactionState: { partitionsSpec: { type: "dynamic" } } } : {}),
+    }) as unknown as DataSegment;
+  const measured = ["v1"];
+
+  it("is the same data when the totals match", () => {
+    const own = seg("v3", true);
+    expect(compactionVerdict({ before: t(12), after: t(12), measured, live: [own], seen: [own] })).toEqual({
+      kind: "same",
+    });
+  });
+  it("is another writer's when a version newer than the measured ones is not the compaction's own", () => {
+    // The compaction ran on the other writer's version v2 (now overshadowed, or unused).
+    const own = seg("v3", true);
+    expect(
+      compactionVerdict({
+        before: t(12),
+        after: t(1),
+        measured,
+        live: [own],
+        seen: [seg("v1", false), seg("v2", false), own],
+      }),
+    ).toEqual({ kind: "superseded", versions: ["v2"], changed: "rows 12 → 1" });
+    // Or the other writer's version overshadows the compaction's.
+    expect(
+      compactionVerdict({
+        before: t(12),
+        after: t(1),
+        measured,
+        live: [seg("v4", false)],
+        seen: [own, seg("v4", false)],
+      }),
+    ).toMatchObject({ kind: "superseded", versions: ["v4"] });
+  });
+  it("is an append into the chunk when live segments were not written by the compaction and no version is new", () => {
+    const own = seg("v3", true);
+    expect(
+      compactionVerdict({
+        before: t(12),
+        after: t(13),
+        measured,
+        live: [own, seg("v3", false, 1)],
+        seen: [own],
+      }),
+    ).toEqual({ kind: "rewritten", changed: "rows 12 → 13" });
+  });
+  it("is the compaction's doing when the totals differ under its own version alone", () => {
+    const own = seg("v3", true);
+    expect(
+      compactionVerdict({
+        before: t(12),
+        after: t(11),
+        measured,
+        live: [own],
+        seen: [seg("v1", false), own],
+      }),
+    ).toEqual({ kind: "changed", changed: "rows 12 → 11" });
   });
 });

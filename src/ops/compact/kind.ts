@@ -34,6 +34,8 @@ export const compactKind: KindOfWork<DruidServices, CompactFacts> = {
       rowStats: null,
       parseErrors: [],
       failures: p.errorMsg ? [{ taskId: p.druidTaskId ?? "", errorMsg: p.errorMsg }] : [],
+      // `superseded`: another writer replaced the chunk after it was measured.
+      outcome: p.outcome ?? null,
     };
   },
   activeDruidTasks(task: TaskRow): string[] {

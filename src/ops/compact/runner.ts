@@ -48,6 +48,10 @@ export const compactProgressSchema = z.looseObject({
   liveVersion: z.string().nullable().optional(),
   segmentsAfter: z.number().int().optional(),
   note: z.string().optional(),
+  /** The versions live when the chunk was measured (what `before` is the totals of). */
+  measured: z.array(z.string()).optional(),
+  /** `superseded`: another writer replaced the chunk after it was measured (done, nothing to judge). */
+  outcome: z.string().optional(),
 });
 export type CompactProgress = z.infer<typeof compactProgressSchema>;
 
@@ -124,6 +128,43 @@ export function sameData(before: ChunkTotals, after: ChunkTotals, rolledUp: bool
   return null;
 }
 
+/** What the audit concludes from the totals and the chunk's segments (see {@link compactionVerdict}). */
+export type CompactionVerdict =
+  | { kind: "same" }
+  | { kind: "superseded"; versions: string[]; changed: string }
+  | { kind: "rewritten"; changed: string }
+  | { kind: "changed"; changed: string };
+
+/**
+ * Tells "compaction changed the data" from "another writer changed the chunk" (pure). The measured totals
+ * are of the versions live at `measure`; a version newer than those that is not the compaction's own (its
+ * output carries `lastCompactionState`), found used or unused in the chunk, is another writer's: it replaced
+ * the chunk after it was measured, so the totals cannot be compared (the compaction may well have run on
+ * its data). Live segments not written by a compaction with no such version are an append into the chunk:
+ * measure and compact again. Only totals that differ under the compaction's own version are an alarm.
+ * @param live the chunk's live segments now. @param seen every segment of the chunk now, used or unused.
+ */
+export function compactionVerdict(o: {
+  before: ChunkTotals;
+  after: ChunkTotals;
+  measured: readonly string[];
+  live: readonly DataSegment[];
+  seen: readonly DataSegment[];
+}): CompactionVerdict {
+  const changed = sameData(o.before, o.after, rolledUp(o.live));
+  if (changed === null) return { kind: "same" };
+  const newest = [...o.measured].sort().at(-1) ?? "";
+  const own = new Set(
+    [...o.live, ...o.seen].filter((s) => s.lastCompactionState && s.version > newest).map((s) => s.version),
+  );
+  const foreign = [
+    ...new Set(o.seen.filter((s) => s.version > newest && !own.has(s.version)).map((s) => s.version)),
+  ].sort();
+  if (foreign.length > 0) return { kind: "superseded", versions: foreign, changed };
+  if (!o.live.every((s) => s.lastCompactionState)) return { kind: "rewritten", changed };
+  return { kind: "changed", changed };
+}
+
 function rolledUp(segments: readonly DataSegment[]): boolean {
   return (
     segments.length > 0 &&
@@ -181,7 +222,8 @@ export function compactRunner(services: DruidServices): Runner {
           tickMs,
         );
       const before = await chunkTotals(client, ds, chunk, ctx.signal);
-      await save({ step: "submit", attempt: task.attempt, before });
+      const measured = [...new Set(report.chunks.flatMap((c) => c.liveVersions))].sort();
+      await save({ step: "submit", attempt: task.attempt, before, measured });
     }
     if (p.step === "submit") {
       const cap = await compactionBudget(ctx.signal);
@@ -257,25 +299,44 @@ export function compactRunner(services: DruidServices): Runner {
       const live = new Set(verdicts.flatMap((v) => v.inputs));
       const liveSegments = used.filter((s) => live.has(segmentId(s)));
       const versions = [...new Set(report.chunks.flatMap((c) => c.liveVersions))];
-      const compacted = liveSegments.length > 0 && liveSegments.every((s) => s.lastCompactionState);
       const after = await chunkTotals(client, ds, chunk, ctx.signal);
       const before = p.before ?? after;
-      const changed = sameData(before, after, rolledUp(liveSegments));
       await save({
         after,
         liveVersion: versions.length === 1 ? (versions[0] ?? null) : null,
         segmentsAfter: live.size,
       });
-      if (changed && !compacted) {
-        // A newer ingestion replaced the chunk after it was measured: measure and compact again.
+      let verdict: CompactionVerdict = { kind: "same" };
+      if (sameData(before, after, rolledUp(liveSegments)) !== null) {
+        const unused = await client.unusedSegments(ds, payload.interval, call);
+        const seen = [...used, ...unused.map((u) => u.segment)].filter((s) =>
+          overlaps(parseInterval(s.interval), chunk),
+        );
+        // Before measure recorded its versions, the planned inputs' versions stand for them.
+        const inputs = new Set(payload.inputs);
+        const measured = p.measured ?? [
+          ...new Set(seen.filter((s) => inputs.has(segmentId(s))).map((s) => s.version)),
+        ];
+        verdict = compactionVerdict({ before, after, measured, live: liveSegments, seen });
+      }
+      if (verdict.kind === "superseded") {
+        // Not the compaction's doing: the data served is the other writer's, which is theirs to answer for.
+        await save({
+          step: "done",
+          outcome: "superseded",
+          note: `the chunk was replaced by another writer since it was measured (version ${verdict.versions.join(", ")}; ${verdict.changed}): nothing to compare the compaction with`,
+        });
+        return;
+      }
+      if (verdict.kind === "rewritten") {
+        // Another task appended to the chunk after it was measured: measure and compact again.
         throw new TaskRetry(
-          `${payload.interval} was rewritten by another task during the compaction (${changed})`,
-          {
-            newAttempt: true,
-          },
+          `${payload.interval} was rewritten by another task during the compaction (${verdict.changed})`,
+          { newAttempt: true },
         );
       }
-      if (changed) throw new TaskAbort(`the compaction of ${payload.interval} changed the data: ${changed}`);
+      if (verdict.kind === "changed")
+        throw new TaskAbort(`the compaction of ${payload.interval} changed the data: ${verdict.changed}`);
       const still = verdicts.flatMap((v) => v.reasons);
       if (versions.length !== 1 || still.length > 0) {
         throw new TaskAbort(
