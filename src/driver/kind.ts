@@ -64,6 +64,8 @@ export interface PartitionView {
    * that failed its gates was undone). Absent for kinds that do not say.
    */
   outcome?: string | null;
+  /** The version of the input the partition reads (given or fingerprinted), when the kind has one. */
+  sourceVersion?: string | null;
 }
 
 /** Decodes one of a task's JSON columns with its kind's schema: a malformed row is a clear error, not a cast. */

@@ -37,6 +37,7 @@ export const ingestKind: KindOfWork<DruidServices, IngestJobInput> = {
       parseErrors: p.parseErrors ?? [],
       failures: (p.failures ?? []) as unknown as JsonObject[],
       outcome: p.outcome ?? null,
+      sourceVersion: payload.source?.version ?? null,
     };
   },
   activeDruidTasks(task: TaskRow): string[] {

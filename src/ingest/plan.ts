@@ -51,7 +51,8 @@ export interface IngestJobInput {
   gates?: DataGates;
   /**
    * Replacing live data with an empty input is what the user wants (`--allow-empty`): the pre-flight lets
-   * such a partition through. Part of the identity when set, so a refused run, rerun with it, is new work.
+   * such a partition through. Not part of the job's identity: rerun with it, the same job plans its refused
+   * partitions anew (`jobs/rerun.ts`) and leaves the others as they are.
    */
   allowEmpty?: boolean;
   /**
@@ -129,7 +130,6 @@ export function jobIdFor(input: IngestJobInput, datasource: string): string {
   // Only the Overlord and Coordinator decide where data lands (the Broker may be any query node).
   if (input.cluster)
     identity.cluster = { overlord: input.cluster.overlord, coordinator: input.cluster.coordinator };
-  if (input.allowEmpty) identity.allowEmpty = true;
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
   return `${input.kind}_${datasourcePart(datasource)}_${intervalSlug(input.range)}_${hash}`;
 }

@@ -5,7 +5,7 @@ import { parseInterval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
 import { decodedForHandler, type KindEncoding } from "../driver/kind.js";
 import type { Runner, TaskContext } from "../driver/runner.js";
-import { TaskRetry } from "../driver/signals.js";
+import { TaskAbort, TaskRetry } from "../driver/signals.js";
 import type { DruidClient } from "../druid/client.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
 import { SQL_VOLATILE_PATHS } from "../spec/msq.js";
@@ -63,9 +63,9 @@ export interface IngestPayload {
   /** The version of the input (given or fingerprinted): part of the Druid task id. */
   source?: SourceVersion;
   /**
-   * 2: the gates and `allowEmpty` are part of the Druid task id (what decides whether a result is kept:
-   * a result undone under some gates is never reattached as done under others). Absent in partitions
-   * planned before, whose ids stay as they were.
+   * 2: the gates are part of the Druid task id (what decides whether a result is kept: a result undone
+   * under some gates is never reattached as done under others). Absent in partitions planned before,
+   * whose ids stay as they were.
    */
   idScheme?: 2;
 }
@@ -293,12 +293,17 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       datasource: payload.datasource,
       ...(payload.kind === "sql" ? { volatilePaths: SQL_VOLATILE_PATHS } : {}),
       ...(payload.source ? { sourceVersion: payload.source.version } : {}),
-      ...(payload.idScheme === 2
-        ? { terms: { gates: (payload.gates ?? null) as never, allowEmpty: payload.allowEmpty === true } }
-        : {}),
+      ...(payload.idScheme === 2 ? { terms: { gates: (payload.gates ?? null) as never } } : {}),
     });
     // An MSQ controller is named `query-<sqlQueryId>` (MSQTasks.controllerTaskId, docs/specs.md "id").
     const taskId = payload.kind === "sql" ? `query-${derived}` : derived;
+    if (p.outcome === "rolled-back") {
+      // Sent back as it was (a retry): the same input under the same gates would be published over the
+      // good data and undone again. Changed input is planned anew (with a fresh progress) instead.
+      throw new TaskAbort(
+        `not run again: this partition's replace was rolled back, and the same input under the same gates would fail the same way (${p.undo?.reason ?? "its data gate"}); fix the input and rerun the job's command (changed input is new work)`,
+      );
+    }
     if (p.failures?.some((f) => f.taskId === taskId)) {
       // This attempt's id already FAILED in Druid (e.g. a dead letter sent back by `dlq retry`): Druid
       // would reject it as a duplicate forever, so move to a fresh attempt.

@@ -1,7 +1,7 @@
 import type { IngestPayload } from "../ingest/runner.js";
 import { describeSourceChange } from "../ingest/source.js";
 import type { Store } from "../ledger/store.js";
-import type { JobRow, JsonObject, NewTask } from "../ledger/types.js";
+import type { JobRow, JsonObject, NewTask, TaskRow } from "../ledger/types.js";
 
 /**
  * What a rerun of a command means, before anything runs. The same inputs name the same job; each
@@ -38,9 +38,9 @@ export async function adoptSources(
   const busy: string[] = [];
   for (const stored of await store.listTasks(job.id)) {
     const now = next.get(stored.id);
-    const before = (stored.payload as unknown as IngestPayload).source;
-    if (!now?.source || !before || before.version === now.source.version) continue;
-    const what = `${short(now.interval)}: source changed (${describeSourceChange(before, now.source)})`;
+    if (!now) continue;
+    const what = whatChanged(stored, now);
+    if (what === null) continue;
     const replanned = await store.replanTask(
       { id: stored.id, version: stored.version },
       now as unknown as JsonObject,
@@ -50,8 +50,8 @@ export async function adoptSources(
     if (replanned) changed.push(`${what}: ingested again`);
     else {
       const current = await store.getTask(stored.id);
-      const settled = (current?.payload as unknown as IngestPayload | undefined)?.source?.version;
-      if (settled !== now.source.version)
+      // Another rerun may have planned it anew meanwhile: only a partition still as it was is busy.
+      if (current && whatChanged(current, now) !== null)
         busy.push(`${what}, but it is running now: rerun once it has finished`);
     }
   }
@@ -59,6 +59,21 @@ export async function adoptSources(
   if (changed.length > 0 && job.state !== "open")
     current = (await store.setJobState(job.id, "open", "source changed", actor)) ?? job;
   return { job: current, changed, busy };
+}
+
+/**
+ * Why a stored partition must be planned anew for `now`, in words, or null: its input changed (source
+ * versions differ; one stored without a version is left alone), or it was refused for an empty input and
+ * the interval may now become empty (`allowEmpty`).
+ */
+function whatChanged(stored: TaskRow, now: IngestPayload): string | null {
+  const was = stored.payload as unknown as IngestPayload;
+  if (now.source && was.source && was.source.version !== now.source.version)
+    return `${short(now.interval)}: source changed (${describeSourceChange(was.source, now.source)})`;
+  const refused = (stored.progress as { outcome?: unknown }).outcome === "refused-empty";
+  if (now.allowEmpty === true && was.allowEmpty !== true && stored.state === "failed" && refused)
+    return `${short(now.interval)}: refused for an empty input before, allowed to be empty now`;
+  return null;
 }
 
 /** For a rerun that found its job finished from the same input: what was done, when, and that nothing runs. */

@@ -403,8 +403,8 @@ function apiRoutes(deps: ApiDeps): Route[] {
     const stored = await createPlannedJob(store, plan, "api", request.new === true);
     const { created } = stored;
     // Found again: partitions whose input changed since are planned anew and run again.
-    const { job, changed } = created
-      ? { job: stored.job, changed: [] }
+    const { job, changed, busy } = created
+      ? { job: stored.job, changed: [], busy: [] }
       : await adoptSources(store, stored.job, plan.tasks, "api");
     if (created || changed.length > 0) {
       deps.log.info(
@@ -414,6 +414,10 @@ function apiRoutes(deps: ApiDeps): Route[] {
       await deps.worker?.refresh();
       deps.feed.poke();
     }
+    // A partition whose input changed while it runs keeps running on the old input: say so, so the
+    // client asks again once it has finished (the same request then plans it anew).
+    if (busy.length > 0)
+      throw new StateConflictError(`job ${job.id}: ${busy.join("; ")}`, { jobId: job.id, busy });
     return jsonResponse(input.c, created ? 201 : 200, await jobView(store, job), location(job.id));
   }
 

@@ -116,7 +116,8 @@ function actionsOf(task: TaskRow): z.infer<typeof D.PartitionDetail>["actions"] 
     case "dead":
       return ["dead-letter-retry", "dead-letter-drop"];
     case "failed":
-      return ["retry"];
+      // A rolled-back replace would fail the same way on the same input: the way on is new input.
+      return (task.progress as { outcome?: unknown }).outcome === "rolled-back" ? [] : ["retry"];
     case "done":
       return [];
     default:

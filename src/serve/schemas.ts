@@ -54,6 +54,8 @@ export const Partition = z.object({
   error: z.string().nullable(),
   /** Why it ended without being done, when segops decided it: `rolled-back`, `refused-empty`, `lost`, … */
   outcome: z.string().nullable().optional(),
+  /** The version of the input it reads (`sourceVersion`, or segops' fingerprint), when known. */
+  sourceVersion: z.string().nullable().optional(),
 });
 
 /** A job with its partitions. */

@@ -76,6 +76,17 @@ describe("a replace that fails its gates after Druid published it is undone", ()
     );
     expect(second.stdout).toMatch(/^2026-06-01\/2026-06-02 +rolled-back +1 /m);
     expect(await rows("undo_gate")).toBe(20);
+
+    // Sent back as it was, the same input is not published over the good data again.
+    const submitted = sim.stats().submissions.filter((s) => s.accepted).length;
+    const jobId = /job (\S+)/.exec(second.stdout)?.[1] as string;
+    const ledger = args().at(args().indexOf("--ledger") + 1) as string;
+    expect((await runCli(["retry", jobId, "--ledger", ledger]).done).code).toBe(0);
+    const retried = await runCli(args(["--min-rows", "10"])).done;
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toMatch(/not run again: this partition's replace was rolled back/);
+    expect(sim.stats().submissions.filter((s) => s.accepted).length).toBe(submitted);
+    expect(await rows("undo_gate")).toBe(20);
   }, 60_000);
 
   it("--max-row-drop: a replace that shrinks the day past it is undone; within it, it is done", async () => {

@@ -46,6 +46,7 @@ export async function prepareAttempt(a: Attempt, io: StepIO): Promise<void> {
     reattached: false,
     druidState: null,
     forgotten: 0,
+    outcome: null,
     liveBefore: live,
     ...(evidence ? { preflight: evidence } : {}),
   });

@@ -102,6 +102,16 @@ async function awaitRestored(a: Attempt, io: StepIO): Promise<void> {
     a.note("undo-failed", message);
     throw new TaskAbort(message);
   }
+  if (stillOurs.length === 0 && waiting.length === 0 && ours.size === 0 && restore.size === 0) {
+    // Nothing of ours is used and nothing was live before: there was nothing to undo.
+    const message = `data gate failed after Druid published ${a.taskId}: ${undo.reason}. Nothing of it is served in ${a.payload.interval}, which held no data before either: nothing to undo`;
+    await a.save({
+      undo: { ...undo, phase: "done", restoredAt: io.clock.now() },
+      failures: [...(p.failures ?? []), gateFailure(a, undo.reason)],
+    });
+    a.note("failed", message);
+    throw new TaskAbort(message);
+  }
   if (stillOurs.length === 0 && waiting.length === 0) {
     const now = liveDataOf(segments, a.interval);
     const killed = missing.length > 0;
