@@ -10,6 +10,9 @@ export async function buildProgram(): Promise<Command> {
   const program = new Command("segops")
     .description("Segment Ops for Apache Druid: idempotent, handoff-gated batch ingestion and backfills")
     .version("0.1.0")
+    // The program's own options (`--version`) only before a command: `segops kill … --version V` is the
+    // kill's version filter, which the program's `--version` used to swallow (printing 0.1.0, exit 0).
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride();
   registerCommands(program);

@@ -201,6 +201,7 @@ async function planOf(d: SegmentOpDeps, kind: Planned["kind"], body: unknown): P
         cluster: d.cluster,
       },
       d.clock.now(),
+      d.store,
     ),
   );
   return {

@@ -279,9 +279,17 @@ describe("segops kill beside a rollback of the same chunk", () => {
     );
     const doomed = await unusedOfDay();
     expect(doomed).toHaveLength(2);
-    const kill = await runCli(["kill", DS, "--interval", DAY, "--yes", ...common]).done;
+    // From another ledger (which knows no rollback): a chunk with no used version is refused.
+    const elsewhere = `sqlite:${join(mkdtempSync(join(tmpdir(), "segops-kill-other-")), "ledger.db")}`;
+    const kill = await runCli(["kill", DS, "--interval", DAY, "--yes", ...common, "--ledger", elsewhere])
+      .done;
     expect(kill.code, kill.stderr).toBe(2);
     expect(kill.stderr).toContain(`cannot kill in ${DAY_ISO}: no version of it is used`);
+    expect(await unusedOfDay()).toEqual(doomed);
+    // Naming the versions does not get past the ledger: the rollback of the chunk is unfinished.
+    const byVersion = await runCli(["kill", DS, "--interval", DAY, "--version", v1, "--yes", ...common]).done;
+    expect(byVersion.code, byVersion.stderr).toBe(2);
+    expect(byVersion.stderr).toContain(`cannot kill in ${DAY_ISO}: a rollback of it is not finished`);
     expect(await unusedOfDay()).toEqual(doomed);
     expect(s.stats().submissions.filter((x) => x.id?.startsWith("segops_kill_"))).toEqual([]);
     s.setFaults([]);

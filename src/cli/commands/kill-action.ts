@@ -4,7 +4,9 @@ import { formatInterval, parseInterval, parsePeriodMs } from "../../core/interva
 import { clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { segmentId } from "../../ingest/segments.js";
+import { NoLedgerError } from "../../ledger/open.js";
 import { inspectKill, planKill, readKillBudget } from "../../ops/index.js";
+import { openLedger } from "../context.js";
 import { connectWatched, openJobIdIn, runPlannedJob } from "./ingest-common.js";
 import { type ResumeFlags, resumeJob } from "./resume-action.js";
 
@@ -32,18 +34,30 @@ export async function killAction(datasource: string, flags: KillFlags): Promise<
   const monitor = new OutageMonitor(systemClock);
   const client = await connectWatched(flags, monitor);
   try {
-    const facts = await inspectKill(
-      client,
-      {
-        datasource,
-        interval,
-        olderThanMs,
-        ...(flags.version.length > 0 ? { versions: flags.version } : {}),
-        batchSize: flags.batchSize,
-        cluster: clusterOf(client),
-      },
-      systemClock.now(),
-    );
+    // The ledger says which chunks a rollback left between its marks (no used version until it finishes):
+    // those are refused. A ledger that does not exist yet holds no rollback.
+    const ledger = await openLedger(flags.ledger, { mustExist: true }).catch((error: unknown) => {
+      if (error instanceof NoLedgerError) return null;
+      throw error;
+    });
+    let facts: Awaited<ReturnType<typeof inspectKill>>;
+    try {
+      facts = await inspectKill(
+        client,
+        {
+          datasource,
+          interval,
+          olderThanMs,
+          ...(flags.version.length > 0 ? { versions: flags.version } : {}),
+          batchSize: flags.batchSize,
+          cluster: clusterOf(client),
+        },
+        systemClock.now(),
+        ledger ?? undefined,
+      );
+    } finally {
+      await ledger?.close();
+    }
     const plan = planKill(facts);
     const segments = plan.batches.reduce((n, b) => n + b.segmentIds.length, 0);
     const bytes = plan.batches.reduce((n, b) => n + b.bytes, 0);
