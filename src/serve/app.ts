@@ -417,7 +417,9 @@ function apiRoutes(deps: ApiDeps): Route[] {
     // A partition whose input changed while it runs keeps running on the old input: say so, so the
     // client asks again once it has finished (the same request then plans it anew).
     if (busy.length > 0)
-      throw new StateConflictError(`job ${job.id}: ${busy.join("; ")}`, { jobId: job.id, busy });
+      throw new ProblemError("partitions-busy", `job ${job.id}: ${busy.join("; ")}`, {
+        instance: `/api/v1/jobs/${encodeURIComponent(job.id)}`,
+      });
     return jsonResponse(input.c, created ? 201 : 200, await jobView(store, job), location(job.id));
   }
 

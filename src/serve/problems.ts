@@ -44,6 +44,7 @@ export const PROBLEMS = {
   "request-timeout": [408, "The request took too long to arrive"],
   conflict: [409, "The request conflicts with the ledger's state"],
   "idempotency-key-reused": [409, "The Idempotency-Key was used with another request"],
+  "partitions-busy": [409, "Partitions whose input changed are running on the old input"],
   "payload-too-large": [413, "The request body is too large"],
   "unsupported-media-type": [415, "The request body must be JSON"],
   "headers-too-large": [431, "The request's header fields (or its URL) are too large"],

@@ -64,6 +64,10 @@ describe("a changed sourceVersion while a partition runs", () => {
     expect((await t.store.getTask(task))?.state).toBe("running");
     const changed = await t.call("/api/v1/backfills", { json: { ...body, sourceVersion: "v2" } });
     expect(changed.status).toBe(409);
+    expect(changed.json).toMatchObject({
+      type: "/problems/partitions-busy",
+      instance: `/api/v1/jobs/${encodeURIComponent(id)}`,
+    });
     expect(changed.json.detail).toMatch(
       /2026-01-01\/2026-01-02: source changed \(source version v1 → v2\), but it is running now/,
     );

@@ -498,8 +498,9 @@ def _await(
     poll_s: float,
 ) -> JobView:
     """Waits until the job ends. A job found running may be running from another source version: segops
-    leaves a running partition alone when a request with another version arrives (that request is
-    answered with the job as it is). So once it ends it is asked for again with this step's inputs, and
+    leaves a running partition alone when a request with another version arrives (409 `partitions-busy`,
+    which the client reads as the job found running). So once it ends it is asked for again with this
+    step's inputs, and
     whatever segops plans anew then is waited for too."""
     job = request.job
 

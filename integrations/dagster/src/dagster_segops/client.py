@@ -27,6 +27,10 @@ _TRANSIENT = {502, 503, 504}
 MAX_WAIT_S = 300.0
 
 
+#: The problem segops answers when partitions whose input changed are still running on the old input.
+BUSY_PROBLEM = "/problems/partitions-busy"
+
+
 class SegopsApiError(Exception):
     """The service refused a request, or could not be reached.
 
@@ -186,7 +190,15 @@ class SegopsClient:
 
     def _create(self, path: str, body: Mapping[str, Any], key: str | None) -> JobView:
         headers = {"Idempotency-Key": key} if key else None
-        response = self._request("POST", path, json=dict(body), headers=headers)
+        try:
+            response = self._request("POST", path, json=dict(body), headers=headers)
+        except SegopsApiError as error:
+            # A partition whose input changed is running on the old input: the job is found running, as
+            # when another run started it; asked again once it ended, the partition runs again.
+            instance = error.problem.get("instance")
+            if error.problem.get("type") == BUSY_PROBLEM and isinstance(instance, str):
+                return JobView(self._request("GET", instance).json())
+            raise
         return JobView(response.json(), created=response.status_code == 201)
 
     def _request(

@@ -32,6 +32,10 @@ RETRYABLE_STATUSES = frozenset({408, 429, 502, 503, 504})
 MAX_POLL_TIMEOUT = 300.0
 
 
+#: The problem segops answers when partitions whose input changed are still running on the old input.
+BUSY_PROBLEM = "/problems/partitions-busy"
+
+
 class SegopsApiError(AirflowException):
     """An answer of the segops service that is not a success (an RFC 9457 problem), or no answer at all."""
 
@@ -232,7 +236,15 @@ class SegopsHook(BaseHook):
             raise ValueError(f"kind must be 'run' or 'backfill', got {kind!r}")
         path = "/api/v1/runs" if kind == "run" else "/api/v1/backfills"
         headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        status, job = self._call("POST", path, json=dict(body), headers=headers)
+        try:
+            status, job = self._call("POST", path, json=dict(body), headers=headers)
+        except SegopsApiError as error:
+            # A partition whose input changed is running on the old input: the job is found running, as
+            # when it was started by another try; asked again once it ended, the partition runs again.
+            instance = error.problem.get("instance")
+            if error.problem.get("type") == BUSY_PROBLEM and isinstance(instance, str):
+                return self._call("GET", instance)[1], False
+            raise
         return job, status == 201
 
     def get_job(self, job_id: str) -> JsonDict:

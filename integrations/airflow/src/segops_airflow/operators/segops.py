@@ -425,7 +425,7 @@ class _SegopsJobOperator(BaseOperator):
     def _ended(self, context: Context, job: JsonDict, *, confirm: bool, rounds: int) -> Any:
         """The job this task waited for ended. When the task had found it running, it may have been
         running from another source version: segops leaves a partition that runs alone when a request with
-        another version arrives, so that request is answered with the job as it is, not planned anew. Ask
+        another version arrives (409 `partitions-busy`, which the hook reads as the job found running). Ask
         again with this task's inputs: a partition whose source differs is planned anew now, and waited for.
         """
         if confirm and rounds < MAX_CONFIRMATIONS:
