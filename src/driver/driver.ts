@@ -279,8 +279,9 @@ export class Driver {
         // Not finished here (lost, handed back, waiting again): the runner drops what it holds for it,
         // unless this driver has already claimed the task again.
         if (!this.#finishedHere.delete(task) && runner.abandon && !this.#holds(row.id)) {
+          const why = task.lost ? "lost" : task.row.state === "suspended" ? "handed-back" : "waiting";
           try {
-            runner.abandon(row.id);
+            runner.abandon(row.id, why);
           } catch (error) {
             this.#log.warn({ kind: runner.kind, taskId: row.id, error: reasonOf(error) }, "abandon failed");
           }

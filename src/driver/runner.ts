@@ -50,9 +50,11 @@ export interface Runner {
    * The task left this driver without its terminal commit here: its lease was lost (another host took it
    * over after a pause or a cut from the ledger), or it was handed back or put back to wait. Whatever the
    * runner holds for it in this process (admission slots, a budget) must go, or this host would count work
-   * it no longer owns for good; a later claim of the task here takes it again. @default nothing held
+   * it no longer owns for good; a later claim of the task here takes it again. `why`: `lost` (another
+   * driver holds it now), `handed-back` (suspended at shutdown or an outage), `waiting` (put back to wait:
+   * a retry or a deferral, its Druid task possibly still running). @default nothing held
    */
-  abandon?(taskId: string): void;
+  abandon?(taskId: string, why: "lost" | "handed-back" | "waiting"): void;
   /** Per-cycle upkeep not tied to a task (e.g. refresh worker capacity); failures are logged. */
   onCycle?(): Promise<void> | void;
 }

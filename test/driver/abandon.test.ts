@@ -39,9 +39,9 @@ async function setup() {
         onFinish: (task) => {
           held.delete(task.id);
         },
-        abandon: (id) => {
+        abandon: (id, why) => {
           held.delete(id);
-          abandoned.push(id);
+          abandoned.push(`${id} ${why}`);
         },
       },
     ],
@@ -62,7 +62,7 @@ describe("a task that leaves a driver unfinished", () => {
       values: [],
     });
     for (let i = 0; i < 200 && abandoned.length === 0; i++) await clock.advance(20);
-    expect(abandoned).toEqual(["a"]);
+    expect(abandoned).toEqual(["a lost"]);
     expect([...held]).toEqual([]);
     await driver.stop();
     await store.close();
@@ -73,7 +73,7 @@ describe("a task that leaves a driver unfinished", () => {
     driver.start();
     for (let i = 0; i < 200 && !held.has("a"); i++) await clock.advance(5);
     await driver.stop();
-    expect(abandoned).toEqual(["a"]);
+    expect(abandoned).toEqual(["a handed-back"]);
     expect((await store.getTask("a"))?.state).toBe("suspended");
     await store.close();
   });

@@ -366,6 +366,13 @@ export function compactRunner(services: DruidServices): Runner {
       atDruid.delete(task.id);
       admission?.untrack(task.id);
     },
+    // Another host holds it now, or it was handed back: its place in the budget is no longer this host's
+    // (one put back to wait keeps it: its Druid task may still run).
+    abandon: (taskId, why) => {
+      if (why === "waiting") return;
+      atDruid.delete(taskId);
+      admission?.untrack(taskId);
+    },
     handler: async (task, ctx) => {
       try {
         await step(task, ctx);

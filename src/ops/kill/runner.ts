@@ -154,6 +154,13 @@ export function killRunner(services: DruidServices): Runner {
       atDruid.delete(task.id);
       admission?.untrack(task.id);
     },
+    // Another host holds it now, or it was handed back: its place in the budget is no longer this host's
+    // (one put back to wait keeps it: its Druid task may still run).
+    abandon: (taskId, why) => {
+      if (why === "waiting") return;
+      atDruid.delete(taskId);
+      admission?.untrack(taskId);
+    },
     handler: async (task, ctx) => {
       try {
         // A crash after the submit resubmits the pinned id: Druid's duplicate answer is a reattach.
