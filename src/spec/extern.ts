@@ -1,4 +1,6 @@
-import type { JsonObject } from "../ledger/types.js";
+import type { JsonValue } from "../core/canonical-json.js";
+
+type JsonObject = { [key: string]: JsonValue };
 
 /**
  * The external inputs an SQL ingestion reads: every `EXTERN(...)` call's input source and input format

@@ -84,7 +84,7 @@ describe("the pre-flight's judgement (pure)", () => {
       },
     });
     // The parallel task's tuningConfig is no IndexTuningConfig field set the sampler needs.
-    expect((request?.spec.spec as Record<string, unknown>).tuningConfig).toBeUndefined();
+    expect((request?.spec.spec as Record<string, unknown> | undefined)?.tuningConfig).toBeUndefined();
   });
 
   it("samples an SQL partition's one EXTERN input as raw rows; not one that reads several or none", () => {
