@@ -61,11 +61,43 @@ export function givenSource(version: string): SourceVersion {
  * run of characters, `?` one, case-sensitive.
  */
 export function wildcardMatches(pattern: string, name: string): boolean {
+  return wildcard(pattern).test(name);
+}
+
+function wildcard(pattern: string): RegExp {
   const re = pattern
     .replace(/[.+^${}()|[\]\\]/g, "\\$&")
     .replace(/\*/g, ".*")
     .replace(/\?/g, ".");
-  return new RegExp(`^${re}$`, "s").test(name);
+  return new RegExp(`^${re}$`, "s");
+}
+
+/** A listing's files by name, built once per listing: a backfill's partitions each look up their day's file. */
+const byNameOf = new WeakMap<readonly SourceEntry[], Map<string, SourceEntry[]>>();
+
+function byName(listed: readonly SourceEntry[]): Map<string, SourceEntry[]> {
+  let index = byNameOf.get(listed);
+  if (!index) {
+    index = new Map();
+    for (const e of listed) {
+      const name = baseName(e.name);
+      const same = index.get(name);
+      if (same) same.push(e);
+      else index.set(name, [e]);
+    }
+    byNameOf.set(listed, index);
+  }
+  return index;
+}
+
+/**
+ * The files of a listing that Druid's filter matches: a plain name is looked up (a backfill of 10,000 days
+ * over 10,000 files would otherwise test every file for every day), a wildcard is compiled once.
+ */
+function matching(listed: readonly SourceEntry[], pattern: string): readonly SourceEntry[] {
+  if (!/[*?]/.test(pattern)) return byName(listed).get(pattern) ?? [];
+  const re = wildcard(pattern);
+  return listed.filter((e) => re.test(baseName(e.name)));
 }
 
 function baseName(path: string): string {
@@ -118,7 +150,7 @@ async function fingerprintLocal(source: JsonObject, probe: SourceProbe): Promise
     const listed = await probe.listFiles(baseDir);
     if (listed === null) return null;
     const pattern = typeof filter === "string" ? filter : "*";
-    for (const e of listed) if (wildcardMatches(pattern, baseName(e.name)) && e.bytes !== 0) entries.push(e);
+    for (const e of matching(listed, pattern)) if (e.bytes !== 0) entries.push(e);
   }
   if (Array.isArray(files)) {
     for (const f of files) {
