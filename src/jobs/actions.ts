@@ -59,6 +59,8 @@ export async function cancelWork(
     : (await store.cancelTask(id, reason, options.actor))
       ? 1
       : 0;
+  // Partitions no driver held ended with the cancel: a job left with none to finish ends now.
+  if (job) await settleJob(store, id, options.actor);
   const shutdown: string[] = [];
   if (options.client) {
     const kinds = options.kinds ?? KINDS;

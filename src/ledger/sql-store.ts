@@ -3,7 +3,7 @@ import { LedgerError, ledgerFailure } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
 import { analyzeTasks } from "./sql/analyze-tasks.js";
 import { appendEvents, type NewEvent } from "./sql/append-events.js";
-import { cancelJob, cancelJobTasks } from "./sql/cancel-job.js";
+import { cancelJob, cancelJobTasks, finishCanceledUnheld } from "./sql/cancel-job.js";
 import { cancelTask } from "./sql/cancel-task.js";
 import { readHeldProgress, writeProgress } from "./sql/checkpoint.js";
 import { listDue, markClaimed, pickDistinctKeys, selectClaimable } from "./sql/claim.js";
@@ -254,6 +254,8 @@ export class SqlStore implements Store {
         const job = (await q(cancelJob(this.dialect, id, now)))[0];
         if (!job) return 0;
         const tasks = (await q(cancelJobTasks(this.dialect, id, reason, now))).map(toTask);
+        const finished = (await q(finishCanceledUnheld(this.dialect, id, reason, now))).map(toTask);
+        const flaggedFrom = new Map(tasks.map((t) => [t.id, t.state]));
         const jobState = String(job.state);
         await this.#events(
           q,
@@ -267,6 +269,14 @@ export class SqlStore implements Store {
               actor,
             },
             ...tasks.map((t) => cancelEvent(t, reason, actor)),
+            ...finished.map((t) => ({
+              jobId: t.jobId,
+              taskId: t.id,
+              fromState: flaggedFrom.get(t.id) ?? "new",
+              toState: "failed",
+              reason: t.reason ?? `canceled: ${reason}`,
+              actor,
+            })),
           ],
           now,
         );

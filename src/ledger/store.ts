@@ -152,7 +152,11 @@ export interface Store {
 
   /** Flags a non-terminal task as canceled (CAS); the driver finishes it. Null when terminal/unknown. */
   cancelTask(id: string, reason: string, actor?: string): Promise<TaskRow | null>;
-  /** Flags the job and all its non-terminal tasks as canceled; returns how many tasks were flagged. */
+  /**
+   * Flags the job and all its non-terminal tasks as canceled; those no driver holds (new, suspended) end
+   * failed at once (`canceled: <reason>`), the running ones are finished by their driver. Returns how many
+   * tasks were flagged.
+   */
   cancelJob(id: string, reason: string, actor?: string): Promise<number>;
 
   listDead(jobId?: string): Promise<TaskRow[]>;

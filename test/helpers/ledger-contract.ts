@@ -431,16 +431,30 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       ]);
     });
 
-    it("cancelling a job flags its non-terminal tasks and records who asked", async () => {
-      await seed(task("a"), task("b"));
-      const [a] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1 });
+    it("cancelling a job flags its non-terminal tasks, ends those no driver holds, and records who asked", async () => {
+      await seed(task("a"), task("b"), task("c"));
+      const [a] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["a"] });
       await store.transition({ id: "a", owner: "me", version: a!.version }, { to: "done", reason: "ok" });
-      expect(await store.cancelJob("job", "user asked", "cli")).toBe(1);
+      const [c] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["c"] });
+      expect(await store.cancelJob("job", "user asked", "cli")).toBe(2);
       expect(await row("a")).toMatchObject({ state: "done", canceled: false });
-      expect(await row("b")).toMatchObject({ state: "new", canceled: true, reason: "user asked" });
+      // Waiting to run: failed at once, as its driver would have finished it.
+      expect(await row("b")).toMatchObject({
+        state: "failed",
+        canceled: true,
+        reason: "canceled: user asked",
+        lastError: "canceled: user asked",
+        leaseOwner: null,
+      });
+      // Running: flagged, its driver finishes it.
+      expect(await row("c")).toMatchObject({ state: "running", canceled: true, version: c!.version });
       expect((await store.getJob("job"))?.canceled).toBe(true);
       const events = await store.listEvents({ taskId: "b" });
-      expect(events.at(-1)).toMatchObject({ actor: "cli", reason: "cancel requested: user asked" });
+      expect(events.map((e) => [e.fromState, e.toState, e.reason, e.actor])).toEqual([
+        [null, "new", "task created", "segops"],
+        ["new", "new", "cancel requested: user asked", "cli"],
+        ["new", "failed", "canceled: user asked", "cli"],
+      ]);
       expect(await store.cancelTask("a", "too late")).toBeNull();
     });
 

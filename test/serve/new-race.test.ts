@@ -79,3 +79,42 @@ describe("a changed sourceVersion while a partition runs", () => {
     expect(again.json.partitions[0]).toMatchObject({ sourceVersion: "v2" });
   }, 60_000);
 });
+
+describe("canceling a large job", () => {
+  it("ends its partitions no driver holds at once, so the next job is not kept waiting behind them", async () => {
+    const t = await startTestService({ service: { concurrency: 1 } });
+    const dataDir = writeDailyDataset({ from: "2020-01-01", days: 2, rowsPerDay: 3 });
+    const big = {
+      template: dailyTemplate({ datasource: "big" }),
+      templateName: "daily.json",
+      from: "2020-01-01",
+      to: "2025-01-01",
+      vars: { dataDir },
+    };
+    const created = await t.call("/api/v1/backfills", { json: big });
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+    const cancel = await t.call(`/api/v1/jobs/${encodeURIComponent(id)}/cancel`, {
+      method: "POST",
+      json: {},
+    });
+    expect(cancel.status).toBe(200);
+    // Everything not held by the worker right now ended with the cancel: nothing waits to be claimed.
+    const counts = await t.store.countTasks(id);
+    expect(counts.new + counts.suspended).toBe(0);
+    expect(counts.failed).toBeGreaterThanOrEqual(1826 - 4);
+
+    const small = await t.call("/api/v1/backfills", {
+      json: {
+        ...big,
+        template: dailyTemplate({ datasource: "small" }),
+        from: "2020-01-01",
+        to: "2020-01-03",
+      },
+    });
+    const ended = await t.call(`/api/v1/jobs/${encodeURIComponent(small.json.id as string)}/wait?timeout=60`);
+    expect(ended.json).toMatchObject({ ended: true, job: { state: "done" } });
+    const canceled = await t.call(`/api/v1/jobs/${encodeURIComponent(id)}/wait?timeout=60`);
+    expect(canceled.json).toMatchObject({ ended: true, job: { state: "failed" } });
+  }, 90_000);
+});

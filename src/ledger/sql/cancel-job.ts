@@ -17,3 +17,18 @@ export function cancelJobTasks(d: Dialect, jobId: string, reason: string, now: n
      WHERE job_id = ${p.add(jobId)} AND state IN ${NON_TERMINAL} AND NOT canceled RETURNING *`,
   );
 }
+
+/**
+ * Ends the canceled tasks no driver holds (waiting to run or handed back) as failed at once, as a driver
+ * finishing them would (`canceled: <reason>`): a canceled job of 36,000 partitions otherwise filled every
+ * claim for minutes, each partition a claim and a transition, while other jobs waited.
+ */
+export function finishCanceledUnheld(d: Dialect, jobId: string, reason: string, now: number): Statement {
+  const p = new Params(d);
+  const why = p.add(`canceled: ${reason}`);
+  return p.statement(
+    `UPDATE tasks SET state = 'failed', reason = ${why}, last_error = ${why}, lease_owner = NULL,
+       lease_expires_at = NULL, version = version + 1, updated_at = ${p.add(now)}
+     WHERE job_id = ${p.add(jobId)} AND canceled AND state IN ('new', 'suspended') RETURNING *`,
+  );
+}
