@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-/** Issue 11: the library's root entry is small and loads no emulator or database driver until used. */
+/** The library's root entry is small and loads no emulator or database driver until used. */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HOOK = fileURLToPath(new URL("./helpers/record-loads.mjs", import.meta.url));

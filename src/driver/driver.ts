@@ -293,7 +293,7 @@ export class Driver {
 
   /**
    * One heartbeat for every task this driver holds: every `heartbeatMs`, one `renewLeases` statement
-   * (issue 16: one statement per partition was 2,000 writes a second at 2,000 in flight). A refused
+   * (one statement per partition was 2,000 writes a second at 2,000 in flight). A refused
    * renewal stops that task's handler (`lost`), a canceled row stops it with `canceled`.
    */
   async #heartbeat(): Promise<void> {

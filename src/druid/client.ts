@@ -329,7 +329,7 @@ export class DruidClient {
   }
 
   /**
-   * `bulkTaskStatus` for a poller of thousands of tasks (issue 16): the same requests and the same rule for
+   * `bulkTaskStatus` for a poller of thousands of tasks: the same requests and the same rule for
    * unknown ids (absent from the map), but only the state, duration and error of each task Druid knows are
    * kept, each chunk's answer is dropped as soon as it is read, and nothing is copied again — a tick's
    * lookup of 10,000 tasks leaves one small object per task behind.

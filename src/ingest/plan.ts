@@ -168,7 +168,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   const addWarnings = (issues: readonly SpecIssue[]) => {
     for (const w of issues) if (!w.path.startsWith("id")) warnings.set(`${w.path}:${w.message}`, w);
   };
-  /** Render, pin the id, validate in full: the path every partition took before issue 16. */
+  /** Render, pin the id, validate in full: the path every partition took before the fast path. */
   const full = (interval: Interval): JsonObject => {
     const prepared = prepareSpec(input.template, { interval, specVersion, prefix, ...vars });
     if (prepared.kind !== "task") throw new UsageError("expected a native task template");

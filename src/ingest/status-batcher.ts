@@ -81,7 +81,7 @@ export class StatusBatcher {
    * Resolves with the task's first status that is not RUNNING (ended, or unknown to Druid). The id rides
    * every bulk lookup until then with the same waiter: a partition watching its task costs one promise for
    * the whole run, not one a tick (10,000 partitions in flight made 10,000 a tick, most of a backfill's
-   * garbage; issue 16).
+   * garbage).
    */
   getEnded(id: string, signal?: AbortSignal): Promise<StatusResult> {
     return this.#batcher.ask(id, "not-running", signal);

@@ -66,7 +66,7 @@ export class TickBatcher<K, Q, A> {
    * The asks waiting under `signal`, with one abort listener per signal for as long as the signal lives
    * rather than one added and removed per ask: a partition asks once a tick under the same signal for as long
    * as its task runs, and an EventTarget listener a tick per partition was a tenth of a 2,000-partition
-   * backfill's allocations (issue 16).
+   * backfill's allocations.
    */
   #asksOf(signal: AbortSignal): Map<Pending<Q, A>, K> {
     let asks = this.#bySignal.get(signal);

@@ -6,7 +6,7 @@ import { checkPartitionIntervals, collector } from "./rules.js";
 import { TASK_SCHEMAS } from "./schema.js";
 
 /**
- * Validating every partition of one template (100,000 for a backfill, issue 16) without validating the same
+ * Validating every partition of one template (100,000 for a backfill) without validating the same
  * spec 100,000 times. The partitions of a template differ only where a placeholder names the partition
  * (`{{interval}}`, `{{start}}`, `{{end}}`, `{{start:FORMAT}}`, …), in the interval segops injects and in the
  * derived id. When every such placeholder sits where no part of validation reads a string's content — the

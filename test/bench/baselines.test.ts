@@ -6,7 +6,7 @@ import { finishedAt } from "../../bench/lib/sim-events.js";
 import type { TaskSpec } from "../../src/druid/client.js";
 
 /**
- * A smoke test of the issue 16 benchmark code (no timing: the figures are `npm run bench`'s): the baseline
+ * A smoke test of the polling and backfill benchmark code (no timing: the figures are `npm run bench`'s): the baseline
  * pollers see every task end, never before the emulator ended it, with the request pattern their recipe
  * has; the duration mix is seeded.
  */

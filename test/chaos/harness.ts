@@ -1,4 +1,4 @@
-// The chaos harness (issue 17, first part): a 60-partition backfill through the real CLI against the
+// The chaos harness: a 60-partition backfill through the real CLI against the
 // emulator, with seeded faults — SIGKILLs of the CLI at seeded points of progress (then the same command
 // again), Druid 5xx, connection resets, 429 bursts, leader failovers (307, 503), a slow Coordinator, and
 // the emulator restarted with its state (running tasks lose their worker and FAIL, as in Druid) or without the

@@ -267,7 +267,7 @@ describe("segops validate", () => {
   });
 });
 
-describe("issue 10: validate --json always prints the JSON result, with every problem", () => {
+describe("validate --json always prints the JSON result, with every problem", () => {
   it("reports a spec without a dataSource together with its other problems, as JSON", async () => {
     const noDs = file(
       "nods.json",

@@ -6,7 +6,7 @@ import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
-/** Issue 10: `segops wait --handoff` on a task whose interval a later task replaced reports SUPERSEDED (exit 5). */
+/** `segops wait --handoff` on a task whose interval a later task replaced reports SUPERSEDED (exit 5). */
 
 let sim: SimHandle;
 // Overshadowed segments stay used (marked unused only after a long emulated delay), as on a busy Coordinator.

@@ -1345,7 +1345,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    // Queries without a table and the catalog tables, as JDBC/DB-API clients use them (issue 10, item 3), and
+    // Queries without a table and the catalog tables, as JDBC/DB-API clients use them, and
     // the request fields of `SqlQuery`: query ids, sqlTimeZone, typesHeader (item 4).
     describe("Broker SQL: SELECT 1, INFORMATION_SCHEMA, sys tables, query ids, time zones (§3.6)", () => {
       const pydruid = (query: string) => ({ query, context: {}, header: true, resultFormat: "arrayLines" });
@@ -1603,7 +1603,7 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    // Load rules through the Coordinator API and what RunRules does with them (issue 10, item 5).
+    // Load rules through the Coordinator API and what RunRules does with them.
     describe("load rules: the rules API, and RunRules dropping or not loading segments", () => {
       const DEFAULT_RULE = {
         tieredReplicants: { _default_tier: 2 },
@@ -1757,8 +1757,8 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
-    // MarkOvershadowedSegmentsAsUnused marks a segment unused only once what overshadows it is served (issue 10,
-    // item 2). Druid waits millisToWaitBeforeDeleting (15 min) after the Coordinator starts before it marks any:
+    // MarkOvershadowedSegmentsAsUnused marks a segment unused only once what overshadows it is served. Druid
+    // waits millisToWaitBeforeDeleting (15 min) after the Coordinator starts before it marks any:
     // the case turns that off through the dynamic config and puts it back afterwards.
     describe("overshadowed segments go unused only once the overshadowing ones are served", () => {
       const ds = freshId("segops_conf_mark");

@@ -9,7 +9,7 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService } from "../helpers/serve.js";
 
 /**
- * Bad input loses nothing (issue 17, "Bad input"): generated inputs — 10,000 per surface — through the
+ * Bad input loses nothing: generated inputs — 10,000 per surface — through the
  * parsers of intervals and granularities, the spec validator, and the HTTP API's run and backfill
  * requests. Each either succeeds or fails with segops' own error naming what was wrong (a JSON path, a
  * field of the body); nothing throws anything else; a refused request leaves the ledger as it was.

@@ -11,7 +11,7 @@ import { ingestArgs } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Bad input on the command line loses nothing (issue 17, "Bad input": flags and config files): 10,000
+ * Bad input on the command line loses nothing (flags and config files): 10,000
  * generated cases per surface through the CLI's own `main(argv)`, in this process (its output captured) —
  * `validate`, `run` and `backfill` with flags negative, NaN, huge, empty or malformed (URLs, ledger URLs,
  * intervals, variables), and `segops serve` with generated config files and `SEGOPS_*` variables. Each bad

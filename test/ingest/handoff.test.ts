@@ -147,7 +147,7 @@ describe("handoff gate", () => {
   });
 });
 
-describe("issue 9.3: done only with data that provably came from our attempt", () => {
+describe("done only with data that provably came from our attempt", () => {
   const old = "2026-04-01T00:00:00.000Z";
   const created = "2026-05-01T10:00:00.000Z";
   const ended = "2026-05-01T10:05:00.000Z";
@@ -161,41 +161,41 @@ describe("issue 9.3: done only with data that provably came from our attempt", (
     ...extra,
   });
 
-  it("issue 9.3: no version of ours found is not handed off when the task ingested rows", () => {
+  it("no version of ours found is not handed off when the task ingested rows", () => {
     const v = handoffVerdict(q(), [seg(old)]);
     expect(v).toMatchObject({ state: "lost" });
     expect((v as { reason: string }).reason).toContain("ingested 8 row(s)");
   });
 
-  it("issue 9.3: an attempt that ingested no rows and published nothing is handed off with no version", () => {
+  it("an attempt that ingested no rows and published nothing is handed off with no version", () => {
     expect(handoffVerdict(q({ rowsIngested: 0 }), [seg(old)])).toMatchObject({
       state: "handed-off",
       version: null,
     });
   });
 
-  it("issue 9.3: nothing new and no report to say the task ingested nothing is not done", () => {
+  it("nothing new and no report to say the task ingested nothing is not done", () => {
     expect(handoffVerdict(q({ rowsIngested: null }), [seg(old)]).state).toBe("lost");
   });
 
-  it("issue 9.3(a): a recorded version whose segments vanished is lost, not handed off", () => {
+  it("a recorded version whose segments vanished is lost, not handed off", () => {
     const v = handoffVerdict(q({ version: ours }), [seg(old)]);
     expect(v).toMatchObject({ state: "lost" });
     expect((v as { reason: string }).reason).toContain(`our version ${ours} is no longer used`);
   });
 
-  it("issue 9.3(c): a foreign version later than our task's lifetime is never taken for ours", () => {
+  it("a foreign version later than our task's lifetime is never taken for ours", () => {
     // Ours became unused; only the later replace is left, and it is past our task's end.
     const v = handoffVerdict(q(), [seg(old), seg(foreign)]);
     expect(v).toMatchObject({ state: "unproven", candidate: foreign });
   });
 
-  it("issue 9.3: a version within our task's lifetime is ours, proven by the window", () => {
+  it("a version within our task's lifetime is ours, proven by the window", () => {
     const v = handoffVerdict(q(), [seg(old), seg(ours)]);
     expect(v).toMatchObject({ state: "handed-off", version: ours, proof: "window" });
   });
 
-  it("issue 9.3(b): an adopted task's old version under a newer live one is superseded", () => {
+  it("an adopted task's old version under a newer live one is superseded", () => {
     // The task existed before this job read the interval: its version is in the baseline, and
     // another spec's replace is live over it.
     const adopted = q({
@@ -206,19 +206,19 @@ describe("issue 9.3: done only with data that provably came from our attempt", (
     expect(v).toEqual({ state: "superseded", version: ours, liveVersions: [foreign] });
   });
 
-  it("issue 9.3(b): an adopted task whose version is gone, under another's replace, is not done", () => {
+  it("an adopted task whose version is gone, under another's replace, is not done", () => {
     const adopted = q({ baseline: { versions: [old, foreign], segmentIds: [] }, baselineTrusted: false });
     expect(handoffVerdict(adopted, [seg(old), seg(foreign)]).state).toBe("unproven");
   });
 
-  it("issue 9.3: an adopted append cannot tell its segments apart: unproven, never done", () => {
+  it("an adopted append cannot tell its segments apart: unproven, never done", () => {
     const adopted: HandoffQuestion = { ...q(), mode: "append", baselineTrusted: false };
     expect(handoffVerdict(adopted, [seg(old), seg(old, { partitionNum: 1 })]).state).toBe("unproven");
   });
 });
 
 /**
- * Issue 16: the checker hands each verdict only the segments overlapping its interval (a datasource with
+ * The checker hands each verdict only the segments overlapping its interval (a datasource with
  * 10,000 waiting partitions cost 10,000 × all its segments a tick). The index must find exactly what a
  * scan finds, in the same order.
  */

@@ -11,7 +11,7 @@ import { runCli, until } from "../helpers/cli-process.js";
 import { writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Issue 15, MSQ: `segops backfill` with a `.sql` template submits one `REPLACE … OVERWRITE WHERE` per day to
+ * `segops backfill` with a `.sql` template submits one `REPLACE … OVERWRITE WHERE` per day to
  * `/druid/v2/sql/task` under the derived id (`query-<sqlQueryId>`), follows the controller, gates on the MSQ
  * report, waits for handoff and audits — on the emulator, in a real CLI process.
  */

@@ -20,7 +20,7 @@ type Template = { [key: string]: JsonValue };
 
 /**
  * Planning validates a template's partitions alike when they can only differ where validation does not look
- * (issue 16: 100,000 partitions). These tests hold the fast path to the path every partition took before:
+ * (100,000 partitions). These tests hold the fast path to the path every partition took before:
  * render, pin the id, validate in full (`reference` below, a copy of the old loop) — same refusals with the
  * same JSON paths, same warnings, same payload specs.
  */

@@ -24,7 +24,7 @@ import type { TaskRow } from "../../src/ledger/types.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
 /**
- * Issue 11: each step of the ingestion handler on its own, over fake Druid I/O (the other steps are not
+ * Each step of the ingestion handler on its own, over fake Druid I/O (the other steps are not
  * involved). The end-to-end suites run them together against the emulator.
  */
 

@@ -76,7 +76,7 @@ describe("TickBatcher flush signal", () => {
 });
 
 /**
- * Issue 16: `askMany` asks under many keys with one promise and one abort listener, so a poll of 10,000
+ * `askMany` asks under many keys with one promise and one abort listener, so a poll of 10,000
  * tasks does not create 10,000 promises and listeners a tick; its keys ride the same flush as `ask`'s.
  */
 describe("TickBatcher.askMany", () => {
@@ -157,7 +157,7 @@ describe("TickBatcher.askMany", () => {
 
 /**
  * A partition asks once a tick under the same signal for as long as its task runs: one abort listener for the
- * signal's life, not one added and removed per ask (issue 16: a tenth of a backfill's allocations).
+ * signal's life, not one added and removed per ask (a tenth of a backfill's allocations).
  */
 describe("TickBatcher abort listeners", () => {
   it("holds one listener per signal across asks, and an abort still rejects and dequeues only its own asks", async () => {

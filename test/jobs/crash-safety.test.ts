@@ -214,7 +214,7 @@ describe("Ctrl-C: the backfill hands its work back and the rerun resumes at once
   }, 60_000);
 });
 
-describe("issue 9.1 under SIGKILL: a shared ledger, two clusters", () => {
+describe("under SIGKILL: a shared ledger, two clusters", () => {
   it.each([21, 22])(
     "the killed prod backfill never runs on the stage cluster, and its rerun fills prod (seed %i)",
     async (seed) => {

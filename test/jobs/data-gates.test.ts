@@ -8,7 +8,7 @@ import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Issue 10.2: "done" is decided on Druid's row counters. A corrupt day fails its partition (exit 1) with
+ * "done" is decided on Druid's row counters. A corrupt day fails its partition (exit 1) with
  * the counters and Druid's first parse errors in the report; a tolerable few bad rows pass under the gate.
  */
 

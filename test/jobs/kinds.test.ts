@@ -12,7 +12,7 @@ import type { Store } from "../../src/ledger/store.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 
 /**
- * Issue 11: a kind of work is one object; a second kind registered in one line runs through planning,
+ * A kind of work is one object; a second kind registered in one line runs through planning,
  * the driver, reports, status, retry and cancel like ingestion does.
  */
 

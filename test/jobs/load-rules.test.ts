@@ -10,7 +10,7 @@ import type { Store } from "../../src/ledger/store.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
-/** Issue 10: an interval excluded by a drop rule fails at once with "never queryable", on the emulator. */
+/** An interval excluded by a drop rule fails at once with "never queryable", on the emulator. */
 
 let sim: SimHandle | undefined;
 let store: Store | undefined;

@@ -41,7 +41,7 @@ function expectNoScans(rows: PlanRow[]): void {
 
 /**
  * Every freed slot runs a claim cycle: with 10,000 partitions running under live leases, a claim that
- * visited running rows cost 10,000 row visits a cycle (issue 16), and one that sorted every due task cost
+ * visited running rows cost 10,000 row visits a cycle, and one that sorted every due task cost
  * 160 ms on PostgreSQL with 100,000 due (docs/benchmarks.md). SQLite must read each rank of the claim
  * order through its index: suspended and new tasks in (run_at, id) order, so each rank stops at its limit
  * with nothing to sort; expired leases and canceled tasks (few) through their partial indexes; never by

@@ -9,7 +9,7 @@ import { type CliResult, runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Secrets never leak (issue 17, "Security"): every command and the service's routes run with known Druid
+ * Secrets never leak: every command and the service's routes run with known Druid
  * credentials and a known API token, on success and failure paths (Druid down, Druid 500s, bad input, a
  * wrong token); then every byte they printed or answered and every ledger file is searched for the
  * password, the token and the base64 of `user:password` (what a Basic header carries).

@@ -11,7 +11,7 @@ import { type CliRun, runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Issue 12, done when: the OpenAPI document validates, and an API fuzzer (schemathesis, against a real
+ * The OpenAPI document validates, and an API fuzzer (schemathesis, against a real
  * `segops serve` process on the emulator) finds no 5xx and no response that breaks the schema.
  *
  * schemathesis comes from the hashed lock test/fuzz/requirements.txt, installed into .venv-fuzz by

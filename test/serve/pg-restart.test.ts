@@ -11,8 +11,7 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { type RestartablePostgres, startRestartablePostgres } from "./pg-restart-cluster.js";
 
 /**
- * The PostgreSQL server itself restarted under running `segops serve` hosts (issue 17, "PostgreSQL
- * restarted"): three hosts share one ledger on a cluster of this test's own (initdb on a temp dir, its own
+ * The PostgreSQL server itself restarted under running `segops serve` hosts: three hosts share one ledger on a cluster of this test's own (initdb on a temp dir, its own
  * port: restarting a server other tests use would break them); mid-run the server is stopped (`pg_ctl stop
  * -m fast`: every session terminated), kept down past every lease, and started again. The hosts wait the
  * outage out (the worker's `ledgerOutageMs`), and the job still ends with every partition done exactly

@@ -450,7 +450,7 @@ describe("MarkOvershadowedSegmentsAsUnused: only after the overshadowing segment
   });
 });
 
-describe("a Broker that sees only served segments (item 1 of issue 10)", () => {
+describe("a Broker that sees only served segments", () => {
   it("has no table before handoff, then counts what is served; sys.segments shows published but unavailable", async () => {
     const s = await startTestSim({ handoffDelayMs: 5000 });
     await run(s, ingest("r1"));

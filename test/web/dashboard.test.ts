@@ -8,8 +8,7 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
- * Issue 14, the dashboard of `segops serve`, in real headless Chromium (Debian's package, driven by
- * playwright-core) against the service on the emulator: login and the 401 path, the live job list, a
+ * Login and the 401 path, the live job list, a
  * backfill's grid filling in, a failed partition's Druid error, a dead letter retried to done, the segment
  * timeline after a replace, the Druid view, keyboard use, both themes, a narrow window and an axe check.
  * No sleeps: every wait is for a selector or a state, and the emulator's clock is driven by the test

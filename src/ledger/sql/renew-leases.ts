@@ -3,7 +3,7 @@ import { Params, type Statement } from "./statement.js";
 
 /**
  * Extends every lease one owner holds, in one statement: the heartbeat of a driver holding 10,000
- * partitions is one write a period, not 10,000 (issue 16). Each row is still a compare-and-set on
+ * partitions is one write a period, not 10,000. Each row is still a compare-and-set on
  * (id, owner, version, running): a row another owner took over, or one we moved past, is left alone and
  * missing from the answer. No version bump (a heartbeat is not a transition), and canceled rows are
  * renewed too, so the owner keeps them while it winds the handler down; the answer carries the flag and

@@ -85,7 +85,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "claim indexes: waiting tasks by due time, running tasks by lease expiry",
     statements: () => [
       // A claim reaches waiting tasks and expired leases through one index each, so 10,000 running
-      // partitions with live leases cost a claim nothing (issue 16: every freed slot runs a claim cycle,
+      // partitions with live leases cost a claim nothing (every freed slot runs a claim cycle,
       // and `tasks_due` made each of them visit every running row).
       "CREATE INDEX tasks_waiting ON tasks (kind, run_at) WHERE state IN ('new', 'suspended')",
       "CREATE INDEX tasks_leased ON tasks (kind, lease_expires_at) WHERE state = 'running'",

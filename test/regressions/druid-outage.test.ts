@@ -12,7 +12,7 @@ import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Issue 9.4: Druid gone mid-run must not be a silent hang. The progress output says Druid is
+ * Druid gone mid-run must not be a silent hang. The progress output says Druid is
  * unreachable and since when; after `--druid-outage-timeout` the run exits 4 with the work handed back,
  * and the job resumes once Druid is back.
  */
@@ -49,8 +49,8 @@ function setup() {
   return { args, ledger };
 }
 
-describe("issue 9.4: Druid gone mid-run", () => {
-  it("issue 9.4: Druid killed after the first submissions: says so, exits 4 with the work handed back, resumes", async () => {
+describe("Druid gone mid-run", () => {
+  it("Druid killed after the first submissions: says so, exits 4 with the work handed back, resumes", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "segops-i9sim-"));
     let sim: SimHandle = await startSim({
       timeScale: 20,
@@ -91,7 +91,7 @@ describe("issue 9.4: Druid gone mid-run", () => {
     expect(before).toBe(0);
   }, 90_000);
 
-  it("issue 9.4: a persistent 500 on /taskStatus is an outage too: exit 4, not a hang", async () => {
+  it("a persistent 500 on /taskStatus is an outage too: exit 4, not a hang", async () => {
     const sim = await startSim({ timeScale: 20, capacity: 2, baseDurationMs: 20_000, seed: 10 });
     closers.push(() => sim.close());
     const { args } = setup();
@@ -105,7 +105,7 @@ describe("issue 9.4: Druid gone mid-run", () => {
     expect(stopped.stderr).toContain("POST /druid/indexer/v1/taskStatus");
   }, 90_000);
 
-  it("issue 9.4: the plain progress lines say when Druid stopped answering and when it is back", async () => {
+  it("the plain progress lines say when Druid stopped answering and when it is back", async () => {
     const clock = new ManualClock(Date.UTC(2026, 4, 1, 12));
     const monitor = new OutageMonitor(clock);
     const lines: string[] = [];
@@ -139,7 +139,7 @@ describe("issue 9.4: Druid gone mid-run", () => {
   });
 });
 
-describe("issue 9.4: the outage monitor", () => {
+describe("the outage monitor", () => {
   const clock = () => new ManualClock(Date.UTC(2026, 4, 1, 12));
   const fail = (endpoint: string) => ({
     reachable: false as const,
@@ -149,7 +149,7 @@ describe("issue 9.4: the outage monitor", () => {
     error: new UnavailableError({ endpoint, status: 503 }),
   });
 
-  it("issue 9.4: one endpoint failing while others answer is an outage of that endpoint", async () => {
+  it("one endpoint failing while others answer is an outage of that endpoint", async () => {
     const c = clock();
     const m = new OutageMonitor(c);
     m.record(fail("POST /druid/indexer/v1/taskStatus"));
@@ -171,7 +171,7 @@ describe("issue 9.4: the outage monitor", () => {
     expect(m.since).toBeNull();
   });
 
-  it("issue 9.4: ids in a path do not split a family, and a family no longer tried stops counting", async () => {
+  it("ids in a path do not split a family, and a family no longer tried stops counting", async () => {
     const c = clock();
     const m = new OutageMonitor(c, 60_000);
     m.record(fail("GET /druid/indexer/v1/task/a_1/status"));

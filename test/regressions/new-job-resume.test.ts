@@ -8,7 +8,7 @@ import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Issue 9.2: after Ctrl-C, a `--new` job must be resumable without ingesting everything again. The hint
+ * After Ctrl-C, a `--new` job must be resumable without ingesting everything again. The hint
  * names `segops resume JOB`; rerunning the command (which contains `--new`) over an unfinished job of the
  * same inputs is refused; `resume` finishes it with no partition ingested twice (an appending template
  * would double the rows).
@@ -19,9 +19,9 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()?.();
 });
 
-describe("issue 9.2: --new then rerun the same command", () => {
+describe("--new then rerun the same command", () => {
   it.each([4, 5])(
-    "issue 9.2: --new then 'rerun the same command' does not ingest everything again (seed %i)",
+    "--new then 'rerun the same command' does not ingest everything again (seed %i)",
     async (seed) => {
       const sim = await startSim({
         timeScale: 100,
@@ -120,7 +120,7 @@ describe("issue 9.2: --new then rerun the same command", () => {
     60_000,
   );
 
-  it("issue 9.2: resume refuses a job of another cluster (exit 2, nothing submitted)", async () => {
+  it("resume refuses a job of another cluster (exit 2, nothing submitted)", async () => {
     const a = await startSim({ timeScale: 100, seed: 1 });
     const b = await startSim({ timeScale: 100, seed: 2 });
     closers.push(

@@ -7,7 +7,7 @@ import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 let sim: SimHandle;
-const work = mkdtempSync(join(tmpdir(), "segops-issue9-d-"));
+const work = mkdtempSync(join(tmpdir(), "segops-regress-d-"));
 const PROBE = "/druid/indexer/v1/totalWorkerCapacity";
 
 beforeAll(async () => {
@@ -17,21 +17,21 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe("issue 9 item 4: task ids are checked before asking Druid", () => {
-  it("issue 9: segops wait 'bad id/with slash' is invalid input, exit 2", async () => {
+describe("task ids are checked before asking Druid", () => {
+  it("segops wait 'bad id/with slash' is invalid input, exit 2", async () => {
     const r = await runCli(["wait", "bad id/with slash", "--tick", "20", "--druid", sim.url]).done;
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('"bad id/with slash"');
     expect(r.stderr).toContain("cannot contain '/'");
   });
 
-  it("issue 9: segops wait '' (empty id) is invalid input, exit 2", async () => {
+  it("segops wait '' (empty id) is invalid input, exit 2", async () => {
     const r = await runCli(["wait", "", "--druid", sim.url]).done;
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/task id "" .*must not be null|empty/);
   });
 
-  it("issue 9: segops poll with a bad id (argument or --file line) is invalid input, exit 2", async () => {
+  it("segops poll with a bad id (argument or --file line) is invalid input, exit 2", async () => {
     const arg = await runCli(["poll", "good_id", "bad/id", "--tick", "20", "--druid", sim.url]).done;
     expect(arg.code).toBe(2);
     expect(arg.stderr).toContain('"bad/id"');
@@ -44,8 +44,8 @@ describe("issue 9 item 4: task ids are checked before asking Druid", () => {
   });
 });
 
-describe("issue 9 item 6: audit of a datasource with no segments", () => {
-  it("issue 9: segops audit on a nonexistent datasource says it has no segments in the range, exit 1", async () => {
+describe("audit of a datasource with no segments", () => {
+  it("segops audit on a nonexistent datasource says it has no segments in the range, exit 1", async () => {
     const r = await runCli(["audit", "no_such_datasource", "--druid", sim.url]).done;
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain("AUDIT OK");
@@ -64,13 +64,13 @@ describe("issue 9 item 6: audit of a datasource with no segments", () => {
     expect(report).toMatchObject({ ok: false, noSegments: true, chunks: [] });
   });
 
-  it("issue 9: segops audit --help documents exit 1 for an empty range", async () => {
+  it("segops audit --help documents exit 1 for an empty range", async () => {
     const r = await runCli(["audit", "--help"]).done;
     expect(r.stdout).toMatch(/exit 1 .*no segments/);
   });
 });
 
-describe("issue 9 item 11 (medium 5): the startup probe's retries", () => {
+describe("the startup probe's retries", () => {
   const dataDir = writeDailyDataset({ from: "2026-07-01", days: 1, rowsPerDay: 5, dir: join(work, "data") });
   const template = join(work, "probe.json");
   writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "probe" })));
@@ -91,7 +91,7 @@ describe("issue 9 item 11 (medium 5): the startup probe's retries", () => {
       ...extra,
     ]).done;
 
-  it("issue 9: five 503s then five 429s at startup are survived (segops submit exits 0)", async () => {
+  it("five 503s then five 429s at startup are survived (segops submit exits 0)", async () => {
     const before = sim.stats().requests[`GET ${PROBE}`] ?? 0;
     sim.setFaults([
       { path: PROBE, kind: "status", status: 503, count: 5 },
@@ -107,7 +107,7 @@ describe("issue 9 item 11 (medium 5): the startup probe's retries", () => {
     }
   });
 
-  it("issue 9: a persistent 503 at startup still exits 4 once the retry budget is spent", async () => {
+  it("a persistent 503 at startup still exits 4 once the retry budget is spent", async () => {
     const before = sim.stats().requests[`GET ${PROBE}`] ?? 0;
     const submissions = sim.stats().submissions.length;
     sim.setFaults([{ path: PROBE, kind: "status", status: 503 }]);
@@ -124,7 +124,7 @@ describe("issue 9 item 11 (medium 5): the startup probe's retries", () => {
     }
   });
 
-  it("issue 9: a refused connection at startup still exits 4 after the client's own attempts", async () => {
+  it("a refused connection at startup still exits 4 after the client's own attempts", async () => {
     const r = await runCli([
       "submit",
       template,

@@ -10,7 +10,7 @@ import { validateSpec } from "../../src/spec/validate.js";
 import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
-const work = mkdtempSync(join(tmpdir(), "segops-issue9-t-"));
+const work = mkdtempSync(join(tmpdir(), "segops-regress-t-"));
 const DEPTH = 20_000;
 
 function nestedJson(depth: number): string {
@@ -30,8 +30,8 @@ function nestedValue(depth: number, leaf: JsonValue): JsonValue {
   return v;
 }
 
-describe("issue 9 item 1: deeply nested templates", () => {
-  it("issue 9: a 20,000-level nested JSON template is refused on load with the limit and a JSON path", () => {
+describe("deeply nested templates", () => {
+  it("a 20,000-level nested JSON template is refused on load with the limit and a JSON path", () => {
     let error: unknown;
     try {
       parseTemplateText(nestedJson(DEPTH), "deep.json");
@@ -45,7 +45,7 @@ describe("issue 9 item 1: deeply nested templates", () => {
     expect((error as { details: { path: string } }).details.path).toBe(Array(200).fill("a").join("."));
   });
 
-  it("issue 9: a 20,000-level nested YAML template (flow or block) is refused with the limit and a JSON path", () => {
+  it("a 20,000-level nested YAML template (flow or block) is refused with the limit and a JSON path", () => {
     const flow = `${"{a: ".repeat(DEPTH)}1${"}".repeat(DEPTH)}`;
     expect(() => parseTemplateText(flow, "deep.yaml")).toThrow(/nesting deeper than 200 levels at a\.a\.a/);
     const block = Array.from({ length: 1000 }, (_, i) => `${" ".repeat(i)}k:`).join("\n");
@@ -58,7 +58,7 @@ describe("issue 9 item 1: deeply nested templates", () => {
     );
   });
 
-  it("issue 9: a template exactly at the nesting limit renders, validates and gets an id", () => {
+  it("a template exactly at the nesting limit renders, validates and gets an id", () => {
     const t = dailyTemplate({ datasource: "deep" }) as Record<string, JsonValue>;
     // The root is level 1 and context level 2, so this reaches level 200 exactly.
     t.context = { deep: nestedValue(198, 1) };
@@ -76,7 +76,7 @@ describe("issue 9 item 1: deeply nested templates", () => {
     );
   });
 
-  it("issue 9: render/validate/id/submit/run/backfill all give exit 2 for a 20,000-level template", async () => {
+  it("render/validate/id/submit/run/backfill all give exit 2 for a 20,000-level template", async () => {
     const deep = file("deep.json", nestedJson(DEPTH));
     const ledger = `sqlite:${join(work, "never.db")}`;
     const runs = [
@@ -106,7 +106,7 @@ describe("issue 9 item 1: deeply nested templates", () => {
     }
   }, 60_000);
 
-  it("issue 9: canonical JSON (task ids) refuses 20,000 levels with a named error, not a stack overflow", () => {
+  it("canonical JSON (task ids) refuses 20,000 levels with a named error, not a stack overflow", () => {
     expect(() => canonicalJson(nestedValue(DEPTH, 1))).toThrow(
       expect.objectContaining({
         code: "CanonicalJson",
@@ -115,7 +115,7 @@ describe("issue 9 item 1: deeply nested templates", () => {
     );
   });
 
-  it("issue 9: a YAML alias chain is refused as a template problem (exit 2), not a crash", () => {
+  it("a YAML alias chain is refused as a template problem (exit 2), not a crash", () => {
     let yaml = "x0: &a0 {v: 1}\n";
     for (let i = 1; i < 300; i++) yaml += `x${i}: &a${i} {v: *a${i - 1}}\n`;
     expect(() => parseTemplateText(yaml, "alias.yaml")).toThrow(
@@ -124,15 +124,15 @@ describe("issue 9 item 1: deeply nested templates", () => {
   });
 });
 
-describe("issue 9 item 10: template messages", () => {
-  it("issue 9: null or array templates say found null / found array, not found object", () => {
+describe("template messages", () => {
+  it("null or array templates say found null / found array, not found object", () => {
     expect(() => parseTemplateText("null", "n.json")).toThrow(/found null$/);
     expect(() => parseTemplateText("[1, 2]", "a.json")).toThrow(/found an array \[1,2\]$/);
     expect(() => parseTemplateText("- 1\n", "a.yaml")).toThrow(/found an array \[1\]$/);
     expect(() => parseTemplateText("42", "x.json")).toThrow(/found number 42$/);
   });
 
-  it("issue 9: --var ds= (empty) rendering the datasource names the variable, exit 2", async () => {
+  it("--var ds= (empty) rendering the datasource names the variable, exit 2", async () => {
     const t = dailyTemplate({ datasource: "{{var.ds}}" });
     const p = file("ds.json", JSON.stringify(t));
     for (const command of ["render", "id"]) {

@@ -25,8 +25,8 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()?.();
 });
 
-describe("issue 9, low items in the ingestion path", () => {
-  it("issue 9: a task Druid's status endpoint forgets while submit answers duplicate is not resubmitted forever", async () => {
+describe("smaller defects in the ingestion path", () => {
+  it("a task Druid's status endpoint forgets while submit answers duplicate is not resubmitted forever", async () => {
     const clock = new ManualClock(0);
     let submits = 0;
     const client = {
@@ -72,7 +72,7 @@ describe("issue 9, low items in the ingestion path", () => {
     expect((progress as IngestProgress).outcome).toBe("forgotten");
   });
 
-  it("issue 9: segops retry after 'SUCCESS but never queryable' waits for handoff again instead of failing at once", async () => {
+  it("segops retry after 'SUCCESS but never queryable' waits for handoff again instead of failing at once", async () => {
     const sim = await startSim({
       timeScale: 200,
       capacity: 2,
@@ -117,7 +117,7 @@ describe("issue 9, low items in the ingestion path", () => {
   }, 60_000);
 });
 
-describe("issue 9, low items in the ingest commands", () => {
+describe("smaller defects in the ingest commands", () => {
   const work = mkdtempSync(join(tmpdir(), "segops-i9low-"));
   const template = join(work, "t.json");
   writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "low" })));
@@ -135,7 +135,7 @@ describe("issue 9, low items in the ingest commands", () => {
   const rest = ["--druid", "http://127.0.0.1:9", "--ledger", `sqlite:${ledger}`];
 
   it.each(["--prefix", "--spec-version"])(
-    "issue 9: %s '' is refused (exit 2) instead of silently falling back to the default",
+    "%s '' is refused (exit 2) instead of silently falling back to the default",
     async (flag) => {
       const result = await runCli([...base, flag, "", ...rest]).done;
       expect(result.code, result.stderr).toBe(2);
@@ -143,7 +143,7 @@ describe("issue 9, low items in the ingest commands", () => {
     },
   );
 
-  it("issue 9: backfill names the JSON path of a bad segmentGranularity, as validate does", async () => {
+  it("backfill names the JSON path of a bad segmentGranularity, as validate does", async () => {
     const bad = dailyTemplate({ datasource: "low" }) as {
       spec: { dataSchema: { granularitySpec: JsonObject } };
     };
@@ -155,7 +155,7 @@ describe("issue 9, low items in the ingest commands", () => {
     expect(result.stderr).toContain("spec.dataSchema.granularitySpec.segmentGranularity");
   });
 
-  it("issue 9: an unaligned range names a real remedy, not an option that does not exist", async () => {
+  it("an unaligned range names a real remedy, not an option that does not exist", async () => {
     const result = await runCli([
       "backfill",
       template,
@@ -173,9 +173,9 @@ describe("issue 9, low items in the ingest commands", () => {
   });
 });
 
-describe("issue 9: a ledger deleted or replaced mid-run", () => {
+describe("a ledger deleted or replaced mid-run", () => {
   it.each(["deleted", "replaced"] as const)(
-    "issue 9: a ledger %s mid-run does not end ALL DONE: exit 4 naming it",
+    "a ledger %s mid-run does not end ALL DONE: exit 4 naming it",
     async (what) => {
       const sim = await startSim({ timeScale: 20, capacity: 2, baseDurationMs: 20_000, seed: 6 });
       closers.push(() => sim.close());

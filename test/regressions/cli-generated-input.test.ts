@@ -12,20 +12,20 @@ import { ingestArgs } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Breaks found by the generated CLI cases of issue 17 (test/fuzz/cli-flags.test.ts), one test each, named
+ * Breaks found by the generated CLI cases (test/fuzz/cli-flags.test.ts), one test each, named
  * after the break. Each ran the CLI in this process against the emulator: bad input must be exit 2 naming
  * the flag or setting, with nothing submitted.
  */
 
 let sim: SimHandle;
-const work = mkdtempSync(join(tmpdir(), "segops-issue17-cli-"));
+const work = mkdtempSync(join(tmpdir(), "segops-generated-cli-"));
 const template = join(work, "daily.json");
 let dataDir = "";
 
 beforeAll(async () => {
   sim = await startSim({ timeScale: 1000, handoffDelayMs: 100, seed: 5 });
   dataDir = writeDailyDataset({ from: "2026-01-01", days: 2, rowsPerDay: 2, dir: join(work, "data") });
-  writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "issue17_cli" })));
+  writeFileSync(template, JSON.stringify(dailyTemplate({ datasource: "generated_cli" })));
 });
 afterAll(async () => {
   await sim?.close();
@@ -72,14 +72,14 @@ async function serveConfig(text: string, args: string[] = []): Promise<Record<st
   const serve = program.commands.find((c) => c.name() === "serve") as Command;
   serve.action(() => undefined); // parse only: nothing is served
   await program.parseAsync(["serve", ...args], { from: "user" });
-  const file = join(mkdtempSync(join(tmpdir(), "segops-issue17-cfg-")), "serve.yaml");
+  const file = join(mkdtempSync(join(tmpdir(), "segops-generated-cfg-")), "serve.yaml");
   writeFileSync(file, text);
   applyConfigFile(serve, file);
   return serve.opts();
 }
 
-describe("issue 17: breaks found by the generated CLI cases", () => {
-  it("issue 17: a huge --tick or --lease (past Node's longest timer) made a busy loop of the run; now exit 2 naming the flag", async () => {
+describe("breaks found by the generated CLI cases", () => {
+  it("a huge --tick or --lease (past Node's longest timer) made a busy loop of the run; now exit 2 naming the flag", async () => {
     const before = submitted();
     for (const [flag, value] of [
       ["--tick", "99999999999"],
@@ -105,7 +105,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     expect(submitted()).toBe(before);
   });
 
-  it("issue 17: --max-unparseable above Druid's int was refused naming only spec.tuningConfig.maxParseExceptions; now names the flag", async () => {
+  it("--max-unparseable above Druid's int was refused naming only spec.tuningConfig.maxParseExceptions; now names the flag", async () => {
     const before = submitted();
     const r = await run("--max-unparseable", "99999999999999999999999");
     expect(r.code, r.err).toBe(2);
@@ -113,7 +113,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     expect(submitted()).toBe(before);
   });
 
-  it("issue 17: run --interval of the last day of 9999 was refused without naming --interval; now it is named", async () => {
+  it("run --interval of the last day of 9999 was refused without naming --interval; now it is named", async () => {
     const r = await run("--interval", "9999-12-31/P1D");
     expect(r.code, r.err).toBe(2);
     expect(r.err).toMatch(
@@ -121,7 +121,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     );
   });
 
-  it("issue 17: an --interval before year 0000 ran against Druid under a mangled task id slug; now exit 2, nothing submitted", async () => {
+  it("an --interval before year 0000 ran against Druid under a mangled task id slug; now exit 2, nothing submitted", async () => {
     const before = submitted();
     const r = await run("--interval=-000001-12-31/P1D");
     expect(r.code, r.err).toBe(2);
@@ -139,7 +139,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     ).toThrow(/outside years 0000–9999/);
   });
 
-  it("issue 17: an --interval off the spec's segmentGranularity named only the spec's path; now --interval first", async () => {
+  it("an --interval off the spec's segmentGranularity named only the spec's path; now --interval first", async () => {
     const r = await run("--interval", "2026-01-01T01:00:00Z/2026-01-02T01:00:00Z");
     expect(r.code, r.err).toBe(2);
     expect(r.err).toMatch(
@@ -147,7 +147,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     );
   });
 
-  it("issue 17: a config value of the wrong type crashed serve (`druid: 0`: exit 1, 'text.lastIndexOf is not a function') or was misread; now refused naming the setting", async () => {
+  it("a config value of the wrong type crashed serve (`druid: 0`: exit 1, 'text.lastIndexOf is not a function') or was misread; now refused naming the setting", async () => {
     // A number is written as text (then checked as the flag checks it: `druid: 0` is a malformed URL).
     await expect(serveConfig("druid: 0\n")).resolves.toMatchObject({ druid: "0" });
     await expect(serveConfig("host: [a, b]\n")).rejects.toThrow(/host: expected a single value .*got a list/);
@@ -168,7 +168,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
       await expect(serveConfig(text)).rejects.toThrow(/unknown setting "__proto__"/);
   });
 
-  it("issue 17: `druid: 0` in serve's config file, end to end: exit 2 naming it (was exit 1)", async () => {
+  it("`druid: 0` in serve's config file, end to end: exit 2 naming it (was exit 1)", async () => {
     const file = join(work, "druid-zero.yaml");
     writeFileSync(file, `druid: 0\nledger: sqlite:${join(work, "serve.db")}\nport: 0\n`);
     const r = await segops(["serve", "--config", file]);
@@ -176,7 +176,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     expect(r.err).toContain('--druid: malformed URL "0"');
   });
 
-  it("issue 17: serve on a non-loopback host without a token was refused after opening the ledger and without naming --host; now before, naming it", async () => {
+  it("serve on a non-loopback host without a token was refused after opening the ledger and without naming --host; now before, naming it", async () => {
     const ledger = join(work, "never-opened.db");
     const r = await segops([
       "serve",
@@ -193,7 +193,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     expect(existsSync(ledger)).toBe(false);
   });
 
-  it("issue 17: an empty --api-token-file or SEGOPS_CONFIG was read as none, and serve ran without its token or settings; now refused", async () => {
+  it("an empty --api-token-file or SEGOPS_CONFIG was read as none, and serve ran without its token or settings; now refused", async () => {
     const ledger = `sqlite:${join(work, "empty-paths.db")}`;
     const r = await segops([
       "serve",
@@ -224,7 +224,7 @@ describe("issue 17: breaks found by the generated CLI cases", () => {
     expect(t.err).toContain("--token-file");
   });
 
-  it("issue 17: serve --concurrency, --poison-after and --max-body took any size; now bounded like a job's own", async () => {
+  it("serve --concurrency, --poison-after and --max-body took any size; now bounded like a job's own", async () => {
     await expect(serveConfig("concurrency: 10001\n")).rejects.toThrow(
       /--concurrency must be a whole number from 1 to 10000/,
     );

@@ -9,11 +9,11 @@ import { FakeDruid } from "../druid/helpers/fake-druid.js";
 import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
-const work = mkdtempSync(join(tmpdir(), "segops-issue9-f-"));
+const work = mkdtempSync(join(tmpdir(), "segops-regress-f-"));
 const CERT = fileURLToPath(new URL("../druid/fixtures/tls/localhost.crt", import.meta.url));
 
-describe("issue 9 item 2: --ca-file", () => {
-  it("issue 9: --ca-file /nonexistent names the flag, exit 2", async () => {
+describe("--ca-file", () => {
+  it("--ca-file /nonexistent names the flag, exit 2", async () => {
     const r = await runCli(["audit", "ds", "--druid", "https://127.0.0.1:9", "--ca-file", "/nonexistent"])
       .done;
     expect(r.code).toBe(2);
@@ -22,7 +22,7 @@ describe("issue 9 item 2: --ca-file", () => {
     expect(r.stderr).not.toMatch(/ENOENT: no such file or directory, open/);
   });
 
-  it("issue 9: a --ca-file without a PEM certificate block is rejected, exit 2", async () => {
+  it("a --ca-file without a PEM certificate block is rejected, exit 2", async () => {
     const notPem = join(work, "not.pem");
     writeFileSync(notPem, "this is not a certificate\n");
     const r = await runCli(["audit", "ds", "--druid", "https://127.0.0.1:9", "--ca-file", notPem]).done;
@@ -36,13 +36,13 @@ describe("issue 9 item 2: --ca-file", () => {
     );
   });
 
-  it("issue 9: a real PEM --ca-file is accepted and handed to the client", () => {
+  it("a real PEM --ca-file is accepted and handed to the client", () => {
     const options = druidOptionsFrom({ druid: "https://h:1", caFile: CERT }, {});
     expect(String(options.tls?.ca)).toContain("-----BEGIN CERTIFICATE-----");
     expect(options.tls?.rejectUnauthorized).toBe(true);
   });
 
-  it("issue 9: with a real PEM --ca-file, segops submit talks TLS to a Druid signed by it (exit 0)", async () => {
+  it("with a real PEM --ca-file, segops submit talks TLS to a Druid signed by it (exit 0)", async () => {
     const druid = new FakeDruid();
     const url = await druid.start({ tls: true });
     try {
@@ -77,8 +77,8 @@ describe("issue 9 item 2: --ca-file", () => {
   });
 });
 
-describe("issue 9 item 10: numeric flags", () => {
-  it("issue 9: --max-concurrency 0x2 and other non-decimal numbers are refused", () => {
+describe("numeric flags", () => {
+  it("--max-concurrency 0x2 and other non-decimal numbers are refused", () => {
     const int = positiveInt("--max-concurrency");
     for (const bad of ["0x2", "1e3", " 3", "3 ", "+3", "", "3.0", "0", "-1", "0b11", "0o7", "Infinity"]) {
       expect(() => int(bad), JSON.stringify(bad)).toThrow(InvalidArgumentError);
@@ -94,7 +94,7 @@ describe("issue 9 item 10: numeric flags", () => {
     expect(num("30")).toBe(30);
   });
 
-  it("issue 9: --max-concurrency 0x2 exits 2 from the CLI", async () => {
+  it("--max-concurrency 0x2 exits 2 from the CLI", async () => {
     const r = await runCli(["poll", "some_task", "--max-concurrency", "0x2", "--druid", "http://127.0.0.1:9"])
       .done;
     expect(r.code).toBe(2);
@@ -102,9 +102,9 @@ describe("issue 9 item 10: numeric flags", () => {
   });
 });
 
-describe("issue 9 item 12 (medium 6): a credential inside a malformed URL is echoed", () => {
+describe("a credential inside a malformed URL is echoed", () => {
   for (const flag of ["--druid", "--overlord", "--coordinator", "--broker"]) {
-    it(`issue 9: ${flag} 'http://admin:S3cr3t@[bad' names the flag, says malformed, hides the password, exit 2`, async () => {
+    it(`${flag} 'http://admin:S3cr3t@[bad' names the flag, says malformed, hides the password, exit 2`, async () => {
       const extra = flag === "--druid" ? [] : ["--druid", "http://127.0.0.1:9"];
       const r = await runCli(["audit", "ds", ...extra, flag, "http://admin:S3cr3t@[bad"]).done;
       expect(r.code).toBe(2);
@@ -113,7 +113,7 @@ describe("issue 9 item 12 (medium 6): a credential inside a malformed URL is ech
     });
   }
 
-  it("issue 9: userinfo is redacted however the malformed URL is written", () => {
+  it("userinfo is redacted however the malformed URL is written", () => {
     for (const url of [
       "http://admin:S3cr3t@[bad",
       "http://admin:S3cr3t@host:99999",

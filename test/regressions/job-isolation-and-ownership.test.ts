@@ -18,7 +18,7 @@ import { until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**
- * Issue 9, the three high items: a run never executes other jobs' partitions or runs a job against a
+ * A run never executes other jobs' partitions or runs a job against a
  * cluster other than its own, and "done" needs data that provably came from our attempt. Each scenario
  * runs under several emulator seeds (task durations and ids differ per seed).
  */
@@ -95,9 +95,9 @@ function liveRowsPerDay(s: SimHandle, datasource: string): Map<string, number> {
 const SEEDS = [1, 2, 3];
 const prog = (t: TaskRow | undefined) => (t?.progress ?? {}) as IngestProgress;
 
-describe("issue 9.1: a run executes only its own job, against its own cluster", () => {
+describe("a run executes only its own job, against its own cluster", () => {
   it.each(SEEDS)(
-    "issue 9.1: other jobs' partitions in a shared ledger are never run against another Druid (seed %i)",
+    "other jobs' partitions in a shared ledger are never run against another Druid (seed %i)",
     async (seed) => {
       const a = await sim(seed);
       const b = await sim(seed + 100);
@@ -156,7 +156,7 @@ describe("issue 9.1: a run executes only its own job, against its own cluster", 
     60_000,
   );
 
-  it("issue 9.1: the same command against another cluster plans another job", async () => {
+  it("the same command against another cluster plans another job", async () => {
     const a = await sim(1);
     const b = await sim(2);
     const t = dailyTemplate({ datasource: "prod" });
@@ -170,9 +170,9 @@ describe("issue 9.1: a run executes only its own job, against its own cluster", 
   });
 });
 
-describe("issue 9.3: done only with data that provably came from our attempt", () => {
+describe("done only with data that provably came from our attempt", () => {
   it.each(SEEDS)(
-    "issue 9.3(a): a task that SUCCEEDED and whose segments vanished before handoff is not done (seed %i)",
+    "a task that SUCCEEDED and whose segments vanished before handoff is not done (seed %i)",
     async (seed) => {
       const a = await sim(seed, { handoffDelayMs: 30_000 });
       const store = await ledger();
@@ -201,7 +201,7 @@ describe("issue 9.3: done only with data that provably came from our attempt", (
   );
 
   it.each(SEEDS)(
-    "issue 9.3(b): a new job reattaching to old task ids of a day another spec replaced is not done (seed %i)",
+    "a new job reattaching to old task ids of a day another spec replaced is not done (seed %i)",
     async (seed) => {
       const a = await sim(seed, { unusedDelayMs: 5_000 });
       const store = await ledger();
@@ -241,7 +241,7 @@ describe("issue 9.3: done only with data that provably came from our attempt", (
   );
 
   it.each(SEEDS)(
-    "issue 9.3(c): a job killed after submitting, whose day another ledger then replaced, is not done on rerun (seed %i)",
+    "a job killed after submitting, whose day another ledger then replaced, is not done on rerun (seed %i)",
     async (seed) => {
       const a = await sim(seed, { unusedDelayMs: 2_000 });
       const store = await ledger();

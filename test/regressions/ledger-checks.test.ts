@@ -7,7 +7,7 @@ import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import { runCli } from "../helpers/cli-process.js";
 
-const work = mkdtempSync(join(tmpdir(), "segops-issue9-l-"));
+const work = mkdtempSync(join(tmpdir(), "segops-regress-l-"));
 
 /** Kills a CLI that hangs (the bug being guarded against); a hang then fails the assertions, not the suite. */
 async function runBounded(args: string[], ms = 20_000) {
@@ -47,7 +47,7 @@ async function finish(store: Store, owner: string, ids: string[], to: "done" | "
   }
 }
 
-describe("issue 9 item 3: ledger URLs are checked before connecting", () => {
+describe("ledger URLs are checked before connecting", () => {
   const cases = [
     ["mysql://u:S3cr3t@h/db", /unsupported ledger URL mysql:\/\/u:\*\*\*@h\/db/],
     ["postgres://u@h:99999/db", /port/],
@@ -59,7 +59,7 @@ describe("issue 9 item 3: ledger URLs are checked before connecting", () => {
     ["postgres://u:12/S3cr3t@h/db", /percent-encode/],
   ] as const;
   for (const [url, why] of cases) {
-    it(`issue 9: --ledger ${url} is invalid input (exit 2), naming --ledger and the expected forms`, async () => {
+    it(`--ledger ${url} is invalid input (exit 2), naming --ledger and the expected forms`, async () => {
       const r = await runBounded(["jobs", "--ledger", url]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^segops: --ledger: /);
@@ -70,7 +70,7 @@ describe("issue 9 item 3: ledger URLs are checked before connecting", () => {
     });
   }
 
-  it("issue 9: openStore refuses a malformed ledger URL as a usage error, password hidden", async () => {
+  it("openStore refuses a malformed ledger URL as a usage error, password hidden", async () => {
     const error = await openStore("postgres://u:S3cr3t@h:99999/db").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "Usage" });
     expect(
@@ -79,8 +79,8 @@ describe("issue 9 item 3: ledger URLs are checked before connecting", () => {
   });
 });
 
-describe("issue 9 item 5: an uncreatable SQLite directory", () => {
-  it("issue 9: --ledger sqlite:/proc/nope/l.db fails at once with exit 4, naming the path and the OS reason", async () => {
+describe("an uncreatable SQLite directory", () => {
+  it("--ledger sqlite:/proc/nope/l.db fails at once with exit 4, naming the path and the OS reason", async () => {
     const r = await runBounded(["cancel", "some-job", "--ledger", "sqlite:/proc/nope/l.db"]);
     expect(r.signal).toBeNull();
     expect(r.code).toBe(4);
@@ -89,9 +89,9 @@ describe("issue 9 item 5: an uncreatable SQLite directory", () => {
   }, 30_000);
 });
 
-describe("issue 9 item 7: read-only commands never create a ledger", () => {
+describe("read-only commands never create a ledger", () => {
   for (const args of [["status"], ["jobs"], ["dlq", "list"], ["status", "--json"], ["jobs", "--json"]]) {
-    it(`issue 9: segops ${args.join(" ")} in a new directory creates no ledger and says so, exit 0`, async () => {
+    it(`segops ${args.join(" ")} in a new directory creates no ledger and says so, exit 0`, async () => {
       const dir = mkdtempSync(join(work, "fresh-"));
       const path = join(dir, ".segops", "ledger.db");
       const r = await runBounded([...args, "--ledger", `sqlite:${path}`]);
@@ -107,7 +107,7 @@ describe("issue 9 item 7: read-only commands never create a ledger", () => {
     ["status", "some-job"],
     ["dlq", "show", "some-task"],
   ]) {
-    it(`issue 9: segops ${args.join(" ")} (a specific one) in a new directory exits 2, creating nothing`, async () => {
+    it(`segops ${args.join(" ")} (a specific one) in a new directory exits 2, creating nothing`, async () => {
       const dir = mkdtempSync(join(work, "fresh-"));
       const path = join(dir, "ledger.db");
       const r = await runBounded([...args, "--ledger", `sqlite:${path}`]);
@@ -118,8 +118,8 @@ describe("issue 9 item 7: read-only commands never create a ledger", () => {
   }
 });
 
-describe("issue 9 item 7: status with nothing to show", () => {
-  it("issue 9: segops status on an existing ledger with no jobs exits 0 like a missing one", async () => {
+describe("status with nothing to show", () => {
+  it("segops status on an existing ledger with no jobs exits 0 like a missing one", async () => {
     const path = join(work, "empty.db");
     await withStore(path, async () => undefined);
     const r = await runBounded(["status", "--ledger", `sqlite:${path}`]);
@@ -130,8 +130,8 @@ describe("issue 9 item 7: status with nothing to show", () => {
   });
 });
 
-describe("issue 9 item 8: --json job state derived from task counts", () => {
-  it('issue 9: --json shows "state": "open" for a job that ended: jobs and status derive done / failed', async () => {
+describe("--json job state derived from task counts", () => {
+  it('--json shows "state": "open" for a job that ended: jobs and status derive done / failed', async () => {
     const path = join(work, "state.db");
     await withStore(path, async (store) => {
       const done = await makeJob(store, "job-done", 2);
@@ -159,8 +159,8 @@ describe("issue 9 item 8: --json job state derived from task counts", () => {
   }, 30_000);
 });
 
-describe("issue 9 item 9: status during a live run", () => {
-  it('issue 9: status during a live run says "running (leased by OWNER until …)", not the resume hint', async () => {
+describe("status during a live run", () => {
+  it('status during a live run says "running (leased by OWNER until …)", not the resume hint', async () => {
     const path = join(work, "live.db");
     const owner = "otherhost:4242:abc";
     let until = 0;
@@ -175,7 +175,7 @@ describe("issue 9 item 9: status during a live run", () => {
     expect(r.stdout).not.toMatch(/rerun|resume with/);
   });
 
-  it("issue 9: status after a crash (lease expired) still gives the resume hint", async () => {
+  it("status after a crash (lease expired) still gives the resume hint", async () => {
     const path = join(work, "crashed.db");
     // A clock an hour behind: the lease taken "then" has long expired by the CLI's real clock.
     const past = new ManualClock(Date.now() - 3_600_000);
