@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
-import { runCli } from "../helpers/cli-process.js";
+import { ingestArgs, runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { sqlCount } from "../helpers/sql-count.js";
 
@@ -30,19 +30,15 @@ function setup(datasource: string, from = "2026-06-01") {
   });
   const template = join(work, `${datasource}.json`);
   writeFileSync(template, JSON.stringify(dailyTemplate({ datasource })));
+  const to = new Date(Date.parse(`${from}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10);
   const args = (extra: string[] = []) => [
-    "backfill",
-    template,
-    "--from",
-    from,
-    "--to",
-    new Date(Date.parse(`${from}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10),
-    "--var",
-    `dataDir=${dataDir}`,
-    "--druid",
-    sim.url,
-    "--ledger",
-    `sqlite:${join(work, `${datasource}.db`)}`,
+    ...ingestArgs({
+      template,
+      dataDir,
+      druid: sim.url,
+      ledgerPath: join(work, `${datasource}.db`),
+      range: { from, to },
+    }),
     "--tick",
     "30",
     ...extra,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
-import { runCli } from "../helpers/cli-process.js";
+import { ingestArgs, runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { nextDay, sqlCount } from "../helpers/sql-count.js";
 
@@ -25,18 +25,13 @@ afterAll(async () => {
 
 function backfill(ledger: string, extra: string[] = []) {
   return runCli([
-    "backfill",
-    template,
-    "--from",
-    "2026-06-01",
-    "--to",
-    "2026-06-03",
-    "--var",
-    `dataDir=${dataDir}`,
-    "--druid",
-    sim.url,
-    "--ledger",
-    `sqlite:${join(work, ledger)}`,
+    ...ingestArgs({
+      template,
+      dataDir,
+      druid: sim.url,
+      ledgerPath: join(work, ledger),
+      range: { from: "2026-06-01", to: "2026-06-03" },
+    }),
     "--tick",
     "30",
     ...extra,

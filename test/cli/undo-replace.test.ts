@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IngestProgress } from "../../src/ingest/runner.js";
 import { openStore } from "../../src/ledger/open.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
-import { runCli, until } from "../helpers/cli-process.js";
+import { ingestArgs, runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { sqlCount } from "../helpers/sql-count.js";
 
@@ -32,18 +32,16 @@ function setup(datasource: string) {
   });
   const template = join(work, `${datasource}.json`);
   writeFileSync(template, JSON.stringify(dailyTemplate({ datasource })));
-  const ledger = `sqlite:${join(work, `${datasource}.db`)}`;
+  const ledgerPath = join(work, `${datasource}.db`);
+  const ledger = `sqlite:${ledgerPath}`;
   const args = (extra: string[] = []) => [
-    "run",
-    template,
-    "--interval",
-    "2026-06-01/2026-06-02",
-    "--var",
-    `dataDir=${dataDir}`,
-    "--druid",
-    sim.url,
-    "--ledger",
-    ledger,
+    ...ingestArgs({
+      template,
+      dataDir,
+      druid: sim.url,
+      ledgerPath,
+      range: { interval: "2026-06-01/2026-06-02" },
+    }),
     "--tick",
     "30",
     "--lease",
