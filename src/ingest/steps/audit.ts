@@ -31,7 +31,8 @@ export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   const p = a.progress();
   const segments = a.handoffSeen ?? (await readInterval(a, io));
   const ingested = rowsIngestedOf(p.rowStats);
-  if (ingested !== null && ingested > 0 && liveDataOf(segments, a.interval).segments === 0) {
+  const liveNow = liveDataOf(segments, a.interval);
+  if (ingested !== null && ingested > 0 && liveNow.segments === 0) {
     // Our task reported rows, yet the interval serves none (a tombstone or nothing): whatever is live is
     // not what our task published, so this can never be done.
     await a.save({ outcome: "lost" });
@@ -39,7 +40,7 @@ export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
       `not done: ${taskId} ingested ${ingested} row(s) but ${payload.interval} serves none at version ${p.version ?? "?"} (a tombstone or no data): the data is not ours or is gone; check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
     );
   }
-  const served = liveDataOf(segments, a.interval).rows;
+  const served = liveNow.rows;
   if (payload.mode === "replace" && ingested !== null && served !== null && served > ingested) {
     // Rollup can only merge rows: a replace whose interval serves more rows than its task ingested is
     // serving someone else's data, whatever the versions say.
