@@ -103,5 +103,14 @@ export class ManualClock implements Clock {
 
 async function flushMicrotasks(): Promise<void> {
   for (let i = 0; i < 10; i++) await Promise.resolve();
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  await yieldToEventLoop();
+}
+
+/**
+ * One macrotask turn: timers and sockets run before the caller goes on. Long synchronous work (SQLite
+ * statements, planning thousands of partitions) awaits it between pieces so a service stays responsive;
+ * an `await` of a resolved promise alone only drains microtasks.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }

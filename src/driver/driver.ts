@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { type Clock, systemClock } from "../core/clock.js";
+import { type Clock, systemClock, yieldToEventLoop } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { LedgerError } from "../ledger/errors.js";
 import type { HeldLease, Store } from "../ledger/store.js";
@@ -169,7 +169,7 @@ export class Driver {
         // microtask, so a driver that claims something each cycle (tasks deferred a tick, re-claimed,
         // deferred again) never let timers or sockets run; a compaction waiting for its Druid status, and
         // the lease heartbeat, stalled until its lease lapsed (seen: one compaction a lease, 60 s a month).
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
         await this.#upkeep();
         let claimed = 0;
         for (const runner of this.#runners) {

@@ -1,4 +1,4 @@
-import type { Clock } from "../core/clock.js";
+import { type Clock, yieldToEventLoop } from "../core/clock.js";
 import { LedgerError, ledgerFailure } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
 import { analyzeTasks } from "./sql/analyze-tasks.js";
@@ -40,6 +40,7 @@ import type {
   RememberedRequest,
   RenewLeasesResult,
   Store,
+  TaskPage,
 } from "./store.js";
 import {
   type EventRow,
@@ -87,6 +88,9 @@ export class SqlStore implements Store {
 
   async #events(q: Query, events: readonly NewEvent[], now: number): Promise<void> {
     for (let i = 0; i < events.length; i += TASK_CHUNK) {
+      // SQLite's statements are synchronous: the process serves others between chunks (the queue keeps
+      // them out of this transaction).
+      if (i > 0) await yieldToEventLoop();
       await q(appendEvents(this.dialect, events.slice(i, i + TASK_CHUNK), now));
     }
   }
@@ -120,6 +124,7 @@ export class SqlStore implements Store {
           return { job: toJob(existing), created: false };
         }
         for (let i = 0; i < tasks.length; i += TASK_CHUNK) {
+          if (i > 0) await yieldToEventLoop();
           await q(insertTasks(this.dialect, job.id, tasks.slice(i, i + TASK_CHUNK), now));
         }
         await this.#events(
@@ -185,9 +190,9 @@ export class SqlStore implements Store {
     });
   }
 
-  listTasks(jobId: string): Promise<TaskRow[]> {
+  listTasks(jobId: string, page?: TaskPage): Promise<TaskRow[]> {
     return this.#guard("listTasks", async () =>
-      (await this.executor.query(listTasks(this.dialect, jobId))).map(toTask),
+      (await this.executor.query(listTasks(this.dialect, jobId, page))).map(toTask),
     );
   }
 

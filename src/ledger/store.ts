@@ -48,6 +48,14 @@ export interface ListJobsOptions {
   readonly after?: { readonly createdAt: number; readonly id: string };
 }
 
+/** A page of a job's tasks in id order. */
+export interface TaskPage {
+  /** Only tasks with a larger id (the last of the page before). */
+  readonly afterId?: string;
+  /** At most this many. @default every one */
+  readonly limit?: number;
+}
+
 export interface ListEventsOptions {
   readonly jobId?: string;
   readonly taskId?: string;
@@ -144,7 +152,8 @@ export interface Store {
   setJobState(id: string, state: JobState, reason: string, actor?: string): Promise<JobRow | null>;
 
   getTask(id: string): Promise<TaskRow | null>;
-  listTasks(jobId: string): Promise<TaskRow[]>;
+  /** A job's tasks in id order (for a backfill, time order): all, or a page of them. */
+  listTasks(jobId: string, page?: TaskPage): Promise<TaskRow[]>;
   countTasks(jobId: string): Promise<StateCounts>;
   /** Every kind's partitions per state, over the whole ledger (metrics). */
   countByKind(): Promise<KindStateCount[]>;

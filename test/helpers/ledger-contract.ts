@@ -126,6 +126,18 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(await store.listEvents({ jobId: "job" })).toHaveLength(3);
     });
 
+    it("listTasks reads a job's tasks in id order, whole or a page after an id", async () => {
+      await seed(task("c"), task("a"), task("d"), task("b"));
+      await store.createJob({ id: "other", kind: "k", options: {} }, [task("a0"), task("b0")]);
+      const ids = async (page?: { afterId?: string; limit?: number }) =>
+        (await store.listTasks("job", page)).map((t) => t.id);
+      expect(await ids()).toEqual(["a", "b", "c", "d"]);
+      expect(await ids({ limit: 3 })).toEqual(["a", "b", "c"]);
+      expect(await ids({ afterId: "b", limit: 1 })).toEqual(["c"]);
+      expect(await ids({ afterId: "b" })).toEqual(["c", "d"]);
+      expect(await ids({ afterId: "d", limit: 10 })).toEqual([]);
+    });
+
     it("two stores opening one fresh ledger at once apply each migration exactly once", async () => {
       const fresh = backend.freshUrl();
       const [a, b] = await Promise.all([openStore(fresh, { clock }), openStore(fresh, { clock })]);
