@@ -30,4 +30,9 @@ export const DEFAULTS = {
   maxRetry: 10,
   /** First retry delay after a failed attempt, in ticks (grows to 60× with full jitter). */
   retryBaseTicks: 5,
+  /**
+   * The most partitions one run or backfill request to `segops serve` may plan: 136 years of days, 5.7 of
+   * hours. The service plans and stores them a piece at a time, but they are still one caller's work.
+   */
+  maxPartitionsPerRequest: 50_000,
 } as const;

@@ -60,6 +60,8 @@ export interface IngestJobInput {
    * job) and stored with it, so the job refuses to run anywhere else.
    */
   cluster?: ClusterBinding;
+  /** Refuse a range cut into more partitions than this (`PartitionError`). @default 100000 */
+  maxPartitions?: number;
 }
 
 export interface PlannedJob {
@@ -134,8 +136,40 @@ export function jobIdFor(input: IngestJobInput, datasource: string): string {
   return `${input.kind}_${datasourcePart(datasource)}_${intervalSlug(input.range)}_${hash}`;
 }
 
+/** Partitions planned between two pauses of {@link planIngestJobYielding}: a few milliseconds of work. */
+const PLAN_STEP = 250;
+
+/** Plans a job at once: the CLI's way, which has nothing else to serve meanwhile. */
 export function planIngestJob(input: IngestJobInput): PlannedJob {
-  if (input.template.kind === "sql") return planSqlJob(input);
+  const steps = planSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Plans a job `PLAN_STEP` partitions at a time, awaiting `pause` between them: a service planning a
+ * 50,000-partition backfill still answers its other requests meanwhile. The same plan as `planIngestJob`.
+ */
+export async function planIngestJobYielding(
+  input: IngestJobInput,
+  pause: () => Promise<void>,
+): Promise<PlannedJob> {
+  const steps = planSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/** The planning of a job, suspended after every `PLAN_STEP` partitions. */
+function* planSteps(input: IngestJobInput): Generator<void, PlannedJob> {
+  return input.template.kind === "sql" ? yield* planSqlJob(input) : yield* planNativeJob(input);
+}
+
+function* planNativeJob(input: IngestJobInput): Generator<void, PlannedJob> {
   const specVersion = input.specVersion ?? DEFAULT_SPEC_VERSION;
   // Render the whole range once to learn the datasource and granularity the template declares.
   const probe = prepareSpec(input.template, {
@@ -149,7 +183,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   const partitions =
     input.kind === "run"
       ? [input.range]
-      : splitInterval(input.range, partitionGranularityOf(input, partitionGranularity));
+      : splitInterval(input.range, partitionGranularityOf(input, partitionGranularity), splitOptions(input));
   const datasource = datasourceOf(probe.spec as JsonObject);
   const jobId = jobIdFor(input, datasource);
   // What `--new` jobs over the same inputs share: an unfinished one must not be silently doubled.
@@ -179,6 +213,7 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
     const { id: _pinned, ...spec } = gated;
     return spec as JsonObject;
   };
+  if (input.template.kind !== "task") throw new UsageError("expected a native task template");
   const template = input.template.value;
   // The first and last partitions go the full way (the first decides whether the others may skip it;
   // the last bounds what the id derivation refuses, the interval's years); a template whose partitions
@@ -187,7 +222,8 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
   const alike =
     firstSpec && errors.length === 0 ? partitionIntervalCheck(template, withGates(firstSpec, gates)) : null;
   const invariant = firstSpec ? payloadFields(firstSpec) : undefined;
-  partitions.forEach((interval, i) => {
+  for (const [i, interval] of partitions.entries()) {
+    if (i > 0 && i % PLAN_STEP === 0) yield;
     let spec: JsonObject;
     if (i === 0 && firstSpec) spec = firstSpec;
     else if (!alike || i === partitions.length - 1) spec = full(interval);
@@ -210,9 +246,13 @@ export function planIngestJob(input: IngestJobInput): PlannedJob {
       idScheme: 2,
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
-  });
+  }
   if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
   return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
+}
+
+function splitOptions(input: IngestJobInput): { maxPartitions?: number } {
+  return input.maxPartitions !== undefined ? { maxPartitions: input.maxPartitions } : {};
 }
 
 /** What a partition's payload reads off its spec; the same for partitions that validate alike. */
@@ -226,7 +266,7 @@ function payloadFields(spec: JsonObject): Pick<IngestPayload, "mode" | "segmentG
  * the id pinned through `context.sqlQueryId` at submit time (the controller is `query-<id>`). Partitions
  * default to the `PARTITIONED BY` granularity.
  */
-function planSqlJob(input: IngestJobInput): PlannedJob {
+function* planSqlJob(input: IngestJobInput): Generator<void, PlannedJob> {
   if (input.template.kind !== "sql") throw new UsageError("expected an SQL template");
   const specVersion = input.specVersion ?? DEFAULT_SPEC_VERSION;
   const vars = input.vars ? { vars: input.vars } : {};
@@ -254,6 +294,7 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
             input.granularity
               ? parseGranularityText(partitionGranularity)
               : parseGranularity(partitionGranularity),
+            splitOptions(input),
           );
   } catch (error) {
     const path = input.granularity ? "--granularity" : "query.partitionedBy";
@@ -268,7 +309,8 @@ function planSqlJob(input: IngestJobInput): PlannedJob {
   const errors: SpecIssue[] = [];
   const warnings = new Map<string, SpecIssue>();
   const tasks: NewTask[] = [];
-  for (const interval of partitions) {
+  for (const [i, interval] of partitions.entries()) {
+    if (i > 0 && i % PLAN_STEP === 0) yield;
     const base = { interval, specVersion, prefix, ...vars };
     const draft = prepareSpec(input.template, base);
     if (draft.kind !== "sql") throw new UsageError("expected an SQL template");

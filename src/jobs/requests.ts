@@ -1,11 +1,18 @@
 import { z } from "zod";
+import { yieldToEventLoop } from "../core/clock.js";
 import { UsageError } from "../core/errors.js";
 import { type Interval, parseInstant, parseInterval } from "../core/interval.js";
 import { PartitionError } from "../core/partition.js";
 import { nonTerminal } from "../driver/drain.js";
 import type { ClusterBinding } from "../druid/cluster.js";
 import { type DataGates, parseRowDrop, parseUnparseableLimit } from "../ingest/gates.js";
-import { applySources, type IngestJobInput, type PlannedJob, planIngestJob } from "../ingest/plan.js";
+import {
+  applySources,
+  type IngestJobInput,
+  type PlannedJob,
+  planIngestJob,
+  planIngestJobYielding,
+} from "../ingest/plan.js";
 import type { IngestPayload } from "../ingest/runner.js";
 import {
   fingerprintSource,
@@ -172,6 +179,8 @@ export interface PlanRequestOptions {
   template?: LoadedTemplate;
   /** With `new`: what makes this new job distinct. @default the current time in base 36 */
   nonce?: string;
+  /** The most partitions the request may plan (a service's `maxPartitionsPerRequest`). @default 100000 */
+  maxPartitions?: number;
 }
 
 /**
@@ -183,6 +192,37 @@ export function planRequest(
   request: IngestRequest,
   options: PlanRequestOptions = {},
 ): PlannedJob {
+  const input = jobInputOf(kind, request, options);
+  try {
+    return planIngestJob(input);
+  } catch (error) {
+    throw rangeError(kind, error, options);
+  }
+}
+
+/**
+ * `planRequest` a few hundred partitions at a time, the event loop free between them:
+ * the service keeps answering while it plans a large backfill.
+ */
+export async function planRequestYielding(
+  kind: "run" | "backfill",
+  request: IngestRequest,
+  options: PlanRequestOptions = {},
+): Promise<PlannedJob> {
+  const input = jobInputOf(kind, request, options);
+  try {
+    return await planIngestJobYielding(input, yieldToEventLoop);
+  } catch (error) {
+    throw rangeError(kind, error, options);
+  }
+}
+
+/** The planner's input a request names, each wrong field refused by name. */
+function jobInputOf(
+  kind: "run" | "backfill",
+  request: IngestRequest,
+  options: PlanRequestOptions,
+): IngestJobInput {
   const range = rangeOf(kind, request);
   const limit = parseUnparseableLimit(String(request.maxUnparseable ?? 0));
   if (!limit) throw requestError("maxUnparseable", "expected a row count or a percentage");
@@ -197,7 +237,7 @@ export function planRequest(
   const stored: JsonObject = {};
   if (request.maxConcurrency !== undefined) stored.maxConcurrency = request.maxConcurrency;
   if (request.poisonAfter !== undefined) stored.poisonAfter = request.poisonAfter;
-  const input: IngestJobInput = {
+  return {
     kind,
     template: options.template ?? templateFrom(request),
     templateName: request.templateName ?? "api",
@@ -211,15 +251,23 @@ export function planRequest(
     gates,
     ...(request.allowEmpty ? { allowEmpty: true } : {}),
     ...(options.cluster ? { cluster: options.cluster } : {}),
+    ...(options.maxPartitions !== undefined ? { maxPartitions: options.maxPartitions } : {}),
   };
-  try {
-    return planIngestJob(input);
-  } catch (error) {
-    // The range cut into too many (or misaligned) partitions: the range's own field is at fault.
-    if (error instanceof PartitionError)
-      throw requestError(kind === "run" ? "interval" : "to", error.message);
-    throw error;
+}
+
+/** The range cut into too many (or misaligned) partitions: the range's own field is at fault. */
+function rangeError(kind: "run" | "backfill", error: unknown, options: PlanRequestOptions): unknown {
+  if (!(error instanceof PartitionError)) return error;
+  const field = kind === "run" ? "interval" : "to";
+  const cap = options.maxPartitions;
+  if (cap !== undefined && error.details.maxPartitions === cap) {
+    const range = String(error.details.range ?? "");
+    return requestError(
+      field,
+      `${range} by ${String(error.details.granularity ?? "its granularity")} gives more than ${cap.toLocaleString("en-US")} partitions, the most one request may plan here (the service's maxPartitionsPerRequest): split the range into several requests, or choose a coarser granularity`,
+    );
   }
+  return requestError(field, error.message);
 }
 
 /** The input source of an SQL partition that reads exactly one `EXTERN`. */
@@ -242,7 +290,7 @@ export async function planRequestWithSources(
   request: IngestRequest,
   options: PlanRequestOptions & { probe: SourceProbe },
 ): Promise<PlannedJob> {
-  const planned = planRequest(kind, request, options);
+  const planned = await planRequestYielding(kind, request, options);
   const sources = new Map<string, SourceVersion>();
   const payloads = planned.tasks.map((t) => t.payload as unknown as IngestPayload);
   if (request.sourceVersion !== undefined) {

@@ -50,6 +50,8 @@ export interface ServiceOptions {
   drainTimeoutMs?: number;
   /** @default 4 MiB */
   maxBodyBytes?: number;
+  /** The most partitions one run or backfill request may plan. @default DEFAULTS.maxPartitionsPerRequest */
+  maxPartitionsPerRequest?: number;
   /** Lease owner id. @default host:pid:random */
   owner?: string;
   version?: string;
@@ -157,6 +159,9 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     },
     webDir,
     ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
+    ...(o.maxPartitionsPerRequest !== undefined
+      ? { maxPartitionsPerRequest: o.maxPartitionsPerRequest }
+      : {}),
     ...(o.version ? { version: o.version } : {}),
   });
 

@@ -3,7 +3,7 @@ import type { JsonValue } from "../../src/core/canonical-json.js";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { deriveTaskId } from "../../src/core/task-id.js";
-import { planIngestJob } from "../../src/ingest/plan.js";
+import { planIngestJob, planIngestJobYielding } from "../../src/ingest/plan.js";
 import type { IngestPayload } from "../../src/ingest/runner.js";
 import { InvalidSpecError } from "../../src/spec/index.js";
 import { dailyTemplate } from "../helpers/dataset.js";
@@ -17,6 +17,31 @@ const base = {
 };
 
 describe("job planning", () => {
+  it("plans the same job a piece at a time, pausing between pieces, for native and SQL templates", async () => {
+    const sql = [
+      `REPLACE INTO "plan_sql" OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'`,
+      `SELECT TIME_PARSE("ts") AS __time, "channel" FROM TABLE(EXTERN('{"type":"local","baseDir":"/data","filter":"e-{{start:yyyy-MM-dd}}.json"}', '{"type":"json"}', '[{"name":"ts","type":"string"},{"name":"channel","type":"string"}]'))`,
+      "PARTITIONED BY DAY",
+    ].join("\n");
+    for (const t of [template(dailyTemplate({ datasource: "plan" })), { kind: "sql" as const, text: sql }]) {
+      // 1,000 days: paused after every 250 partitions, so three times.
+      const input = { ...base, template: t, range: parseInterval("2020-01-01/2022-09-27") };
+      let pauses = 0;
+      const yielded = await planIngestJobYielding(input, async () => {
+        pauses++;
+      });
+      expect(yielded.tasks).toHaveLength(1000);
+      expect(pauses).toBe(3);
+      expect(yielded).toEqual(planIngestJob(input));
+    }
+  });
+
+  it("refuses a range cut into more partitions than its cap, naming the cap", () => {
+    const input = { ...base, template: template(dailyTemplate({ datasource: "plan" })), maxPartitions: 2 };
+    expect(() => planIngestJob(input)).toThrow(/gives more than 2 partitions/);
+    expect(planIngestJob({ ...input, maxPartitions: 3 }).tasks).toHaveLength(3);
+  });
+
   it("names the same job for the same inputs, and a new one with --new or another spec version", () => {
     const t = template(dailyTemplate({ datasource: "plan" }));
     const a = planIngestJob({ ...base, template: t });

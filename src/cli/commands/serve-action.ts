@@ -23,6 +23,7 @@ export interface ServeFlags extends DruidFlags {
   druidOutageTimeout: number;
   drainTimeout: number;
   maxBody: number;
+  maxPartitionsPerRequest: number;
   tick: number;
   lease: number;
   ledger: string;
@@ -172,6 +173,7 @@ export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void
       outageTimeoutMs: f.druidOutageTimeout * 1000,
       drainTimeoutMs: f.drainTimeout * 1000,
       maxBodyBytes: f.maxBody,
+      maxPartitionsPerRequest: f.maxPartitionsPerRequest,
       version: "0.1.0",
     });
   } catch (error) {

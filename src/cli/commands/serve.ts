@@ -81,6 +81,15 @@ export function registerServe(program: Command): void {
         .default(4 * 1024 * 1024),
     )
     .addOption(
+      new Option(
+        "--max-partitions-per-request <n>",
+        "most partitions one run or backfill request may plan (400 above)",
+      )
+        .env("SEGOPS_MAX_PARTITIONS_PER_REQUEST")
+        .argParser(positiveInt("--max-partitions-per-request", 100_000))
+        .default(DEFAULTS.maxPartitionsPerRequest),
+    )
+    .addOption(
       new Option("--tick <ms>", "polling cadence in ms")
         .argParser(durationMs("--tick"))
         .default(DEFAULTS.tickMs)
