@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import { canonicalJson, type JsonValue, tooDeepAt } from "../core/canonical-json.js";
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 import { bucketStart, increment, parseGranularityText } from "../core/granularity.js";
 import { parseInterval } from "../core/interval.js";
 import type { DruidClient } from "../druid/client.js";
@@ -22,15 +23,16 @@ import {
   StateConflictError,
 } from "../jobs/actions.js";
 import { KINDS } from "../jobs/kinds.js";
-import { jobReport, partitionReport, shownState } from "../jobs/report.js";
+import { partitionReport } from "../jobs/report.js";
 import { BackfillRequest, createPlannedJob, planRequestWithSources, RunRequest } from "../jobs/requests.js";
 import { adoptSources } from "../jobs/rerun.js";
 import { fileSystemProbe } from "../jobs/source-probe.js";
 import type { Store } from "../ledger/store.js";
-import type { EventRow, JobRow, StateCounts } from "../ledger/types.js";
+import type { EventRow, JobRow } from "../ledger/types.js";
 import { endSession, sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
 import { dashboardRoutes } from "./dashboard-api.js";
 import { type EventFeed, hasEnded, type JobWaiters, jobProgress } from "./feed.js";
+import { jobSummary, jobView, partitionPage } from "./job-view.js";
 import type { LoadHistory } from "./load-history.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
@@ -69,6 +71,11 @@ export interface ApiDeps {
   log: Logger;
   /** @default 4 MiB */
   maxBodyBytes?: number;
+  /**
+   * The most partitions one run or backfill request may plan: planning and storing them is work the
+   * service does for one caller (a 100-year daily backfill is 36,525). @default DEFAULTS.maxPartitionsPerRequest
+   */
+  maxPartitionsPerRequest?: number;
   /** The Druid this service's jobs are for (part of each job's identity). */
   cluster: ClusterBinding;
   /** How a request's input is fingerprinted. @default this host's files and HEAD requests */
@@ -120,31 +127,8 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export function jobSummary(job: JobRow, counts: StateCounts): S.JobSummary {
-  return {
-    id: job.id,
-    kind: job.kind,
-    state: shownState(job.state, counts),
-    canceled: job.canceled,
-    createdAt: iso(job.createdAt),
-    updatedAt: iso(job.updatedAt),
-    counts,
-  };
-}
-
 function eventView(e: EventRow): z.infer<typeof S.Event> {
   return { ...e, at: iso(e.at) };
-}
-
-async function jobView(store: Store, job: JobRow): Promise<S.Job> {
-  const report = await jobReport(store, job);
-  return {
-    ...jobSummary(job, report.counts),
-    options: report.options,
-    partitions: report.partitions,
-    totals: report.totals,
-    exitCode: report.exitCode,
-  };
 }
 
 /** Page cursors are opaque to clients: base64url of the last job's (createdAt, id). */
@@ -383,6 +367,7 @@ function apiRoutes(deps: ApiDeps): Route[] {
     const nonce = key ? createHash("sha256").update(key).digest("hex").slice(0, 10) : undefined;
     const plan = await planRequestWithSources(kind, request, {
       cluster: deps.cluster,
+      maxPartitions: deps.maxPartitionsPerRequest ?? DEFAULTS.maxPartitionsPerRequest,
       probe: deps.sourceProbe ?? fileSystemProbe(),
       ...(nonce ? { nonce } : {}),
     });
@@ -581,6 +566,25 @@ function apiRoutes(deps: ApiDeps): Route[] {
       },
       handle: async ({ c, params }) =>
         jsonResponse(c, 200, await jobView(store, await mustGetJob(store, params.id as string))),
+    },
+    {
+      spec: {
+        method: "get",
+        path: "/api/v1/jobs/{id}/partitions",
+        operationId: "listJobPartitions",
+        summary: "A job's partitions a page at a time, in task-id (time) order",
+        tags: ["jobs"],
+        auth: true,
+        params: S.JobId,
+        query: S.PartitionsQuery,
+        responses: { 200: { description: "A page of partitions", schema: S.PartitionPage } },
+        problems: [400, 401, 404, 503],
+      },
+      handle: async ({ c, params, query }) => {
+        const q = query as z.infer<typeof S.PartitionsQuery>;
+        const job = await mustGetJob(store, params.id as string);
+        return jsonResponse(c, 200, await partitionPage(store, job, q));
+      },
     },
     {
       spec: {

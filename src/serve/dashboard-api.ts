@@ -246,8 +246,8 @@ export function dashboardRoutes(
     {
       spec: {
         method: "get",
-        path: "/api/v1/jobs/{id}/partitions",
-        operationId: "listJobPartitions",
+        path: "/api/v1/jobs/{id}/grid",
+        operationId: "getJobGrid",
         summary:
           "A job's partitions as the dashboard's grid draws them (interval, state, attempts, Druid ids, rows)",
         tags: ["dashboard"],

@@ -58,10 +58,22 @@ export const Partition = z.object({
   sourceVersion: z.string().nullable().optional(),
 });
 
-/** A job with its partitions. */
+/** Partitions a job's view shows at most; a larger job's others are read a page at a time. */
+export const JOB_VIEW_PARTITIONS = 1000;
+
+/** A job with its partitions (the first {@link JOB_VIEW_PARTITIONS}; `partitionsNext` pages on). */
 export const Job = JobSummary.extend({
   options: z.record(z.string(), z.json()),
+  /** In task-id order, which is time order; at most 1,000 (see `partitionsNext`). */
   partitions: z.array(Partition),
+  /** How many partitions the job has in all. */
+  partitionCount: z.number().int(),
+  /**
+   * Null when `partitions` holds every one; else pass it as `after` to `GET /api/v1/jobs/{id}/partitions`
+   * for the next page.
+   */
+  partitionsNext: z.string().nullable(),
+  /** Over every partition, not only those shown. */
   totals: z.object({ rows: z.number(), segments: z.number(), bytes: z.number() }),
   /** The CLI's exit code for this state: 0 all done, 1 some failed, 3 work left. */
   exitCode: z.number().int(),
@@ -85,6 +97,14 @@ export const JobPage = z.object({
   /** Pass as `cursor` for the next page; null on the last one. */
   nextCursor: z.string().nullable(),
 });
+
+export const PartitionPage = z.object({
+  items: z.array(Partition),
+  /** Pass as `after` for the next page; null on the last one. */
+  next: z.string().nullable(),
+});
+
+export type PartitionPage = z.infer<typeof PartitionPage>;
 
 export const EventPage = z.object({
   items: z.array(Event),
@@ -180,6 +200,13 @@ export const EventsQuery = z.strictObject({
   after: queryNumber(z.number().int().min(0)).optional(),
   /** @default 500 */
   limit: queryNumber(z.number().int().min(1).max(1000)).optional(),
+});
+
+export const PartitionsQuery = z.strictObject({
+  /** Only partitions after this one (a page's `next`, or a job's `partitionsNext`). */
+  after: z.string().min(1).max(2000).optional(),
+  /** @default 1000 */
+  limit: queryNumber(z.number().int().min(1).max(10_000)).optional(),
 });
 
 export const WaitQuery = z.strictObject({

@@ -176,7 +176,7 @@ describe("dashboard routes: data", () => {
     const job = await t.call("/api/v1/backfills", { json: body(dataDir) });
     const id = job.json.id as string;
     await ended(t, id);
-    const grid = await t.call(`/api/v1/jobs/${enc(id)}/partitions`);
+    const grid = await t.call(`/api/v1/jobs/${enc(id)}/grid`);
     expect(grid.status).toBe(200);
     expect(grid.json.granularity).toBe("day");
     expect(grid.json.items.map((c: { start: string; state: string }) => [c.start, c.state])).toEqual([
@@ -215,7 +215,7 @@ describe("dashboard routes: data", () => {
     );
     expect((await t.call("/api/v1/partitions/nope", {})).status).toBe(404);
     expect((await t.call("/api/v1/partitions/nope/retry", { method: "POST" })).status).toBe(404);
-    expect((await t.call("/api/v1/jobs/nope/partitions")).status).toBe(404);
+    expect((await t.call("/api/v1/jobs/nope/grid")).status).toBe(404);
 
     // The corrected day arrives; retrying that one partition sends it back, and it ends done.
     writeDailyDataset({ from: "2026-01-03", days: 1, rowsPerDay: 5, dir: dataDir });

@@ -382,7 +382,7 @@ describe("dashboard: the grid's layout follows the granularity", () => {
       range: null,
     };
     let items: ReturnType<typeof cells> = [];
-    await page.route("**/api/v1/jobs/layout_job/partitions", (route) =>
+    await page.route("**/api/v1/jobs/layout_job/grid", (route) =>
       route.fulfill({
         contentType: "application/json",
         body: JSON.stringify({ job, granularity: null, items }),

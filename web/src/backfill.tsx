@@ -448,7 +448,7 @@ export function BackfillView({ jobId }: { jobId: string }) {
     try {
       do {
         f.again = false;
-        const g = await api<PartitionGrid>(`/api/v1/jobs/${enc(jobId)}/partitions`);
+        const g = await api<PartitionGrid>(`/api/v1/jobs/${enc(jobId)}/grid`);
         performance.mark("segops:grid-data");
         setGrid(g);
         setError(null);

@@ -210,3 +210,26 @@ def test_new_ingests_again_once_per_task_instance(sim: Sim) -> None:
     ids = [s["id"] for s in sim.submissions("hook_new")]
     assert len(ids) == 2
     assert len(set(ids)) == 2
+
+
+def test_a_large_jobs_partitions_are_read_page_by_page() -> None:
+    hook = SegopsHook()
+    days = 1_234
+    start = dt.date(1990, 1, 1)
+    body = {
+        "template": daily_template("hook_pages"),
+        "from": start.isoformat(),
+        "to": (start + dt.timedelta(days=days)).isoformat(),
+        "vars": {"dataDir": str(DATA_DIR)},
+    }
+    job, created = hook.create("backfill", body)
+    hook.cancel(job["id"], reason="only its partitions are read here")
+    assert created
+    # The service shows the first 1,000; the hook reads the rest and hands over the whole job.
+    for got in (job, hook.get_job(job["id"]), asyncio.run(SegopsAsyncHook().get_job(job["id"]))):
+        assert got["partitionCount"] == days
+        assert got["partitionsNext"] is None
+        intervals = [p["interval"] for p in got["partitions"]]
+        assert len(intervals) == days
+        assert intervals == sorted(set(intervals))
+        assert intervals[-1].startswith(f"{start + dt.timedelta(days=days - 1)}T00:00:00")

@@ -29,6 +29,8 @@ MAX_WAIT_S = 300.0
 
 #: The problem segops answers when partitions whose input changed are still running on the old input.
 BUSY_PROBLEM = "/problems/partitions-busy"
+#: Partitions asked for per page when a large job's answer does not show them all (the API's most).
+PARTITION_PAGE = 10_000
 
 
 class SegopsApiError(Exception):
@@ -120,7 +122,7 @@ class SegopsClient:
         return self._create("/api/v1/backfills", body, idempotency_key)
 
     def get_job(self, job_id: str) -> JobView:
-        return JobView(self._request("GET", f"/api/v1/jobs/{_seg(job_id)}").json())
+        return JobView(self._whole(self._request("GET", f"/api/v1/jobs/{_seg(job_id)}").json()))
 
     def wait(self, job_id: str, timeout_s: float) -> tuple[bool, JsonObject]:
         """One long-poll (at most 300 s): ``(ended, job summary)``."""
@@ -197,9 +199,20 @@ class SegopsClient:
             # when another run started it; asked again once it ended, the partition runs again.
             instance = error.problem.get("instance")
             if error.problem.get("type") == BUSY_PROBLEM and isinstance(instance, str):
-                return JobView(self._request("GET", instance).json())
+                return JobView(self._whole(self._request("GET", instance).json()))
             raise
-        return JobView(response.json(), created=response.status_code == 201)
+        return JobView(self._whole(response.json()), created=response.status_code == 201)
+
+    def _whole(self, job: JsonObject) -> JsonObject:
+        """The job with every partition: a large job's answer shows the first page, the rest are paged."""
+        after = job.get("partitionsNext")
+        path = f"/api/v1/jobs/{_seg(str(job.get('id')))}/partitions"
+        while isinstance(after, str):
+            page = self._request("GET", path, params={"after": after, "limit": str(PARTITION_PAGE)}).json()
+            job["partitions"] = [*(job.get("partitions") or []), *page["items"]]
+            after = page.get("next")
+        job["partitionsNext"] = None
+        return job
 
     def _request(
         self,

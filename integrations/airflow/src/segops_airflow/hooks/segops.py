@@ -78,6 +78,15 @@ def quote_id(job_id: str) -> str:
     return urllib.parse.quote(job_id, safe="")
 
 
+#: Partitions asked for per page when a large job's answer does not show them all (the API's most).
+PARTITION_PAGE = 10_000
+
+
+def partitions_path(job: Mapping[str, Any]) -> str:
+    """Where the partitions a job's answer leaves out are read, a page at a time."""
+    return f"/api/v1/jobs/{quote_id(str(job['id']))}/partitions"
+
+
 def job_ended(job: Mapping[str, Any]) -> bool:
     """A job (or job summary) whose partitions can no longer run: done or failed (a cancel ends failed)."""
     return job.get("state") in ("done", "failed")
@@ -243,12 +252,23 @@ class SegopsHook(BaseHook):
             # when it was started by another try; asked again once it ended, the partition runs again.
             instance = error.problem.get("instance")
             if error.problem.get("type") == BUSY_PROBLEM and isinstance(instance, str):
-                return self._call("GET", instance)[1], False
+                return self._whole(self._call("GET", instance)[1]), False
             raise
-        return job, status == 201
+        return self._whole(job), status == 201
 
     def get_job(self, job_id: str) -> JsonDict:
-        return self._call("GET", f"/api/v1/jobs/{quote_id(job_id)}")[1]
+        return self._whole(self._call("GET", f"/api/v1/jobs/{quote_id(job_id)}")[1])
+
+    def _whole(self, job: JsonDict) -> JsonDict:
+        """The job with every partition: a large job's answer shows the first page, the rest are paged."""
+        after = job.get("partitionsNext")
+        while isinstance(after, str):
+            params = {"after": after, "limit": PARTITION_PAGE}
+            page = self._call("GET", partitions_path(job), params=params)[1]
+            job["partitions"] = [*(job.get("partitions") or []), *page["items"]]
+            after = page.get("next")
+        job["partitionsNext"] = None
+        return job
 
     def wait(self, job_id: str, timeout: float | None = None) -> JsonDict:
         """One long-poll: `{ended, job}` as soon as the job ends, or `ended: false` after `timeout` s."""
@@ -356,7 +376,15 @@ class SegopsAsyncHook(BaseHook):
         return _decode(method, path, response)
 
     async def get_job(self, job_id: str) -> JsonDict:
-        return await self._call("GET", f"/api/v1/jobs/{quote_id(job_id)}")
+        job = await self._call("GET", f"/api/v1/jobs/{quote_id(job_id)}")
+        after = job.get("partitionsNext")
+        while isinstance(after, str):
+            params = {"after": after, "limit": PARTITION_PAGE}
+            page = await self._call("GET", partitions_path(job), params=params)
+            job["partitions"] = [*(job.get("partitions") or []), *page["items"]]
+            after = page.get("next")
+        job["partitionsNext"] = None
+        return job
 
     async def wait(self, job_id: str, timeout: float | None = None) -> JsonDict:
         s = await self.get_settings()
