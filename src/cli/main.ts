@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { type ErrorCode, ExitCode, SegopsError } from "../core/errors.js";
+import { VERSION } from "../core/version.js";
 import { registerCommands } from "./commands/index.js";
 
 /**
@@ -9,7 +10,7 @@ import { registerCommands } from "./commands/index.js";
 export async function buildProgram(): Promise<Command> {
   const program = new Command("segops")
     .description("Segment Ops for Apache Druid: idempotent, handoff-gated batch ingestion and backfills")
-    .version("0.1.0")
+    .version(VERSION)
     // The program's own options (`--version`) only before a command: `segops kill … --version V` is the
     // kill's version filter, which the program's `--version` used to swallow (printing 0.1.0, exit 0).
     .enablePositionalOptions()

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import YAML from "yaml";
 import { systemClock } from "../../core/clock.js";
 import { UsageError } from "../../core/errors.js";
+import { VERSION } from "../../core/version.js";
 import { isLoopback } from "../../serve/auth.js";
 import { startService } from "../../serve/server.js";
 import { DEFAULT_RETRY_BUDGET_S, openLedger } from "../context.js";
@@ -174,7 +175,7 @@ export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void
       drainTimeoutMs: f.drainTimeout * 1000,
       maxBodyBytes: f.maxBody,
       maxPartitionsPerRequest: f.maxPartitionsPerRequest,
-      version: "0.1.0",
+      version: VERSION,
     });
   } catch (error) {
     await store.close();

@@ -6,6 +6,11 @@ retry reattaches instead of ingesting twice) and defer to a trigger that long-po
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib.metadata
+
+try:
+    __version__ = importlib.metadata.version("airflow-provider-segops")
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = ["__version__"]

@@ -5,6 +5,8 @@ keys: one segops backfill), idempotent on retry, with Druid's task ids, version 
 materialisation metadata and blocking asset checks from segops' gates.
 """
 
+import importlib.metadata
+
 from .asset import (
     CHECK_HANDOFF,
     CHECK_LIVE_VERSION,
@@ -17,7 +19,10 @@ from .client import JobView, SegopsApiError, SegopsClient
 from .granularity import GranularityMismatch, granularity_for_windows
 from .resource import SegopsResource
 
-__version__ = "0.1.0"
+try:
+    __version__ = importlib.metadata.version("dagster-segops")
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "CHECK_HANDOFF",
