@@ -258,8 +258,14 @@ export class SqlStore implements Store {
         const now = this.clock.now();
         const job = (await q(cancelJob(this.dialect, id, now)))[0];
         if (!job) return 0;
-        const tasks = (await q(cancelJobTasks(this.dialect, id, reason, now))).map(toTask);
-        const finished = (await q(finishCanceledUnheld(this.dialect, id, reason, now))).map(toTask);
+        const tasks = (await q(cancelJobTasks(this.dialect, id, reason, now))).map((r) => ({
+          jobId: id,
+          id: String(r.id),
+          state: String(r.state) as LedgerTaskState,
+        }));
+        const finished = (await q(finishCanceledUnheld(this.dialect, id, reason, now))).map((r) =>
+          String(r.id),
+        );
         const flaggedFrom = new Map(tasks.map((t) => [t.id, t.state]));
         const jobState = String(job.state);
         await this.#events(
@@ -274,12 +280,12 @@ export class SqlStore implements Store {
               actor,
             },
             ...tasks.map((t) => cancelEvent(t, reason, actor)),
-            ...finished.map((t) => ({
-              jobId: t.jobId,
-              taskId: t.id,
-              fromState: flaggedFrom.get(t.id) ?? "new",
+            ...finished.map((taskId) => ({
+              jobId: id,
+              taskId,
+              fromState: flaggedFrom.get(taskId) ?? "new",
               toState: "failed",
-              reason: t.reason ?? `canceled: ${reason}`,
+              reason: `canceled: ${reason}`,
               actor,
             })),
           ],
@@ -529,7 +535,7 @@ export class SqlStore implements Store {
   }
 }
 
-function cancelEvent(task: TaskRow, reason: string, actor: string): NewEvent {
+function cancelEvent(task: Pick<TaskRow, "jobId" | "id" | "state">, reason: string, actor: string): NewEvent {
   return {
     jobId: task.jobId,
     taskId: task.id,

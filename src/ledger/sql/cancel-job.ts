@@ -9,12 +9,15 @@ export function cancelJob(d: Dialect, id: string, now: number): Statement {
   );
 }
 
-/** Flags every non-terminal, not yet canceled task of a job (version untouched, as in `cancelTask`). */
+/**
+ * Flags every non-terminal, not yet canceled task of a job (version untouched, as in `cancelTask`). Returns
+ * ids and states only: a 36,000-partition job's payloads, parsed, held a service's event loop for 400 ms.
+ */
 export function cancelJobTasks(d: Dialect, jobId: string, reason: string, now: number): Statement {
   const p = new Params(d);
   return p.statement(
     `UPDATE tasks SET canceled = TRUE, reason = ${p.add(reason)}, updated_at = ${p.add(now)}
-     WHERE job_id = ${p.add(jobId)} AND state IN ${NON_TERMINAL} AND NOT canceled RETURNING *`,
+     WHERE job_id = ${p.add(jobId)} AND state IN ${NON_TERMINAL} AND NOT canceled RETURNING id, state`,
   );
 }
 
@@ -29,6 +32,6 @@ export function finishCanceledUnheld(d: Dialect, jobId: string, reason: string, 
   return p.statement(
     `UPDATE tasks SET state = 'failed', reason = ${why}, last_error = ${why}, lease_owner = NULL,
        lease_expires_at = NULL, version = version + 1, updated_at = ${p.add(now)}
-     WHERE job_id = ${p.add(jobId)} AND canceled AND state IN ('new', 'suspended') RETURNING *`,
+     WHERE job_id = ${p.add(jobId)} AND canceled AND state IN ('new', 'suspended') RETURNING id`,
   );
 }
