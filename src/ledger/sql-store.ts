@@ -3,7 +3,7 @@ import { LedgerError, ledgerFailure } from "./errors.js";
 import type { Executor, Query } from "./executor.js";
 import { analyzeTasks } from "./sql/analyze-tasks.js";
 import { appendEvents, type NewEvent } from "./sql/append-events.js";
-import { cancelJob, cancelJobTasks, finishCanceledUnheld } from "./sql/cancel-job.js";
+import { CANCEL_CHUNK, cancelJob, cancelJobTasks, finishCanceledUnheld } from "./sql/cancel-job.js";
 import { cancelTask } from "./sql/cancel-task.js";
 import { readHeldProgress, writeProgress } from "./sql/checkpoint.js";
 import { listDue, markClaimed, pickDistinctKeys, selectClaimable } from "./sql/claim.js";
@@ -258,14 +258,22 @@ export class SqlStore implements Store {
         const now = this.clock.now();
         const job = (await q(cancelJob(this.dialect, id, now)))[0];
         if (!job) return 0;
-        const tasks = (await q(cancelJobTasks(this.dialect, id, reason, now))).map((r) => ({
-          jobId: id,
-          id: String(r.id),
-          state: String(r.state) as LedgerTaskState,
-        }));
-        const finished = (await q(finishCanceledUnheld(this.dialect, id, reason, now))).map((r) =>
-          String(r.id),
-        );
+        // A chunk at a time, the process free in between (SQLite's statements are synchronous).
+        const tasks: Array<Pick<TaskRow, "jobId" | "id" | "state">> = [];
+        for (;;) {
+          const rows = await q(cancelJobTasks(this.dialect, id, reason, now));
+          for (const r of rows)
+            tasks.push({ jobId: id, id: String(r.id), state: String(r.state) as LedgerTaskState });
+          if (rows.length < CANCEL_CHUNK) break;
+          await yieldToEventLoop();
+        }
+        const finished: string[] = [];
+        for (;;) {
+          const rows = await q(finishCanceledUnheld(this.dialect, id, reason, now));
+          for (const r of rows) finished.push(String(r.id));
+          if (rows.length < CANCEL_CHUNK) break;
+          await yieldToEventLoop();
+        }
         const flaggedFrom = new Map(tasks.map((t) => [t.id, t.state]));
         const jobState = String(job.state);
         await this.#events(

@@ -470,6 +470,19 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
       expect(await store.cancelTask("a", "too late")).toBeNull();
     });
 
+    it("cancelling a job of thousands of tasks flags and ends every one, a chunk at a time", async () => {
+      const ids = Array.from({ length: 2345 }, (_, i) => `t${String(i).padStart(4, "0")}`);
+      await seed(...ids.map((id) => task(id)));
+      const [held] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: ["t1500"] });
+      expect(await store.cancelJob("job", "too big", "cli")).toBe(2345);
+      const counts = await store.countTasks("job");
+      expect([counts.failed, counts.running, counts.new]).toEqual([2344, 1, 0]);
+      expect(await row("t1500")).toMatchObject({ state: "running", canceled: true, version: held!.version });
+      const ended = await store.listEvents({ jobId: "job", limit: 10_000 });
+      expect(ended.filter((e) => e.toState === "failed" && e.fromState === "new")).toHaveLength(2344);
+      expect(ended.filter((e) => e.reason === "cancel requested: too big" && e.taskId)).toHaveLength(2345);
+    });
+
     it("reopening a job clears its cancel flag; settling it does not", async () => {
       await seed(task("a"));
       await store.cancelJob("job", "user asked", "cli");

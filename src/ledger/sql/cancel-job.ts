@@ -10,19 +10,28 @@ export function cancelJob(d: Dialect, id: string, now: number): Statement {
 }
 
 /**
- * Flags every non-terminal, not yet canceled task of a job (version untouched, as in `cancelTask`). Returns
- * ids and states only: a 36,000-partition job's payloads, parsed, held a service's event loop for 400 ms.
+ * Rows one statement of a job's cancel changes at most: the cancel runs it until it changes fewer, and the
+ * process serves others in between (one UPDATE of a 36,525-partition job held SQLite, and the service, 1.1 s).
+ */
+export const CANCEL_CHUNK = 1000;
+
+/**
+ * Flags up to `CANCEL_CHUNK` non-terminal, not yet canceled tasks of a job (version untouched, as in
+ * `cancelTask`). Returns ids and states only: parsing every payload cost as much again.
  */
 export function cancelJobTasks(d: Dialect, jobId: string, reason: string, now: number): Statement {
   const p = new Params(d);
+  const job = p.add(jobId);
   return p.statement(
     `UPDATE tasks SET canceled = TRUE, reason = ${p.add(reason)}, updated_at = ${p.add(now)}
-     WHERE job_id = ${p.add(jobId)} AND state IN ${NON_TERMINAL} AND NOT canceled RETURNING id, state`,
+     WHERE id IN (SELECT id FROM tasks WHERE job_id = ${job} AND state IN ${NON_TERMINAL} AND NOT canceled
+       ORDER BY id LIMIT ${CANCEL_CHUNK})
+     RETURNING id, state`,
   );
 }
 
 /**
- * Ends the canceled tasks no driver holds (waiting to run or handed back) as failed at once, as a driver
+ * Ends up to `CANCEL_CHUNK` canceled tasks no driver holds (waiting to run or handed back) as failed at once, as a driver
  * finishing them would (`canceled: <reason>`): a canceled job of 36,000 partitions otherwise filled every
  * claim for minutes, each partition a claim and a transition, while other jobs waited.
  */
@@ -32,6 +41,8 @@ export function finishCanceledUnheld(d: Dialect, jobId: string, reason: string, 
   return p.statement(
     `UPDATE tasks SET state = 'failed', reason = ${why}, last_error = ${why}, lease_owner = NULL,
        lease_expires_at = NULL, version = version + 1, updated_at = ${p.add(now)}
-     WHERE job_id = ${p.add(jobId)} AND canceled AND state IN ('new', 'suspended') RETURNING id`,
+     WHERE id IN (SELECT id FROM tasks WHERE job_id = ${p.add(jobId)} AND canceled
+       AND state IN ('new', 'suspended') ORDER BY id LIMIT ${CANCEL_CHUNK})
+     RETURNING id`,
   );
 }
