@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { runBackfillBench } from "./backfill.js";
 import { runBaselinesBench } from "./baselines.js";
 import { runHandoffBench } from "./handoff.js";
+import { runLargeRequestBench } from "./large-request.js";
 import type { BenchResult } from "./lib/result.js";
 import { markdownTable } from "./lib/table.js";
 import { captureWarnings } from "./lib/warnings.js";
@@ -39,6 +40,7 @@ const ALL = [
   "waiters",
   "handoff",
   "overhead",
+  "large-request",
 ] as const;
 type Name = (typeof ALL)[number];
 /** `--quick`: what issue 16's figures need, at a smaller size. */
@@ -93,6 +95,7 @@ const RUNNERS: Record<Name, () => Promise<BenchResult>> = {
   waiters: () => runServeWaitersBench(),
   handoff: () => runHandoffBench({ quick }),
   overhead: () => runOverheadBench({ quick }),
+  "large-request": runLargeRequestBench,
 };
 
 function section(r: BenchResult): string {
