@@ -12,6 +12,7 @@ import type { Store } from "../ledger/store.js";
 import type { JobRow } from "../ledger/types.js";
 import { createMachinery, type Machinery, type MachineryOptions, runnersFor } from "./engine.js";
 import { KINDS } from "./kinds.js";
+import { DEFAULT_STALL_TIMEOUT_MS, ProgressWatch } from "./progress-watch.js";
 
 /**
  * The service's worker: runs every job of its cluster in a shared ledger, for as long as the process
@@ -44,6 +45,12 @@ export interface WorkerOptions extends MachineryOptions {
    * @default 600000 (10 minutes)
    */
   ledgerOutageMs?: number;
+  /**
+   * How long the worker may have partitions due for it while it holds none and claims none, with no
+   * outage or slot shortage to excuse it, before it says it is stalled (progress-watch.ts).
+   * @default DEFAULT_STALL_TIMEOUT_MS (5 minutes)
+   */
+  stallTimeoutMs?: number;
 }
 
 /** A ledger failure worth waiting out: a statement or connection that failed, not a schema refusal. */
@@ -57,6 +64,17 @@ export type WorkerState = "created" | "running" | "paused" | "stopping" | "stopp
 
 /** Why a worker is paused: Druid or the ledger has not answered. */
 export type PauseReason = "druid" | "ledger";
+
+/** Whether a worker makes progress (progress-watch.ts), and why not when it is stalled. */
+export interface WorkerProgress {
+  readonly stalled: boolean;
+  /** When stalled: since when partitions have been due while it held none and moved nothing. */
+  readonly since: number | null;
+  /** When stalled: what it waits on, in words, with its last admission decision. */
+  readonly reason: string | null;
+  /** Its last claim or committed change (its start, before the first). */
+  readonly lastProgressAt: number;
+}
 
 /** The jobs a worker runs: the open ones of its cluster (a canceled job stays open until its flagged partitions finish). */
 export function jobsOfCluster(jobs: readonly JobRow[], client: DruidClient): string[] {
@@ -85,11 +103,36 @@ export class Worker {
   #paused: PauseReason | null = null;
   /** When the ledger started failing (null while it answers). */
   #ledgerDownSince: number | null = null;
+  readonly #progress: ProgressWatch;
+  /** Whether the log last said the worker is stalled (it says so once, and once when it moves again). */
+  #saidStalled = false;
+  /** The kinds of work its driver claims (what `listDue` is asked about). */
+  readonly #kinds: readonly string[];
+  /** Every claim and commit moves the worker, then goes on to the caller's observer (metrics). */
+  readonly #observer: DriverObserver;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
     this.#tickMs = options.tickMs ?? DEFAULTS.tickMs;
     this.#machinery = createMachinery({ ...options, jobSettings: (id) => this.#jobSettings.get(id) });
+    const stallAfterMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    this.#progress = new ProgressWatch({
+      clock: options.clock,
+      stallAfterMs,
+      // The worker looks once a tick: a due read more often than that would never be asked for.
+      dueCheckMs: Math.max(this.#tickMs, Math.min(10_000, stallAfterMs / 10)),
+    });
+    this.#kinds = (options.kinds ?? KINDS).map((k) => k.name);
+    this.#observer = {
+      claimed: (kind, rows) => {
+        this.#progress.progressed();
+        options.observer?.claimed?.(kind, rows);
+      },
+      committed: (kind, change, row) => {
+        this.#progress.progressed();
+        options.observer?.committed?.(kind, change, row);
+      },
+    };
   }
 
   get state(): WorkerState {
@@ -108,6 +151,18 @@ export class Worker {
 
   get machinery(): Machinery {
     return this.#machinery;
+  }
+
+  /** Whether the worker makes progress; a paused worker is never stalled (its pause says why). */
+  get progress(): WorkerProgress {
+    const s = this.#progress.state;
+    const stalled = s.stalled && this.#state === "running";
+    return {
+      stalled,
+      since: stalled ? s.since : null,
+      reason: stalled ? this.#stallReason(s.since as number) : null,
+      lastProgressAt: s.lastProgressAt,
+    };
   }
 
   /** Partitions this worker holds right now. */
@@ -173,7 +228,7 @@ export class Worker {
       ...(o.owner ? { owner: o.owner } : {}),
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
       ...(o.log ? { log: o.log } : {}),
-      ...(o.observer ? { observer: o.observer } : {}),
+      observer: this.#observer,
     });
     if (!o.owner) this.#options.owner = this.#driver.owner;
     this.#driver.start();
@@ -193,6 +248,7 @@ export class Worker {
           await this.refresh();
           if (this.#ledgerDownSince !== null) await this.#ledgerBack();
           await this.#watchOutage();
+          await this.#lookForProgress();
         } catch (error) {
           if (!isLedgerUnavailable(error)) throw error;
           await this.#ledgerDown(error);
@@ -229,6 +285,7 @@ export class Worker {
       await driver?.stop().catch(() => undefined);
       this.#state = "paused";
       this.#paused = "ledger";
+      this.#progress.observe({ excuse: "the ledger does not answer", held: 0 });
     }
     if (now - this.#ledgerDownSince > (this.#options.ledgerOutageMs ?? 600_000)) throw error;
   }
@@ -270,5 +327,50 @@ export class Worker {
     if (!answered) return;
     this.#options.log?.info?.({}, "Druid answers again: claiming work");
     this.#startDriver();
+  }
+
+  /** What excuses the worker for not moving now, already reported elsewhere; null when nothing does. */
+  #excuse(): string | null {
+    if (this.#state !== "running") return `paused (${this.#paused ?? this.#state})`;
+    if (this.#options.outage && this.#options.outage.monitor.since !== null) return "Druid does not answer";
+    if (this.#machinery.admission.blockedSince !== null) return "blocked by worker slots other tasks hold";
+    return null;
+  }
+
+  /** One look a tick: is the worker expected to move (see progress-watch.ts)? Logs a stall and its end. */
+  async #lookForProgress(): Promise<void> {
+    const look = { excuse: this.#excuse(), held: this.inFlight };
+    // The ledger is read only while the worker is idle and nothing excuses it, at most every few seconds.
+    const due = this.#progress.wantsDue(look) ? await this.#anyDue() : undefined;
+    this.#progress.observe(due === undefined ? look : { ...look, due });
+    const progress = this.progress;
+    if (progress.stalled === this.#saidStalled) return;
+    this.#saidStalled = progress.stalled;
+    // Its end at warn too, like the stall: whoever saw the one should see the other.
+    if (progress.stalled)
+      this.#options.log?.warn(
+        { since: progress.since, reason: progress.reason },
+        "the worker is stalled: partitions are due and it claims none (GET /readyz answers 503)",
+      );
+    else
+      this.#options.log?.warn({ lastProgressAt: progress.lastProgressAt }, "the worker is no longer stalled");
+  }
+
+  /** Whether any partition of the jobs this worker runs is claimable now (one short read per kind). */
+  async #anyDue(): Promise<boolean> {
+    if (this.#jobIds.length === 0) return false;
+    for (const kind of this.#kinds) {
+      const due = await this.#options.store.listDue({ kind, limit: 1, jobIds: this.#jobIds });
+      if (due.length > 0) return true;
+    }
+    return false;
+  }
+
+  #stallReason(since: number): string {
+    const admission = this.#machinery.admission;
+    const decision = admission.lastDecision
+      ? `; its last admission decision: ${admission.lastDecision}, with ${admission.inFlight} partition(s) counted in flight`
+      : "";
+    return `partitions of its jobs are due, it holds none, and it has claimed and committed nothing since ${new Date(since).toISOString()}${decision}`;
   }
 }
