@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # The scheduler integrations' tests (`npm run test:integrations`): the Airflow provider and the Dagster
 # package, each against `segops serve` on the emulator, each provisioning its own virtualenv from its
-# committed lock file. Both run even when the first fails; exits non-zero if either did.
+# committed lock file; then the release files (scripts/test-release.sh: the npm tarball, wheels and sdists
+# built, installed outside the checkout and run; its Python part reuses what those venvs' locks cached).
+# Each runs even when one before failed; exits non-zero if any did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for name in airflow dagster; do
+for name in airflow dagster release; do
   start=$(date +%s)
   echo "test-integrations: $name"
   # Teed to a log of its own: scripts/test.sh replays a failed suite's last lines at the very end of the run,
   # where a CI log cut to its tail still shows them.
   mkdir -p .tmp
   rm -f ".tmp/integration-$name.failed"
-  if bash "integrations/$name/scripts/test.sh" 2>&1 | tee ".tmp/integration-$name.log"; then
+  script=integrations/$name/scripts/test.sh
+  [[ $name == release ]] && script=scripts/test-release.sh
+  if bash "$script" 2>&1 | tee ".tmp/integration-$name.log"; then
     echo "test-integrations: $name passed in $(($(date +%s) - start)) s"
   else
     echo "test-integrations: $name FAILED after $(($(date +%s) - start)) s" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: provisions what the suites need, then lint, typecheck, every fast suite (emulator,
 # SQLite, a throwaway PostgreSQL), the Airflow and Dagster integrations (real Airflow 3.3 and Dagster 1.13 in
-# virtualenvs from their lock files), then the real-Druid stage (Druid 33 from Maven Central: conformance + e2e).
+# virtualenvs from their lock files) and the release files installed outside the checkout, then the real-Druid
+# stage (Druid 33 from Maven Central: conformance + e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/provision.sh
@@ -46,7 +47,7 @@ node -e '
   for (const r of runs) { passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests; }
   const [fast, druid, integrations] = process.argv.slice(1).map(Number);
   if (druid === 0) passed += 1; else failed += 1;
-  // The Airflow and Dagster suites (pytest) count as one case: both green or not.
+  // The Airflow and Dagster suites (pytest) and the release files' test count as one case: all green or not.
   if (integrations === 0) passed += 1; else failed += 1;
   if (fast !== 0 && failed === 0) failed += 1; // the fast suites failed without a report (e.g. a crash)
   console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
