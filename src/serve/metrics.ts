@@ -31,6 +31,8 @@ export interface MetricSources {
   lastFeedTick(): number | null;
   /** Since when this process's worker is blocked by the cluster (`AdmissionTracker.blockedSince`). @default never */
   blockedSince?(): number | null;
+  /** Whether this process's worker makes progress (`Worker.progress`); null or absent: no worker. */
+  progress?(): { stalled: boolean; lastProgressAt: number } | null;
   /** The kinds of work whose counters start at 0. @default every registered kind (`KINDS`) */
   kinds?: readonly string[];
 }
@@ -181,6 +183,26 @@ export class ServiceMetrics {
       collect() {
         const since = sources.blockedSince?.() ?? null;
         if (since !== null) this.set(since / 1000);
+        else this.remove();
+      },
+    });
+    new Gauge({
+      name: "segops_worker_stalled",
+      help: "1 while this process's worker is stalled: partitions of its jobs were due for the stall timeout while it held none and claimed nothing, with no outage or slot shortage to excuse it (GET /readyz answers 503); else 0",
+      registers,
+      collect() {
+        const progress = sources.progress?.() ?? null;
+        if (progress) this.set(progress.stalled ? 1 : 0);
+        else this.remove();
+      },
+    });
+    new Gauge({
+      name: "segops_worker_last_progress_timestamp_seconds",
+      help: "When this process's worker last claimed a partition or committed a change to one (unix seconds; its start, before the first)",
+      registers,
+      collect() {
+        const progress = sources.progress?.() ?? null;
+        if (progress) this.set(progress.lastProgressAt / 1000);
         else this.remove();
       },
     });

@@ -144,11 +144,27 @@ export const DeadLetter = Partition.extend({
 export const Health = z.object({ status: z.literal("ok") });
 
 export const Check = z.object({ ok: z.boolean(), error: z.string().optional() });
+
+/** The local worker in `/readyz`: its state, and whether it makes progress (docs/operations.md, "Stalled"). */
+export const ReadinessWorker = z.object({
+  state: z.string(),
+  inFlight: z.number().int(),
+  /** Partitions were due for it for the stall timeout while it held none and claimed nothing: not ready. */
+  stalled: z.boolean(),
+  /** Its last claim or committed change (its start, before the first); null without a worker. */
+  lastProgressAt: z.string().nullable(),
+  /** When stalled: since when partitions have been due while it moved nothing. */
+  stalledSince: z.string().optional(),
+  /** When stalled: what it waits on, in words. */
+  reason: z.string().optional(),
+});
+export type ReadinessWorker = z.infer<typeof ReadinessWorker>;
+
 export const Readiness = z.object({
   ready: z.boolean(),
   ledger: Check,
   druid: Check,
-  worker: z.object({ state: z.string(), inFlight: z.number().int() }),
+  worker: ReadinessWorker,
 });
 
 export const AuditResult = z.object({

@@ -46,6 +46,11 @@ export interface ServiceOptions {
   poisonAfter?: number;
   /** Hand partitions back while Druid has not answered this long. @default DEFAULTS.druidOutageTimeoutMs */
   outageTimeoutMs?: number;
+  /**
+   * Say the worker is stalled (`/readyz` 503, `segops_worker_stalled`) once partitions have been due for
+   * it this long while it held none and claimed nothing. @default DEFAULT_STALL_TIMEOUT_MS (5 minutes)
+   */
+  stallTimeoutMs?: number;
   /** How long a stop may take before open connections are cut. @default 30000 */
   drainTimeoutMs?: number;
   /** @default 4 MiB */
@@ -118,6 +123,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     waiters: () => waiters.waiting + streams.open,
     lastFeedTick: () => feed.lastTickAt,
     blockedSince: () => worker?.machinery.admission.blockedSince ?? null,
+    progress: () => worker?.progress ?? null,
   });
   const serviceMetrics = metrics;
   worker = new Worker({
@@ -129,6 +135,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
     ...(o.handoffTimeoutMs !== undefined ? { handoffTimeoutMs: o.handoffTimeoutMs } : {}),
     ...(o.poisonAfter !== undefined ? { poisonAfter: o.poisonAfter } : {}),
+    ...(o.stallTimeoutMs !== undefined ? { stallTimeoutMs: o.stallTimeoutMs } : {}),
     ...(o.owner ? { owner: o.owner } : {}),
     log: o.log,
     observer: metrics.observer,

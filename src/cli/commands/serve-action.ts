@@ -22,6 +22,7 @@ export interface ServeFlags extends DruidFlags {
   poisonAfter: number;
   handoffTimeout: number;
   druidOutageTimeout: number;
+  stallTimeout: number;
   drainTimeout: number;
   maxBody: number;
   maxPartitionsPerRequest: number;
@@ -172,6 +173,7 @@ export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void
       handoffTimeoutMs: f.handoffTimeout * 1000,
       poisonAfter: f.poisonAfter,
       outageTimeoutMs: f.druidOutageTimeout * 1000,
+      stallTimeoutMs: f.stallTimeout * 1000,
       drainTimeoutMs: f.drainTimeout * 1000,
       maxBodyBytes: f.maxBody,
       maxPartitionsPerRequest: f.maxPartitionsPerRequest,

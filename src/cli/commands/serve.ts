@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULTS } from "../../core/defaults.js";
+import { DEFAULT_STALL_TIMEOUT_MS } from "../../jobs/progress-watch.js";
 import { addDruidOptions, addLedgerOption, durationMs, durationSeconds, positiveInt } from "../options.js";
 import type { ServeFlags } from "./serve-action.js";
 
@@ -69,6 +70,15 @@ export function registerServe(program: Command): void {
       new Option("--druid-outage-timeout <s>", "hand partitions back while Druid has not answered this long")
         .argParser(durationSeconds("--druid-outage-timeout"))
         .default(DEFAULTS.druidOutageTimeoutMs / 1000),
+    )
+    .addOption(
+      new Option(
+        "--stall-timeout <s>",
+        "not ready (/readyz 503) once partitions have waited this long for a worker that claims none",
+      )
+        .env("SEGOPS_STALL_TIMEOUT")
+        .argParser(durationSeconds("--stall-timeout"))
+        .default(DEFAULT_STALL_TIMEOUT_MS / 1000),
     )
     .addOption(
       new Option("--drain-timeout <s>", "longest a SIGTERM drain may take before connections are cut")
