@@ -124,6 +124,7 @@ describe("segops serve: /metrics", () => {
       sim: { timeScale: 1, baseDurationMs: 400, perRowMs: 0, handoffDelayMs: 300 },
     });
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 3, rowsPerDay: 20 });
+    const posted = Date.now() / 1000;
     const job = await backfill(t, dataDir, "metrics_events", 3);
     expect(job.ended.json.job.state).toBe("done");
     expect(job.partitions).toBe(3);
@@ -170,6 +171,11 @@ describe("segops serve: /metrics", () => {
     expect(total(samples, "segops_http_requests_total", { route: "/api/v1/backfills", code: "201" })).toBe(1);
     expect(total(samples, "segops_druid_worker_capacity_slots")).toBe(8);
     expect(total(samples, "segops_admission_reserved_slots")).toBe(0);
+    // The worker moved (it claimed and finished the partitions) after the backfill was posted.
+    expect(select(samples, "segops_worker_stalled").map((s) => s.value)).toEqual([0]);
+    const lastProgress = total(samples, "segops_worker_last_progress_timestamp_seconds");
+    expect(lastProgress).toBeGreaterThanOrEqual(posted);
+    expect(lastProgress).toBeLessThanOrEqual(Date.now() / 1000);
   });
 
   it("a host blocked by slots other tasks hold says since when; the gauge goes once a partition is admitted", async () => {
@@ -241,11 +247,11 @@ describe("docs/alerts.yml", () => {
 
   it("the example alert rules of docs/operations.md pass promtool check rules", () => {
     const check = promtool(["check", "rules", join(root, "docs/alerts.yml")]);
-    expect(check.output).toMatch(/SUCCESS: 8 rules found/);
+    expect(check.output).toMatch(/SUCCESS: 9 rules found/);
     expect(check.status).toBe(0);
   });
 
-  it("fire as documented (promtool test rules: dead letter, stale feed, ledger-wide gauge under max)", () => {
+  it("fire as documented (promtool test rules: dead letter, stale feed, stalled worker, ledger-wide gauge under max)", () => {
     const run = promtool(["test", "rules", join(root, "test/serve/alerts.promtest.yml")]);
     expect(run.output).toMatch(/SUCCESS/);
     expect(run.status).toBe(0);
