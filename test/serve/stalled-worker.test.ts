@@ -79,7 +79,8 @@ describe("segops serve: a stalled worker", () => {
     expect(stalled.worker.reason).toMatch(/partitions of its jobs are due, it holds none/);
     expect(stalled.worker.reason).toContain("max-concurrency, with 1 partition(s) counted in flight");
     expect(await gauge(t, "segops_worker_stalled")).toBe(1);
-    expect(t.logs.some((l) => l.includes("the worker is stalled"))).toBe(true);
+    // Logged at the worker's next look (readiness reads the state itself, as of the request).
+    await until("the stall is logged", () => t.logs.some((l) => l.includes("the worker is stalled")));
     expect(t.sim.stats().submissions).toEqual([]);
     expect((await t.store.countTasks(id)).new).toBe(1);
 
@@ -95,7 +96,7 @@ describe("segops serve: a stalled worker", () => {
     expect(await gauge(t, "segops_worker_last_progress_timestamp_seconds")).toBe(
       Date.parse(after.lastProgressAt) / 1000,
     );
-    expect(t.logs.some((l) => l.includes("the worker is no longer stalled"))).toBe(true);
+    await until("its end is logged", () => t.logs.some((l) => l.includes("the worker is no longer stalled")));
   });
 
   it("waiting for worker slots other tasks hold is reported as blocked, not as a stall", async () => {
