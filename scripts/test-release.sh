@@ -26,6 +26,29 @@ fail() {
 }
 
 grep -Eq "^## \[?$version\]?( |$)" CHANGELOG.md || fail "CHANGELOG.md has no section for $version"
+# The install commands the documents give, to the letter: these are the lines this test runs.
+npm_cmd="npm install --global ./segops-$version.tgz"
+airflow_cmd="pip install ./airflow_provider_segops-$version-py3-none-any.whl"
+airflow_ol_cmd="pip install \"./airflow_provider_segops-$version-py3-none-any.whl[openlineage]\""
+dagster_cmd="pip install ./dagster_segops-$version-py3-none-any.whl"
+# The command lines (comments cut) of the first bash block under a heading, up to the next heading.
+documented() {
+  awk -v h="$2" '$0 == h {f = 1; next} f && /^## / {exit} f && /^```bash/ {p = 1; next} p && /^```/ {exit} p' "$1" |
+    sed -E 's/[[:space:]]+#.*$//; /^$/d'
+}
+expect_documented() {
+  local file=$1 heading=$2 want got
+  shift 2
+  want=$(printf '%s\n' "$@")
+  got=$(documented "$file" "$heading")
+  [[ "$got" == "$want" ]] || fail "$file, \"$heading\", gives other install commands than this test runs:
+$got
+instead of:
+$want"
+}
+expect_documented README.md "## Install" "$npm_cmd" "$airflow_cmd" "$airflow_ol_cmd" "$dagster_cmd"
+expect_documented integrations/airflow/README.md "## Installation" "$airflow_cmd" "$airflow_ol_cmd"
+expect_documented integrations/dagster/README.md "## Install" "$dagster_cmd"
 # `segops` on PyPI is another project: no install command may name it.
 if grep -nE 'pip3? install[^`]*[ "]segops([ "`[]|$)' README.md docs/*.md integrations/*/README.md; then
   fail "a document tells users to pip install segops, an unrelated PyPI project"
@@ -75,8 +98,8 @@ cd "$work"
 # ---- the npm package: installed in the background while the Python packages are checked ----------------------
 # Where no prebuilt better-sqlite3 can be downloaded, npm compiles it: most of this test's time, on one core.
 prefix=$work/prefix
-npm install --global "./artifacts/segops-$version.tgz" --prefix "$prefix" --prefer-offline --no-audit --no-fund \
-  >"$work/npm-install.log" 2>&1 &
+(cd artifacts && npm_config_prefix=$prefix npm_config_prefer_offline=true npm_config_audit=false \
+  npm_config_fund=false bash -c "$npm_cmd") >"$work/npm-install.log" 2>&1 &
 npm_install=$!
 pids+=("$npm_install")
 
@@ -90,21 +113,25 @@ fresh_venv() {
   "$python" -m venv "$venv"
   UV_NO_PYTHON_DOWNLOADS=1 "$uv" pip install --quiet --python "$venv/bin/python" --require-hashes -r "$lock"
 }
-pip_install() {
-  local venv=$1 dist=$2 log=$3
-  shift 3
-  "$venv/bin/pip" install --disable-pip-version-check --no-input "$@" >"$log" 2>&1 || fail "pip install $* failed (see $log)"
+# Runs a documented pip command as written, in the artifacts' directory, with the venv's pip.
+run_pip() {
+  local venv=$1 command=$2 log=$3
+  (cd "$work/artifacts" && PATH="$venv/bin:$PATH" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 bash -c "$command") \
+    >>"$log" 2>&1 || fail "$command failed (see $log)"
+  "$venv/bin/pip" check --disable-pip-version-check >>"$log" 2>&1 || fail "pip check after $command (see $log)"
+}
+# The first install of the wheel: it alone is installed (the lock met every requirement it declares).
+expect_alone() {
+  local dist=$1 log=$2
   grep -q "^Successfully installed $dist-$version\$" "$log" ||
-    fail "pip install $* did not install $dist $version alone: $(grep -E '^(Successfully|Installing)' "$log")"
-  "$venv/bin/pip" check --disable-pip-version-check >>"$log" 2>&1 || fail "pip check after pip install $* (see $log)"
+    fail "pip installed more or other than $dist $version: $(grep -E '^(Successfully|Installing)' "$log")"
 }
 
 fresh_venv "$work/venv-airflow" "$root/integrations/airflow/requirements-test.lock"
-wheel=./artifacts/airflow_provider_segops-$version-py3-none-any.whl
-pip_install "$work/venv-airflow" airflow-provider-segops "$work/pip-airflow.log" "$wheel"
-# With the OpenLineage extra (the lock holds the provider, so nothing more comes).
-"$work/venv-airflow/bin/pip" install --disable-pip-version-check --no-input "$wheel[openlineage]" \
-  >>"$work/pip-airflow.log" 2>&1 || fail "pip install $wheel[openlineage] (see pip-airflow.log)"
+run_pip "$work/venv-airflow" "$airflow_cmd" "$work/pip-airflow.log"
+expect_alone airflow-provider-segops "$work/pip-airflow.log"
+# With the OpenLineage extra: the lock holds that provider, so nothing more comes.
+run_pip "$work/venv-airflow" "$airflow_ol_cmd" "$work/pip-airflow.log"
 mkdir -p "$work/airflow-home" "$work/dags"
 # The README's example DAG, next to the template it reads.
 awk '/^## Example DAG/{f=1} f&&/^```python/{p=1;next} p&&/^```/{exit} p' \
@@ -144,7 +171,8 @@ step "airflow-provider-segops: wheel installed, provider listed, example DAG par
 airflow_check
 
 fresh_venv "$work/venv-dagster" "$root/integrations/dagster/requirements-test.lock"
-pip_install "$work/venv-dagster" dagster-segops "$work/pip-dagster.log" "./artifacts/dagster_segops-$version-py3-none-any.whl"
+run_pip "$work/venv-dagster" "$dagster_cmd" "$work/pip-dagster.log"
+expect_alone dagster-segops "$work/pip-dagster.log"
 dagster_check() {
   "$work/venv-dagster/bin/python" -W ignore - "$version" "$work/dagster_segops-$version/examples/definitions.py" \
     "$work/venv-dagster" >>"$work/dagster-check.log" 2>&1 <<'EOF' ||
