@@ -45,6 +45,7 @@ import {
   problem,
   problemFor,
 } from "./problems.js";
+import { type ReadyWorker, workerReadiness } from "./readiness.js";
 import { honoPath, type RouteSpec } from "./routes.js";
 import * as S from "./schemas.js";
 import { segmentOpRoutes } from "./segment-ops.js";
@@ -64,7 +65,7 @@ export interface ApiDeps {
   feed: EventFeed;
   waiters: JobWaiters;
   /** The local worker, for readiness and to pick up a new job at once; null when the API runs alone. */
-  worker: { readonly state: string; readonly inFlight: number; refresh(): Promise<void> } | null;
+  worker: (ReadyWorker & { refresh(): Promise<void> }) | null;
   metrics: ServiceMetrics | null;
   /** The API's bearer token; null: no authentication (loopback only, enforced by the server). */
   token: string | null;
@@ -440,12 +441,15 @@ function apiRoutes(deps: ApiDeps): Route[] {
         method: "get",
         path: "/readyz",
         operationId: "ready",
-        summary: "The ledger and Druid are reachable (each check named)",
+        summary: "The ledger and Druid are reachable and the worker is not stalled (each check named)",
         tags: ["probes"],
         auth: false,
         responses: {
           200: { description: "Ready", schema: S.Readiness },
-          503: { description: "Not ready: which dependency failed", schema: S.Readiness },
+          503: {
+            description: "Not ready: which dependency failed, or the worker is stalled",
+            schema: S.Readiness,
+          },
         },
         problems: [],
       },
@@ -462,15 +466,9 @@ function apiRoutes(deps: ApiDeps): Route[] {
           check(() => store.listJobs({ limit: 1 })),
           check(() => deps.client.totalWorkerCapacity()),
         ]);
-        const worker = deps.worker ? { state: deps.worker.state, inFlight: deps.worker.inFlight } : null;
-        const workerOk = worker === null || worker.state === "running" || worker.state === "paused";
-        const ready = ledger.ok && druid.ok && workerOk;
-        return jsonResponse(c, ready ? 200 : 503, {
-          ready,
-          ledger,
-          druid,
-          worker: worker ?? { state: "none", inFlight: 0 },
-        });
+        const worker = workerReadiness(deps.worker);
+        const ready = ledger.ok && druid.ok && worker.ok;
+        return jsonResponse(c, ready ? 200 : 503, { ready, ledger, druid, worker: worker.view });
       },
     },
     {
