@@ -35,4 +35,9 @@ export const DEFAULTS = {
    * hours. The service plans and stores them a piece at a time, but they are still one caller's work.
    */
   maxPartitionsPerRequest: 50_000,
+  /**
+   * A service's worker with claimable work, none held and no progress this long, and no outage to excuse
+   * it, is stalled (`/readyz` 503): longer than any claim cycle or Druid hiccup short of an outage.
+   */
+  stallTimeoutMs: 300_000,
 } as const;

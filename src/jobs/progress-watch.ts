@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { DEFAULTS } from "../core/defaults.js";
 
 /**
  * Whether a worker makes progress. A worker is *stalled* when, for `stallAfterMs` without a break, it
@@ -18,8 +19,8 @@ import type { Clock } from "../core/clock.js";
  * claim and commit (`progressed`).
  */
 
-/** Five minutes: longer than any claim cycle or Druid hiccup short of an outage, which has its own report. */
-export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
+/** Five minutes (`DEFAULTS.stallTimeoutMs`): longer than any claim cycle or Druid hiccup short of an outage. */
+export const DEFAULT_STALL_TIMEOUT_MS = DEFAULTS.stallTimeoutMs;
 
 /** What the worker sees at one look. */
 export interface WorkerLook {

@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULTS } from "../../core/defaults.js";
-import { DEFAULT_STALL_TIMEOUT_MS } from "../../jobs/progress-watch.js";
 import { addDruidOptions, addLedgerOption, durationMs, durationSeconds, positiveInt } from "../options.js";
 import type { ServeFlags } from "./serve-action.js";
 
@@ -78,7 +77,7 @@ export function registerServe(program: Command): void {
       )
         .env("SEGOPS_STALL_TIMEOUT")
         .argParser(durationSeconds("--stall-timeout"))
-        .default(DEFAULT_STALL_TIMEOUT_MS / 1000),
+        .default(DEFAULTS.stallTimeoutMs / 1000),
     )
     .addOption(
       new Option("--drain-timeout <s>", "longest a SIGTERM drain may take before connections are cut")
