@@ -416,8 +416,22 @@ const asNumberToo = (a: fc.Arbitrary<string>) =>
 
 /** Settings of `segops serve` and values that are wrong for them (whatever the rest of the file says). */
 function badSettings(files: { missing: string; shortToken: string; notPem: string }) {
-  const intSettings = ["concurrency", "poison-after", "max-body", "tick", "lease", "retry-base"];
-  const secondSettings = ["handoff-timeout", "druid-outage-timeout", "drain-timeout", "retry-budget"];
+  const intSettings = [
+    "concurrency",
+    "poison-after",
+    "max-body",
+    "max-partitions-per-request",
+    "tick",
+    "lease",
+    "retry-base",
+  ];
+  const secondSettings = [
+    "handoff-timeout",
+    "druid-outage-timeout",
+    "drain-timeout",
+    "stall-timeout",
+    "retry-budget",
+  ];
   const port = fc.oneof(
     fc.constantFrom("-1", "65536", "99999", "", "x", "1.5", "0x50", " 80", "8080,8081"),
     fc.integer({ min: 65_536, max: 10_000_000 }),
@@ -472,7 +486,9 @@ const KNOWN = new Set([
   "handoff-timeout",
   "druid-outage-timeout",
   "drain-timeout",
+  "stall-timeout",
   "max-body",
+  "max-partitions-per-request",
   "tick",
   "lease",
   "druid",
