@@ -9,13 +9,13 @@ import { runMultiActor } from "./multi-actor.js";
  * nothing ran twice, no partition lost or stuck, every done partition's chunk served, at most one open job
  * over the same inputs, and every host brings a fresh job to done alone afterwards.
  *
- * The first request over new inputs is sent alone before its burst (`openFirst`): a plain request meeting
- * an unfinished `new` job over the same inputs (and no plain job) still creates a second open job.
+ * The interplays the long campaign found segops failing are left out here (`leaveOutKnownFailures`, each
+ * named there and in docs/reliability.md); the long mode runs them.
  */
 describe("chaos: several actors on one ledger and one Druid", () => {
   for (const seed of [1, 4]) {
     it(`seed ${seed}: never twice, never lost, every host progressing`, async () => {
-      const run = await runMultiActor({ seed, days: 30, openFirst: true });
+      const run = await runMultiActor({ seed, days: 30, leaveOutKnownFailures: true });
       expect(run.violations).toEqual([]);
       const f = run.figures;
       expect(f).toMatchObject({

@@ -34,11 +34,15 @@ export interface MultiActorOptions {
   /** `segops serve` hosts. @default 3 */
   hosts?: number;
   /**
-   * Send the first request over each new set of inputs alone, plain, before its burst: the burst then meets
-   * a job over its inputs. This leaves out a plain request meeting an unfinished `new` job over the same
-   * inputs and no plain job (it creates a second open job). @default false
+   * Leave out the interplays the campaign found segops failing (docs/reliability.md, "Several actors"),
+   * the rest of the run unchanged: the first request over new inputs is sent alone, plain, before its
+   * burst (a plain request meeting an unfinished `new` job over the same inputs, and no plain job, creates
+   * a second open job); every segment operation runs on the shared ledger (a kill on a ledger of its own
+   * ends failed when an ingestion or compaction of its chunk revokes its lock); kills stay off the days
+   * rollbacks run on (a kill whose planned segment a rollback used again and a newer version made unused
+   * again waits for it until its retries run out). @default false
    */
-  openFirst?: boolean;
+  leaveOutKnownFailures?: boolean;
 }
 
 export interface MultiActorFigures {
@@ -252,6 +256,7 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
   const hostCount = options.hosts ?? 3;
   const rng = seededRng(options.seed * 104_729 + 7);
   const plan = drawPlan(rng, days, hostCount);
+  if (options.leaveOutKnownFailures) leaveOutKnownFailures(plan, days);
   const work = mkdtempSync(join(tmpdir(), `segops-multi-${options.seed}-`));
   const dataDir = join(work, "data");
   const source = writeSeededDataset(dataDir, FROM, days, rng);
@@ -275,7 +280,12 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
   const retired: Host[] = [];
   let store: Store | null = null;
   try {
-    hosts.push(...(await Promise.all(Array.from({ length: hostCount }, () => startHost(ledger, sim.url)))));
+    // Each host kept as it starts, so that one failing to start leaves none behind unaccounted for.
+    await Promise.all(
+      Array.from({ length: hostCount }, async () => {
+        hosts.push(await startHost(ledger, sim.url));
+      }),
+    );
     const accepted = () => sim.stats().submissions.filter((s) => s.accepted).length;
     // A trigger point: the k-th accepted submission, or earlier if nothing is left to run (no task
     // active in Druid and none accepted for 3 s: the work so far ended before the point).
@@ -311,7 +321,7 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
     const answers: CheckInput["answers"] = [];
     const sendBurst = (b: BurstPlan, body: Record<string, unknown>, fresh: boolean) =>
       alone(async () => {
-        if (fresh && options.openFirst) {
+        if (fresh && options.leaveOutKnownFailures) {
           const opener = await fetch(`${(hosts[0] as Host).url}/api/v1/backfills`, {
             method: "POST",
             headers: { "content-type": "application/json" },
@@ -430,6 +440,19 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
             cli.child.kill("SIGKILL");
             opKills++;
           }
+        }
+        // A segment operation that has not ended after 5 minutes is stuck: stopped, and said so.
+        const cap = new AbortController();
+        const capped = await Promise.race([
+          cli.done,
+          delay(300_000, null, { signal: cap.signal }).catch(() => undefined),
+        ]);
+        cap.abort();
+        if (capped === null) {
+          cli.child.kill("SIGKILL");
+          violations.push(
+            `${op.kind} ${interval} had not ended after 300 s: ${cli.output().stderr.slice(-600)}`,
+          );
         }
         const r = await cli.done;
         results.push(r);
@@ -619,4 +642,21 @@ function rollbackWindow(
     return [first, last];
   }
   return [op.from, op.to];
+}
+
+/** The plan with the interplays segops is known to fail left out (see `leaveOutKnownFailures`). */
+function leaveOutKnownFailures(plan: ReturnType<typeof drawPlan>, days: number): void {
+  for (const op of plan.ops) {
+    op.shared = true;
+    if (op.kind !== "kill" || op.to <= plan.v2From || op.from >= plan.v2To) continue;
+    // Moved off the second version's days (rollbacks' days), after them if there is room, else before.
+    const length = op.to - op.from;
+    const after = days - plan.v2To;
+    const [from, to] =
+      after > 0
+        ? [plan.v2To, plan.v2To + Math.min(length, after)]
+        : [Math.max(0, plan.v2From - length), plan.v2From];
+    op.from = from;
+    op.to = Math.max(to, from + 1);
+  }
 }
