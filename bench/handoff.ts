@@ -19,7 +19,7 @@ import { Agent, type Dispatcher } from "undici";
 import { ManualClock } from "../src/core/clock.js";
 import { parseInterval } from "../src/core/interval.js";
 import { DruidClient } from "../src/druid/client.js";
-import { HandoffChecker, type HandoffSource, MAX_SERVED_RANGES } from "../src/ingest/handoff.js";
+import { HandoffChecker, type HandoffSource, MAX_SERVED_RANGES } from "../src/work/handoff.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { startSimProcess } from "./lib/sim-process.js";
 import { markdownTable, num, times } from "./lib/table.js";

@@ -11,9 +11,9 @@
 import { pathToFileURL } from "node:url";
 import { systemClock } from "../src/core/clock.js";
 import type { DruidClient } from "../src/druid/client.js";
-import { StatusBatcher } from "../src/ingest/status-batcher.js";
 import { statusLookupFor } from "../src/jobs/engine.js";
 import { pollTasks } from "../src/jobs/poll.js";
+import { StatusBatcher } from "../src/work/status-batcher.js";
 import { mixedDurations, representativeSample } from "./lib/durations.js";
 import { type BenchEnv, mapLimit, withBenchEnv } from "./lib/env.js";
 import { type BenchResult, Checks } from "./lib/result.js";

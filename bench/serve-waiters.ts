@@ -491,7 +491,7 @@ const lat = (values: readonly number[]) =>
 
 /** Where the one warning seen so far comes from (traced with `--trace-warnings --stack-trace-limit=60`). */
 const HANDOFF_WARNING =
-  "Traced to the handoff gate, not to serve: a flush of the handoff checker (src/ingest/tick-batcher.ts, `#run`) hands its long-lived stop signal to src/ingest/handoff.ts, which asks `DruidClient.servedSegments` for every datasource of the batch at once; undici adds one abort listener per request to that signal (and removes it when the response closes), so 10 or more datasources waiting for handoff in one tick cross Node's limit of 10. Not a leak, but a warning printed in production whenever a tick checks that many datasources (here: 10 backfills on 10 datasources).";
+  "Traced to the handoff gate, not to serve: a flush of the handoff checker (src/work/tick-batcher.ts, `#run`) hands its long-lived stop signal to src/work/handoff.ts, which asks `DruidClient.servedSegments` for every datasource of the batch at once; undici adds one abort listener per request to that signal (and removes it when the response closes), so 10 or more datasources waiting for handoff in one tick cross Node's limit of 10. Not a leak, but a warning printed in production whenever a tick checks that many datasources (here: 10 backfills on 10 datasources).";
 
 /** Node's warnings in what the service wrote on stderr. */
 function warningsOf(run: Run): Array<{ phase: Phase; text: string }> {

@@ -1,7 +1,7 @@
 /**
  * segops as a library: the handful of things a program calls to run Druid work the way the CLI does.
  * Everything else is under subpath exports: `segops/druid` (client, wire types, error classes),
- * `segops/ledger`, `segops/driver`, `segops/ingest`, `segops/jobs`, `segops/spec`, `segops/core`,
+ * `segops/ledger`, `segops/driver`, `segops/work` (the Druid machinery every kind of work shares), `segops/ingest`, `segops/jobs`, `segops/spec`, `segops/core`,
  * `segops/sim` (the emulator) and `segops/testing` (`ManualClock` and the emulator for tests).
  *
  * Importing this module loads neither the emulator nor a database driver: `openStore` loads the SQLite or

@@ -1,9 +1,9 @@
 import cliProgress from "cli-progress";
 import type { Clock } from "../core/clock.js";
 import type { OutageMonitor } from "../druid/outage.js";
-import type { AdmissionTracker } from "../ingest/admission-tracker.js";
 import type { Store } from "../ledger/store.js";
 import type { TaskRow } from "../ledger/types.js";
+import type { AdmissionTracker } from "../work/admission-tracker.js";
 
 /**
  * The backfill's live view: on a TTY a progress bar with done/running/pending/failed/dead and an ETA;

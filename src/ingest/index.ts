@@ -1,37 +1,5 @@
-export {
-  type AdmissionDecision,
-  type AdmissionInput,
-  decideAdmission,
-  slotsForSpec,
-  type WorkerSnapshot,
-} from "./admission.js";
-export { AdmissionTracker } from "./admission-tracker.js";
-export {
-  type AuditExpectation,
-  type AuditInput,
-  type AuditReport,
-  auditTimeline,
-  type ChunkAudit,
-  type CompactionCandidate,
-  DEFAULT_SIZE_BAND,
-  type SizeBand,
-  type Violation,
-  type ViolationKind,
-} from "./audit.js";
-export { type AttemptFailure, classifyTaskFailure, type FailureClass, isPoisoned } from "./failure.js";
 export * from "./gates.js";
-export {
-  type Baseline,
-  HandoffChecker,
-  type HandoffCheckerOptions,
-  type HandoffQuestion,
-  type HandoffVerdict,
-  handoffVerdict,
-  identifyOurs,
-  readBaseline,
-} from "./handoff.js";
-export { type DruidServices, ingestKind } from "./kind.js";
-export * from "./load-rules.js";
+export { ingestKind } from "./kind.js";
 export {
   AttemptFailed,
   INGEST_KIND,
@@ -43,14 +11,6 @@ export {
   ingestRunner,
 } from "./runner.js";
 export { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
-export { segmentId, toTimelineSegment } from "./segments.js";
-export {
-  StatusBatcher,
-  type StatusBatcherOptions,
-  type StatusLookup,
-  type StatusResult,
-  type TaskStatusSnapshot,
-} from "./status-batcher.js";
+export { slotsForSpec } from "./slots.js";
 export type { Attempt, Step, StepIO } from "./steps/attempt.js";
 export { submitNative } from "./steps/submit.js";
-export { liveTimeline, type TimelinePiece, type TimelineSegment } from "./timeline.js";

@@ -20,10 +20,11 @@ import {
   validateSpec,
   validateSql,
 } from "../spec/index.js";
-import { slotsForSpec } from "./admission.js";
+import { chunkExclusionKey } from "../work/chunk.js";
 import { type DataGates, DEFAULT_GATES, tuningWithGates } from "./gates.js";
 import { contextWithGates, slotsForSql } from "./msq.js";
 import { INGEST_KIND, type IngestPayload } from "./runner.js";
+import { slotsForSpec } from "./slots.js";
 import type { SourceVersion } from "./source.js";
 
 /**
@@ -358,21 +359,6 @@ export function applySources(planned: PlannedJob, sources: ReadonlyMap<string, S
     return source ? { ...t, payload: { ...payload, source } as unknown as JsonObject } : t;
   });
   return { ...planned, tasks };
-}
-
-/**
- * The key two partitions share when they must never run at once: the same datasource time chunk (they would
- * fight over Druid's lock, or one would delete what the other is restoring). Ingestion, compaction, kill and
- * rollback of a chunk all use it. The interval is written canonically, so `2020-01-01/2020-01-02` and
- * Druid's `2020-01-01T00:00:00.000Z/2020-01-02T00:00:00.000Z` are one key.
- */
-export function chunkExclusionKey(datasource: string, interval: string): string {
-  // Instants parsed here (not with parseInterval): the rest of this module's imports stay as they are.
-  const canonical = interval
-    .split("/")
-    .map((t) => (Number.isNaN(Date.parse(t)) ? t : new Date(Date.parse(t)).toISOString()))
-    .join("/");
-  return `${datasource}|${canonical}`;
 }
 
 function partitionTask(

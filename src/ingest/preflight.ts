@@ -1,7 +1,7 @@
 import { formatInterval, type Interval } from "../core/interval.js";
 import type { JsonObject } from "../ledger/types.js";
 import { externInputs } from "../spec/extern.js";
-import { liveTimeline, type TimelineSegment } from "./timeline.js";
+import type { LiveData } from "../work/timeline.js";
 
 /**
  * The pre-flight of a replace (pure): before a partition's task may replace the live data of its
@@ -16,16 +16,6 @@ import { liveTimeline, type TimelineSegment } from "./timeline.js";
 export const PREFLIGHT_ROWS = 1_000;
 /** Druid stops reading the input after this long and answers with what it read. */
 export const PREFLIGHT_TIMEOUT_MS = 10_000;
-
-/** What the interval serves now, from the same metadata read as the baseline. */
-export interface LiveData {
-  /** Live non-tombstone segments overlapping the interval. */
-  segments: number;
-  versions: string[];
-  /** Rows in them, where Druid's metadata has row counts (null otherwise). */
-  rows: number | null;
-  bytes: number;
-}
 
 /** The evidence a pre-flight keeps in the partition's progress. */
 export interface PreflightEvidence {
@@ -64,20 +54,6 @@ export interface PreflightPayload {
   mode: "replace" | "append";
   allowEmpty?: boolean;
   spec: JsonObject;
-}
-
-/** The live data of `interval` among the used segments read for the baseline. */
-export function liveDataOf(segments: readonly TimelineSegment[], interval: Interval): LiveData {
-  const live = new Map<string, TimelineSegment>();
-  for (const piece of liveTimeline(segments, interval))
-    for (const s of piece.live) if (!s.tombstone) live.set(s.id, s);
-  const all = [...live.values()];
-  return {
-    segments: all.length,
-    versions: [...new Set(all.map((s) => s.version))].sort(),
-    rows: all.every((s) => s.numRows !== null) ? all.reduce((n, s) => n + (s.numRows ?? 0), 0) : null,
-    bytes: all.reduce((n, s) => n + s.sizeBytes, 0),
-  };
 }
 
 /** Whether a partition gets a pre-flight: a replace over live data, unless the user allowed it to empty. */

@@ -5,12 +5,12 @@ import { formatInterval, type Interval, overlaps, parseInterval } from "../core/
 import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
 import { type ClusterBinding, clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
-import { type AuditReport, auditTimeline, explainGaps, type Gap, type GapFact } from "../ingest/audit.js";
 import { INGEST_KIND } from "../ingest/runner.js";
-import { coalesceIntervals, toTimelineSegment } from "../ingest/segments.js";
 import type { Store } from "../ledger/store.js";
 import { isTerminal, type JobRow, type TaskRow } from "../ledger/types.js";
 import { KILL_KIND } from "../ops/kill/plan.js";
+import { type AuditReport, auditTimeline, explainGaps, type Gap, type GapFact } from "../work/audit.js";
+import { coalesceIntervals, toTimelineSegment } from "../work/segments.js";
 import { settleJob } from "./engine.js";
 import { KINDS } from "./kinds.js";
 import { gapReasonOf, partitionReport } from "./report.js";

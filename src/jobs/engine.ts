@@ -8,14 +8,13 @@ import type { Runner } from "../driver/runner.js";
 import type { DruidClient } from "../druid/client.js";
 import { assertJobCluster, clusterOf } from "../druid/cluster.js";
 import type { OutageMonitor } from "../druid/outage.js";
-import { AdmissionTracker } from "../ingest/admission-tracker.js";
-import type { SizeBand } from "../ingest/audit.js";
-import { HandoffChecker } from "../ingest/handoff.js";
-import type { DruidServices } from "../ingest/kind.js";
-import type { JobSettings } from "../ingest/runner.js";
-import { StatusBatcher, type TaskStatusSnapshot } from "../ingest/status-batcher.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, TaskRow } from "../ledger/types.js";
+import { AdmissionTracker } from "../work/admission-tracker.js";
+import type { SizeBand } from "../work/audit.js";
+import { HandoffChecker } from "../work/handoff.js";
+import type { DruidServices, JobSettings } from "../work/services.js";
+import { StatusBatcher, type TaskStatusSnapshot } from "../work/status-batcher.js";
 import { KINDS } from "./kinds.js";
 
 /**

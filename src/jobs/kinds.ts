@@ -1,8 +1,9 @@
 import type { KindOfWork } from "../driver/kind.js";
-import { type DruidServices, ingestKind } from "../ingest/kind.js";
+import { ingestKind } from "../ingest/kind.js";
 import { compactKind } from "../ops/compact/kind.js";
 import { killKind } from "../ops/kill/kind.js";
 import { rollbackKind } from "../ops/rollback/kind.js";
+import type { DruidServices } from "../work/services.js";
 
 /**
  * Every kind of work this build runs, by ledger task kind. A new kind is one folder and one line here;

@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { describeOutage, type OutageGuard } from "../druid/outage.js";
-import type { StatusBatcher } from "../ingest/status-batcher.js";
+import type { StatusBatcher } from "../work/status-batcher.js";
 
 /**
  * Watches existing Druid tasks until each is terminal, through the shared status batcher: wall time

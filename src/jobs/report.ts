@@ -1,10 +1,10 @@
 import { ExitCode } from "../core/errors.js";
 import type { KindOfWork, PartitionView } from "../driver/kind.js";
-import { describeGap, type Gap, type LedgerGapReason } from "../ingest/audit.js";
 import { describeRowStats } from "../ingest/gates.js";
 import { INGEST_KIND } from "../ingest/runner.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, StateCounts, TaskRow } from "../ledger/types.js";
+import { describeGap, type Gap, type LedgerGapReason } from "../work/audit.js";
 import { KINDS } from "./kinds.js";
 
 /** One line per partition of a job: what happened, with the numbers a user checks. */

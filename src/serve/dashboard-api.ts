@@ -2,13 +2,13 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import { formatInterval, parseInterval } from "../core/interval.js";
-import { toTimelineSegment } from "../ingest/segments.js";
-import { liveTimeline } from "../ingest/timeline.js";
 import { auditDatasource, cancelWork, retryWork } from "../jobs/actions.js";
 import { KINDS } from "../jobs/kinds.js";
 import { partitionReport } from "../jobs/report.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts, TaskRow } from "../ledger/types.js";
+import { toTimelineSegment } from "../work/segments.js";
+import { liveTimeline } from "../work/timeline.js";
 import type { ApiDeps, Input, Route } from "./app.js";
 import {
   SESSION_COOKIE,

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Gap } from "../../src/ingest/audit.js";
 import type { JobReport } from "../../src/jobs/report.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
+import type { Gap } from "../../src/work/audit.js";
 import { runCli } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 

@@ -3,8 +3,8 @@ import { ManualClock } from "../../src/core/clock.js";
 import { Driver } from "../../src/driver/driver.js";
 import { TaskProgress } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
-import { AdmissionTracker } from "../../src/ingest/admission-tracker.js";
 import { openStore } from "../../src/ledger/open.js";
+import { AdmissionTracker } from "../../src/work/admission-tracker.js";
 
 /**
  * Two hosts starting together both find the same partitions eligible; each reserves admission slots for

@@ -4,16 +4,16 @@ import { parseInterval } from "../../src/core/interval.js";
 import { TaskAbort, TaskDefer } from "../../src/driver/signals.js";
 import { DruidClient } from "../../src/druid/client.js";
 import type { TaskReports } from "../../src/druid/types.js";
-import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
-import { classifyTaskFailure } from "../../src/ingest/failure.js";
-import type { HandoffChecker } from "../../src/ingest/handoff.js";
 import { contextWithGates, msqEvidence, slotsForSql } from "../../src/ingest/msq.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
-import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
 import { type Attempt, AttemptFailed, type StepIO } from "../../src/ingest/steps/attempt.js";
 import { awaitTerminal } from "../../src/ingest/steps/running.js";
 import { submitMsq } from "../../src/ingest/steps/submit-msq.js";
 import type { TaskRow } from "../../src/ledger/types.js";
+import { DEFAULT_SIZE_BAND } from "../../src/work/audit.js";
+import { classifyTaskFailure } from "../../src/work/failure.js";
+import type { HandoffChecker } from "../../src/work/handoff.js";
+import type { StatusBatcher } from "../../src/work/status-batcher.js";
 import { startTestSim } from "../helpers/sim.js";
 
 /** The MSQ submit step and report reading on their own (docs/druid-api.md §6); msq-backfill.test.ts runs them together. */

@@ -5,24 +5,24 @@ import { TaskAbort } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
 import { BadRequestError, NotFoundError, SpecRejectedError } from "../../src/druid/errors.js";
 import type { DataSegment } from "../../src/druid/types.js";
-import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
-import type { HandoffChecker } from "../../src/ingest/handoff.js";
 import {
   judgeSample,
-  liveDataOf,
   PREFLIGHT_ROWS,
   PREFLIGHT_TIMEOUT_MS,
   refusal,
   samplerSpecOf,
 } from "../../src/ingest/preflight.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
-import { toTimelineSegment } from "../../src/ingest/segments.js";
-import type { StatusBatcher } from "../../src/ingest/status-batcher.js";
 import type { Attempt, StepIO } from "../../src/ingest/steps/attempt.js";
 import type { PreflightState } from "../../src/ingest/steps/preflight.js";
 import { prepareAttempt } from "../../src/ingest/steps/prepare.js";
 import { undoReplace } from "../../src/ingest/steps/undo.js";
 import type { TaskRow } from "../../src/ledger/types.js";
+import { DEFAULT_SIZE_BAND } from "../../src/work/audit.js";
+import type { HandoffChecker } from "../../src/work/handoff.js";
+import { toTimelineSegment } from "../../src/work/segments.js";
+import type { StatusBatcher } from "../../src/work/status-batcher.js";
+import { liveDataOf } from "../../src/work/timeline.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
 // The pre-flight of a replace: Druid's sampler reads the partition's input before anything is submitted,

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import type { TaskContext } from "../../src/driver/runner.js";
 import type { DruidClient } from "../../src/druid/client.js";
-import { HandoffChecker } from "../../src/ingest/handoff.js";
 import { ingestRunner } from "../../src/ingest/runner.js";
-import { StatusBatcher } from "../../src/ingest/status-batcher.js";
+import { HandoffChecker } from "../../src/work/handoff.js";
+import { StatusBatcher } from "../../src/work/status-batcher.js";
 import { ingestTaskRow } from "../helpers/task-row.js";
 
 describe("the ingestion handler", () => {

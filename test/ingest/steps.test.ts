@@ -5,15 +5,7 @@ import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
 import { SpecRejectedError, UnavailableError } from "../../src/druid/errors.js";
 import type { DataSegment } from "../../src/druid/types.js";
-import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
-import type { HandoffChecker, HandoffVerdict } from "../../src/ingest/handoff.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
-import { segmentId, toTimelineSegment } from "../../src/ingest/segments.js";
-import {
-  StatusBatcher,
-  type StatusResult,
-  type TaskStatusSnapshot,
-} from "../../src/ingest/status-batcher.js";
 import { type Attempt, AttemptFailed, type StepIO } from "../../src/ingest/steps/attempt.js";
 import { auditPartition } from "../../src/ingest/steps/audit.js";
 import { awaitHandoff } from "../../src/ingest/steps/handoff.js";
@@ -21,6 +13,10 @@ import { prepareAttempt } from "../../src/ingest/steps/prepare.js";
 import { awaitTerminal } from "../../src/ingest/steps/running.js";
 import { submitNative } from "../../src/ingest/steps/submit.js";
 import type { TaskRow } from "../../src/ledger/types.js";
+import { DEFAULT_SIZE_BAND } from "../../src/work/audit.js";
+import type { HandoffChecker, HandoffVerdict } from "../../src/work/handoff.js";
+import { segmentId, toTimelineSegment } from "../../src/work/segments.js";
+import { StatusBatcher, type StatusResult, type TaskStatusSnapshot } from "../../src/work/status-batcher.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
 /**

@@ -3,14 +3,14 @@ import { ManualClock, systemClock } from "../../src/core/clock.js";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
-import { auditTimeline } from "../../src/ingest/audit.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
 import type { IngestProgress } from "../../src/ingest/runner.js";
-import { toTimelineSegment } from "../../src/ingest/segments.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { auditTimeline } from "../../src/work/audit.js";
+import { toTimelineSegment } from "../../src/work/segments.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 let sim: SimHandle | undefined;

@@ -3,13 +3,13 @@ import { z } from "zod";
 import { type KindOfWork, payloadOf, progressOf } from "../../src/driver/kind.js";
 import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import { DruidClient } from "../../src/druid/client.js";
-import type { DruidServices } from "../../src/ingest/kind.js";
 import { runJob } from "../../src/jobs/engine.js";
 import { KINDS } from "../../src/jobs/kinds.js";
 import { jobReport } from "../../src/jobs/report.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import type { TaskRow } from "../../src/ledger/types.js";
+import type { DruidServices } from "../../src/work/services.js";
 
 /**
  * A kind of work is one object; a second kind registered in one line runs through planning,

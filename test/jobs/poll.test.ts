@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { DruidClient } from "../../src/druid/client.js";
-import { StatusBatcher, type TaskStatusSnapshot } from "../../src/ingest/status-batcher.js";
 import { statusLookupFor } from "../../src/jobs/engine.js";
 import { type PolledTask, pollTasks } from "../../src/jobs/poll.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
+import { StatusBatcher, type TaskStatusSnapshot } from "../../src/work/status-batcher.js";
 
 let sim: SimHandle | undefined;
 let client: DruidClient | undefined;

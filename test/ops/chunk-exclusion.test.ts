@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseInterval } from "../../src/core/interval.js";
 import type { DruidClient, UnusedSegment } from "../../src/druid/client.js";
 import type { DataSegment } from "../../src/druid/types.js";
-import { chunkExclusionKey, planIngestJob } from "../../src/ingest/plan.js";
+import { planIngestJob } from "../../src/ingest/plan.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import {
@@ -13,6 +13,7 @@ import {
   planRollback,
   unfinishedRollbacks,
 } from "../../src/ops/index.js";
+import { chunkExclusionKey } from "../../src/work/chunk.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /**

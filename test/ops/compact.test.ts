@@ -7,9 +7,7 @@ import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { clusterOf } from "../../src/druid/cluster.js";
 import type { DataSegment } from "../../src/druid/types.js";
-import { DEFAULT_SIZE_BAND } from "../../src/ingest/audit.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
-import { segmentId } from "../../src/ingest/segments.js";
 import { runJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
@@ -25,6 +23,8 @@ import {
   taskSlotBudget,
 } from "../../src/ops/index.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { DEFAULT_SIZE_BAND } from "../../src/work/audit.js";
+import { segmentId } from "../../src/work/segments.js";
 import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 

@@ -8,12 +8,12 @@ import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { clusterOf } from "../../src/druid/cluster.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
-import { segmentId } from "../../src/ingest/segments.js";
 import { runJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import { inspectKill, killSlotBudget, planKill } from "../../src/ops/index.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { segmentId } from "../../src/work/segments.js";
 import { runCli, until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 

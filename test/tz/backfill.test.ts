@@ -7,15 +7,15 @@ import { systemClock } from "../../src/core/clock.js";
 import { parseGranularity, parseInstantInZone } from "../../src/core/granularity.js";
 import { formatInterval, parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
-import { auditTimeline } from "../../src/ingest/audit.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
-import { toTimelineSegment } from "../../src/ingest/segments.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
 import { InvalidSpecError } from "../../src/spec/index.js";
+import { auditTimeline } from "../../src/work/audit.js";
+import { toTimelineSegment } from "../../src/work/segments.js";
 
 /**
  * A backfill over local days in America/Los_Angeles across the 2026 spring DST change (2026-03-08 has 23

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import type { DruidClient } from "../../druid/client.js";
-import type { Gap } from "../../ingest/audit.js";
 import { type AuditResult, auditDatasource, explainAuditGaps } from "../../jobs/actions.js";
 import { formatGaps } from "../../jobs/report.js";
 import { LedgerError } from "../../ledger/errors.js";
 import { NoLedgerError } from "../../ledger/open.js";
+import type { Gap } from "../../work/audit.js";
 import { connectDruid, openLedger } from "../context.js";
 import type { DruidFlags } from "../options.js";
 import { writers } from "./render.js";

@@ -5,11 +5,11 @@ import { formatInterval, type Interval, parseInterval } from "../../core/interva
 import { checkTaskId } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
 import { describeOutage, OutageGuard, OutageMonitor } from "../../druid/outage.js";
-import { HandoffChecker, type HandoffVerdict, proveSoleTask } from "../../ingest/handoff.js";
 import { buildSegmentsStats, rowsIngestedOf } from "../../ingest/runner.js";
-import { StatusBatcher } from "../../ingest/status-batcher.js";
 import { statusLookupFor } from "../../jobs/engine.js";
 import { pollTasks } from "../../jobs/poll.js";
+import { HandoffChecker, type HandoffVerdict, proveSoleTask } from "../../work/handoff.js";
+import { StatusBatcher } from "../../work/status-batcher.js";
 import { connectDruid } from "../context.js";
 import type { DruidFlags } from "../options.js";
 import { watchOutageLines } from "../progress.js";

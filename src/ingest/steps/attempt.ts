@@ -4,13 +4,13 @@ import { TaskRetry } from "../../driver/signals.js";
 import type { CallOptions, DruidClient } from "../../druid/client.js";
 import { type DruidError, isDruidError } from "../../druid/errors.js";
 import type { TaskRow } from "../../ledger/types.js";
-import type { AdmissionTracker } from "../admission-tracker.js";
-import type { SizeBand } from "../audit.js";
-import type { AttemptFailure } from "../failure.js";
-import type { HandoffChecker } from "../handoff.js";
+import type { AdmissionTracker } from "../../work/admission-tracker.js";
+import type { SizeBand } from "../../work/audit.js";
+import type { AttemptFailure } from "../../work/failure.js";
+import type { HandoffChecker } from "../../work/handoff.js";
+import type { StatusBatcher } from "../../work/status-batcher.js";
+import type { TimelineSegment } from "../../work/timeline.js";
 import type { IngestPayload, IngestProgress } from "../runner.js";
-import type { StatusBatcher } from "../status-batcher.js";
-import type { TimelineSegment } from "../timeline.js";
 import type { PreflightState } from "./preflight.js";
 
 /**

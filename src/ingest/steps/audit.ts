@@ -1,10 +1,10 @@
 import { parseGranularity } from "../../core/granularity.js";
 import { formatInterval } from "../../core/interval.js";
 import { TaskAbort } from "../../driver/signals.js";
-import { auditTimeline } from "../audit.js";
-import { liveDataOf } from "../preflight.js";
+import { auditTimeline } from "../../work/audit.js";
+import { servedIdsIn, toTimelineSegment } from "../../work/segments.js";
+import { liveDataOf } from "../../work/timeline.js";
 import type { IngestSummary } from "../runner.js";
-import { servedIdsIn, toTimelineSegment } from "../segments.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**

@@ -1,5 +1,5 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
-import { proveSoleTask } from "../handoff.js";
+import { proveSoleTask } from "../../work/handoff.js";
 import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**

@@ -1,9 +1,9 @@
 import { TaskAbort } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
+import type { LiveData } from "../../work/timeline.js";
 import {
   describeInputSource,
   judgeSample,
-  type LiveData,
   needsPreflight,
   type PreflightEvidence,
   refusal,

@@ -1,6 +1,6 @@
 import { TaskAbort } from "../../driver/signals.js";
-import { type Baseline, readBaselineAndLive } from "../handoff.js";
-import type { LiveData } from "../preflight.js";
+import { type Baseline, readBaselineAndLive } from "../../work/handoff.js";
+import type { LiveData } from "../../work/timeline.js";
 import { type Attempt, describeError, isFatal, type StepIO } from "./attempt.js";
 import { preflight } from "./preflight.js";
 

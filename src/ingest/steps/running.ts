@@ -1,5 +1,5 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
-import { classifyTaskFailure } from "../failure.js";
+import { classifyTaskFailure } from "../../work/failure.js";
 import { checkDataGates, checkRowDrop, DEFAULT_GATES, firstParseErrors } from "../gates.js";
 import { msqEvidence, statementEvidence } from "../msq.js";
 import type { IngestProgress } from "../runner.js";

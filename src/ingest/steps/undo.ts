@@ -1,9 +1,8 @@
 import { formatInterval } from "../../core/interval.js";
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
-import { liveDataOf } from "../preflight.js";
+import { servedIdsIn, toTimelineSegment } from "../../work/segments.js";
+import { liveDataOf, liveTimeline } from "../../work/timeline.js";
 import type { IngestProgress } from "../runner.js";
-import { servedIdsIn, toTimelineSegment } from "../segments.js";
-import { liveTimeline } from "../timeline.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { KindOfWork, PartitionView } from "../../driver/kind.js";
-import type { DruidServices } from "../../ingest/kind.js";
 import type { TaskRow } from "../../ledger/types.js";
+import type { DruidServices } from "../../work/services.js";
 import { COMPACT_KIND, type CompactFacts, type CompactPayload, planCompaction } from "./plan.js";
 import {
   type CompactProgress,

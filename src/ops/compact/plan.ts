@@ -5,11 +5,11 @@ import { datasourcePart } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
 import type { ClusterBinding } from "../../druid/cluster.js";
 import type { DataSegment } from "../../druid/types.js";
-import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "../../ingest/audit.js";
-import { chunkExclusionKey } from "../../ingest/plan.js";
-import { toTimelineSegment } from "../../ingest/segments.js";
-import { liveTimeline, type TimelineSegment } from "../../ingest/timeline.js";
 import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
+import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "../../work/audit.js";
+import { chunkExclusionKey } from "../../work/chunk.js";
+import { toTimelineSegment } from "../../work/segments.js";
+import { liveTimeline, type TimelineSegment } from "../../work/timeline.js";
 
 /**
  * Compacting a datasource's fragmented time chunks (`segops compact`): one partition per chunk the

@@ -7,9 +7,9 @@ import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../driver/sign
 import type { DruidClient } from "../../druid/client.js";
 import { isDruidError } from "../../druid/errors.js";
 import type { DataSegment } from "../../druid/types.js";
-import type { DruidServices } from "../../ingest/kind.js";
-import { segmentId, servedIdsIn } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
+import { segmentId, servedIdsIn } from "../../work/segments.js";
+import type { DruidServices } from "../../work/services.js";
 import { cachedBudget, readCompactionBudget } from "../slots.js";
 import { COMPACT_KIND, type CompactPayload, judgeChunks } from "./plan.js";
 

@@ -1,6 +1,6 @@
 import type { KindOfWork, PartitionView } from "../../driver/kind.js";
-import type { DruidServices } from "../../ingest/kind.js";
 import type { TaskRow } from "../../ledger/types.js";
+import type { DruidServices } from "../../work/services.js";
 import { KILL_KIND, type KillFacts, type KillPayload, planKill } from "./plan.js";
 import { type KillProgress, killPayloadSchema, killProgressSchema, killRunner } from "./runner.js";
 

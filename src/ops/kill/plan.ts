@@ -6,10 +6,10 @@ import { datasourcePart } from "../../core/task-id.js";
 import type { DruidClient, UnusedSegment } from "../../druid/client.js";
 import type { ClusterBinding } from "../../druid/cluster.js";
 import type { DataSegment } from "../../druid/types.js";
-import { chunkExclusionKey } from "../../ingest/plan.js";
-import { segmentId } from "../../ingest/segments.js";
 import type { Store } from "../../ledger/store.js";
 import type { JsonObject, NewJob, NewTask, TaskRow } from "../../ledger/types.js";
+import { chunkExclusionKey } from "../../work/chunk.js";
+import { segmentId } from "../../work/segments.js";
 import { ROLLBACK_KIND } from "../rollback/plan.js";
 
 /**

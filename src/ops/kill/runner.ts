@@ -5,9 +5,9 @@ import { decodedForHandler, type KindEncoding } from "../../driver/kind.js";
 import type { Runner, TaskContext } from "../../driver/runner.js";
 import { TaskAbort, TaskDefer, TaskProgress, TaskRetry } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
-import type { DruidServices } from "../../ingest/kind.js";
-import { segmentId } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
+import { segmentId } from "../../work/segments.js";
+import type { DruidServices } from "../../work/services.js";
 import { cachedBudget, readKillBudget } from "../slots.js";
 import { KILL_KIND, type KillPayload } from "./plan.js";
 

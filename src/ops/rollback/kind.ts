@@ -1,6 +1,6 @@
 import type { KindOfWork, PartitionView } from "../../driver/kind.js";
-import type { DruidServices } from "../../ingest/kind.js";
 import type { TaskRow } from "../../ledger/types.js";
+import type { DruidServices } from "../../work/services.js";
 import { planRollback, ROLLBACK_KIND, type RollbackFacts, type RollbackPayload } from "./plan.js";
 import {
   type RollbackProgress,

@@ -13,9 +13,9 @@ import { datasourcePart } from "../../core/task-id.js";
 import type { DruidClient } from "../../druid/client.js";
 import type { ClusterBinding } from "../../druid/cluster.js";
 import type { DataSegment } from "../../druid/types.js";
-import { chunkExclusionKey } from "../../ingest/plan.js";
-import { segmentId, toTimelineSegment } from "../../ingest/segments.js";
 import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
+import { chunkExclusionKey } from "../../work/chunk.js";
+import { segmentId, toTimelineSegment } from "../../work/segments.js";
 
 /**
  * Rolling a datasource's interval back to an earlier version V (docs/architecture.md, "Segment operations"):

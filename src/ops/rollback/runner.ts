@@ -6,10 +6,10 @@ import type { Runner, TaskContext } from "../../driver/runner.js";
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { isDruidError } from "../../druid/errors.js";
 import type { DataSegment } from "../../druid/types.js";
-import { auditTimeline } from "../../ingest/audit.js";
-import type { DruidServices } from "../../ingest/kind.js";
-import { segmentId, servedIdsIn, toTimelineSegment } from "../../ingest/segments.js";
 import type { JsonObject, TaskRow } from "../../ledger/types.js";
+import { auditTimeline } from "../../work/audit.js";
+import { segmentId, servedIdsIn, toTimelineSegment } from "../../work/segments.js";
+import type { DruidServices } from "../../work/services.js";
 import {
   chunkRestored,
   newerPublished,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
-import { auditTimeline } from "../../src/ingest/audit.js";
-import { liveTimeline, type TimelineSegment } from "../../src/ingest/timeline.js";
+import { auditTimeline } from "../../src/work/audit.js";
+import { liveTimeline, type TimelineSegment } from "../../src/work/timeline.js";
 
 const day = parseGranularity("day");
 let seq = 0;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
-import { auditTimeline, describeGap, explainGaps, type GapFact } from "../../src/ingest/audit.js";
-import type { TimelineSegment } from "../../src/ingest/timeline.js";
+import { auditTimeline, describeGap, explainGaps, type GapFact } from "../../src/work/audit.js";
+import type { TimelineSegment } from "../../src/work/timeline.js";
 
 /** The version audit's gaps: the parts of the interval with no live data, and the ledger's reasons for them. */
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import {
-  StatusBatcher,
-  type StatusLookup,
-  type TaskStatusSnapshot,
-} from "../../src/ingest/status-batcher.js";
+import { StatusBatcher, type StatusLookup, type TaskStatusSnapshot } from "../../src/work/status-batcher.js";
 
 function fakeDruid(states: Record<string, TaskStatusSnapshot["state"]>) {
   const calls: string[][] = [];

@@ -82,3 +82,27 @@ export function liveTimeline(segments: readonly TimelineSegment[], window: Inter
   }
   return pieces;
 }
+
+/** What the interval serves now, from the same metadata read as the baseline. */
+export interface LiveData {
+  /** Live non-tombstone segments overlapping the interval. */
+  segments: number;
+  versions: string[];
+  /** Rows in them, where Druid's metadata has row counts (null otherwise). */
+  rows: number | null;
+  bytes: number;
+}
+
+/** The live data of `interval` among the used segments read for the baseline. */
+export function liveDataOf(segments: readonly TimelineSegment[], interval: Interval): LiveData {
+  const live = new Map<string, TimelineSegment>();
+  for (const piece of liveTimeline(segments, interval))
+    for (const s of piece.live) if (!s.tombstone) live.set(s.id, s);
+  const all = [...live.values()];
+  return {
+    segments: all.length,
+    versions: [...new Set(all.map((s) => s.version))].sort(),
+    rows: all.every((s) => s.numRows !== null) ? all.reduce((n, s) => n + (s.numRows ?? 0), 0) : null,
+    bytes: all.reduce((n, s) => n + s.sizeBytes, 0),
+  };
+}

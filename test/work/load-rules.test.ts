@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseInterval } from "../../src/core/interval.js";
-import { type HandoffQuestion, handoffVerdict } from "../../src/ingest/handoff.js";
-import { neverLoaded, periodStart, ruleApplies, ruleFor } from "../../src/ingest/load-rules.js";
-import type { TimelineSegment } from "../../src/ingest/timeline.js";
+import { type HandoffQuestion, handoffVerdict } from "../../src/work/handoff.js";
+import { neverLoaded, periodStart, ruleApplies, ruleFor } from "../../src/work/load-rules.js";
+import type { TimelineSegment } from "../../src/work/timeline.js";
 
 const now = Date.parse("2026-06-15T00:00:00Z");
 const day = (d: string) => parseInterval(`${d}/P1D`);

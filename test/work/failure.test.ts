@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AttemptFailure, classifyTaskFailure, isPoisoned } from "../../src/ingest/failure.js";
+import { type AttemptFailure, classifyTaskFailure, isPoisoned } from "../../src/work/failure.js";
 
 const failure = (attempt: number, msg: string): AttemptFailure => {
   const c = classifyTaskFailure(msg);

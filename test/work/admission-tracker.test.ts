@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import type { TaskStatusPlus, WorkerInfo } from "../../src/druid/types.js";
-import { AdmissionTracker } from "../../src/ingest/admission-tracker.js";
+import { AdmissionTracker } from "../../src/work/admission-tracker.js";
 
 function worker(capacity: number, used: number): WorkerInfo {
   return {

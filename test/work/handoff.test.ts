@@ -8,9 +8,9 @@ import {
   type HandoffQuestion,
   handoffVerdict,
   overlapIndex,
-} from "../../src/ingest/handoff.js";
-import { coalesceIntervals, servedByHistoricals } from "../../src/ingest/segments.js";
-import type { TimelineSegment } from "../../src/ingest/timeline.js";
+} from "../../src/work/handoff.js";
+import { coalesceIntervals, servedByHistoricals } from "../../src/work/segments.js";
+import type { TimelineSegment } from "../../src/work/timeline.js";
 
 const day = parseInterval("2026-01-01/P1D");
 function seg(version: string, extra: Partial<TimelineSegment> = {}): TimelineSegment {

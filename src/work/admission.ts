@@ -4,14 +4,6 @@
  * Pure: the caller supplies a fresh `/workers` snapshot and its own in-flight list each tick.
  */
 
-/** Slots one `index_parallel` task occupies: the supervisor plus k concurrent sub-tasks when k > 1 (docs/druid-api.md §5). */
-export function slotsForSpec(spec: unknown): number {
-  const tuning = (spec as { spec?: { tuningConfig?: { maxNumConcurrentSubTasks?: unknown } } })?.spec
-    ?.tuningConfig;
-  const k = typeof tuning?.maxNumConcurrentSubTasks === "number" ? tuning.maxNumConcurrentSubTasks : 1;
-  return k > 1 ? k + 1 : 1;
-}
-
 export interface WorkerSnapshot {
   /** Σ worker.capacity over enabled workers. */
   capacity: number;

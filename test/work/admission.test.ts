@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decideAdmission, type InFlightTask, slotsForSpec } from "../../src/ingest/admission.js";
+import { slotsForSpec } from "../../src/ingest/slots.js";
+import { decideAdmission, type InFlightTask } from "../../src/work/admission.js";
 
 const running = (slots: number): InFlightTask => ({ slots, runnerState: "RUNNING" });
 

@@ -3,10 +3,9 @@ import { DEFAULTS } from "../core/defaults.js";
 import { formatInterval, type Interval, overlaps } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded } from "./load-rules.js";
-import { type LiveData, liveDataOf } from "./preflight.js";
 import { coalesceIntervals, servedByHistoricals, toTimelineSegment } from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
-import { liveTimeline, type TimelineSegment } from "./timeline.js";
+import { type LiveData, liveDataOf, liveTimeline, type TimelineSegment } from "./timeline.js";
 
 /**
  * The handoff gate (architecture doc, step 5): SUCCESS is not queryable. A partition is handed off when,

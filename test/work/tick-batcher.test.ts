@@ -1,7 +1,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { TickBatcher } from "../../src/ingest/tick-batcher.js";
+import { TickBatcher } from "../../src/work/tick-batcher.js";
 
 /**
  * A flush may answer every key with a request of its own at once (the handoff checker: one per datasource).
