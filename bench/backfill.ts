@@ -15,7 +15,7 @@ import { systemClock } from "../src/core/clock.js";
 import { parseInterval } from "../src/core/interval.js";
 import type { TaskSpec } from "../src/druid/client.js";
 import { type PlannedJob, planIngestJob } from "../src/ingest/plan.js";
-import type { IngestPayload } from "../src/ingest/runner.js";
+import type { IngestPayload } from "../src/ingest/types.js";
 import { runIngestJob } from "../src/jobs/engine.js";
 import { openStore } from "../src/ledger/open.js";
 import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";

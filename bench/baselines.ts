@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { parseInterval } from "../src/core/interval.js";
 import type { TaskSpec } from "../src/druid/client.js";
 import { type PlannedJob, planIngestJob } from "../src/ingest/plan.js";
-import type { IngestPayload } from "../src/ingest/runner.js";
+import type { IngestPayload } from "../src/ingest/types.js";
 import { runIngestJob, statusLookupFor } from "../src/jobs/engine.js";
 import { pollTasks } from "../src/jobs/poll.js";
 import { openStore } from "../src/ledger/open.js";

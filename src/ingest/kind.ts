@@ -2,8 +2,9 @@ import type { KindOfWork, PartitionView } from "../driver/kind.js";
 import type { JsonObject, TaskRow } from "../ledger/types.js";
 import type { DruidServices } from "../work/services.js";
 import { type IngestJobInput, planIngestJob } from "./plan.js";
-import { attemptOver, INGEST_KIND, type IngestPayload, type IngestProgress, ingestRunner } from "./runner.js";
+import { attemptOver, ingestRunner } from "./runner.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
+import { INGEST_KIND, type IngestPayload, type IngestProgress } from "./types.js";
 
 /** Native batch ingestion (`index_parallel`): one partition = one interval = one Druid task per attempt. */
 export const ingestKind: KindOfWork<DruidServices, IngestJobInput> = {

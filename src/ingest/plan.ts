@@ -23,9 +23,9 @@ import {
 import { chunkExclusionKey } from "../work/chunk.js";
 import { type DataGates, DEFAULT_GATES, tuningWithGates } from "./gates.js";
 import { contextWithGates, slotsForSql } from "./msq.js";
-import { INGEST_KIND, type IngestPayload } from "./runner.js";
 import { slotsForSpec } from "./slots.js";
 import type { SourceVersion } from "./source.js";
+import { INGEST_KIND, type IngestPayload } from "./types.js";
 
 /**
  * Job planning (architecture doc, "Job identity"): everything that can be wrong with the input is found

@@ -5,7 +5,7 @@ import { formatInterval, type Interval, overlaps, parseInterval } from "../core/
 import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
 import { type ClusterBinding, clusterOf, jobCluster, sameCluster } from "../druid/cluster.js";
-import { INGEST_KIND } from "../ingest/runner.js";
+import { INGEST_KIND } from "../ingest/types.js";
 import type { Store } from "../ledger/store.js";
 import { isTerminal, type JobRow, type TaskRow } from "../ledger/types.js";
 import { KILL_KIND } from "../ops/kill/plan.js";

@@ -1,7 +1,7 @@
 import { ExitCode } from "../core/errors.js";
 import type { KindOfWork, PartitionView } from "../driver/kind.js";
 import { describeRowStats } from "../ingest/gates.js";
-import { INGEST_KIND } from "../ingest/runner.js";
+import { INGEST_KIND } from "../ingest/types.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JobState, StateCounts, TaskRow } from "../ledger/types.js";
 import { describeGap, type Gap, type LedgerGapReason } from "../work/audit.js";

@@ -13,7 +13,6 @@ import {
   planIngestJob,
   planIngestJobYielding,
 } from "../ingest/plan.js";
-import type { IngestPayload } from "../ingest/runner.js";
 import {
   fingerprintSource,
   givenSource,
@@ -21,6 +20,7 @@ import {
   type SourceProbe,
   type SourceVersion,
 } from "../ingest/source.js";
+import type { IngestPayload } from "../ingest/types.js";
 import type { CreateJobResult, Store } from "../ledger/store.js";
 import type { JsonObject } from "../ledger/types.js";
 import { externInputs } from "../spec/extern.js";

@@ -1,5 +1,5 @@
-import type { IngestPayload } from "../ingest/runner.js";
 import { describeSourceChange } from "../ingest/source.js";
+import type { IngestPayload } from "../ingest/types.js";
 import type { Store } from "../ledger/store.js";
 import type { JobRow, JsonObject, NewTask, TaskRow } from "../ledger/types.js";
 

@@ -3,16 +3,11 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { matchedRoutes } from "hono/route";
 import { streamSSE } from "hono/streaming";
-import type { Logger } from "pino";
 import { z } from "zod";
 import { canonicalJson, type JsonValue, tooDeepAt } from "../core/canonical-json.js";
-import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { bucketStart, increment, parseGranularityText } from "../core/granularity.js";
 import { parseInterval } from "../core/interval.js";
-import type { DruidClient } from "../druid/client.js";
-import type { ClusterBinding } from "../druid/cluster.js";
-import type { SourceProbe } from "../ingest/source.js";
 import {
   auditDatasource,
   cancelWork,
@@ -31,10 +26,9 @@ import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow } from "../ledger/types.js";
 import { endSession, sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
 import { dashboardRoutes } from "./dashboard-api.js";
-import { type EventFeed, hasEnded, type JobWaiters, jobProgress } from "./feed.js";
+import type { ApiDeps, Input, Route } from "./deps.js";
+import { hasEnded, jobProgress } from "./feed.js";
 import { jobSummary, jobView, partitionPage } from "./job-view.js";
-import type { LoadHistory } from "./load-history.js";
-import type { ServiceMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
 import {
   bodyTooDeep,
@@ -45,7 +39,7 @@ import {
   problem,
   problemFor,
 } from "./problems.js";
-import { type ReadyWorker, workerReadiness } from "./readiness.js";
+import { workerReadiness } from "./readiness.js";
 import { honoPath, type RouteSpec } from "./routes.js";
 import * as S from "./schemas.js";
 import { segmentOpRoutes } from "./segment-ops.js";
@@ -57,67 +51,6 @@ import { registerWeb } from "./web.js";
  * (server.ts) only adds a socket. Handlers hold no state of their own: every change is a ledger
  * operation, so any host of a shared ledger answers the same.
  */
-
-export interface ApiDeps {
-  store: Store;
-  client: DruidClient;
-  clock: Clock;
-  feed: EventFeed;
-  waiters: JobWaiters;
-  /** The local worker, for readiness and to pick up a new job at once; null when the API runs alone. */
-  worker: (ReadyWorker & { refresh(): Promise<void> }) | null;
-  metrics: ServiceMetrics | null;
-  /** The API's bearer token; null: no authentication (loopback only, enforced by the server). */
-  token: string | null;
-  log: Logger;
-  /** @default 4 MiB */
-  maxBodyBytes?: number;
-  /**
-   * The most partitions one run or backfill request may plan: planning and storing them is work the
-   * service does for one caller (a 100-year daily backfill is 36,525). @default DEFAULTS.maxPartitionsPerRequest
-   */
-  maxPartitionsPerRequest?: number;
-  /** The Druid this service's jobs are for (part of each job's identity). */
-  cluster: ClusterBinding;
-  /** How a request's input is fingerprinted. @default this host's files and HEAD requests */
-  sourceProbe?: SourceProbe;
-  /** SSE comment lines that keep idle proxies from closing a stream. @default 15000 */
-  heartbeatMs?: number;
-  /** Aborted when the service drains: long-polls answer at once and streams end. */
-  shutdown?: AbortSignal;
-  /** segops' version, for the OpenAPI document. */
-  version?: string;
-  /** Event streams open right now (the app counts them; metrics read it). */
-  streams: { open: number };
-  /** Slots and Druid requests over time, for the dashboard (none: its Druid view is empty). */
-  load?: LoadHistory | null;
-  /**
-   * What this host's worker waits on when the cluster blocks it (`AdmissionTracker.blockedSince` and
-   * `describeBlocked`), for the dashboard's Druid view. @default never blocked
-   */
-  blocked?: () => BlockedState | null;
-  /** The dashboard's built assets (index.html and assets/); null: `/` says it was not built. */
-  webDir?: string | null;
-}
-
-/** Since when (epoch ms) and on what a worker has waited for slots other tasks hold. */
-export interface BlockedState {
-  readonly since: number;
-  readonly reason: string;
-}
-
-/** What a handler gets: the parsed parts of the request. */
-export interface Input {
-  c: Context;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
-
-export interface Route {
-  spec: RouteSpec;
-  handle(input: Input): Promise<Response> | Response;
-}
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 /** The dashboard's logout route (in dashboard-api.ts): the session it carries ends here first. */

@@ -9,7 +9,6 @@ import type { Store } from "../ledger/store.js";
 import type { EventRow, JobRow, StateCounts, TaskRow } from "../ledger/types.js";
 import { toTimelineSegment } from "../work/segments.js";
 import { liveTimeline } from "../work/timeline.js";
-import type { ApiDeps, Input, Route } from "./app.js";
 import {
   SESSION_COOKIE,
   sessionCookie,
@@ -19,6 +18,7 @@ import {
   tokenMatches,
 } from "./auth.js";
 import * as D from "./dashboard-schemas.js";
+import type { ApiDeps, Input, Route } from "./deps.js";
 import { ALL_JOBS } from "./feed.js";
 import type { LoadHistory } from "./load-history.js";
 import { ProblemError } from "./problems.js";

@@ -17,7 +17,7 @@ import {
   planRollback,
   ROLLBACK_KIND,
 } from "../ops/index.js";
-import type { Input, Route } from "./app.js";
+import type { Input, Route } from "./deps.js";
 import { ProblemError } from "./problems.js";
 import * as S from "./schemas.js";
 

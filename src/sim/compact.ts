@@ -2,8 +2,8 @@ import { type Interval, overlaps } from "../core/interval.js";
 import { segmentId } from "./ids.js";
 import type { Row } from "./ingest.js";
 import { instantText, intervalText } from "./instant-text.js";
+import type { CompactPlan, PartitionsPlan } from "./plans.js";
 import { partition, segmentSize } from "./publish.js";
-import type { PartitionsPlan } from "./spec.js";
 import type { SegmentStore, SimSegment } from "./timeline.js";
 
 /**
@@ -24,11 +24,6 @@ export interface CompactChunk {
   rollup: boolean;
   /** The input segments (ids), for the task's log and tests. */
   inputs: string[];
-}
-
-export interface CompactPlan {
-  interval: Interval;
-  partitions: PartitionsPlan;
 }
 
 /**

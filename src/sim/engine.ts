@@ -2,7 +2,6 @@ import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
 import {
-  type CompactChunk,
   compactedSegments,
   compactInput,
   NO_SEGMENTS_NOT_READY,
@@ -17,17 +16,18 @@ import {
   RuleBook,
 } from "./coordinator.js";
 import { newTaskId } from "./ids.js";
-import { emptyCounters, type IngestResult, ingestRecords, syntheticIngest } from "./ingest.js";
+import { emptyCounters, ingestRecords, syntheticIngest } from "./ingest.js";
 import { InputError, readInput } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
 import { condense, Lockbox, lockRevokedMessage } from "./lockbox.js";
 import { CANCELED_MESSAGE, faultMessage, msqFault, workerTasks } from "./msq.js";
+import type { TaskPlan } from "./plans.js";
 import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
 import { ruleKind } from "./rules.js";
 import { markUnused, markUsed, type SegmentFilter } from "./segment-state.js";
-import type { TaskPlan } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
+import type { SimTask, TaskLocation } from "./task.js";
 import {
   analyseTimeline,
   isLoadDue,
@@ -37,54 +37,6 @@ import {
   servedTimelineLookup,
 } from "./timeline.js";
 import { SlotPool } from "./workers.js";
-
-/**
- * The emulated cluster: task queue, lockbox, worker slots and segment store, advanced lazily to the current
- * sim time on every observation (`sync`). Events due in the past are replayed in time order — a task that ends
- * at t frees its slot at t and the next task starts at t — so results do not depend on when requests arrive.
- *
- * Terminology (docs/druid-api.md §2.3): a task is *waiting* until its locks are granted (statusCode RUNNING,
- * runnerStatusCode WAITING), *pending* while it waits for worker slots, *running* on a worker, then complete.
- */
-export type TaskPhase = "waiting" | "pending" | "running" | "success" | "failed";
-
-export interface TaskLocation {
-  host: string | null;
-  port: number;
-  tlsPort: number;
-}
-
-export interface SimTask {
-  id: string;
-  groupId: string;
-  type: string;
-  dataSource: string;
-  /** The stored payload (`GET /task/{id}`). */
-  payload: Record<string, unknown>;
-  plan: TaskPlan;
-  seq: number;
-  createdAt: number;
-  phase: TaskPhase;
-  /** When the task was handed to the runner (pending). */
-  runnerInsertedAt: number | null;
-  startedAt: number | null;
-  endsAt: number | null;
-  finishedAt: number | null;
-  errorMsg: string | null;
-  location: TaskLocation;
-  version: string | null;
-  result: IngestResult | null;
-  /** Failure decided at start (parse limit, simFail), applied when the run ends. */
-  plannedFailure: string | null;
-  segmentIds: string[];
-  handedOff: boolean;
-  /** Ended by a shutdown request (its status keeps duration -1). */
-  shutDown?: boolean;
-  /** Failed in `isReady`, before it ran (its status keeps duration -1). */
-  notReady?: boolean;
-  /** A compaction's input, read when it starts (its lock keeps the chunks unchanged until it ends). */
-  compactInput?: CompactChunk[];
-}
 
 export const UNKNOWN_LOCATION: TaskLocation = { host: null, port: -1, tlsPort: -1 };
 /** `ParallelIndexSupervisorTask.TASK_PHASE_FAILURE_MSG` (docs/druid-api.md §5). */

@@ -2,7 +2,7 @@ import { DateTime } from "luxon";
 import { bucketOf, bucketStart, bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
 import type { RawInput } from "./input.js";
-import type { IngestPlan, MetricSpec } from "./spec.js";
+import type { IngestPlan, MetricSpec } from "./plans.js";
 
 /**
  * The ingestion model: turns input records into per-time-chunk rows the way a native batch task does —

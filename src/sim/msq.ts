@@ -1,11 +1,11 @@
 import { bucketOf, type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
 import type { Interval } from "../core/interval.js";
-import type { SimTask } from "./engine.js";
 import { type IngestResult, parseTimestamp } from "./ingest.js";
 import { readInput } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
-import type { DimensionSpec, IngestPlan, TaskPlan } from "./spec.js";
+import type { DimensionSpec, IngestPlan, MsqPlan, TaskPlan } from "./plans.js";
 import { simKnobs } from "./spec.js";
+import type { SimTask } from "./task.js";
 
 /**
  * SQL-based ingestion (MSQ, docs/druid-api.md §6): `INSERT`/`REPLACE … OVERWRITE WHERE` over `EXTERN` of a
@@ -15,25 +15,6 @@ import { simKnobs } from "./spec.js";
  * what it cannot read. Faults and reports are the MSQ ones (`MSQFaultUtils`, `TooManyWarningsFault`,
  * `docs/api-reference/sql-ingestion-api.md`).
  */
-
-/** What a controller task carries besides its `IngestPlan`. */
-export interface MsqPlan {
-  sqlQueryId: string;
-  query: string;
-  verb: "INSERT" | "REPLACE";
-  /** `maxNumTasks − 1`: the controller takes one slot, each worker one (`MultiStageQueryContext`). */
-  workers: number;
-  /** `maxParseExceptions` (default 0; -1 = unlimited). */
-  maxParseExceptions: number;
-  clusteredBy: string[];
-  /** The OVERWRITE WHERE window (REPLACE), or null for OVERWRITE ALL and INSERT. */
-  overwrite: Interval | null;
-  /** Whether the SELECT filters `__time` to the window (else rows outside it are `InsertTimeOutOfBounds`). */
-  filtered: boolean;
-  signature: Array<{ name: string; type: string }>;
-  /** The query context as Druid stores it with the task (`sqlQueryContext`). */
-  context: Record<string, unknown>;
-}
 
 /** An MSQ fault as it appears in `errorReport.error` (`BaseMSQFault` serialization). */
 export interface MsqFault {

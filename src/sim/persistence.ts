@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RuleBook } from "./coordinator.js";
-import type { SimEngine, SimTask } from "./engine.js";
+import type { SimEngine } from "./engine.js";
+import type { SimTask } from "./task.js";
 import type { SimSegment } from "./timeline.js";
 
 /**

@@ -3,8 +3,8 @@ import { type Interval, overlaps } from "../core/interval.js";
 import { segmentId } from "./ids.js";
 import type { ChunkData, IngestResult, Row } from "./ingest.js";
 import { instantText } from "./instant-text.js";
+import type { IngestPlan, PartitionsPlan } from "./plans.js";
 import { hash32 } from "./rng.js";
-import type { IngestPlan, PartitionsPlan } from "./spec.js";
 import { isUsed, type SegmentStore, type SimSegment } from "./timeline.js";
 
 /**

@@ -1,9 +1,10 @@
 import { bucketStart, type Granularity } from "../core/granularity.js";
 import { parseTimestamp } from "./ingest.js";
 import { EntityOpenError, type InputEntity, InputError, readEntities } from "./input.js";
+import type { DimensionSpec, MetricSpec, TimestampPlan } from "./plans.js";
 import { constructError, druidError, empty, isJson, json, type Reply } from "./reply.js";
 import type { RouteContext } from "./router.js";
-import { type DimensionSpec, type MetricSpec, planTask, type TimestampPlan } from "./spec.js";
+import { planTask } from "./spec.js";
 
 /**
  * The Overlord's data sampler, `POST /druid/indexer/v1/sampler` (docs/druid-api.md §2.12), as Druid 33 answers

@@ -1,8 +1,17 @@
 import { type Granularity, parseGranularity } from "../core/granularity.js";
 import { type Interval, parseInterval } from "../core/interval.js";
-import type { CompactPlan } from "./compact.js";
 import { validateId } from "./ids.js";
-import type { MsqPlan } from "./msq.js";
+import type {
+  CompactPlan,
+  DimensionSpec,
+  IngestionMode,
+  IngestPlan,
+  MetricSpec,
+  PartitionsPlan,
+  SimKnobs,
+  TaskPlan,
+  TimestampPlan,
+} from "./plans.js";
 import { constructError, json, type Reply } from "./reply.js";
 import { type VersionTraits, versionTraits } from "./versions.js";
 
@@ -57,99 +66,6 @@ const SPLITTABLE_SOURCES = new Set([
   "http",
   "druid",
 ]);
-
-export type IngestionMode = "APPEND" | "REPLACE" | "REPLACE_LEGACY";
-
-export interface DimensionSpec {
-  name: string;
-  type: "string" | "long" | "float" | "double" | "json" | "auto" | "spatial";
-}
-
-export interface MetricSpec {
-  name: string;
-  type: string;
-  fieldName: string | null;
-}
-
-export interface PartitionsPlan {
-  type: "dynamic" | "hashed" | "range" | "single_dim";
-  /** Rows per segment before a chunk is split into another partition. */
-  maxRowsPerSegment: number;
-  numShards: number | null;
-  partitionDimensions: string[];
-}
-
-export interface TimestampPlan {
-  column: string;
-  format: string;
-  missingValue: string | null;
-}
-
-/** Emulator knobs read from the task `context` (never sent by segops in production). */
-export interface SimKnobs {
-  /** Run time in sim ms, replacing the duration model. */
-  durationMs: number | null;
-  /** When set the task FAILs with this errorMsg after running. */
-  fail: string | null;
-  /** Fail only the first N tasks sharing `failKey` (retry tests). */
-  failAttempts: number | null;
-  failKey: string | null;
-  /** Row count for sources the emulator does not read (s3, http…). */
-  rows: number | null;
-  /** The published segments never load on a Historical (handoff-timeout tests). */
-  neverHandoff: boolean;
-}
-
-export interface IngestPlan {
-  dataSchema: {
-    timestamp: TimestampPlan;
-    /** null = schemaless discovery. */
-    dimensions: DimensionSpec[] | null;
-    dimensionExclusions: string[];
-    metrics: MetricSpec[];
-    segmentGranularity: Granularity;
-    queryGranularity: Granularity;
-    rollup: boolean;
-    intervals: Interval[] | null;
-  };
-  inputSource: Record<string, unknown>;
-  inputFormat: Record<string, unknown> | null;
-  mode: IngestionMode;
-  forceGuaranteedRollup: boolean;
-  partitions: PartitionsPlan;
-  /** k = maxNumConcurrentSubTasks (1 = sequential). */
-  maxNumConcurrentSubTasks: number;
-  parallel: boolean;
-  maxParseExceptions: number;
-  maxSavedParseExceptions: number;
-}
-
-export interface TaskPlan {
-  id: string | null;
-  type: string;
-  groupId: string | null;
-  dataSource: string;
-  priority: number;
-  context: Record<string, unknown>;
-  /** Worker slots the task occupies while running (§ architecture "Admission control": k+1 in parallel mode). */
-  slots: number;
-  /** Set for ingestion tasks (index, index_parallel). */
-  ingest: IngestPlan | null;
-  /** Interval a kill task deletes unused segments in. */
-  killInterval: Interval | null;
-  /**
-   * A kill task's filters (`KillUnusedSegmentsTask`): only these versions, at most `limit` segments, only
-   * segments marked unused no later than `maxUsedStatusLastUpdatedTime` (ms).
-   */
-  kill?: { versions: string[] | null; limit: number | null; maxUsedStatusLastUpdatedTime: number | null };
-  /** Set for `compact` tasks: the interval whose segments it rewrites, and how it partitions them. */
-  compact?: CompactPlan;
-  /** Set for MSQ `query_controller` tasks (msq.ts). */
-  msq?: MsqPlan | undefined;
-  /** Set for MSQ `query_worker` tasks: the controller they live and end with. */
-  controller?: string;
-  sim: SimKnobs;
-}
 
 export type PlanResult = { ok: true; plan: TaskPlan } | { ok: false; reply: Reply };
 

@@ -1,7 +1,7 @@
-import type { SimTask, TaskLocation } from "./engine.js";
 import type { RowCounters } from "./ingest.js";
 import { instantText } from "./instant-text.js";
 import { msqReport } from "./msq.js";
+import type { SimTask, TaskLocation } from "./task.js";
 
 /** Wire shapes of tasks: `TaskStatusPlus`, `TaskStatus`, reports (docs/druid-api.md §2.3–§2.7). */
 

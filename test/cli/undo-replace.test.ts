@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IngestProgress } from "../../src/ingest/runner.js";
+import type { IngestProgress } from "../../src/ingest/types.js";
 import { openStore } from "../../src/ledger/open.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
 import { ingestArgs, runCli, until } from "../helpers/cli-process.js";

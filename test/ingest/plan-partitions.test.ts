@@ -5,7 +5,7 @@ import { formatInterval, type Interval, parseInterval } from "../../src/core/int
 import { splitInterval } from "../../src/core/partition.js";
 import { DEFAULT_GATES, tuningWithGates } from "../../src/ingest/gates.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
-import type { IngestPayload } from "../../src/ingest/runner.js";
+import type { IngestPayload } from "../../src/ingest/types.js";
 import type { JsonObject } from "../../src/ledger/types.js";
 import {
   partitionDependentPaths,

@@ -12,11 +12,10 @@ import {
   refusal,
   samplerSpecOf,
 } from "../../src/ingest/preflight.js";
-import type { IngestPayload, IngestProgress } from "../../src/ingest/runner.js";
-import type { Attempt, StepIO } from "../../src/ingest/steps/attempt.js";
-import type { PreflightState } from "../../src/ingest/steps/preflight.js";
+import type { Attempt, PreflightState, StepIO } from "../../src/ingest/steps/attempt.js";
 import { prepareAttempt } from "../../src/ingest/steps/prepare.js";
 import { undoReplace } from "../../src/ingest/steps/undo.js";
+import type { IngestPayload, IngestProgress } from "../../src/ingest/types.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 import { DEFAULT_SIZE_BAND } from "../../src/work/audit.js";
 import type { HandoffChecker } from "../../src/work/handoff.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
-import type { IngestProgress } from "../../src/ingest/runner.js";
+import type { IngestProgress } from "../../src/ingest/types.js";
 import { openStore } from "../../src/ledger/open.js";
 import { startSim } from "../../src/sim/server.js";
 import { auditTimeline } from "../../src/work/audit.js";

@@ -6,7 +6,7 @@ import { systemClock } from "../../src/core/clock.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
-import type { IngestProgress } from "../../src/ingest/runner.js";
+import type { IngestProgress } from "../../src/ingest/types.js";
 import { type EngineOptions, runIngestJob } from "../../src/jobs/engine.js";
 import { exitCodeFor, partitionReport } from "../../src/jobs/report.js";
 import { openStore } from "../../src/ledger/open.js";

@@ -4,7 +4,7 @@ import { parseGranularity } from "../../src/core/granularity.js";
 import { parseInterval } from "../../src/core/interval.js";
 import { deriveTaskId } from "../../src/core/task-id.js";
 import { planIngestJob, planIngestJobYielding } from "../../src/ingest/plan.js";
-import type { IngestPayload } from "../../src/ingest/runner.js";
+import type { IngestPayload } from "../../src/ingest/types.js";
 import { InvalidSpecError } from "../../src/spec/index.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 

@@ -8,7 +8,7 @@ import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { ClusterMismatchError, clusterOf } from "../../src/druid/cluster.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
-import type { IngestProgress } from "../../src/ingest/runner.js";
+import type { IngestProgress } from "../../src/ingest/types.js";
 import { type EngineOptions, runIngestJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { parseInterval } from "../../core/interval.js";
 import { DruidClient } from "../../druid/client.js";
 import { planIngestJob } from "../../ingest/plan.js";
-import type { IngestProgress } from "../../ingest/runner.js";
+import type { IngestProgress } from "../../ingest/types.js";
 import {
   DEMO_DAYS,
   DEMO_FAULTS,

@@ -10,8 +10,16 @@ import type { AttemptFailure } from "../../work/failure.js";
 import type { HandoffChecker } from "../../work/handoff.js";
 import type { StatusBatcher } from "../../work/status-batcher.js";
 import type { TimelineSegment } from "../../work/timeline.js";
-import type { IngestPayload, IngestProgress } from "../runner.js";
-import type { PreflightState } from "./preflight.js";
+import type { IngestPayload, IngestProgress } from "../types.js";
+
+/**
+ * What the pre-flight keeps across partitions of one process: a sampler Druid does not offer (an older
+ * Druid, a Router without the management proxy) or does not let segops use (no permission) is said once,
+ * and every replace then relies on the data gates alone.
+ */
+export interface PreflightState {
+  unavailable: string | null;
+}
 
 /**
  * What each step of the ingestion handler works on: one partition's current attempt. A step reads the

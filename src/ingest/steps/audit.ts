@@ -4,7 +4,7 @@ import { TaskAbort } from "../../driver/signals.js";
 import { auditTimeline } from "../../work/audit.js";
 import { servedIdsIn, toTimelineSegment } from "../../work/segments.js";
 import { liveDataOf } from "../../work/timeline.js";
-import type { IngestSummary } from "../runner.js";
+import type { IngestSummary } from "../types.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**

@@ -13,15 +13,6 @@ import {
 import { type Attempt, describeError, type StepIO } from "./attempt.js";
 
 /**
- * What the pre-flight keeps across partitions of one process: a sampler Druid does not offer (an older
- * Druid, a Router without the management proxy) or does not let segops use (no permission) is said once,
- * and every replace then relies on the data gates alone.
- */
-export interface PreflightState {
-  unavailable: string | null;
-}
-
-/**
  * Before a new attempt of a replace over live data is submitted: Druid's sampler reads the partition's
  * input, and an input that provably yields no row of the interval is refused — nothing submitted, the live
  * data untouched, the evidence in the partition's progress (`outcome: "refused-empty"`, `preflight`). A

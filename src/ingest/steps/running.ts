@@ -2,7 +2,7 @@ import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { classifyTaskFailure } from "../../work/failure.js";
 import { checkDataGates, checkRowDrop, DEFAULT_GATES, firstParseErrors } from "../gates.js";
 import { msqEvidence, statementEvidence } from "../msq.js";
-import type { IngestProgress } from "../runner.js";
+import type { IngestProgress } from "../types.js";
 import { type Attempt, AttemptFailed, buildSegmentsStats, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /** Resubmits answered "duplicate" for a task the status endpoint does not know before we give up. */

@@ -2,7 +2,7 @@ import { formatInterval } from "../../core/interval.js";
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
 import { servedIdsIn, toTimelineSegment } from "../../work/segments.js";
 import { liveDataOf, liveTimeline } from "../../work/timeline.js";
-import type { IngestProgress } from "../runner.js";
+import type { IngestProgress } from "../types.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**

@@ -1,11 +1,12 @@
 import { type Interval, parseInterval } from "../../core/interval.js";
-import { isActive, type SimTask } from "../engine.js";
+import { isActive } from "../engine.js";
 import { validateId } from "../ids.js";
 import { instantText, intervalText } from "../instant-text.js";
 import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Handler, Route, RouteContext } from "../router.js";
 import { sample } from "../sampler.js";
 import { planTask } from "../spec.js";
+import type { SimTask } from "../task.js";
 import { versionTraits } from "../versions.js";
 import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
 
