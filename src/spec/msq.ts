@@ -206,10 +206,7 @@ export function sqlPartitionGranularity(query: string): string | undefined {
   const masked = maskQuoted(rest);
   const partitioned = lastMatch(masked, /\bPARTITIONED\s+BY\b/gi);
   if (!partitioned) return undefined;
-  const clustered = lastMatch(masked, /\bCLUSTERED\s+BY\b/gi);
-  const from = partitioned.index + partitioned[0].length;
-  const to = clustered && clustered.index > partitioned.index ? clustered.index : rest.length;
-  const read = partitionedBy(rest.slice(from, to).replace(/;\s*$/, "").trim());
+  const read = partitionedBy(partitionClause(rest, partitioned, lastMatch(masked, /\bCLUSTERED\s+BY\b/gi)));
   if (read === "unreadable" || "error" in read) return undefined;
   return granularityLabel(read.granularity).toLowerCase();
 }
@@ -232,116 +229,173 @@ function lastMatch(masked: string, re: RegExp): RegExpExecArray | undefined {
   return last;
 }
 
-/**
- * Checks a rendered MSQ query; issue paths are `query`, `query.table`, `query.overwrite`,
- * `query.partitionedBy`, `query.clusteredBy`. Leading `SET` statements are skipped.
- */
-export function validateSql(query: string, options: ValidateSqlOptions = {}): ValidationResult {
-  const errors: SpecIssue[] = [];
-  const warnings: SpecIssue[] = [];
-  const segops = (options.rules ?? "all") === "all";
-  const sql = statement(query);
-  const head = HEAD.exec(sql);
-  if (!head) {
-    errors.push({
-      path: "query",
-      message: "expected REPLACE INTO <datasource> OVERWRITE WHERE … SELECT … PARTITIONED BY …",
-    });
-    return { valid: false, errors, warnings };
-  }
-  const verb = (head[1] as string).toUpperCase();
-  const table = unquote(head[2] as string);
+/** The issues found so far; the checks below push to it. */
+interface SqlIssues {
+  readonly errors: SpecIssue[];
+  readonly warnings: SpecIssue[];
+}
+
+function result(issues: SqlIssues): ValidationResult {
+  return { valid: issues.errors.length === 0, errors: issues.errors, warnings: issues.warnings };
+}
+
+/** The text between `PARTITIONED BY` and `CLUSTERED BY` (or the end), without a trailing `;`. */
+function partitionClause(
+  rest: string,
+  partitioned: RegExpExecArray,
+  clustered: RegExpExecArray | undefined,
+): string {
+  const from = partitioned.index + partitioned[0].length;
+  const to = clustered && clustered.index > partitioned.index ? clustered.index : rest.length;
+  return rest.slice(from, to).replace(/;\s*$/, "").trim();
+}
+
+/** The target's name and, for segops, the verb: INSERT is not idempotent. */
+function checkHead(verb: string, table: string, segops: boolean, issues: SqlIssues): void {
   const idProblem = druidIdProblem("dataSource", table);
-  if (idProblem) errors.push({ path: "query.table", message: idProblem });
+  if (idProblem) issues.errors.push({ path: "query.table", message: idProblem });
   if (verb === "INSERT" && segops) {
-    errors.push({
+    issues.errors.push({
       path: "query",
       message:
         "INSERT appends, so a rerun duplicates rows; segops needs REPLACE INTO … OVERWRITE WHERE for an idempotent partition",
     });
   }
-  const rest = sql.slice(head[0].length);
-  const masked = maskQuoted(rest);
+}
+
+/** Checks PARTITIONED BY (present, before CLUSTERED BY, a standard granularity); its granularity when readable. */
+function checkPartitionedBy(
+  verb: string,
+  rest: string,
+  masked: string,
+  issues: SqlIssues,
+): Granularity | undefined {
   const partitioned = lastMatch(masked, /\bPARTITIONED\s+BY\b/gi);
   const clustered = lastMatch(masked, /\bCLUSTERED\s+BY\b/gi);
-  let gran: Granularity | undefined;
   if (!partitioned) {
-    errors.push({
+    issues.errors.push({
       path: "query.partitionedBy",
       message: `Operation [${verb}] requires a PARTITIONED BY to be explicitly defined`,
     });
-  } else {
-    if (clustered && clustered.index < partitioned.index) {
-      // The grammar takes PARTITIONED BY, then CLUSTERED BY (DruidSqlValidator's message).
-      errors.push({
-        path: "query.clusteredBy",
-        message:
-          "CLUSTERED BY found before PARTITIONED BY, CLUSTERED BY must come after the PARTITIONED BY clause",
-      });
-    }
-    const from = partitioned.index + partitioned[0].length;
-    const to = clustered && clustered.index > partitioned.index ? clustered.index : rest.length;
-    const clause = rest.slice(from, to).replace(/;\s*$/, "").trim();
-    const read = partitionedBy(clause);
-    if (read === "unreadable") {
-      warnings.push({
-        path: "query.partitionedBy",
-        message: `cannot read PARTITIONED BY ${clause}; alignment of the window is not checked`,
-      });
-    } else if ("error" in read) {
-      errors.push({ path: "query.partitionedBy", message: read.error });
-    } else gran = read.granularity;
+    return undefined;
   }
-  if (verb !== "REPLACE") return { valid: errors.length === 0, errors, warnings };
+  if (clustered && clustered.index < partitioned.index) {
+    // The grammar takes PARTITIONED BY, then CLUSTERED BY (DruidSqlValidator's message).
+    issues.errors.push({
+      path: "query.clusteredBy",
+      message:
+        "CLUSTERED BY found before PARTITIONED BY, CLUSTERED BY must come after the PARTITIONED BY clause",
+    });
+  }
+  const clause = partitionClause(rest, partitioned, clustered);
+  const read = partitionedBy(clause);
+  if (read === "unreadable") {
+    issues.warnings.push({
+      path: "query.partitionedBy",
+      message: `cannot read PARTITIONED BY ${clause}; alignment of the window is not checked`,
+    });
+    return undefined;
+  }
+  if ("error" in read) {
+    issues.errors.push({ path: "query.partitionedBy", message: read.error });
+    return undefined;
+  }
+  return read.granularity;
+}
+
+/**
+ * The REPLACE's OVERWRITE clause: missing is Druid's error, ALL is segops' (a whole-datasource replace),
+ * a WHERE window must be readable, equal the partition and sit on PARTITIONED BY's buckets.
+ */
+function checkOverwrite(
+  rest: string,
+  masked: string,
+  gran: Granularity | undefined,
+  segops: boolean,
+  partition: Interval | undefined,
+  issues: SqlIssues,
+): void {
   const overwrite = /\bOVERWRITE\s+(ALL\b|WHERE\b)/i.exec(masked);
   if (!overwrite) {
-    errors.push({
+    issues.errors.push({
       path: "query.overwrite",
       message:
         "Missing time chunk information in OVERWRITE clause for REPLACE. Use OVERWRITE WHERE <__time based condition> or OVERWRITE ALL to overwrite the entire table.",
     });
-    return { valid: false, errors, warnings };
+    return;
   }
   if ((overwrite[1] as string).toUpperCase().startsWith("ALL")) {
     if (segops) {
-      errors.push({
+      issues.errors.push({
         path: "query.overwrite",
         message:
           "OVERWRITE ALL replaces the whole datasource; a partition needs OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'",
       });
     }
-    return { valid: errors.length === 0, errors, warnings };
+    return;
   }
   const condFrom = overwrite.index + overwrite[0].length;
   const after = /\b(SELECT|WITH)\b/i.exec(masked.slice(condFrom));
   const window = readWindow(rest.slice(condFrom, after ? condFrom + after.index : rest.length));
   if (typeof window === "string") {
-    if (segops) errors.push({ path: "query.overwrite", message: window });
+    if (segops) issues.errors.push({ path: "query.overwrite", message: window });
     else
-      warnings.push({
+      issues.warnings.push({
         path: "query.overwrite",
         message: `${window}; the window's alignment with PARTITIONED BY is not checked`,
       });
-    return { valid: errors.length === 0, errors, warnings };
+    return;
   }
-  if (options.partition && !sameInterval(window, options.partition)) {
-    errors.push({
+  checkWindow(window, gran, partition, issues);
+}
+
+/** The OVERWRITE window equals the partition (when given) and is aligned to PARTITIONED BY (when read). */
+function checkWindow(
+  window: Interval,
+  gran: Granularity | undefined,
+  partition: Interval | undefined,
+  issues: SqlIssues,
+): void {
+  if (partition && !sameInterval(window, partition)) {
+    issues.errors.push({
       path: "query.overwrite",
-      message: `the OVERWRITE window ${formatInterval(window)} must equal the partition interval ${formatInterval(options.partition)}`,
+      message: `the OVERWRITE window ${formatInterval(window)} must equal the partition interval ${formatInterval(partition)}`,
     });
   }
-  if (gran !== undefined) {
-    // DruidSqlParserUtils.validateQueryAndConvertToIntervals: both ends on PARTITIONED BY's buckets.
-    const aligned = gran.kind === "period" && isAligned(gran, window.start) && isAligned(gran, window.end);
-    if (!aligned) {
-      const name = granularityLabel(gran);
-      errors.push({
-        path: "query.overwrite",
-        message: `OVERWRITE WHERE clause identified interval [${formatInterval(window)}] which is not aligned with PARTITIONED BY granularity [${name}]`,
-      });
-    }
+  if (gran === undefined) return;
+  // DruidSqlParserUtils.validateQueryAndConvertToIntervals: both ends on PARTITIONED BY's buckets.
+  const aligned = gran.kind === "period" && isAligned(gran, window.start) && isAligned(gran, window.end);
+  if (!aligned) {
+    issues.errors.push({
+      path: "query.overwrite",
+      message: `OVERWRITE WHERE clause identified interval [${formatInterval(window)}] which is not aligned with PARTITIONED BY granularity [${granularityLabel(gran)}]`,
+    });
   }
-  return { valid: errors.length === 0, errors, warnings };
+}
+
+/**
+ * Checks a rendered MSQ query; issue paths are `query`, `query.table`, `query.overwrite`,
+ * `query.partitionedBy`, `query.clusteredBy`. Leading `SET` statements are skipped.
+ */
+export function validateSql(query: string, options: ValidateSqlOptions = {}): ValidationResult {
+  const issues: SqlIssues = { errors: [], warnings: [] };
+  const segops = (options.rules ?? "all") === "all";
+  const sql = statement(query);
+  const head = HEAD.exec(sql);
+  if (!head) {
+    issues.errors.push({
+      path: "query",
+      message: "expected REPLACE INTO <datasource> OVERWRITE WHERE … SELECT … PARTITIONED BY …",
+    });
+    return result(issues);
+  }
+  const verb = (head[1] as string).toUpperCase();
+  checkHead(verb, unquote(head[2] as string), segops, issues);
+  const rest = sql.slice(head[0].length);
+  const masked = maskQuoted(rest);
+  const gran = checkPartitionedBy(verb, rest, masked, issues);
+  if (verb === "REPLACE") checkOverwrite(rest, masked, gran, segops, options.partition, issues);
+  return result(issues);
 }
 
 const TERM = /^\s*\(?\s*"?__time"?\s*(>=|<)\s*TIMESTAMP\s*'([^']*)'\s*\)?\s*$/i;
