@@ -63,7 +63,7 @@ const HAND_BACK = (now: number): Transition => ({
 });
 
 /**
- * The claim → run → commit loop (driver-contract.md), as a small class with explicit states. Handler
+ * The claim → run → commit loop (docs/ledger-and-driver.md, "The driver"), as a small class with explicit states. Handler
  * errors are contained as retries; storage errors stop the driver and reject `done` with a `LedgerError`.
  */
 export class Driver {

@@ -32,7 +32,7 @@ export function ceilingOf(task: TaskRow, runner: Runner): number {
 }
 
 /**
- * Maps a handler's result to the transition to commit (driver-contract.md, signal table). Pure apart
+ * Maps a handler's result to the transition to commit (docs/ledger-and-driver.md, "Signals"). Pure apart
  * from calling the runner's own pure hooks (`backoff`, `isPoison`).
  */
 export function decide(result: RunResult, c: DecideContext): Transition {

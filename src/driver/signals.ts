@@ -1,5 +1,5 @@
 /**
- * What a handler throws to say how its step ended (driver-contract.md, "Signals"). Each signal carries
+ * What a handler throws to say how its step ended (docs/ledger-and-driver.md, "Signals"). Each signal carries
  * a `kind` discriminant and a global brand, so it is recognised even when it comes from another copy of
  * this module (two installed versions, a bundled plugin): `instanceof` alone would miss those.
  */

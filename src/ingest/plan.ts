@@ -28,7 +28,7 @@ import type { SourceVersion } from "./source.js";
 import { INGEST_KIND, type IngestPayload } from "./types.js";
 
 /**
- * Job planning (architecture doc, "Job identity"): everything that can be wrong with the input is found
+ * Job planning (architecture doc, "Terminology"): everything that can be wrong with the input is found
  * here, before the ledger is written or anything is submitted — every partition is rendered and validated.
  * The job id derives from the inputs, so the same command plans the same job and resumes it.
  */

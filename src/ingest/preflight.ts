@@ -6,7 +6,7 @@ import type { LiveData } from "../work/timeline.js";
 /**
  * The pre-flight of a replace (pure): before a partition's task may replace the live data of its
  * interval, Druid's own sampler reads the partition's input (any input source Druid can read, with
- * Druid's credentials: docs/druid-api.md, "The sampler") and segops judges what it yields. An input that
+ * Druid's credentials: docs/druid-api.md §2.12) and segops judges what it yields. An input that
  * provably yields no row inside the interval, over an interval that serves data now, is refused: a replace
  * would publish a tombstone over the live rows (Druid's `dropExisting`) or overshadow them with nothing.
  * Where the sample is not conclusive (cut at its row limit) the partition goes on and the data gates decide.

@@ -80,7 +80,7 @@ export interface TaskPlan {
   dataSource: string;
   priority: number;
   context: Record<string, unknown>;
-  /** Worker slots the task occupies while running (§ architecture "Admission control": k+1 in parallel mode). */
+  /** Worker slots the task occupies while running (architecture doc, "One ingestion, step by step": k+1 in parallel mode). */
   slots: number;
   /** Set for ingestion tasks (index, index_parallel). */
   ingest: IngestPlan | null;

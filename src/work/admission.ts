@@ -1,5 +1,5 @@
 /**
- * Admission control (architecture doc, "Admission control"): a backfill starts a new partition only while
+ * Admission control (architecture doc, "One ingestion, step by step"): a backfill starts a new partition only while
  * the worker slots its in-flight Druid tasks need fit in what the cluster has free, and under the user's cap.
  * Pure: the caller supplies a fresh `/workers` snapshot and its own in-flight list each tick.
  */

@@ -1,5 +1,5 @@
 /**
- * Why a Druid task FAILED, reduced to a class (architecture doc, "Poison and dead letters"): the same
+ * Why a Druid task FAILED, reduced to a class (architecture doc, "One ingestion, step by step"): the same
  * deterministic class failing `poisonAfter` times dead-letters the partition; transient classes (a lost
  * worker, a revoked lock, an OOM kill, an operator's shutdown) only consume retries. Pure.
  */

@@ -4,7 +4,7 @@ import { DEFAULTS } from "../core/defaults.js";
 import { type Batch, TickBatcher } from "./tick-batcher.js";
 
 /**
- * One status batcher per process (architecture doc, "Polling economics"): every in-flight Druid task asks
+ * One status batcher per process (docs/benchmarks.md, "Polling economics"): every in-flight Druid task asks
  * it for its status; the ids asked for during a tick go to Druid in one bulk call (the lookup chunks and
  * falls back to per-task GETs itself). Detection latency stays about one tick however many tasks are in
  * flight, and on 429/503/leader change the whole batcher backs off instead of every task hammering alone.

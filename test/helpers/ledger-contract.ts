@@ -22,7 +22,7 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => 
 }
 
 /**
- * The driver contract (driver-contract.md), run unchanged against every backend. Assertions read the
+ * The driver contract (docs/ledger-and-driver.md, "Ledger rules"), run unchanged against every backend. Assertions read the
  * committed row back from the store, never the caller's copy. Time is a ManualClock: no real sleeps.
  */
 export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): void {

@@ -8,7 +8,7 @@ import { validateSql } from "../../src/spec/msq.js";
 import { validateSpec } from "../../src/spec/validate.js";
 
 /**
- * Real specs from Apache Druid's repository (test/fixtures/druid-specs, origins in its SOURCES.md), validated
+ * Real specs from Apache Druid's repository (test/fixtures/druid-specs, origins in test/fixtures/druid-specs/SOURCES.md), validated
  * with Druid's rules only (`rules: "druid"`): segops' own partition rules (interval = partition, aligned to
  * segmentGranularity, REPLACE … OVERWRITE WHERE) would refuse specs Druid runs happily. Every spec Druid
  * accepts must be accepted; each Druid rule is then checked by mutating the corpus specs it applies to.
