@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import type { DruidClient } from "../druid/client.js";
@@ -9,12 +8,10 @@ import type { EventFeed, JobWaiters } from "./feed.js";
 import type { LoadHistory } from "./load-history.js";
 import type { ServiceMetrics } from "./metrics.js";
 import type { ReadyWorker } from "./readiness.js";
-import type { RouteSpec } from "./routes.js";
 
 /**
- * What the API's handlers are built from and what each one gets: the parts the service injects (ledger,
- * Druid client, feed, waiters, worker), and a route as the table holds it. Every resource's routes
- * (app.ts, dashboard-api.ts, segment-ops.ts) read them from here.
+ * What the API's handlers are built from: the parts the service injects (ledger, Druid client, feed,
+ * waiters, worker). Every resource's routes read them from here.
  */
 
 export interface ApiDeps {
@@ -63,17 +60,4 @@ export interface ApiDeps {
 export interface BlockedState {
   readonly since: number;
   readonly reason: string;
-}
-
-/** What a handler gets: the parsed parts of the request. */
-export interface Input {
-  c: Context;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
-
-export interface Route {
-  spec: RouteSpec;
-  handle(input: Input): Promise<Response> | Response;
 }

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import type { z } from "zod";
 
 /**
@@ -43,4 +44,32 @@ export interface RouteSpec {
 /** `/api/v1/jobs/{id}` → `/api/v1/jobs/:id` (hono's form). */
 export function honoPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+}
+
+type Parsed<T, Otherwise> = T extends z.ZodType ? z.output<T> : Otherwise;
+
+/** What a handler of `spec` gets: the request's parts, parsed by the spec's own schemas. */
+export interface RouteInput<Spec extends RouteSpec = RouteSpec> {
+  c: Context;
+  params: Parsed<Spec["params"], Record<string, never>>;
+  query: Parsed<Spec["query"], Record<string, never>>;
+  body: Parsed<Spec["body"], undefined>;
+}
+
+/** A route of the table: its spec and its handler (typed where it is defined, by `route`). */
+export interface Route {
+  readonly spec: RouteSpec;
+  handle(input: RouteInput): Promise<Response> | Response;
+}
+
+/**
+ * A route whose handler is typed from its spec's zod schemas: `params`, `query` and `body` arrive parsed
+ * by those same schemas (app.ts parses every request before it calls a handler), so the one cast from the
+ * typed handler to the table's is here, and no handler casts its input.
+ */
+export function route<const Spec extends RouteSpec>(
+  spec: Spec,
+  handle: (input: RouteInput<Spec>) => Promise<Response> | Response,
+): Route {
+  return { spec, handle: handle as unknown as Route["handle"] };
 }

@@ -17,8 +17,9 @@ import {
   planRollback,
   ROLLBACK_KIND,
 } from "../ops/index.js";
-import type { Input, Route } from "./deps.js";
+import { location } from "./http.js";
 import { ProblemError } from "./problems.js";
+import { type Route, route } from "./routes.js";
 import * as S from "./schemas.js";
 
 /**
@@ -125,70 +126,72 @@ const intervalOf = (text: string): Interval => field("interval", () => parseInte
 
 const periodMs = (text: string): number => field("olderThan", () => parsePeriodMs(text));
 
-async function planOf(d: SegmentOpDeps, kind: Planned["kind"], body: unknown): Promise<Planned> {
-  if (kind === COMPACT_KIND) {
-    const r = body as z.infer<typeof CompactionRequest>;
-    const band = { min: r.minSegmentMb ?? 300, max: r.maxSegmentMb ?? 700 };
-    if (band.min >= band.max)
-      throw new ProblemError(
-        "invalid-request",
-        `minSegmentMb (${band.min}) must be below maxSegmentMb (${band.max})`,
-        {
-          errors: [{ in: "body", path: "minSegmentMb", message: `must be below maxSegmentMb (${band.max})` }],
-        },
-      );
-    const maxRows = r.maxRowsPerSegment ?? 5_000_000;
-    const plan = planCompaction(
-      await inspectCompaction(d.client, {
-        datasource: r.datasource,
-        interval: intervalOf(r.interval),
-        all: r.all === true,
-        sizeBand: { minBytes: band.min * MB, maxBytes: band.max * MB, maxRows },
-        maxRowsPerSegment: maxRows,
-        cluster: d.cluster,
-      }),
+async function planCompactionOf(d: SegmentOpDeps, r: z.infer<typeof CompactionRequest>): Promise<Planned> {
+  const kind = COMPACT_KIND;
+  const band = { min: r.minSegmentMb ?? 300, max: r.maxSegmentMb ?? 700 };
+  if (band.min >= band.max)
+    throw new ProblemError(
+      "invalid-request",
+      `minSegmentMb (${band.min}) must be below maxSegmentMb (${band.max})`,
+      {
+        errors: [{ in: "body", path: "minSegmentMb", message: `must be below maxSegmentMb (${band.max})` }],
+      },
     );
-    return {
-      kind,
-      job: plan.job,
-      tasks: plan.tasks,
-      items: [
-        ...plan.chunks.map((c) => ({
-          interval: c.interval,
-          what: `compact ${c.inputs.length} segment(s), ${c.bytes} bytes (${c.reasons.join("; ") || "all"})`,
-        })),
-        ...plan.skipped.map((s) => ({
-          interval: s.interval,
-          what: `skipped: a running task holds a lock on ${s.lockedBy}`,
-        })),
-      ],
-    };
-  }
-  if (kind === ROLLBACK_KIND) {
-    const r = body as z.infer<typeof RollbackRequest>;
-    const target =
-      r.toVersion !== undefined
-        ? { version: r.toVersion }
-        : { before: new Date(field("before", () => parseInstant(r.before as string))).toISOString() };
-    const plan = planRollback(
-      await inspectRollback(d.client, {
-        datasource: r.datasource,
-        interval: intervalOf(r.interval),
-        target,
-        cluster: d.cluster,
-      }),
-    );
-    return {
-      kind,
-      job: plan.job,
-      tasks: plan.tasks,
-      items: plan.chunks.map((c) => ({
+  const maxRows = r.maxRowsPerSegment ?? 5_000_000;
+  const plan = planCompaction(
+    await inspectCompaction(d.client, {
+      datasource: r.datasource,
+      interval: intervalOf(r.interval),
+      all: r.all === true,
+      sizeBand: { minBytes: band.min * MB, maxBytes: band.max * MB, maxRows },
+      maxRowsPerSegment: maxRows,
+      cluster: d.cluster,
+    }),
+  );
+  return {
+    kind,
+    job: plan.job,
+    tasks: plan.tasks,
+    items: [
+      ...plan.chunks.map((c) => ({
         interval: c.interval,
-        what: `${c.newerVersions.length > 0 ? `mark ${c.newerVersions.join(", ")} unused, ` : ""}mark ${c.toVersion} used (${c.segmentIds.length} segment(s))`,
+        what: `compact ${c.inputs.length} segment(s), ${c.bytes} bytes (${c.reasons.join("; ") || "all"})`,
       })),
-    };
-  }
-  const r = body as z.infer<typeof KillRequest>;
+      ...plan.skipped.map((s) => ({
+        interval: s.interval,
+        what: `skipped: a running task holds a lock on ${s.lockedBy}`,
+      })),
+    ],
+  };
+}
+
+async function planRollbackOf(d: SegmentOpDeps, r: z.infer<typeof RollbackRequest>): Promise<Planned> {
+  const kind = ROLLBACK_KIND;
+  const target =
+    r.toVersion !== undefined
+      ? { version: r.toVersion }
+      : { before: new Date(field("before", () => parseInstant(r.before as string))).toISOString() };
+  const plan = planRollback(
+    await inspectRollback(d.client, {
+      datasource: r.datasource,
+      interval: intervalOf(r.interval),
+      target,
+      cluster: d.cluster,
+    }),
+  );
+  return {
+    kind,
+    job: plan.job,
+    tasks: plan.tasks,
+    items: plan.chunks.map((c) => ({
+      interval: c.interval,
+      what: `${c.newerVersions.length > 0 ? `mark ${c.newerVersions.join(", ")} unused, ` : ""}mark ${c.toVersion} used (${c.segmentIds.length} segment(s))`,
+    })),
+  };
+}
+
+async function planKillOf(d: SegmentOpDeps, r: z.infer<typeof KillRequest>): Promise<Planned> {
+  const kind = KILL_KIND;
   const plan = planKill(
     await inspectKill(
       d.client,
@@ -215,10 +218,16 @@ async function planOf(d: SegmentOpDeps, kind: Planned["kind"], body: unknown): P
   };
 }
 
-async function startOp(d: SegmentOpDeps, kind: Planned["kind"], input: Input): Promise<Response> {
-  const body = input.body as { datasource: string; dryRun?: boolean };
+/** A segment operation's request: plan it, answer the plan for a dry run, else create (or find) its job. */
+async function startOp(
+  d: SegmentOpDeps,
+  c: Context,
+  body: { datasource: string; dryRun?: boolean | undefined },
+  plan: () => Promise<Planned>,
+): Promise<Response> {
+  const planned = await plan();
+  const { kind } = planned;
   const dryRun = body.dryRun ?? kind === KILL_KIND;
-  const planned = await planOf(d, kind, body);
   const answer = (): SegmentOpPlan => ({
     kind,
     datasource: body.datasource,
@@ -227,18 +236,16 @@ async function startOp(d: SegmentOpDeps, kind: Planned["kind"], input: Input): P
     tasks: planned.tasks.length,
     items: planned.items,
   });
-  if (dryRun) return d.json(input.c, 200, answer());
+  if (dryRun) return d.json(c, 200, answer());
   // The same request still open (a retried POST, or one whose job has done part of its work, so that
   // planning it again gives other inputs): that job, not a second one.
   const open = await openJobOfRequest(d.store, kind, planned.job.options?.requestKey);
-  if (open) return d.json(input.c, 200, await d.jobView(open), location(open.id));
-  if (planned.tasks.length === 0) return d.json(input.c, 200, answer());
+  if (open) return d.json(c, 200, await d.jobView(open), location(open.id));
+  if (planned.tasks.length === 0) return d.json(c, 200, answer());
   const { job, created } = await d.store.createJob(planned.job, planned.tasks, "api");
   if (created) await d.started(job);
-  return d.json(input.c, created ? 201 : 200, await d.jobView(job), location(job.id));
+  return d.json(c, created ? 201 : 200, await d.jobView(job), location(job.id));
 }
-
-const location = (id: string) => ({ location: `/api/v1/jobs/${encodeURIComponent(id)}` });
 
 export function segmentOpRoutes(d: SegmentOpDeps): Route[] {
   const responses = (what: string) => ({
@@ -250,8 +257,8 @@ export function segmentOpRoutes(d: SegmentOpDeps): Route[] {
   });
   const problems = [400, 401, 413, 415, 503];
   return [
-    {
-      spec: {
+    route(
+      {
         method: "post",
         path: "/api/v1/compactions",
         operationId: "createCompaction",
@@ -263,10 +270,10 @@ export function segmentOpRoutes(d: SegmentOpDeps): Route[] {
         responses: responses("compaction"),
         problems,
       },
-      handle: (input) => startOp(d, COMPACT_KIND, input),
-    },
-    {
-      spec: {
+      ({ c, body }) => startOp(d, c, body, () => planCompactionOf(d, body)),
+    ),
+    route(
+      {
         method: "post",
         path: "/api/v1/rollbacks",
         operationId: "createRollback",
@@ -277,10 +284,10 @@ export function segmentOpRoutes(d: SegmentOpDeps): Route[] {
         responses: responses("rollback"),
         problems,
       },
-      handle: (input) => startOp(d, ROLLBACK_KIND, input),
-    },
-    {
-      spec: {
+      ({ c, body }) => startOp(d, c, body, () => planRollbackOf(d, body)),
+    ),
+    route(
+      {
         method: "post",
         path: "/api/v1/kills",
         operationId: "createKill",
@@ -291,7 +298,7 @@ export function segmentOpRoutes(d: SegmentOpDeps): Route[] {
         responses: responses("kill"),
         problems,
       },
-      handle: (input) => startOp(d, KILL_KIND, input),
-    },
+      ({ c, body }) => startOp(d, c, body, () => planKillOf(d, body)),
+    ),
   ];
 }
