@@ -11,13 +11,8 @@ export {
   judgeChunks,
   planCompaction,
 } from "./compact/plan.js";
-export {
-  type CompactionVerdict,
-  chunkTotals,
-  compactionVerdict,
-  compactTaskId,
-  sameData,
-} from "./compact/runner.js";
+export { type CompactionVerdict, chunkTotals, compactionVerdict, sameData } from "./compact/totals.js";
+export { compactTaskId } from "./compact/types.js";
 export { killKind } from "./kill/kind.js";
 export {
   inspectKill,

@@ -2,12 +2,8 @@ import type { KindOfWork, PartitionView } from "../../driver/kind.js";
 import type { TaskRow } from "../../ledger/types.js";
 import type { DruidServices } from "../../work/services.js";
 import { COMPACT_KIND, type CompactFacts, type CompactPayload, planCompaction } from "./plan.js";
-import {
-  type CompactProgress,
-  compactPayloadSchema,
-  compactProgressSchema,
-  compactRunner,
-} from "./runner.js";
+import { compactRunner } from "./runner.js";
+import { type CompactProgress, compactPayloadSchema, compactProgressSchema } from "./types.js";
 
 /** Compacting fragmented time chunks: one partition per chunk, one `compact` task per attempt. */
 export const compactKind: KindOfWork<DruidServices, CompactFacts> = {
