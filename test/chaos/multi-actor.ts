@@ -12,7 +12,8 @@
 // The plan of a run (what, when, where) is drawn from its seed; the interleaving of real processes is the
 // machine's. The checker (multi-actor-check.ts) then proves what each run must hold, and every surviving
 // host is shown to bring a fresh job to done alone. Runnable alone: `npm run chaos -- --multi --runs 6`.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -322,32 +323,17 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
     const sendBurst = (b: BurstPlan, body: Record<string, unknown>, fresh: boolean) =>
       alone(async () => {
         if (fresh && options.leaveOutKnownFailures) {
-          const opener = await fetch(`${(hosts[0] as Host).url}/api/v1/backfills`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(body),
-          });
-          answers.push({
-            burst: `${b.label} (opener)`,
-            isNew: false,
-            status: opener.status,
-            text: await opener.text(),
-          });
+          const opener = await postOnce(`${(hosts[0] as Host).url}/api/v1/backfills`, JSON.stringify(body));
+          answers.push({ burst: `${b.label} (opener)`, isNew: false, ...opener });
         }
         const sent = await Promise.all(
           b.sends.map(async (s) => {
             const host = hosts[s.host % hosts.length] as Host;
-            try {
-              const res = await fetch(`${host.url}/api/v1/backfills`, {
-                method: "POST",
-                headers: { "content-type": "application/json" },
-                body: JSON.stringify({ ...body, ...(s.isNew ? { new: true } : {}) }),
-              });
-              const text = await res.text();
-              return { burst: b.label, isNew: s.isNew, status: res.status, text };
-            } catch (error) {
-              return { burst: b.label, isNew: s.isNew, status: 0, text: String(error) };
-            }
+            const res = await postOnce(
+              `${host.url}/api/v1/backfills`,
+              JSON.stringify({ ...body, ...(s.isNew ? { new: true } : {}) }),
+            );
+            return { burst: b.label, isNew: s.isNew, ...res };
           }),
         );
         answers.push(...sent);
@@ -457,7 +443,7 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
         const r = await cli.done;
         results.push(r);
         // Stopped (SIGKILL, the ledger away: exit 4, a deadline: exit 3): the same command again.
-        if (r.signal === null && r.code !== 3 && r.code !== 4) break;
+        if (capped === null || (r.signal === null && r.code !== 3 && r.code !== 4)) break;
         if (op.shared) await until("PostgreSQL answers", () => pg.isReady(), { timeoutMs: 120_000 });
       }
       opRuns.push({ kind: op.kind, interval, ledger: opLedger, shared: op.shared, results });
@@ -582,6 +568,8 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
     await Promise.all([...hosts, ...retired].map((h) => h.run.done));
     await sim.close();
     await pg.destroy();
+    // Kept when something broke, for a look at the ledgers and the data.
+    if (violations.length === 0) rmSync(work, { recursive: true, force: true });
   }
 }
 
@@ -659,4 +647,29 @@ function leaveOutKnownFailures(plan: ReturnType<typeof drawPlan>, days: number):
     op.from = from;
     op.to = Math.max(to, from + 1);
   }
+}
+
+/**
+ * A POST on a connection of its own (no keep-alive): a request sent on an idle pooled connection just as
+ * the host closes it (a host resumed from SIGSTOP runs its overdue idle timers at once) would fail in the
+ * client before the host ever read it. Status 0: no answer (the error in `text`).
+ */
+function postOnce(url: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve) => {
+    const req = request(
+      url,
+      { method: "POST", agent: false, headers: { "content-type": "application/json", connection: "close" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => {
+          text += d;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", (error) => resolve({ status: 0, text: `answer cut: ${String(error)}` }));
+      },
+    );
+    req.on("error", (error) => resolve({ status: 0, text: `no answer: ${String(error)}` }));
+    req.end(body);
+  });
 }
