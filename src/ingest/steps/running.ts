@@ -34,96 +34,118 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     p.druidState === "RUNNING"
       ? await io.batcher.getEnded(taskId, a.call.signal)
       : await io.batcher.get(taskId, a.call.signal);
-  if (status.state === "UNKNOWN") {
-    // Druid forgot (or never stored) a task we submitted: submit the same id again (docs/druid-api.md,
-    // "Task status"). If Druid keeps answering "duplicate" for an id its status endpoint does not know,
-    // resubmitting cannot help: stop with the evidence instead of looping.
-    const forgotten = p.reattached ? (p.forgotten ?? 0) + 1 : 0;
-    if (forgotten >= FORGOTTEN_LIMIT) {
-      await a.save({ outcome: "forgotten", forgotten });
-      throw new TaskAbort(
-        `Druid answers "duplicate" to ${taskId} but its status endpoint does not know the task (${forgotten} times in a row): the Overlord's task storage disagrees with itself; check the Overlord (leader change, metadata store) before retrying`,
-      );
-    }
-    await a.save({ step: "submit", forgotten });
-    throw new TaskProgress(`Druid does not know ${taskId}; resubmitting`, 0);
-  }
+  if (status.state === "UNKNOWN") return resubmitForgotten(a, p);
   if (p.forgotten) await a.save({ forgotten: 0 });
   if (status.state === "RUNNING") {
     if (p.druidState === "RUNNING") return true;
     await a.save({ druidState: "RUNNING" });
     throw new TaskProgress(`Druid task ${taskId} RUNNING`, io.settings.tickMs);
   }
-  if (status.state === "FAILED") {
-    io.admission?.untrack(a.task.id);
-    let errorMsg = status.errorMsg;
-    let rowStats: IngestProgress["rowStats"] = null;
-    let parseErrors: string[] = [];
-    try {
-      const reports = await io.client.taskReports(taskId, a.call);
-      const report = reports?.ingestionStatsAndErrors?.payload;
-      errorMsg = report?.errorMsg ?? errorMsg;
-      rowStats = buildSegmentsStats(report?.rowStats);
-      parseErrors = firstParseErrors(report?.unparseableEvents);
-      // An MSQ controller reports counters, warnings and its fault in `multiStageQuery` (docs/druid-api.md §6).
-      const msq = msqEvidence(reports);
-      if (msq) {
-        errorMsg = errorMsg ?? msq.errorMsg;
-        rowStats = msq.rowStats;
-        parseErrors = msq.parseErrors;
-      }
-    } catch {
-      // The status's errorMsg is enough when the report is gone.
-    }
-    if (a.payload.kind === "sql" && !rowStats) {
-      // No MSQ report (gone, or not written): the statements API has the same counters and the fault.
-      const st = await statementEvidence(io.client, taskId, a.call);
-      if (st) {
-        errorMsg = errorMsg ?? st.errorMsg;
-        rowStats = st.rowStats;
-        parseErrors = st.parseErrors;
-      }
-    }
-    if (a.payload.kind !== "sql" && (!rowStats || isEmpty(rowStats))) {
-      // A parallel supervisor that failed reports "Failed in phase[…]" and zero counters (seen on Druid 33):
-      // the evidence is in its sub-tasks' reports.
-      const sub = await subTaskEvidence(a, io).catch(() => null);
-      if (sub) {
-        rowStats = sub.rowStats;
-        parseErrors = sub.parseErrors.length > 0 ? sub.parseErrors : parseErrors;
-        errorMsg = sub.errorMsg ? `${errorMsg ?? "FAILED"} (sub-task: ${sub.errorMsg})` : errorMsg;
-      }
-    }
-    const cls = classifyTaskFailure(errorMsg);
-    const failures = [
-      ...(p.failures ?? []),
-      { attempt: a.task.attempt, taskId, failureClass: cls.name, deterministic: cls.deterministic, errorMsg },
-    ];
-    await a.save({ failures, druidState: "FAILED", rowStats, parseErrors });
-    a.note("failed", `${taskId}: ${errorMsg ?? "no message"}`);
-    throw new AttemptFailed(`Druid task ${taskId} FAILED: ${errorMsg ?? "no message"}`, failures);
-  }
   io.admission?.untrack(a.task.id);
+  if (status.state === "FAILED") return recordFailed(a, io, p, status.errorMsg);
+  await recordSucceeded(a, io, p, status.duration);
+  return false;
+}
+
+/**
+ * Druid forgot (or never stored) a task we submitted: submit the same id again (docs/druid-api.md,
+ * "Task status"). If Druid keeps answering "duplicate" for an id its status endpoint does not know,
+ * resubmitting cannot help: stop with the evidence instead of looping.
+ */
+async function resubmitForgotten(a: Attempt, p: IngestProgress): Promise<never> {
+  const forgotten = p.reattached ? (p.forgotten ?? 0) + 1 : 0;
+  if (forgotten >= FORGOTTEN_LIMIT) {
+    await a.save({ outcome: "forgotten", forgotten });
+    throw new TaskAbort(
+      `Druid answers "duplicate" to ${a.taskId} but its status endpoint does not know the task (${forgotten} times in a row): the Overlord's task storage disagrees with itself; check the Overlord (leader change, metadata store) before retrying`,
+    );
+  }
+  await a.save({ step: "submit", forgotten });
+  throw new TaskProgress(`Druid does not know ${a.taskId}; resubmitting`, 0);
+}
+
+/** What a task's reports say about how it went: its counters, first parse errors and error message. */
+interface Evidence {
+  errorMsg: string | null;
+  rowStats: IngestProgress["rowStats"];
+  parseErrors: string[];
+}
+
+/** FAILED: a new attempt, recorded with Druid's errorMsg, its failure class and the row counters. */
+async function recordFailed(
+  a: Attempt,
+  io: StepIO,
+  p: IngestProgress,
+  statusError: string | null,
+): Promise<never> {
+  const { taskId } = a;
+  const { errorMsg, rowStats, parseErrors } = await failureEvidence(a, io, statusError);
+  const cls = classifyTaskFailure(errorMsg);
+  const failures = [
+    ...(p.failures ?? []),
+    { attempt: a.task.attempt, taskId, failureClass: cls.name, deterministic: cls.deterministic, errorMsg },
+  ];
+  await a.save({ failures, druidState: "FAILED", rowStats, parseErrors });
+  a.note("failed", `${taskId}: ${errorMsg ?? "no message"}`);
+  throw new AttemptFailed(`Druid task ${taskId} FAILED: ${errorMsg ?? "no message"}`, failures);
+}
+
+/**
+ * A failed task's evidence, from wherever it is kept: its report (an MSQ controller's in
+ * `multiStageQuery`), the statements API for SQL, or a parallel supervisor's sub-tasks.
+ */
+async function failureEvidence(a: Attempt, io: StepIO, statusError: string | null): Promise<Evidence> {
+  const { taskId } = a;
+  let errorMsg = statusError;
+  let rowStats: IngestProgress["rowStats"] = null;
+  let parseErrors: string[] = [];
+  try {
+    const reports = await io.client.taskReports(taskId, a.call);
+    const report = reports?.ingestionStatsAndErrors?.payload;
+    errorMsg = report?.errorMsg ?? errorMsg;
+    rowStats = buildSegmentsStats(report?.rowStats);
+    parseErrors = firstParseErrors(report?.unparseableEvents);
+    // An MSQ controller reports counters, warnings and its fault in `multiStageQuery` (docs/druid-api.md §6).
+    const msq = msqEvidence(reports);
+    if (msq) {
+      errorMsg = errorMsg ?? msq.errorMsg;
+      rowStats = msq.rowStats;
+      parseErrors = msq.parseErrors;
+    }
+  } catch {
+    // The status's errorMsg is enough when the report is gone.
+  }
+  if (a.payload.kind === "sql" && !rowStats) {
+    // No MSQ report (gone, or not written): the statements API has the same counters and the fault.
+    const st = await statementEvidence(io.client, taskId, a.call);
+    if (st) {
+      errorMsg = errorMsg ?? st.errorMsg;
+      rowStats = st.rowStats;
+      parseErrors = st.parseErrors;
+    }
+  }
+  if (a.payload.kind !== "sql" && (!rowStats || isEmpty(rowStats))) {
+    // A parallel supervisor that failed reports "Failed in phase[…]" and zero counters (seen on Druid 33):
+    // the evidence is in its sub-tasks' reports.
+    const sub = await subTaskEvidence(a, io).catch(() => null);
+    if (sub) {
+      rowStats = sub.rowStats;
+      parseErrors = sub.parseErrors.length > 0 ? sub.parseErrors : parseErrors;
+      errorMsg = sub.errorMsg ? `${errorMsg ?? "FAILED"} (sub-task: ${sub.errorMsg})` : errorMsg;
+    }
+  }
+  return { errorMsg, rowStats, parseErrors };
+}
+
+/**
+ * SUCCESS: the data gates decide on Druid's counters; passing, the partition moves to the handoff step.
+ * A failing replace is undone, any other failing attempt fails (throws).
+ */
+async function recordSucceeded(a: Attempt, io: StepIO, p: IngestProgress, duration: number): Promise<void> {
+  const { taskId } = a;
   a.note("succeeded", taskId);
-  const [reports, plus] = await Promise.all([
-    io.client.taskReports(taskId, a.call).catch(() => null),
-    io.client.taskStatus(taskId, a.call).catch(() => null),
-  ]);
-  const msq =
-    msqEvidence(reports) ??
-    (a.payload.kind === "sql" ? await statementEvidence(io.client, taskId, a.call) : null);
-  const rowStats = msq
-    ? msq.rowStats
-    : buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
-  const parseErrors = msq
-    ? msq.parseErrors
-    : firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
-  const gate =
-    (rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null) ??
-    emptiedLiveData(a, rowStats) ??
-    (a.payload.mode === "replace"
-      ? checkRowDrop(rowsIngestedOf(rowStats), p.liveBefore?.rows ?? null, a.payload.gates?.maxRowDrop)
-      : null);
+  const { rowStats, parseErrors, createdTime } = await successEvidence(a, io);
+  const gate = gateFailure(a, p, rowStats, parseErrors);
   if (gate && a.payload.mode === "replace" && p.baselineTrusted !== false) {
     // Druid published a replace that fails the gates: it is undone (steps/undo.ts), the interval back to
     // what it served before, and the partition ends rolled back. The failure is recorded when the undo
@@ -133,13 +155,13 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
       undo: { reason: gate, phase: "unmark" },
       succeededAt: io.clock.now(),
       druidState: "SUCCESS",
-      druidDurationMs: status.duration,
-      druidCreatedTime: plus?.status?.createdTime ?? null,
+      druidDurationMs: duration,
+      druidCreatedTime: createdTime,
       rowStats,
       parseErrors,
     });
     a.note("failed", `${taskId}: ${gate}; undoing the replace`);
-    return false;
+    return;
   }
   if (gate) {
     // SUCCESS on bad data is a failed attempt, and a deterministic one: the poison rule applies.
@@ -157,13 +179,50 @@ async function pollOnce(a: Attempt, io: StepIO): Promise<boolean> {
     succeededAt: now,
     handoffSince: now,
     handoffTimedOut: false,
-    druidDurationMs: status.duration,
+    druidDurationMs: duration,
     druidState: "SUCCESS",
-    druidCreatedTime: plus?.status?.createdTime ?? null,
+    druidCreatedTime: createdTime,
     rowStats,
     parseErrors,
   });
-  return false;
+}
+
+/** A succeeded task's counters and first parse errors (MSQ's or the classic report's) and its created time. */
+async function successEvidence(
+  a: Attempt,
+  io: StepIO,
+): Promise<Omit<Evidence, "errorMsg"> & { createdTime: string | null }> {
+  const { taskId } = a;
+  const [reports, plus] = await Promise.all([
+    io.client.taskReports(taskId, a.call).catch(() => null),
+    io.client.taskStatus(taskId, a.call).catch(() => null),
+  ]);
+  const msq =
+    msqEvidence(reports) ??
+    (a.payload.kind === "sql" ? await statementEvidence(io.client, taskId, a.call) : null);
+  const rowStats = msq
+    ? msq.rowStats
+    : buildSegmentsStats(reports?.ingestionStatsAndErrors?.payload.rowStats);
+  const parseErrors = msq
+    ? msq.parseErrors
+    : firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
+  return { rowStats, parseErrors, createdTime: plus?.status?.createdTime ?? null };
+}
+
+/** The first data gate a succeeded task fails (its counters, an emptied interval, a row drop), or null. */
+function gateFailure(
+  a: Attempt,
+  p: IngestProgress,
+  rowStats: IngestProgress["rowStats"],
+  parseErrors: string[],
+): string | null {
+  return (
+    (rowStats ? checkDataGates(rowStats, a.payload.gates ?? DEFAULT_GATES, parseErrors) : null) ??
+    emptiedLiveData(a, rowStats) ??
+    (a.payload.mode === "replace"
+      ? checkRowDrop(rowsIngestedOf(rowStats), p.liveBefore?.rows ?? null, a.payload.gates?.maxRowDrop)
+      : null)
+  );
 }
 
 /**
