@@ -1,6 +1,6 @@
 import { backoffDelay } from "../core/backoff.js";
 import { DEFAULTS } from "../core/defaults.js";
-import { parseInterval } from "../core/interval.js";
+import { type Interval, parseInterval } from "../core/interval.js";
 import { deriveTaskId } from "../core/task-id.js";
 import { decodedForHandler, type KindEncoding } from "../driver/kind.js";
 import type { Runner, TaskContext } from "../driver/runner.js";
@@ -66,81 +66,19 @@ export function attemptOver(p: IngestProgress): boolean {
 
 export function ingestRunner(options: IngestRunnerOptions): Runner {
   const tickMs = options.tickMs ?? DEFAULTS.tickMs;
-  const handoffTimeoutMs = options.handoffTimeoutMs ?? DEFAULTS.handoffTimeoutMs;
   const poisonAfter = options.poisonAfter ?? DEFAULTS.poisonAfter;
-  const { client, clock, batcher, handoff } = options;
-
-  const io: StepIO = {
-    client,
-    clock,
-    batcher,
-    handoff,
-    admission: options.admission,
-    preflight: options.preflight === false ? undefined : { unavailable: null },
-    settings: { tickMs, handoffTimeoutMs, sizeBand: options.sizeBand ?? DEFAULT_SIZE_BAND },
-  };
-  // The task list keyed by step (graphile-worker style): each step is one function over injected I/O.
-  const steps: ReadonlyArray<readonly [IngestStep, Step]> = [
-    [
-      "submit",
-      options.submit ?? ((a, stepIo) => (a.payload.kind === "sql" ? submitMsq : submitNative)(a, stepIo)),
-    ],
-    ["running", awaitTerminal],
-    ["handoff", awaitHandoff],
-    ["audit", auditPartition],
-    ["undo", undoReplace],
-  ];
+  const io = stepIo(options, tickMs);
+  const steps = stepTable(options);
 
   async function handler(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = payloadOf(task);
     const interval = parseInterval(payload.interval);
-    let p = progressOf(task);
-    const derived = deriveTaskId({
-      spec: payload.spec,
-      interval,
-      specVersion: payload.specVersion,
-      attempt: task.attempt,
-      prefix: payload.idPrefix,
-      datasource: payload.datasource,
-      ...(payload.kind === "sql" ? { volatilePaths: SQL_VOLATILE_PATHS } : {}),
-      ...(payload.source ? { sourceVersion: payload.source.version } : {}),
-      ...(payload.idScheme === 2 ? { terms: { gates: (payload.gates ?? null) as never } } : {}),
-    });
-    // An MSQ controller is named `query-<sqlQueryId>` (MSQTasks.controllerTaskId, docs/specs.md "id").
-    const taskId = payload.kind === "sql" ? `query-${derived}` : derived;
-    if (p.outcome === "rolled-back") {
-      // Sent back as it was (a retry): the same input under the same gates would be published over the
-      // good data and undone again. Changed input is planned anew (with a fresh progress) instead.
-      throw new TaskAbort(
-        `not run again: this partition's replace was rolled back, and the same input under the same gates would fail the same way (${p.undo?.reason ?? "its data gate"}); fix the input and rerun the job's command (changed input is new work)`,
-      );
-    }
-    if (p.failures?.some((f) => f.taskId === taskId)) {
-      // This attempt's id already FAILED in Druid (e.g. a dead letter sent back by `dlq retry`): Druid
-      // would reject it as a duplicate forever, so move to a fresh attempt.
-      throw new TaskRetry(`attempt ${task.attempt} already failed; starting a new attempt`, {
-        newAttempt: true,
-      });
-    }
-    const attempt: Attempt = {
-      task,
-      payload,
-      interval,
-      taskId,
-      call: { signal: ctx.signal },
-      progress: () => p,
-      // A refused checkpoint means the task was canceled or taken over: stop by throwing, never by
-      // returning — a return is "done", and the driver may still commit a terminal outcome on a canceled row.
-      save: async (patch) => {
-        const row = await ctx.checkpoint(patch as unknown as JsonObject);
-        if (!row)
-          throw ctx.signal.reason ?? new Error("checkpoint refused: the task was canceled or taken over");
-        p = progressOf(row);
-      },
-      note: (step, detail) => options.onStep?.(task, step, detail),
-    };
+    const progress = progressOf(task);
+    const taskId = attemptTaskId(payload, interval, task.attempt);
+    refuseSpentAttempt(progress, taskId, task.attempt);
+    const attempt = checkpointedAttempt({ task, ctx, payload, interval, taskId, progress }, options);
     await prepareAttempt(attempt, io);
-    for (const [name, step] of steps) if (p.step === name) await step(attempt, io);
+    for (const [name, step] of steps) if (attempt.progress().step === name) await step(attempt, io);
   }
 
   return {
@@ -153,19 +91,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       const baseMs = options.retryBaseMs ?? tickMs * DEFAULTS.retryBaseTicks;
       return backoffDelay(retry - 1, { baseMs, capMs: baseMs * 60 });
     },
-    // Only partitions not yet submitted wait for admission; anything already at Druid must be watched.
-    // A pre-filter over up to 100 due rows per cycle, on the claim path: read the fields it needs without
-    // validating the rows (the handler decodes and checks them before anything is submitted).
-    isEligible: (task) => {
-      const p = task.progress as IngestProgress;
-      // An attempt with a recorded id may already be at Druid: watch it (or reattach) without waiting.
-      if (p.taskId && !attemptOver(p)) return true;
-      const slots = typeof task.payload.slots === "number" ? task.payload.slots : 1;
-      const cap = options.jobSettings?.(task.jobId)?.maxConcurrency;
-      return options.admission
-        ? options.admission.admit(task.id, slots, cap !== undefined ? { id: task.jobId, cap } : undefined)
-        : true;
-    },
+    isEligible: (task) => admitted(options, task),
     isPoison: (task, error) =>
       error instanceof AttemptFailed &&
       isPoisoned(error.failures, options.jobSettings?.(task.jobId)?.poisonAfter ?? poisonAfter),
@@ -178,4 +104,120 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     abandon: (taskId) => options.admission?.untrack(taskId),
     onCycle: () => options.admission?.refresh(),
   };
+}
+
+/** The I/O every step gets, shared by all the handler's runs. */
+function stepIo(options: IngestRunnerOptions, tickMs: number): StepIO {
+  const { client, clock, batcher, handoff } = options;
+  return {
+    client,
+    clock,
+    batcher,
+    handoff,
+    admission: options.admission,
+    preflight: options.preflight === false ? undefined : { unavailable: null },
+    settings: {
+      tickMs,
+      handoffTimeoutMs: options.handoffTimeoutMs ?? DEFAULTS.handoffTimeoutMs,
+      sizeBand: options.sizeBand ?? DEFAULT_SIZE_BAND,
+    },
+  };
+}
+
+/** The task list keyed by step (graphile-worker style): each step is one function over injected I/O. */
+function stepTable(options: IngestRunnerOptions): ReadonlyArray<readonly [IngestStep, Step]> {
+  return [
+    [
+      "submit",
+      options.submit ?? ((a, stepIo) => (a.payload.kind === "sql" ? submitMsq : submitNative)(a, stepIo)),
+    ],
+    ["running", awaitTerminal],
+    ["handoff", awaitHandoff],
+    ["audit", auditPartition],
+    ["undo", undoReplace],
+  ];
+}
+
+/** The Druid task id of an attempt, derived from what it ingests (so a resubmit is a duplicate). */
+function attemptTaskId(payload: IngestPayload, interval: Interval, attempt: number): string {
+  const derived = deriveTaskId({
+    spec: payload.spec,
+    interval,
+    specVersion: payload.specVersion,
+    attempt,
+    prefix: payload.idPrefix,
+    datasource: payload.datasource,
+    ...(payload.kind === "sql" ? { volatilePaths: SQL_VOLATILE_PATHS } : {}),
+    ...(payload.source ? { sourceVersion: payload.source.version } : {}),
+    ...(payload.idScheme === 2 ? { terms: { gates: (payload.gates ?? null) as never } } : {}),
+  });
+  // An MSQ controller is named `query-<sqlQueryId>` (MSQTasks.controllerTaskId, docs/specs.md "id").
+  return payload.kind === "sql" ? `query-${derived}` : derived;
+}
+
+/** Throws when this attempt must not run: its replace was rolled back, or its id already failed in Druid. */
+function refuseSpentAttempt(p: IngestProgress, taskId: string, attempt: number): void {
+  if (p.outcome === "rolled-back") {
+    // Sent back as it was (a retry): the same input under the same gates would be published over the
+    // good data and undone again. Changed input is planned anew (with a fresh progress) instead.
+    throw new TaskAbort(
+      `not run again: this partition's replace was rolled back, and the same input under the same gates would fail the same way (${p.undo?.reason ?? "its data gate"}); fix the input and rerun the job's command (changed input is new work)`,
+    );
+  }
+  if (p.failures?.some((f) => f.taskId === taskId)) {
+    // This attempt's id already FAILED in Druid (e.g. a dead letter sent back by `dlq retry`): Druid
+    // would reject it as a duplicate forever, so move to a fresh attempt.
+    throw new TaskRetry(`attempt ${attempt} already failed; starting a new attempt`, {
+      newAttempt: true,
+    });
+  }
+}
+
+/** An attempt whose progress is the ledger row's, updated by each checkpoint it saves. */
+function checkpointedAttempt(
+  at: {
+    task: TaskRow;
+    ctx: TaskContext;
+    payload: IngestPayload;
+    interval: Interval;
+    taskId: string;
+    progress: IngestProgress;
+  },
+  options: Pick<IngestRunnerOptions, "onStep">,
+): Attempt {
+  const { task, ctx } = at;
+  let p = at.progress;
+  return {
+    task,
+    payload: at.payload,
+    interval: at.interval,
+    taskId: at.taskId,
+    call: { signal: ctx.signal },
+    progress: () => p,
+    // A refused checkpoint means the task was canceled or taken over: stop by throwing, never by
+    // returning — a return is "done", and the driver may still commit a terminal outcome on a canceled row.
+    save: async (patch) => {
+      const row = await ctx.checkpoint(patch as unknown as JsonObject);
+      if (!row)
+        throw ctx.signal.reason ?? new Error("checkpoint refused: the task was canceled or taken over");
+      p = progressOf(row);
+    },
+    note: (step, detail) => options.onStep?.(task, step, detail),
+  };
+}
+
+/**
+ * Only partitions not yet submitted wait for admission; anything already at Druid must be watched.
+ * A pre-filter over up to 100 due rows per cycle, on the claim path: read the fields it needs without
+ * validating the rows (the handler decodes and checks them before anything is submitted).
+ */
+function admitted(options: IngestRunnerOptions, task: TaskRow): boolean {
+  const p = task.progress as IngestProgress;
+  // An attempt with a recorded id may already be at Druid: watch it (or reattach) without waiting.
+  if (p.taskId && !attemptOver(p)) return true;
+  const slots = typeof task.payload.slots === "number" ? task.payload.slots : 1;
+  const cap = options.jobSettings?.(task.jobId)?.maxConcurrency;
+  return options.admission
+    ? options.admission.admit(task.id, slots, cap !== undefined ? { id: task.jobId, cap } : undefined)
+    : true;
 }
