@@ -281,114 +281,154 @@ export function describeGap(gap: Gap, options: { inJob?: boolean } = {}): string
 }
 
 export function auditTimeline(input: AuditInput): AuditReport {
-  const band = input.sizeBand ?? DEFAULT_SIZE_BAND;
-  const expect = input.expect ?? {};
   const pieces = liveTimeline(input.segments, input.interval);
   const violations: Violation[] = [];
   const chunks: ChunkAudit[] = [];
   const liveById = new Map<string, TimelineSegment>();
-
   for (const window of chunkWindows(input, pieces)) {
-    const name = formatInterval(window);
-    const inChunk = pieces.filter((p) => p.start < window.end && window.start < p.end);
-    const versions = [
-      ...new Set(inChunk.map((p) => p.liveVersion).filter((v): v is string => v !== null)),
-    ].sort();
-    const live = [...new Map(inChunk.flatMap((p) => p.live).map((s) => [s.id, s])).values()];
-    for (const s of live) liveById.set(s.id, s);
-    const notes: string[] = [];
-    const core = live.filter((s) => s.partitionNum < s.corePartitions);
-    const appended = live.filter((s) => s.partitionNum >= s.corePartitions);
+    const audit = auditChunk(input, pieces, window);
+    for (const s of audit.live) liveById.set(s.id, s);
+    violations.push(...audit.violations);
+    chunks.push(audit.chunk);
+  }
+  const missing = missingVersion(input, pieces);
+  if (missing) violations.push(missing);
+  const within = input.gapsWithin ? intersection(input.gapsWithin, input.interval) : input.interval;
+  return {
+    datasource: input.datasource,
+    interval: formatInterval(input.interval),
+    ok: violations.length === 0,
+    chunks,
+    violations,
+    compactionCandidates: compactionCandidates(liveById.values(), input.sizeBand ?? DEFAULT_SIZE_BAND),
+    totals: totals(chunks, liveById.size),
+    gaps: within ? findGaps(pieces, within, input.granularity) : [],
+  };
+}
 
-    if (versions.length > 1) {
-      violations.push({
-        chunk: name,
-        kind: "mixed-versions",
-        message: `${versions.length} live versions in one time chunk (${versions.join(", ")}): it is partly overshadowed`,
-      });
-    }
-    if (expect.version && expect.mode !== "append") {
-      const oursHere = input.segments.some(
-        (s) => s.version === expect.version && s.start < window.end && window.start < s.end,
+/** One time chunk: its live segments, what is wrong there and what is worth saying. */
+function auditChunk(
+  input: AuditInput,
+  pieces: readonly TimelinePiece[],
+  window: Interval,
+): { chunk: ChunkAudit; violations: Violation[]; live: TimelineSegment[] } {
+  const name = formatInterval(window);
+  const inChunk = pieces.filter((p) => p.start < window.end && window.start < p.end);
+  const versions = [
+    ...new Set(inChunk.map((p) => p.liveVersion).filter((v): v is string => v !== null)),
+  ].sort();
+  const live = [...new Map(inChunk.flatMap((p) => p.live).map((s) => [s.id, s])).values()];
+  const appended = live.filter((s) => s.partitionNum >= s.corePartitions);
+  const violations: Violation[] = [];
+  const notes: string[] = [];
+  const chunkIssue = (kind: ViolationKind, message: string) =>
+    violations.push({ chunk: name, kind, message });
+
+  if (versions.length > 1) {
+    chunkIssue(
+      "mixed-versions",
+      `${versions.length} live versions in one time chunk (${versions.join(", ")}): it is partly overshadowed`,
+    );
+  }
+  const ownership = versionOwnership(input, window, inChunk, versions);
+  if (ownership?.kind === "not-ours") chunkIssue("not-ours", ownership.message);
+  else if (ownership) notes.push(ownership.message);
+  const unserved = live.filter((s) => !s.served && !s.tombstone);
+  if (unserved.length > 0) {
+    chunkIssue(
+      "not-served",
+      `${unserved.length} live segment(s) not served: ${unserved.map((s) => s.id).join(", ")}`,
+    );
+  }
+  for (const message of duplicateAppends(live)) chunkIssue("duplicate-append", message);
+  const rows = sumRows(live.filter((s) => !s.tombstone));
+  const expectedRows = input.expect?.rowsPerChunk?.[name];
+  if (expectedRows !== undefined && rows !== null && rows !== expectedRows)
+    chunkIssue("rows-mismatch", `live rows ${rows} differ from the expected ${expectedRows}`);
+  if (appended.length > 0)
+    notes.push(`${appended.length} appended partition(s) on version ${appended[0]?.version}`);
+  const chunk: ChunkAudit = {
+    interval: name,
+    liveVersions: versions,
+    segments: live.length,
+    rows,
+    bytes: live.reduce((sum, s) => sum + (s.tombstone ? 0 : s.sizeBytes), 0),
+    tombstone: live.length > 0 && live.every((s) => s.tombstone),
+    appendedPartitions: appended.length,
+    notes,
+  };
+  return { chunk, violations, live };
+}
+
+/**
+ * For a replace with a known version: a violation when another version is live where ours has segments,
+ * else a note when ours has none here (older data kept, or none at all); null when there is nothing to say.
+ */
+function versionOwnership(
+  input: AuditInput,
+  window: Interval,
+  inChunk: readonly TimelinePiece[],
+  versions: readonly string[],
+): { kind: "not-ours" | "note"; message: string } | null {
+  const expect = input.expect ?? {};
+  if (!expect.version || expect.mode === "append") return null;
+  const oursHere = input.segments.some(
+    (s) => s.version === expect.version && s.start < window.end && window.start < s.end,
+  );
+  const foreign = versions.filter((v) => v !== expect.version);
+  if (oursHere && foreign.length > 0)
+    return {
+      kind: "not-ours",
+      message: `live version ${foreign.join(", ")} is not ours (${expect.version})`,
+    };
+  if (!oursHere && versions.length > 0) {
+    return {
+      kind: "note",
+      message: `no new rows here; older version ${versions.join(", ")} kept (replace without dropExisting)`,
+    };
+  }
+  if (!oursHere && versions.length === 0 && inChunk.some((p) => p.liveVersion === null))
+    return { kind: "note", message: "no data in this chunk" };
+  return null;
+}
+
+/** Appending identical data twice leaves partition sets with identical row counts and sizes. */
+function duplicateAppends(live: readonly TimelineSegment[]): string[] {
+  const core = live.filter((s) => s.partitionNum < s.corePartitions);
+  const appended = live.filter((s) => s.partitionNum >= s.corePartitions);
+  const messages: string[] = [];
+  const seen = new Map<string, string>();
+  for (const s of [...core, ...appended]) {
+    if (s.tombstone || s.numRows === null) continue;
+    const fingerprint = `${s.start}/${s.end}/${s.numRows}/${s.sizeBytes}`;
+    const twin = seen.get(fingerprint);
+    if (twin && s.partitionNum >= s.corePartitions) {
+      messages.push(
+        `appended segment ${s.id} duplicates ${twin} (${s.numRows} rows, ${s.sizeBytes} bytes): rows are counted twice`,
       );
-      const foreign = versions.filter((v) => v !== expect.version);
-      if (oursHere && foreign.length > 0) {
-        violations.push({
-          chunk: name,
-          kind: "not-ours",
-          message: `live version ${foreign.join(", ")} is not ours (${expect.version})`,
-        });
-      } else if (!oursHere && versions.length > 0) {
-        notes.push(
-          `no new rows here; older version ${versions.join(", ")} kept (replace without dropExisting)`,
-        );
-      } else if (!oursHere && versions.length === 0 && inChunk.some((p) => p.liveVersion === null)) {
-        notes.push("no data in this chunk");
-      }
     }
-    const unserved = live.filter((s) => !s.served && !s.tombstone);
-    if (unserved.length > 0) {
-      violations.push({
-        chunk: name,
-        kind: "not-served",
-        message: `${unserved.length} live segment(s) not served: ${unserved.map((s) => s.id).join(", ")}`,
-      });
-    }
-    // Appending identical data twice leaves partition sets with identical row counts and sizes.
-    const seen = new Map<string, string>();
-    for (const s of [...core, ...appended]) {
-      if (s.tombstone || s.numRows === null) continue;
-      const fingerprint = `${s.start}/${s.end}/${s.numRows}/${s.sizeBytes}`;
-      const twin = seen.get(fingerprint);
-      if (twin && s.partitionNum >= s.corePartitions) {
-        violations.push({
-          chunk: name,
-          kind: "duplicate-append",
-          message: `appended segment ${s.id} duplicates ${twin} (${s.numRows} rows, ${s.sizeBytes} bytes): rows are counted twice`,
-        });
-      }
-      seen.set(fingerprint, s.id);
-    }
-    const rows = sumRows(live.filter((s) => !s.tombstone));
-    const expectedRows = expect.rowsPerChunk?.[name];
-    if (expectedRows !== undefined && rows !== null && rows !== expectedRows) {
-      violations.push({
-        chunk: name,
-        kind: "rows-mismatch",
-        message: `live rows ${rows} differ from the expected ${expectedRows}`,
-      });
-    }
-    if (appended.length > 0)
-      notes.push(`${appended.length} appended partition(s) on version ${appended[0]?.version}`);
-    chunks.push({
-      interval: name,
-      liveVersions: versions,
-      segments: live.length,
-      rows,
-      bytes: live.reduce((sum, s) => sum + (s.tombstone ? 0 : s.sizeBytes), 0),
-      tombstone: live.length > 0 && live.every((s) => s.tombstone),
-      appendedPartitions: appended.length,
-      notes,
-    });
+    seen.set(fingerprint, s.id);
   }
+  return messages;
+}
 
-  if (
-    expect.version &&
-    expect.mode !== "append" &&
-    !input.segments.some((s) => s.version === expect.version)
-  ) {
-    const anyLive = pieces.some((p) => p.liveVersion !== null);
-    if (anyLive) {
-      violations.push({
-        chunk: formatInterval(input.interval),
-        kind: "missing-version",
-        message: `no segment of our version ${expect.version} is in the metadata store`,
-      });
-    }
-  }
+/** A replace's version that is nowhere in the metadata store while data is live: someone else's won. */
+function missingVersion(input: AuditInput, pieces: readonly TimelinePiece[]): Violation | null {
+  const expect = input.expect ?? {};
+  if (!expect.version || expect.mode === "append" || input.segments.some((s) => s.version === expect.version))
+    return null;
+  if (!pieces.some((p) => p.liveVersion !== null)) return null;
+  return {
+    chunk: formatInterval(input.interval),
+    kind: "missing-version",
+    message: `no segment of our version ${expect.version} is in the metadata store`,
+  };
+}
 
-  const compactionCandidates: CompactionCandidate[] = [];
-  for (const s of liveById.values()) {
+/** Live segments outside the healthy size band: too many rows, too large or too small. */
+function compactionCandidates(live: Iterable<TimelineSegment>, band: SizeBand): CompactionCandidate[] {
+  const out: CompactionCandidate[] = [];
+  for (const s of live) {
     if (s.tombstone) continue;
     const reason =
       s.numRows !== null && s.numRows > band.maxRows
@@ -398,23 +438,17 @@ export function auditTimeline(input: AuditInput): AuditReport {
           : s.sizeBytes < band.minBytes
             ? "small"
             : null;
-    if (reason) compactionCandidates.push({ segment: s.id, reason, sizeBytes: s.sizeBytes, rows: s.numRows });
+    if (reason) out.push({ segment: s.id, reason, sizeBytes: s.sizeBytes, rows: s.numRows });
   }
+  return out;
+}
 
+/** The interval's rows (null when a chunk's are unknown), bytes and live segments. */
+function totals(chunks: readonly ChunkAudit[], segments: number): AuditReport["totals"] {
   const rowsList = chunks.map((c) => c.rows);
-  const within = input.gapsWithin ? intersection(input.gapsWithin, input.interval) : input.interval;
   return {
-    datasource: input.datasource,
-    interval: formatInterval(input.interval),
-    ok: violations.length === 0,
-    chunks,
-    violations,
-    compactionCandidates,
-    totals: {
-      rows: rowsList.some((r) => r === null) ? null : rowsList.reduce<number>((a, r) => a + (r ?? 0), 0),
-      bytes: chunks.reduce((a, c) => a + c.bytes, 0),
-      segments: liveById.size,
-    },
-    gaps: within ? findGaps(pieces, within, input.granularity) : [],
+    rows: rowsList.some((r) => r === null) ? null : rowsList.reduce<number>((a, r) => a + (r ?? 0), 0),
+    bytes: chunks.reduce((a, c) => a + c.bytes, 0),
+    segments,
   };
 }
