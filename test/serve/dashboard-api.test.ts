@@ -8,7 +8,7 @@ import { dailyTemplate, writeCorruptDay, writeDailyDataset } from "../helpers/da
 import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
- * The routes the dashboard reads (src/serve/dashboard-api.ts) and the static assets (web.ts), through
+ * The routes the dashboard reads (src/serve/dashboard/) and the static assets (web.ts), through
  * real HTTP against the service on the emulator: the login and its cookie, the job-list stream, grid
  * cells, one partition, per-partition actions, the segment timeline and the Druid load; bad input is a
  * 4xx problem, the token never reaches a log.

@@ -5,7 +5,7 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService, type TestService } from "../helpers/serve.js";
 
 /**
- * The timeline route's gaps (src/serve/dashboard-api.ts), through real HTTP against the service on the
+ * The timeline route's gaps (src/serve/dashboard/timeline.ts), through real HTTP against the service on the
  * emulator: a backfill whose two corrupt days are dead-lettered shows both days as gaps with the ledger's
  * reason, job and partition; without an interval, only the stretch between the first and last segment.
  */
