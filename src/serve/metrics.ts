@@ -57,76 +57,17 @@ export class ServiceMetrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    new Gauge({
-      name: "segops_partitions",
-      help: "Partitions in the ledger by kind of work and state (the whole shared ledger)",
-      labelNames: ["kind", "state"],
-      registers,
-      async collect() {
-        this.reset();
-        for (const c of await sources.store.countByKind())
-          this.set({ kind: c.kind, state: c.state }, c.count);
-      },
-    });
-    this.#druidRequests = new Counter({
-      name: "segops_druid_requests_total",
-      help: "HTTP requests (each attempt, retries included) this process sent to Druid, by endpoint route and status code ('none': no answer)",
-      labelNames: ["endpoint", "code"],
-      registers,
-    });
-    this.#transitions = new Counter({
-      name: "segops_ledger_transitions_total",
-      help: "Ledger transitions this process committed, by kind of work and outcome",
-      labelNames: ["kind", "to"],
-      registers,
-    });
-    this.#attempts = new Counter({
-      name: "segops_attempts_total",
-      help: "Partition runs this process started: claims of a ledger task (a partition is claimed again after a hand-back, a deferral or a retry)",
-      labelNames: ["kind"],
-      registers,
-    });
-    this.#retries = new Counter({
-      name: "segops_retries_total",
-      help: "Retry-class failures this process committed (a backoff before the next run)",
-      labelNames: ["kind"],
-      registers,
-    });
-    this.#deadLetters = new Counter({
-      name: "segops_dead_letters_total",
-      help: "Partitions this process moved to the dead letters",
-      labelNames: ["kind"],
-      registers,
-    });
-    this.#takeovers = new Counter({
-      name: "segops_lease_takeovers_total",
-      help: "Partitions this process claimed after another owner's lease expired",
-      registers,
-    });
-    this.#statusTick = new Histogram({
-      name: "segops_status_poll_seconds",
-      help: "Duration of one bulk task-status lookup (one poll tick of every watched Druid task)",
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
-    });
-    this.#detection = new Histogram({
-      name: "segops_detection_latency_seconds",
-      help: "From a Druid task's end (createdTime + duration) to segops recording it",
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#handoff = new Histogram({
-      name: "segops_handoff_latency_seconds",
-      help: "From a partition's Druid SUCCESS to its data proven served (handoff gate passed)",
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#http = new Counter({
-      name: "segops_http_requests_total",
-      help: "API requests answered, by route pattern, method and status code",
-      labelNames: ["route", "method", "code"],
-      registers,
-    });
+    const m = activityMetrics(registers);
+    this.#druidRequests = m.druidRequests;
+    this.#transitions = m.transitions;
+    this.#attempts = m.attempts;
+    this.#retries = m.retries;
+    this.#deadLetters = m.deadLetters;
+    this.#takeovers = m.takeovers;
+    this.#statusTick = m.statusTick;
+    this.#detection = m.detection;
+    this.#handoff = m.handoff;
+    this.#http = m.http;
     // A labelled series exists only once it has a value, and `increase()`/`rate()` cannot see the step to
     // a series' first sample: without a 0 first, the first dead letter after a start would never alert
     // (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
@@ -136,86 +77,9 @@ export class ServiceMetrics {
       this.#deadLetters.inc({ kind }, 0);
       for (const to of COUNTED_TRANSITIONS) this.#transitions.inc({ kind, to }, 0);
     }
-    // Three gauges rather than one with a `who` label: a sum over such a label (capacity + used + ours)
-    // would mean nothing (https://prometheus.io/docs/practices/naming/#labels).
-    new Gauge({
-      name: "segops_druid_worker_capacity_slots",
-      help: "Task slots of Druid's enabled workers (sum of capacity in /druid/indexer/v1/workers), as this process last saw them",
-      registers,
-      collect() {
-        const slots = sources.slots();
-        if (slots) this.set(slots.capacity);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: "segops_druid_worker_used_slots",
-      help: "Task slots in use on Druid's enabled workers by any task (sum of currCapacityUsed), as this process last saw them",
-      registers,
-      collect() {
-        const slots = sources.slots();
-        if (slots) this.set(slots.used);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: "segops_admission_reserved_slots",
-      help: "Task slots this process's in-flight partitions hold or have reserved (1, or k+1 for k concurrent sub-tasks, each)",
-      registers,
-      collect() {
-        const slots = sources.slots();
-        if (slots) this.set(slots.ours);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: "segops_waiters",
-      help: "Long-poll waiters and event streams open on this process",
-      registers,
-      collect() {
-        this.set(sources.waiters());
-      },
-    });
-    new Gauge({
-      name: "segops_admission_blocked_since_timestamp_seconds",
-      help: "Since when this process's partitions wait for worker slots other tasks hold, with none of its own in flight (unix seconds; absent when not blocked)",
-      registers,
-      collect() {
-        const since = sources.blockedSince?.() ?? null;
-        if (since !== null) this.set(since / 1000);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: "segops_worker_stalled",
-      help: "1 while this process's worker is stalled: partitions of its jobs were due for the stall timeout while it held none and claimed nothing, with no outage or slot shortage to excuse it (GET /readyz answers 503); else 0",
-      registers,
-      collect() {
-        const progress = sources.progress?.() ?? null;
-        if (progress) this.set(progress.stalled ? 1 : 0);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: "segops_worker_last_progress_timestamp_seconds",
-      help: "When this process's worker last claimed a partition or committed a change to one (unix seconds; its start, before the first)",
-      registers,
-      collect() {
-        const progress = sources.progress?.() ?? null;
-        if (progress) this.set(progress.lastProgressAt / 1000);
-        else this.remove();
-      },
-    });
-    new Gauge({
-      name: "segops_feed_last_read_timestamp_seconds",
-      help: "When this process last read the ledger's change feed (unix seconds); stale means the service is stuck",
-      registers,
-      collect() {
-        const at = sources.lastFeedTick();
-        if (at !== null) this.set(at / 1000);
-        else this.remove();
-      },
-    });
+    ledgerGauge(sources, registers);
+    druidSlotGauges(sources, registers);
+    workerGauges(sources, registers);
   }
 
   /** For `DruidHttpOptions.onAttempt`. */
@@ -298,4 +162,171 @@ export class ServiceMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** What this process did: Druid requests, ledger transitions, attempts, retries, latencies, API requests. */
+function activityMetrics(registers: Registry[]) {
+  return {
+    druidRequests: new Counter({
+      name: "segops_druid_requests_total",
+      help: "HTTP requests (each attempt, retries included) this process sent to Druid, by endpoint route and status code ('none': no answer)",
+      labelNames: ["endpoint", "code"],
+      registers,
+    }),
+    transitions: new Counter({
+      name: "segops_ledger_transitions_total",
+      help: "Ledger transitions this process committed, by kind of work and outcome",
+      labelNames: ["kind", "to"],
+      registers,
+    }),
+    attempts: new Counter({
+      name: "segops_attempts_total",
+      help: "Partition runs this process started: claims of a ledger task (a partition is claimed again after a hand-back, a deferral or a retry)",
+      labelNames: ["kind"],
+      registers,
+    }),
+    retries: new Counter({
+      name: "segops_retries_total",
+      help: "Retry-class failures this process committed (a backoff before the next run)",
+      labelNames: ["kind"],
+      registers,
+    }),
+    deadLetters: new Counter({
+      name: "segops_dead_letters_total",
+      help: "Partitions this process moved to the dead letters",
+      labelNames: ["kind"],
+      registers,
+    }),
+    takeovers: new Counter({
+      name: "segops_lease_takeovers_total",
+      help: "Partitions this process claimed after another owner's lease expired",
+      registers,
+    }),
+    statusTick: new Histogram({
+      name: "segops_status_poll_seconds",
+      help: "Duration of one bulk task-status lookup (one poll tick of every watched Druid task)",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    detection: new Histogram({
+      name: "segops_detection_latency_seconds",
+      help: "From a Druid task's end (createdTime + duration) to segops recording it",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    handoff: new Histogram({
+      name: "segops_handoff_latency_seconds",
+      help: "From a partition's Druid SUCCESS to its data proven served (handoff gate passed)",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    http: new Counter({
+      name: "segops_http_requests_total",
+      help: "API requests answered, by route pattern, method and status code",
+      labelNames: ["route", "method", "code"],
+      registers,
+    }),
+  };
+}
+
+/** `segops_partitions`: read from the shared ledger at scrape time (every host reports the same). */
+function ledgerGauge(sources: MetricSources, registers: Registry[]): void {
+  new Gauge({
+    name: "segops_partitions",
+    help: "Partitions in the ledger by kind of work and state (the whole shared ledger)",
+    labelNames: ["kind", "state"],
+    registers,
+    async collect() {
+      this.reset();
+      for (const c of await sources.store.countByKind()) this.set({ kind: c.kind, state: c.state }, c.count);
+    },
+  });
+}
+
+/** Druid's worker slots and this process's share, as it last saw them. */
+function druidSlotGauges(sources: MetricSources, registers: Registry[]): void {
+  // Three gauges rather than one with a `who` label: a sum over such a label (capacity + used + ours)
+  // would mean nothing (https://prometheus.io/docs/practices/naming/#labels).
+  new Gauge({
+    name: "segops_druid_worker_capacity_slots",
+    help: "Task slots of Druid's enabled workers (sum of capacity in /druid/indexer/v1/workers), as this process last saw them",
+    registers,
+    collect() {
+      const slots = sources.slots();
+      if (slots) this.set(slots.capacity);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: "segops_druid_worker_used_slots",
+    help: "Task slots in use on Druid's enabled workers by any task (sum of currCapacityUsed), as this process last saw them",
+    registers,
+    collect() {
+      const slots = sources.slots();
+      if (slots) this.set(slots.used);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: "segops_admission_reserved_slots",
+    help: "Task slots this process's in-flight partitions hold or have reserved (1, or k+1 for k concurrent sub-tasks, each)",
+    registers,
+    collect() {
+      const slots = sources.slots();
+      if (slots) this.set(slots.ours);
+      else this.remove();
+    },
+  });
+}
+
+/** This process's waiters, admission block, worker progress and change feed. */
+function workerGauges(sources: MetricSources, registers: Registry[]): void {
+  new Gauge({
+    name: "segops_waiters",
+    help: "Long-poll waiters and event streams open on this process",
+    registers,
+    collect() {
+      this.set(sources.waiters());
+    },
+  });
+  new Gauge({
+    name: "segops_admission_blocked_since_timestamp_seconds",
+    help: "Since when this process's partitions wait for worker slots other tasks hold, with none of its own in flight (unix seconds; absent when not blocked)",
+    registers,
+    collect() {
+      const since = sources.blockedSince?.() ?? null;
+      if (since !== null) this.set(since / 1000);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: "segops_worker_stalled",
+    help: "1 while this process's worker is stalled: partitions of its jobs were due for the stall timeout while it held none and claimed nothing, with no outage or slot shortage to excuse it (GET /readyz answers 503); else 0",
+    registers,
+    collect() {
+      const progress = sources.progress?.() ?? null;
+      if (progress) this.set(progress.stalled ? 1 : 0);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: "segops_worker_last_progress_timestamp_seconds",
+    help: "When this process's worker last claimed a partition or committed a change to one (unix seconds; its start, before the first)",
+    registers,
+    collect() {
+      const progress = sources.progress?.() ?? null;
+      if (progress) this.set(progress.lastProgressAt / 1000);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: "segops_feed_last_read_timestamp_seconds",
+    help: "When this process last read the ledger's change feed (unix seconds); stale means the service is stuck",
+    registers,
+    collect() {
+      const at = sources.lastFeedTick();
+      if (at !== null) this.set(at / 1000);
+      else this.remove();
+    },
+  });
 }

@@ -13,6 +13,7 @@ import { Worker } from "../jobs/worker.js";
 import type { Store } from "../ledger/store.js";
 import { buildApp } from "./app.js";
 import { isLoopback } from "./auth.js";
+import type { ApiDeps } from "./deps.js";
 import { ALL_JOBS, EventFeed, JobWaiters } from "./feed.js";
 import { LoadHistory } from "./load-history.js";
 import { ServiceMetrics } from "./metrics.js";
@@ -88,6 +89,57 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
       { host },
     );
   }
+  const parts = assemble(o);
+  const { client, feed, worker, load } = parts;
+  const webDir = o.webDir === undefined ? findWebDir() : o.webDir;
+  const { app } = buildApp(apiDeps(o, parts, webDir));
+  const server = await listen(app, host, o.port ?? 7077, client);
+  // Listening first: a port in use fails before any partition is claimed.
+  try {
+    await feed.start();
+    await worker.start();
+    load.start();
+  } catch (error) {
+    await load.stop();
+    await feed.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await client.close();
+    throw error;
+  }
+  const owner = worker.owner ?? "driver";
+  logStateChanges(parts, owner, o.log);
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  o.log.info(
+    { url, owner, cluster: clusterOf(client), dashboard: webDir ? `${url}/` : "not built (npm run build)" },
+    "serving",
+  );
+  const { stop, stopped, draining } = drainer(o, parts, server);
+  // A worker stopped by a storage error takes the service down with it (the exit code says so).
+  void worker.done.then(() => {
+    if (!draining() && worker.failure !== undefined) {
+      o.log.error({ err: worker.failure }, "the worker stopped on a ledger error");
+      void stop("ledger error");
+    }
+  });
+  return { url, port, owner, worker, metrics: parts.metrics, stop, stopped };
+}
+
+/** The parts one service is made of: Druid client, change feed, waiters, metrics, worker, load history. */
+interface Parts {
+  readonly client: DruidClient;
+  readonly monitor: OutageMonitor;
+  readonly feed: EventFeed;
+  readonly waiters: JobWaiters;
+  readonly metrics: ServiceMetrics;
+  readonly worker: Worker;
+  readonly load: LoadHistory;
+  readonly streams: { open: number };
+  /** Aborted when the service drains. */
+  readonly shutdown: AbortController;
+}
+
+function assemble(o: ServiceOptions): Parts {
   const tickMs = o.tickMs ?? DEFAULTS.tickMs;
   const monitor = new OutageMonitor(o.clock);
   const streams = { open: 0 };
@@ -125,7 +177,6 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     blockedSince: () => worker?.machinery.admission.blockedSince ?? null,
     progress: () => worker?.progress ?? null,
   });
-  const serviceMetrics = metrics;
   worker = new Worker({
     store: o.store,
     client,
@@ -142,27 +193,31 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     onStatusLookup: metrics.statusLookup,
     outage: { monitor, timeoutMs: o.outageTimeoutMs ?? DEFAULTS.druidOutageTimeoutMs },
   });
-  const webDir = o.webDir === undefined ? findWebDir() : o.webDir;
-  const { app } = buildApp({
+  return { client, monitor, feed, waiters, metrics, worker, load, streams, shutdown };
+}
+
+function apiDeps(o: ServiceOptions, p: Parts, webDir: string | null): ApiDeps {
+  const { worker } = p;
+  return {
     store: o.store,
-    client,
+    client: p.client,
     clock: o.clock,
-    feed,
-    waiters,
+    feed: p.feed,
+    waiters: p.waiters,
     worker,
-    metrics,
+    metrics: p.metrics,
     token: o.token,
     log: o.log,
-    cluster: clusterOf(client),
-    streams,
-    shutdown: shutdown.signal,
-    load,
+    cluster: clusterOf(p.client),
+    streams: p.streams,
+    shutdown: p.shutdown.signal,
+    load: p.load,
     blocked: () => {
-      const admission = worker?.machinery.admission;
-      const since = admission?.blockedSince ?? null;
+      const admission = worker.machinery.admission;
+      const since = admission.blockedSince ?? null;
       return since === null
         ? null
-        : { since, reason: admission?.describeBlocked() ?? "waiting for worker slots" };
+        : { since, reason: admission.describeBlocked() ?? "waiting for worker slots" };
     },
     webDir,
     ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
@@ -170,10 +225,18 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
       ? { maxPartitionsPerRequest: o.maxPartitionsPerRequest }
       : {}),
     ...(o.version ? { version: o.version } : {}),
-  });
+  };
+}
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: o.port ?? 7077, hostname: host }, () => resolve(s));
+/** Listens; a port in use, not ours or privileged is the user's to change (exit 2, naming the flags). */
+async function listen(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  host: string,
+  port: number,
+  client: DruidClient,
+): Promise<ReturnType<typeof serve>> {
+  return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
     s.once("error", reject);
     // What the HTTP parser refuses (e.g. a URL over its 16 KiB) is answered as a problem, like the rest.
     s.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -189,34 +252,24 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
         EACCES: "needs privileges",
       };
       throw new UsageError(
-        `cannot listen on ${host}:${o.port ?? 7077}: the address ${why[error.code]} (--host, --port)`,
+        `cannot listen on ${host}:${port}: the address ${why[error.code]} (--host, --port)`,
         {
           host,
-          port: o.port,
+          port,
         },
       );
     }
     throw error;
   });
-  // Listening first: a port in use fails before any partition is claimed.
-  try {
-    await feed.start();
-    await worker.start();
-    load.start();
-  } catch (error) {
-    await load.stop();
-    await feed.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await client.close();
-    throw error;
-  }
-  const owner = worker.owner ?? "driver";
-  // One log line per state change this host (its driver or its API) committed.
-  feed.subscribe(ALL_JOBS, (events) => {
-    serviceMetrics.feedEvents(events, owner);
+}
+
+/** One log line per state change this host (its driver or its API) committed; metrics count them all. */
+function logStateChanges(p: Parts, owner: string, log: Logger): void {
+  p.feed.subscribe(ALL_JOBS, (events) => {
+    p.metrics.feedEvents(events, owner);
     for (const e of events) {
       if (e.actor !== owner && e.actor !== "api") continue;
-      o.log.info(
+      log.info(
         {
           jobId: e.jobId,
           taskId: e.taskId,
@@ -229,14 +282,17 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
       );
     }
   });
+}
 
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  o.log.info(
-    { url, owner, cluster: clusterOf(client), dashboard: webDir ? `${url}/` : "not built (npm run build)" },
-    "serving",
-  );
-
+/**
+ * The drain: waiters and streams answered at once (clients re-poll another host), the listener closed,
+ * partitions handed back, connections cut after the drain timeout. Idempotent.
+ */
+function drainer(
+  o: ServiceOptions,
+  p: Parts,
+  server: ReturnType<typeof serve>,
+): { stop: RunningService["stop"]; stopped: Promise<void>; draining: () => boolean } {
   let stopping: Promise<void> | null = null;
   let markStopped!: () => void;
   const stopped = new Promise<void>((resolve) => {
@@ -245,8 +301,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   const stop = (reason = "stop requested"): Promise<void> => {
     stopping ??= (async () => {
       o.log.info({ reason }, "draining: answering waiters, closing the listener, handing partitions back");
-      // Waiters and streams answer now (ended: false), so clients re-poll another host.
-      shutdown.abort();
+      p.shutdown.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const cut = setTimeout(() => {
         o.log.warn({}, "drain timeout: cutting the remaining connections");
@@ -254,25 +309,18 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
       }, o.drainTimeoutMs ?? 30_000);
       cut.unref();
       try {
-        await worker.stop().catch((error) => o.log.error({ err: error }, "worker stopped on an error"));
+        await p.worker.stop().catch((error) => o.log.error({ err: error }, "worker stopped on an error"));
         await closed;
       } finally {
         clearTimeout(cut);
-        await load.stop();
-        await feed.stop();
-        await client.close();
+        await p.load.stop();
+        await p.feed.stop();
+        await p.client.close();
         o.log.info({}, "stopped");
         markStopped();
       }
     })();
     return stopping;
   };
-  // A worker stopped by a storage error takes the service down with it (the exit code says so).
-  void worker.done.then(() => {
-    if (!stopping && worker.failure !== undefined) {
-      o.log.error({ err: worker.failure }, "the worker stopped on a ledger error");
-      void stop("ledger error");
-    }
-  });
-  return { url, port, owner, worker, metrics, stop, stopped };
+  return { stop, stopped, draining: () => stopping !== null };
 }

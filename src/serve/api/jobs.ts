@@ -10,6 +10,11 @@ import * as S from "../schemas.js";
 
 /** Jobs: the list, one job, its partitions and events, the long-poll, cancel and retry. */
 export function jobRoutes(deps: ApiDeps): Route[] {
+  return [...jobReadRoutes(deps), ...jobContentRoutes(deps), ...jobActionRoutes(deps)];
+}
+
+/** The job list and one job. */
+function jobReadRoutes(deps: ApiDeps): Route[] {
   const { store } = deps;
   return [
     route(
@@ -56,6 +61,13 @@ export function jobRoutes(deps: ApiDeps): Route[] {
       },
       async ({ c, params }) => jsonResponse(c, 200, await jobView(store, await mustGetJob(store, params.id))),
     ),
+  ];
+}
+
+/** What a job is made of, read a page at a time, and the long-poll until it ends. */
+function jobContentRoutes(deps: ApiDeps): Route[] {
+  const { store } = deps;
+  return [
     route(
       {
         method: "get",
@@ -117,6 +129,13 @@ export function jobRoutes(deps: ApiDeps): Route[] {
         });
       },
     ),
+  ];
+}
+
+/** A job's actions: cancel its unfinished partitions, retry its failed ones. */
+function jobActionRoutes(deps: ApiDeps): Route[] {
+  const { store } = deps;
+  return [
     route(
       {
         method: "post",
