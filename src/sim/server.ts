@@ -4,7 +4,7 @@ import { systemClock } from "../core/clock.js";
 import { SimEngine } from "./engine.js";
 import { FaultInjector, type FaultRule } from "./faults.js";
 import { DEFAULTS, type SimOptions, validateOptions } from "./options.js";
-import { loadState, type Persistence, persistTo, restoreState } from "./persistence.js";
+import { loadState, persistTo, restoreState } from "./persistence.js";
 import { druidError, empty, json, type Reply, readBody, text, writeReply } from "./reply.js";
 import { hash32, seededRng } from "./rng.js";
 import { type Route, SimRouter } from "./router.js";
@@ -40,110 +40,21 @@ export interface SimHandle {
 export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
   validateOptions(options);
   const seed = options.seed ?? DEFAULTS.seed;
-  const saved = options.dataDir ? loadState(options.dataDir) : null;
-  const scaled = scaledClock(options.clock ?? systemClock, options.timeScale ?? DEFAULTS.timeScale);
-  // Sim time never goes backwards across a restart (versions and task times stay ordered).
-  const offset = saved ? Math.max(0, saved.savedAt - scaled.now()) : 0;
-  const clock = offset === 0 ? scaled : { now: () => scaled.now() + offset, sleep: scaled.sleep };
-  const engine = new SimEngine({
-    clock,
-    seed,
-    workers: options.workers ?? DEFAULTS.workers,
-    capacity: options.capacity ?? DEFAULTS.capacity,
-    handoffDelayMs: options.handoffDelayMs ?? DEFAULTS.handoffDelayMs,
-    unusedDelayMs: options.unusedDelayMs ?? DEFAULTS.unusedDelayMs,
-    millisToWaitBeforeDeleting: options.millisToWaitBeforeDeleting ?? DEFAULTS.millisToWaitBeforeDeleting,
-    neverLoad: new Set(options.neverLoadDataSources ?? []),
-    maxQueueSize: options.maxQueueSize ?? DEFAULTS.maxQueueSize,
-    druidVersion: options.druidVersion ?? DEFAULTS.druidVersion,
-    baseDurationMs: options.baseDurationMs ?? DEFAULTS.baseDurationMs,
-    perRowMs: options.perRowMs ?? DEFAULTS.perRowMs,
-  });
+  const engine = createEngine(options, seed);
   const faults = new FaultInjector(options.faults ?? [], seededRng(hash32("faults", seed)));
-  let persistence: Persistence | null = null;
-  if (saved) restoreState(engine, saved);
-  if (options.dataDir) persistence = persistTo(options.dataDir, engine);
+  const persistence = options.dataDir ? persistTo(options.dataDir, engine) : null;
   const druidVersion = options.druidVersion ?? DEFAULTS.druidVersion;
-
-  const adminRoutes: Route[] = [
-    { method: "GET", path: "/status/health", handler: () => json(200, true) },
-    {
-      method: "GET",
-      path: "/status",
-      handler: () => json(200, { version: `${druidVersion}.0.0`, modules: [] }),
-    },
-    { method: "GET", path: "/__sim/stats", handler: ({ engine: e }) => json(200, snapshot(e)) },
-    {
-      method: "POST",
-      path: "/__sim/reset-stats",
-      handler: ({ engine: e }) => {
-        resetStats(e);
-        return empty(204);
-      },
-    },
-    {
-      method: "POST",
-      path: "/__sim/faults",
-      handler: async (ctx) => {
-        try {
-          const rules = JSON.parse(await ctx.body()) as FaultRule[];
-          if (!Array.isArray(rules)) throw new TypeError("Expected a JSON array of fault rules");
-          faults.set(rules);
-          return json(200, faults.rules());
-        } catch (error) {
-          return json(400, { error: (error as Error).message });
-        }
-      },
-    },
-  ];
   const router = new SimRouter([
-    ...adminRoutes,
+    ...adminRoutes(faults, druidVersion),
     ...overlordRoutes(),
     ...dataSourceRoutes(),
     ...coordinatorRoutes(),
     ...brokerRoutes(),
     ...msqRoutes(),
   ]);
+  // Known once listening; handlers read it per request.
   let url = "";
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const method = req.method ?? "GET";
-    const parsed = new URL(req.url ?? "/", "http://sim");
-    const path = parsed.pathname;
-    const match = router.find(method, path);
-    engine.stats.request(method, match?.pattern ?? "(unmatched)");
-    const fault = faults.decide(method, path);
-    if (fault) {
-      engine.stats.faultsInjected++;
-      const { rule } = fault;
-      if (rule.kind === "reset") {
-        req.socket.destroy();
-        return;
-      }
-      if (rule.kind === "latency") await new Promise((r) => setTimeout(r, rule.latencyMs ?? 0));
-      else return writeReply(res, faultReply(rule, `${url}${path}${parsed.search}`, engine));
-    }
-    if (!match) {
-      const other = ["GET", "POST", "DELETE"].some((m) => m !== method && router.find(m, path));
-      return writeReply(res, other ? empty(405) : text(404, "Not Found"));
-    }
-    engine.sync();
-    let cached: Promise<string> | null = null;
-    const reply = await match.handler({
-      req,
-      params: match.params,
-      query: parsed.searchParams,
-      body: () => {
-        cached ??= readBody(req);
-        return cached;
-      },
-      engine,
-      url,
-      druidVersion,
-    });
-    writeReply(res, reply);
-  };
-
+  const handle = requestHandler({ router, engine, faults, druidVersion, url: () => url });
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // Bad input must never crash the emulator: answer like Jetty's default 500.
@@ -178,6 +89,117 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** The emulated cluster, restored from `dataDir` when it holds a saved state. */
+function createEngine(options: SimOptions, seed: number): SimEngine {
+  const saved = options.dataDir ? loadState(options.dataDir) : null;
+  const scaled = scaledClock(options.clock ?? systemClock, options.timeScale ?? DEFAULTS.timeScale);
+  // Sim time never goes backwards across a restart (versions and task times stay ordered).
+  const offset = saved ? Math.max(0, saved.savedAt - scaled.now()) : 0;
+  const clock = offset === 0 ? scaled : { now: () => scaled.now() + offset, sleep: scaled.sleep };
+  const engine = new SimEngine({
+    clock,
+    seed,
+    workers: options.workers ?? DEFAULTS.workers,
+    capacity: options.capacity ?? DEFAULTS.capacity,
+    handoffDelayMs: options.handoffDelayMs ?? DEFAULTS.handoffDelayMs,
+    unusedDelayMs: options.unusedDelayMs ?? DEFAULTS.unusedDelayMs,
+    millisToWaitBeforeDeleting: options.millisToWaitBeforeDeleting ?? DEFAULTS.millisToWaitBeforeDeleting,
+    neverLoad: new Set(options.neverLoadDataSources ?? []),
+    maxQueueSize: options.maxQueueSize ?? DEFAULTS.maxQueueSize,
+    druidVersion: options.druidVersion ?? DEFAULTS.druidVersion,
+    baseDurationMs: options.baseDurationMs ?? DEFAULTS.baseDurationMs,
+    perRowMs: options.perRowMs ?? DEFAULTS.perRowMs,
+  });
+  if (saved) restoreState(engine, saved);
+  return engine;
+}
+
+/** Health and version as Druid answers them, and the emulator's own `/__sim` controls. */
+function adminRoutes(faults: FaultInjector, druidVersion: number): Route[] {
+  return [
+    { method: "GET", path: "/status/health", handler: () => json(200, true) },
+    {
+      method: "GET",
+      path: "/status",
+      handler: () => json(200, { version: `${druidVersion}.0.0`, modules: [] }),
+    },
+    { method: "GET", path: "/__sim/stats", handler: ({ engine: e }) => json(200, snapshot(e)) },
+    {
+      method: "POST",
+      path: "/__sim/reset-stats",
+      handler: ({ engine: e }) => {
+        resetStats(e);
+        return empty(204);
+      },
+    },
+    {
+      method: "POST",
+      path: "/__sim/faults",
+      handler: async (ctx) => {
+        try {
+          const rules = JSON.parse(await ctx.body()) as FaultRule[];
+          if (!Array.isArray(rules)) throw new TypeError("Expected a JSON array of fault rules");
+          faults.set(rules);
+          return json(200, faults.rules());
+        } catch (error) {
+          return json(400, { error: (error as Error).message });
+        }
+      },
+    },
+  ];
+}
+
+/**
+ * One request: counted, faulted when a rule says so, routed (405 when another method has the path, else
+ * 404), and answered after the cluster is brought up to the clock's time.
+ */
+function requestHandler(deps: {
+  router: SimRouter;
+  engine: SimEngine;
+  faults: FaultInjector;
+  druidVersion: number;
+  url: () => string;
+}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { router, engine, faults, druidVersion } = deps;
+  return async (req, res) => {
+    const method = req.method ?? "GET";
+    const parsed = new URL(req.url ?? "/", "http://sim");
+    const path = parsed.pathname;
+    const match = router.find(method, path);
+    engine.stats.request(method, match?.pattern ?? "(unmatched)");
+    const fault = faults.decide(method, path);
+    if (fault) {
+      engine.stats.faultsInjected++;
+      const { rule } = fault;
+      if (rule.kind === "reset") {
+        req.socket.destroy();
+        return;
+      }
+      if (rule.kind === "latency") await new Promise((r) => setTimeout(r, rule.latencyMs ?? 0));
+      else return writeReply(res, faultReply(rule, `${deps.url()}${path}${parsed.search}`, engine));
+    }
+    if (!match) {
+      const other = ["GET", "POST", "DELETE"].some((m) => m !== method && router.find(m, path));
+      return writeReply(res, other ? empty(405) : text(404, "Not Found"));
+    }
+    engine.sync();
+    let cached: Promise<string> | null = null;
+    const reply = await match.handler({
+      req,
+      params: match.params,
+      query: parsed.searchParams,
+      body: () => {
+        cached ??= readBody(req);
+        return cached;
+      },
+      engine,
+      url: deps.url(),
+      druidVersion,
+    });
+    writeReply(res, reply);
   };
 }
 
