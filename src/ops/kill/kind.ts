@@ -1,39 +1,18 @@
-import type { KindOfWork, PartitionView } from "../../driver/kind.js";
-import type { TaskRow } from "../../ledger/types.js";
-import type { DruidServices } from "../../work/services.js";
-import { KILL_KIND, type KillFacts, type KillPayload, planKill } from "./plan.js";
-import { type KillProgress, killPayloadSchema, killProgressSchema, killRunner } from "./runner.js";
+import { opsKind } from "../kind.js";
+import { type KillFacts, type KillPayload, planKill } from "./plan.js";
+import { killRunner } from "./runner.js";
+import { KILL_ENCODING, type KillProgress } from "./types.js";
 
 /** Deleting unused segments: one partition per batch, one pinned kill task each. */
-export const killKind: KindOfWork<DruidServices, KillFacts> = {
-  name: KILL_KIND,
-  plan: (facts) => {
-    const { job, tasks } = planKill(facts);
-    return { job, tasks };
-  },
-  payload: killPayloadSchema,
-  progress: killProgressSchema,
-  runner: (services) => killRunner(services),
-  describe(task: TaskRow): PartitionView {
-    const payload = task.payload as Partial<KillPayload>;
-    const p = task.progress as KillProgress;
-    return {
-      interval: payload.interval ?? "",
-      step: p.step ?? null,
-      druidTaskId: p.step && p.step !== "submit" ? (payload.taskId ?? null) : null,
-      druidState: p.druidState ?? null,
-      version: null,
-      rows: null,
-      segments: payload.segmentIds?.length ?? null,
-      bytes: payload.bytes ?? null,
-      rowStats: null,
-      parseErrors: [],
-      failures: [],
-    };
-  },
-  activeDruidTasks(task: TaskRow): string[] {
-    const p = task.progress as KillProgress;
-    const payload = task.payload as Partial<KillPayload>;
-    return p.step === "running" && payload.taskId ? [payload.taskId] : [];
-  },
-};
+export const killKind = opsKind<KillFacts, KillPayload, KillProgress>({
+  encoding: KILL_ENCODING,
+  plan: planKill,
+  runner: killRunner,
+  view: (payload, p) => ({
+    druidTaskId: p.step && p.step !== "submit" ? (payload.taskId ?? null) : null,
+    druidState: p.druidState ?? null,
+    segments: payload.segmentIds?.length ?? null,
+    bytes: payload.bytes ?? null,
+  }),
+  activeDruidTasks: (payload, p) => (p.step === "running" && payload.taskId ? [payload.taskId] : []),
+});

@@ -137,9 +137,42 @@ const listed = (items: readonly string[]) =>
 /** Plans the kill (pure): which segments go, in batches of one chunk each; refuses what must not be killed. */
 export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; batches: KillPayload[] } {
   const { request } = facts;
-  const ds = request.datasource;
-  const range = formatInterval(request.interval);
   const cutoff = facts.now - (request.olderThanMs ?? 0);
+  // Each chunk is one or more partitions of its own (keyed like its ingestion), so the checks are per chunk.
+  const chunks = doomedByChunk(facts, cutoff);
+  refuseRollingBack(facts.rollbacks ?? [], chunks);
+  if (!request.versions) refuseBareChunks(facts.used, chunks);
+  refuseUnserved(facts, chunks);
+  const names = killNames(request, cutoff);
+  const batches = batchesOf(request, chunks, cutoff, names.hash);
+  return {
+    job: {
+      id: names.jobId,
+      kind: KILL_KIND,
+      options: {
+        datasource: request.datasource,
+        range: formatInterval(request.interval),
+        cutoff,
+        versions: names.versions,
+        requestKey: names.requestKey,
+        baseId: names.jobId,
+        ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
+      },
+    },
+    tasks: batches.map(({ name, payload }) => ({
+      id: `${names.jobId}/${name}`,
+      kind: KILL_KIND,
+      payload: payload as unknown as JsonObject,
+      // The chunk's key: never beside an ingestion, compaction or rollback of the same chunk.
+      exclusionKey: chunkExclusionKey(request.datasource, payload.interval),
+    })),
+    batches: batches.map((b) => b.payload),
+  };
+}
+
+/** The unused segments to delete, by chunk (in time order): inside the interval, of the versions, old enough. */
+function doomedByChunk(facts: KillFacts, cutoff: number): Map<string, UnusedSegment[]> {
+  const { request } = facts;
   const inside = (s: DataSegment) => {
     const i = parseInterval(s.interval);
     return request.interval.start <= i.start && i.end <= request.interval.end;
@@ -152,62 +185,78 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
     .sort((a, b) =>
       a.segment.interval < b.segment.interval ? -1 : a.segment.interval > b.segment.interval ? 1 : 0,
     );
-  // Each chunk is one or more partitions of its own (keyed like its ingestion), so the checks are per chunk.
   const chunks = new Map<string, UnusedSegment[]>();
   for (const u of doomed) {
     const key = formatInterval(parseInterval(u.segment.interval));
     chunks.set(key, [...(chunks.get(key) ?? []), u]);
   }
-  // A rollback of the chunk still under way (or stopped between its marks) must finish first: the unused
-  // versions may be exactly what it restores.
-  const rollingBack = (facts.rollbacks ?? []).filter((r) =>
+  return chunks;
+}
+
+/**
+ * A rollback of the chunk still under way (or stopped between its marks) must finish first: the unused
+ * versions may be exactly what it restores.
+ */
+function refuseRollingBack(rollbacks: readonly UnfinishedRollback[], chunks: Map<string, UnusedSegment[]>) {
+  const rollingBack = rollbacks.filter((r) =>
     [...chunks.keys()].some((c) => overlaps(parseInterval(c), parseInterval(r.interval))),
   );
-  if (rollingBack.length > 0) {
-    const intervals = [...new Set(rollingBack.map((r) => r.interval))].sort();
-    throw new UsageError(
-      `cannot kill in ${listed(intervals)}: a rollback of it is not finished (${listed(rollingBack.map((r) => `${r.taskId} ${r.state}${r.step ? ` at ${r.step}` : ""}`))}); finish it first (segops resume JOB) and run again`,
-      { path: "interval", intervals, rollbacks: rollingBack.map((r) => r.taskId) },
-    );
-  }
-  // A chunk with no used version at all serves nothing: its unused versions are its only copies (a rollback
-  // between marking the newer version unused and the target used again, or a crash there). Only versions
-  // the user names may go then.
-  const usedOver = (chunk: Interval) => facts.used.filter((s) => overlaps(parseInterval(s.interval), chunk));
-  if (!request.versions) {
-    const bare = [...chunks.keys()].filter((c) => usedOver(parseInterval(c)).length === 0);
-    if (bare.length > 0) {
-      const versions = [
-        ...new Set(bare.flatMap((c) => (chunks.get(c) ?? []).map((u) => u.segment.version))),
-      ].sort();
-      throw new UsageError(
-        `cannot kill in ${listed(bare)}: no version of it is used, so its unused versions (${listed(versions)}) are its only copies (a rollback between its marks leaves a chunk so); finish the rollback, or name the versions to delete with --version V`,
-        { path: "interval", intervals: bare, versions },
-      );
-    }
-  }
-  // The live data over each chunk being cleaned must be served: until it is, an older version may be the
-  // only way back (segops rollback), and that is what a kill removes.
+  if (rollingBack.length === 0) return;
+  const intervals = [...new Set(rollingBack.map((r) => r.interval))].sort();
+  throw new UsageError(
+    `cannot kill in ${listed(intervals)}: a rollback of it is not finished (${listed(rollingBack.map((r) => `${r.taskId} ${r.state}${r.step ? ` at ${r.step}` : ""}`))}); finish it first (segops resume JOB) and run again`,
+    { path: "interval", intervals, rollbacks: rollingBack.map((r) => r.taskId) },
+  );
+}
+
+const usedOver = (used: readonly DataSegment[], chunk: Interval) =>
+  used.filter((s) => overlaps(parseInterval(s.interval), chunk));
+
+/**
+ * A chunk with no used version at all serves nothing: its unused versions are its only copies (a rollback
+ * between marking the newer version unused and the target used again, or a crash there). Only versions the
+ * user names may go then.
+ */
+function refuseBareChunks(used: readonly DataSegment[], chunks: Map<string, UnusedSegment[]>) {
+  const bare = [...chunks.keys()].filter((c) => usedOver(used, parseInterval(c)).length === 0);
+  if (bare.length === 0) return;
+  const versions = [
+    ...new Set(bare.flatMap((c) => (chunks.get(c) ?? []).map((u) => u.segment.version))),
+  ].sort();
+  throw new UsageError(
+    `cannot kill in ${listed(bare)}: no version of it is used, so its unused versions (${listed(versions)}) are its only copies (a rollback between its marks leaves a chunk so); finish the rollback, or name the versions to delete with --version V`,
+    { path: "interval", intervals: bare, versions },
+  );
+}
+
+/**
+ * The live data over each chunk being cleaned must be served: until it is, an older version may be the
+ * only way back (segops rollback), and that is what a kill removes.
+ */
+function refuseUnserved(facts: KillFacts, chunks: Map<string, UnusedSegment[]>) {
   const served = new Set(facts.served);
   const notServed: string[] = [];
   for (const c of chunks.keys()) {
-    const live = usedOver(parseInterval(c));
+    const live = usedOver(facts.used, parseInterval(c));
     const newest = live
       .map((s) => s.version)
       .sort()
       .at(-1);
     for (const s of live) if (s.version === newest && !served.has(segmentId(s))) notServed.push(segmentId(s));
   }
-  if (notServed.length > 0) {
-    throw new UsageError(
-      `cannot kill in ${range}: the live version of the chunks is not fully served yet (${[...new Set(notServed)].slice(0, 5).join(", ")}${notServed.length > 5 ? ", …" : ""}); wait for the handoff (or check the load rules) and run again`,
-      { notServed: [...new Set(notServed)] },
-    );
-  }
-  const batchSize = request.batchSize ?? 100;
+  if (notServed.length === 0) return;
+  throw new UsageError(
+    `cannot kill in ${formatInterval(facts.request.interval)}: the live version of the chunks is not fully served yet (${[...new Set(notServed)].slice(0, 5).join(", ")}${notServed.length > 5 ? ", …" : ""}); wait for the handoff (or check the load rules) and run again`,
+    { notServed: [...new Set(notServed)] },
+  );
+}
+
+/** The job's id and request key, and the hash its kill task ids carry: named by what the kill deletes. */
+function killNames(request: KillRequest, cutoff: number) {
+  const ds = request.datasource;
   const identity = {
     datasource: ds,
-    interval: range,
+    interval: formatInterval(request.interval),
     versions: request.versions ? [...request.versions].sort() : null,
     cutoff,
     cluster: request.cluster
@@ -219,51 +268,46 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
   // open job of a run that crashed by it and resumes it instead of submitting new kill tasks.
   const { cutoff: _moving, ...request_ } = identity;
   const requestKey = createHash("sha256")
-    .update(canonicalJson({ ...request_, olderThanMs: request.olderThanMs ?? 0, batchSize }))
+    .update(
+      canonicalJson({ ...request_, olderThanMs: request.olderThanMs ?? 0, batchSize: batchSizeOf(request) }),
+    )
     .digest("hex")
     .slice(0, 10);
   const jobId = `kill_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hash}`;
-  const batches: KillPayload[] = [];
-  const names: string[] = [];
+  return { hash, requestKey, jobId, versions: identity.versions };
+}
+
+const batchSizeOf = (request: KillRequest) => request.batchSize ?? 100;
+
+/** The kill batches: each chunk's segments, `batchSize` at a time, each under its pinned kill task id. */
+function batchesOf(
+  request: KillRequest,
+  chunks: Map<string, UnusedSegment[]>,
+  cutoff: number,
+  hash: string,
+): Array<{ name: string; payload: KillPayload }> {
+  const ds = request.datasource;
+  const batchSize = batchSizeOf(request);
+  const out: Array<{ name: string; payload: KillPayload }> = [];
   for (const [chunk, segments] of chunks) {
     const slug = intervalSlug(parseInterval(chunk));
     for (let i = 0; i < segments.length; i += batchSize) {
       const batch = segments.slice(i, i + batchSize).map((u) => u.segment);
       // A chunk with more segments than a batch holds is several partitions: the later ones numbered.
       const part = i === 0 ? "" : `_${i / batchSize}`;
-      names.push(`${slug}${part}`);
-      batches.push({
-        datasource: ds,
-        interval: chunk,
-        versions: request.versions ? [...request.versions] : null,
-        maxUsedStatusLastUpdatedTime: cutoff,
-        segmentIds: batch.map(segmentId).sort(),
-        bytes: batch.reduce((n, s) => n + (s.size ?? 0), 0),
-        taskId: `segops_kill_${datasourcePart(ds)}_${slug}_${hash}${part}`,
+      out.push({
+        name: `${slug}${part}`,
+        payload: {
+          datasource: ds,
+          interval: chunk,
+          versions: request.versions ? [...request.versions] : null,
+          maxUsedStatusLastUpdatedTime: cutoff,
+          segmentIds: batch.map(segmentId).sort(),
+          bytes: batch.reduce((n, s) => n + (s.size ?? 0), 0),
+          taskId: `segops_kill_${datasourcePart(ds)}_${slug}_${hash}${part}`,
+        },
       });
     }
   }
-  return {
-    job: {
-      id: jobId,
-      kind: KILL_KIND,
-      options: {
-        datasource: ds,
-        range,
-        cutoff,
-        versions: identity.versions,
-        requestKey,
-        baseId: jobId,
-        ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
-      },
-    },
-    tasks: batches.map((b, i) => ({
-      id: `${jobId}/${names[i]}`,
-      kind: KILL_KIND,
-      payload: b as unknown as JsonObject,
-      // The chunk's key: never beside an ingestion, compaction or rollback of the same chunk.
-      exclusionKey: chunkExclusionKey(ds, b.interval),
-    })),
-    batches,
-  };
+  return out;
 }

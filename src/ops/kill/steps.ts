@@ -1,0 +1,84 @@
+import { overlaps, parseInterval } from "../../core/interval.js";
+import { TaskAbort, TaskRetry } from "../../driver/signals.js";
+import { segmentId } from "../../work/segments.js";
+import type { TaskIO } from "../druid-task.js";
+import type { Partition } from "../step-table.js";
+import type { KillPayload } from "./plan.js";
+import type { KillProgress } from "./types.js";
+
+/** One kill batch as its steps see it. */
+export type KillPart = Partition<KillPayload, KillProgress>;
+
+/**
+ * Submits the batch's kill task under its pinned id (a duplicate is the same task: a reattach), within
+ * Druid's kill budget and a worker slot (a kill task takes one, like an ingestion: never all at once).
+ */
+export async function submitKill(part: KillPart, io: TaskIO): Promise<void> {
+  const { payload } = part;
+  await io.tasks.submit(part.task.id, payload.taskId, part.call.signal, async () => {
+    if (payload.versions === null) await refuseBareChunk(part, io);
+    await io.client.submitTask(
+      {
+        type: "kill",
+        id: payload.taskId,
+        dataSource: payload.datasource,
+        interval: payload.interval,
+        ...(payload.versions ? { versions: payload.versions } : {}),
+        maxUsedStatusLastUpdatedTime: new Date(payload.maxUsedStatusLastUpdatedTime).toISOString(),
+      } as never,
+      part.call,
+    );
+  });
+  await part.save({ step: "running" });
+}
+
+/**
+ * Checked again just before a kill of every unused version: a rollback (of another ledger, or one that
+ * started after the plan) may since have left the chunk with no used version, its unused versions its
+ * only copies.
+ */
+async function refuseBareChunk(part: KillPart, io: TaskIO): Promise<void> {
+  const { datasource, interval } = part.payload;
+  const used = await io.client.metadataSegments(datasource, [interval], part.call);
+  const chunk = parseInterval(interval);
+  if (!used.some((s) => overlaps(parseInterval(s.interval), chunk)))
+    throw new TaskAbort(
+      `refused to kill in ${interval}: no version of it is used any more (a rollback between its marks?), so its unused versions are its only copies; finish the rollback, or name the versions with --version V`,
+    );
+}
+
+/** Follows the kill task to its end; a failed kill is not tried again blindly: it ends the partition. */
+export async function awaitKill(part: KillPart, io: TaskIO): Promise<void> {
+  const { taskId } = part.payload;
+  const { state, errorMsg } = await io.tasks.ended(part.task.id, taskId, part.call.signal);
+  if (state === "FAILED") {
+    await part.save({ druidState: state, errorMsg });
+    throw new TaskAbort(`kill task ${taskId} FAILED: ${errorMsg ?? "no errorMsg"}`);
+  }
+  await part.save({ step: "verify", druidState: state });
+}
+
+/**
+ * Every planned segment is gone: one still listed unused after the kill task succeeded is checked again
+ * after a backoff (the retries bound it); one marked used again since planning was skipped by Druid, as it
+ * must be.
+ */
+export async function verifyKill(part: KillPart, io: TaskIO): Promise<void> {
+  const { datasource, interval, segmentIds } = part.payload;
+  const [unused, used] = await Promise.all([
+    io.client.unusedSegments(datasource, interval, part.call),
+    io.client.metadataSegments(datasource, [interval], part.call),
+  ]);
+  const remaining = new Set(unused.map((u) => segmentId(u.segment)));
+  const usedIds = new Set(used.map(segmentId));
+  const left = segmentIds.filter((id) => remaining.has(id));
+  // Marked used again since planning: Druid's kill skipped it; nothing to do for it.
+  if (segmentIds.some((id) => usedIds.has(id))) await part.save({ left: [] });
+  if (left.length > 0) {
+    await part.save({ left });
+    throw new TaskRetry(
+      `${left.length} planned segment(s) still unused after the kill task: ${left.slice(0, 3).join(", ")}`,
+    );
+  }
+  await part.save({ step: "done", left: [] });
+}
