@@ -153,6 +153,11 @@ function intParam(q: URLSearchParams, name: string): number | null {
 }
 
 export function overlordRoutes(): Route[] {
+  return [...taskRoutes(), ...taskListRoutes(), ...clusterRoutes()];
+}
+
+/** Submitting a task and everything under `/task/{id}`, and the bulk status lookup. */
+function taskRoutes(): Route[] {
   return [
     { method: "POST", path: `${BASE}/task`, handler: submit },
     {
@@ -165,31 +170,8 @@ export function overlordRoutes(): Route[] {
       path: `${BASE}/task/:taskId/status`,
       handler: withTask((_ctx, task) => json(200, { task: task.id, status: statusPlus(task, "status") })),
     },
-    {
-      method: "GET",
-      path: `${BASE}/task/:taskId/reports`,
-      handler: withTask((ctx, task) => {
-        const report = taskReport(task, ctx.engine.now, ctx.druidVersion);
-        if (!report) {
-          return text(
-            404,
-            "No task reports were found for this task. The task may not exist, or it may not have completed yet.",
-          );
-        }
-        return json(200, report);
-      }),
-    },
-    {
-      method: "GET",
-      path: `${BASE}/task/:taskId/log`,
-      handler: withTask((ctx, task) => {
-        // A short synthetic log: the task's lifecycle as the emulator recorded it.
-        const events = ctx.engine.stats.events.get(task.id) ?? [];
-        const lines = events.map((e) => `${e.at} INFO [task-runner] Task[${task.id}] ${e.event}`);
-        if (task.errorMsg) lines.push(`ERROR [task-runner] Task[${task.id}] failed: ${task.errorMsg}`);
-        return text(200, `${lines.join("\n")}\n`);
-      }),
-    },
+    { method: "GET", path: `${BASE}/task/:taskId/reports`, handler: withTask(reports) },
+    { method: "GET", path: `${BASE}/task/:taskId/log`, handler: withTask(log) },
     {
       method: "POST",
       path: `${BASE}/task/:taskId/shutdown`,
@@ -198,33 +180,13 @@ export function overlordRoutes(): Route[] {
         return json(200, { task: task.id });
       }),
     },
-    {
-      method: "POST",
-      path: `${BASE}/taskStatus`,
-      handler: async (ctx) => {
-        if (!isJson(ctx.req)) return empty(415);
-        let ids: unknown;
-        try {
-          const raw = await ctx.body();
-          ids = raw.trim() === "" ? [] : JSON.parse(raw);
-        } catch {
-          return json(400, { error: "Cannot deserialize request body: expected a JSON array of task ids" });
-        }
-        if (!Array.isArray(ids)) {
-          return json(400, {
-            error: "Cannot deserialize value of type `java.util.HashSet<java.lang.String>` from Object value",
-          });
-        }
-        // Plain text in a body labelled JSON, as a real Druid 33 sends it (docs/real-druid.md).
-        if (ids.length === 0) return text(400, "No Task IDs provided.", "application/json");
-        const out: Record<string, unknown> = {};
-        for (const id of ids) {
-          const task = ctx.engine.tasks.get(String(id));
-          if (task) out[task.id] = taskStatus(task);
-        }
-        return json(200, out);
-      },
-    },
+    { method: "POST", path: `${BASE}/taskStatus`, handler: bulkStatus },
+  ];
+}
+
+/** `GET /tasks` and its older per-state forms, one listing underneath. */
+function taskListRoutes(): Route[] {
+  return [
     {
       method: "GET",
       path: `${BASE}/tasks`,
@@ -238,17 +200,13 @@ export function overlordRoutes(): Route[] {
       path: `${BASE}/completeTasks`,
       handler: (ctx) => listTasks(ctx, "complete", intParam(ctx.query, "n")),
     },
-    {
-      method: "POST",
-      path: `${BASE}/datasources/:dataSource/shutdownAllTasks`,
-      handler: (ctx) => {
-        const ds = ctx.params.dataSource ?? "";
-        const active = [...ctx.engine.tasks.values()].filter((t) => t.dataSource === ds && isActive(t));
-        if (active.length === 0) return empty(404);
-        for (const t of active) ctx.engine.shutdown(t.id);
-        return json(200, { dataSource: ds });
-      },
-    },
+  ];
+}
+
+/** A datasource's tasks and locks, the sampler, the workers and their capacity, the leader. */
+function clusterRoutes(): Route[] {
+  return [
+    { method: "POST", path: `${BASE}/datasources/:dataSource/shutdownAllTasks`, handler: shutdownAllTasks },
     { method: "POST", path: `${BASE}/lockedIntervals/v2`, handler: lockedIntervals },
     // The data sampler (docs/druid-api.md §2.12, src/sim/sampler.ts).
     { method: "POST", path: `${BASE}/sampler`, handler: sample },
@@ -268,6 +226,60 @@ export function overlordRoutes(): Route[] {
     { method: "GET", path: `${BASE}/leader`, handler: (ctx) => text(200, ctx.url, "application/json") },
     { method: "GET", path: `${BASE}/isLeader`, handler: () => json(200, { leader: true }) },
   ];
+}
+
+/** `GET /task/{id}/reports`: 404 in text until the task has a report. */
+function reports(ctx: RouteContext, task: SimTask): Reply {
+  const report = taskReport(task, ctx.engine.now, ctx.druidVersion);
+  if (!report) {
+    return text(
+      404,
+      "No task reports were found for this task. The task may not exist, or it may not have completed yet.",
+    );
+  }
+  return json(200, report);
+}
+
+/** `GET /task/{id}/log`: a short synthetic log, the task's lifecycle as the emulator recorded it. */
+function log(ctx: RouteContext, task: SimTask): Reply {
+  const events = ctx.engine.stats.events.get(task.id) ?? [];
+  const lines = events.map((e) => `${e.at} INFO [task-runner] Task[${task.id}] ${e.event}`);
+  if (task.errorMsg) lines.push(`ERROR [task-runner] Task[${task.id}] failed: ${task.errorMsg}`);
+  return text(200, `${lines.join("\n")}\n`);
+}
+
+/** `POST /taskStatus`: the statuses of the ids Druid knows, by id; unknown ids are left out. */
+async function bulkStatus(ctx: RouteContext): Promise<Reply> {
+  if (!isJson(ctx.req)) return empty(415);
+  let ids: unknown;
+  try {
+    const raw = await ctx.body();
+    ids = raw.trim() === "" ? [] : JSON.parse(raw);
+  } catch {
+    return json(400, { error: "Cannot deserialize request body: expected a JSON array of task ids" });
+  }
+  if (!Array.isArray(ids)) {
+    return json(400, {
+      error: "Cannot deserialize value of type `java.util.HashSet<java.lang.String>` from Object value",
+    });
+  }
+  // Plain text in a body labelled JSON, as a real Druid 33 sends it (docs/real-druid.md).
+  if (ids.length === 0) return text(400, "No Task IDs provided.", "application/json");
+  const out: Record<string, unknown> = {};
+  for (const id of ids) {
+    const task = ctx.engine.tasks.get(String(id));
+    if (task) out[task.id] = taskStatus(task);
+  }
+  return json(200, out);
+}
+
+/** `POST /datasources/{ds}/shutdownAllTasks`: 404 when the datasource has no active task. */
+function shutdownAllTasks(ctx: RouteContext): Reply {
+  const ds = ctx.params.dataSource ?? "";
+  const active = [...ctx.engine.tasks.values()].filter((t) => t.dataSource === ds && isActive(t));
+  if (active.length === 0) return empty(404);
+  for (const t of active) ctx.engine.shutdown(t.id);
+  return json(200, { dataSource: ds });
 }
 
 /**
