@@ -4,7 +4,7 @@ import type { Runner } from "./runner.js";
 import { TaskAbort } from "./signals.js";
 
 /**
- * A kind of work (ingest now; compaction, kill, rollback, MSQ next) declared in one object: the ledger
+ * A kind of work (ingest, compaction, kill, rollback) declared in one object: the ledger
  * task kind it drives, how its payload and progress are encoded (zod schemas, no casts), its runner (the
  * handler as named steps), how a partition of it is described in reports and the API, and which Druid
  * tasks it owns. Jobs, reports, `status`, `dlq`, `retry`, `cancel` and the engine work for any kind
@@ -16,6 +16,11 @@ import { TaskAbort } from "./signals.js";
 export interface KindOfWork<S = unknown, I = never> {
   /** The ledger task kind (`tasks.kind`). */
   readonly name: string;
+  /**
+   * The kinds of job (`jobs.kind`) whose partitions are of this kind: `run` and `backfill` for ingestion.
+   * @default [name]
+   */
+  readonly jobKinds?: readonly string[];
   /**
    * How a job of this kind is planned into partitions, from the user's input: pure, and complete before
    * anything is written (every partition checked), so a bad input changes nothing.

@@ -9,6 +9,7 @@ import { INGEST_KIND, type IngestPayload, type IngestProgress } from "./types.js
 /** Native batch ingestion (`index_parallel`): one partition = one interval = one Druid task per attempt. */
 export const ingestKind: KindOfWork<DruidServices, IngestJobInput> = {
   name: INGEST_KIND,
+  jobKinds: ["run", "backfill"],
   plan: planIngestJob,
   payload: ingestPayloadSchema,
   progress: ingestProgressSchema,

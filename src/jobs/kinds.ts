@@ -15,3 +15,8 @@ export const KINDS: readonly KindOfWork<DruidServices, never>[] = [
   killKind,
   compactKind,
 ];
+
+/** The kinds of job this build runs (`run`, `backfill`, and each other kind's own name), from the registry. */
+export function jobKinds(kinds: readonly KindOfWork<never, never>[] = KINDS): string[] {
+  return kinds.flatMap((k) => k.jobKinds ?? [k.name]);
+}

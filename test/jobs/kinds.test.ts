@@ -4,7 +4,7 @@ import { type KindOfWork, payloadOf, progressOf } from "../../src/driver/kind.js
 import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { runJob } from "../../src/jobs/engine.js";
-import { KINDS } from "../../src/jobs/kinds.js";
+import { jobKinds, KINDS } from "../../src/jobs/kinds.js";
 import { jobReport } from "../../src/jobs/report.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
@@ -126,6 +126,11 @@ describe("a second kind of work", () => {
     });
     expect(second.counts.done).toBe(3);
     expect(second.job.state).toBe("done");
+  });
+
+  it("names its kind of job from the registry: resume and the kind lists take it without another change", () => {
+    expect(jobKinds()).toEqual(["run", "backfill", "rollback", "kill", "compact"]);
+    expect(jobKinds([...KINDS, echoKind as unknown as (typeof KINDS)[number]])).toContain("echo");
   });
 
   it("is canceled like any partition", async () => {

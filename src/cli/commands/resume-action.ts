@@ -2,6 +2,7 @@ import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
 import { UsageError } from "../../core/errors.js";
 import { OutageMonitor } from "../../druid/outage.js";
+import { jobKinds } from "../../jobs/kinds.js";
 import type { Store } from "../../ledger/store.js";
 import { openLedger } from "../context.js";
 import type { DruidFlags } from "../options.js";
@@ -33,9 +34,10 @@ export async function resumeJob(
     store = await openLedger(flags.ledger);
     const job = await store.getJob(jobId);
     if (!job) throw new UsageError(`no job ${jobId} in the ledger ${flags.ledger} (see \`segops jobs\`)`);
-    if (!["run", "backfill", "rollback", "kill", "compact"].includes(job.kind))
+    const resumable = jobKinds();
+    if (!resumable.includes(job.kind))
       throw new UsageError(
-        `job ${jobId} is a ${job.kind} job; resume runs run, backfill, rollback, kill and compact jobs`,
+        `job ${jobId} is a ${job.kind} job; resume runs ${resumable.join(", ")} jobs (the kinds this build knows)`,
       );
     const stored = (key: string, fallback: number) =>
       typeof job.options[key] === "number" ? (job.options[key] as number) : fallback;
