@@ -35,7 +35,7 @@ export interface MultiActorOptions {
   /** `segops serve` hosts. @default 3 */
   hosts?: number;
   /**
-   * Leave out the interplays the campaign found segops failing (docs/reliability.md, "Several actors"),
+   * Leave out the interplays the campaign found segops failing (docs/reliability.md),
    * the rest of the run unchanged: the first request over new inputs is sent alone, plain, before its
    * burst (a plain request meeting an unfinished `new` job over the same inputs, and no plain job, creates
    * a second open job); every segment operation runs on the shared ledger (a kill on a ledger of its own
