@@ -450,7 +450,17 @@ async function setDynamicConfig(ctx: RouteContext): Promise<Reply> {
 
 export function coordinatorRoutes(): Route[] {
   return [
-    // Coordinator dynamic config (docs/api-reference/dynamic-configuration-api.md).
+    ...configRoutes(),
+    ...ruleRoutes(),
+    ...statusRoutes(),
+    ...servedDataSourceRoutes(),
+    ...metadataRoutes(),
+  ];
+}
+
+/** Coordinator dynamic config (docs/api-reference/dynamic-configuration-api.md) and the compaction config. */
+function configRoutes(): Route[] {
+  return [
     { method: "GET", path: `${BASE}/config`, handler: ({ engine }) => json(200, engine.dynamicConfig) },
     // The cluster compaction config (`DruidCompactionConfig`) with Druid 33's defaults and no datasource's
     // auto-compaction configured (docs/druid-api.md §3.9).
@@ -468,7 +478,12 @@ export function coordinatorRoutes(): Route[] {
         }),
     },
     { method: "POST", path: `${BASE}/config`, handler: setDynamicConfig },
-    // Retention rules (`RulesResource`, docs/api-reference/retention-rules-api.md).
+  ];
+}
+
+/** Retention rules (`RulesResource`, docs/api-reference/retention-rules-api.md). */
+function ruleRoutes(): Route[] {
+  return [
     { method: "GET", path: `${BASE}/rules`, handler: ({ engine }) => json(200, engine.rules.all()) },
     { method: "GET", path: `${BASE}/rules/history`, handler: (ctx) => ruleHistory(ctx) },
     {
@@ -485,28 +500,22 @@ export function coordinatorRoutes(): Route[] {
       path: `${BASE}/rules/:dataSource/history`,
       handler: (ctx) => ruleHistory(ctx, ctx.params.dataSource ?? ""),
     },
+  ];
+}
+
+/** The cluster's load status and the leader. */
+function statusRoutes(): Route[] {
+  return [
     { method: "GET", path: `${BASE}/loadstatus`, handler: loadStatus },
     { method: "GET", path: `${BASE}/leader`, handler: (ctx) => text(200, ctx.url, "application/json") },
     { method: "GET", path: `${BASE}/isLeader`, handler: () => json(200, { leader: true }) },
-    {
-      method: "GET",
-      path: `${BASE}/datasources`,
-      handler: ({ engine, query }) => {
-        const names = servedDataSources(engine);
-        if (has(query, "simple")) {
-          return json(
-            200,
-            names.map((name) => ({ name, properties: dataSourceSummary(served(engine, name)) })),
-          );
-        }
-        if (has(query, "full"))
-          return json(
-            200,
-            names.map((n) => fullDataSource(engine, n, served(engine, n))),
-          );
-        return json(200, names);
-      },
-    },
+  ];
+}
+
+/** `/datasources/…`: what the Coordinator serves (an unserved datasource answers 204). */
+function servedDataSourceRoutes(): Route[] {
+  return [
+    { method: "GET", path: `${BASE}/datasources`, handler: listServedDataSources },
     {
       method: "GET",
       path: `${BASE}/datasources/:dataSource`,
@@ -519,18 +528,7 @@ export function coordinatorRoutes(): Route[] {
     {
       method: "GET",
       path: `${BASE}/datasources/:dataSource/intervals/:interval`,
-      handler: ({ engine, params }) => {
-        const segs = served(engine, params.dataSource ?? "");
-        if (segs.length === 0) return empty(204);
-        const interval = intervalParam(params.interval ?? "");
-        if (!interval) return text(400, `Invalid interval[${params.interval}]`);
-        return json(
-          200,
-          segs
-            .filter((s) => interval.start <= s.interval.start && s.interval.end <= interval.end)
-            .map((s) => s.id),
-        );
-      },
+      handler: servedSegmentsWithin,
     },
     {
       method: "GET",
@@ -545,40 +543,15 @@ export function coordinatorRoutes(): Route[] {
         return segs.length === 0 ? empty(204) : segmentList(engine, segs, query);
       },
     },
-    {
-      method: "GET",
-      path: `${BASE}/datasources/:dataSource/segments/:segmentId`,
-      handler: ({ engine, params }) => {
-        const s = engine.store.find(params.dataSource ?? "", params.segmentId ?? "");
-        if (!s || !engine.isServed(s)) return empty(204);
-        return json(200, {
-          metadata: segmentJson(s, engine.options.druidVersion),
-          servers: servers(engine, s),
-        });
-      },
-    },
+    { method: "GET", path: `${BASE}/datasources/:dataSource/segments/:segmentId`, handler: servedSegment },
     { method: "GET", path: `${BASE}/datasources/:dataSource/loadstatus`, handler: dataSourceLoadStatus },
-    {
-      method: "GET",
-      path: `${BASE}/datasources/:dataSource/handoffComplete`,
-      handler: ({ engine, params, query }) => {
-        const interval = intervalParam(query.get("interval") ?? "");
-        const version = query.get("version");
-        const partition = Number(query.get("partitionNumber") ?? "0");
-        if (!interval || version === null)
-          return text(400, "interval, partitionNumber and version are required");
-        const s = engine.store
-          .all(params.dataSource ?? "")
-          .find(
-            (x) =>
-              x.interval.start === interval.start &&
-              x.interval.end === interval.end &&
-              x.version === version &&
-              x.partitionNum === partition,
-          );
-        return json(200, s !== undefined && engine.isServed(s));
-      },
-    },
+    { method: "GET", path: `${BASE}/datasources/:dataSource/handoffComplete`, handler: handoffComplete },
+  ];
+}
+
+/** `/metadata/…`: what the metadata store holds as used (an unknown datasource answers 404). */
+function metadataRoutes(): Route[] {
+  return [
     { method: "GET", path: `${BASE}/metadata/datasources`, handler: metadataDataSources },
     {
       method: "GET",
@@ -605,16 +578,7 @@ export function coordinatorRoutes(): Route[] {
     {
       method: "GET",
       path: `${BASE}/metadata/datasources/:dataSource/segments/:segmentId`,
-      handler: ({ engine, params, query }) => {
-        const ds = params.dataSource ?? "";
-        const id = params.segmentId ?? "";
-        if (!id.startsWith(`${ds}_`))
-          return text(400, `Could not parse Segment ID[${id}] for DataSource[${ds}]`);
-        const s = engine.store.find(ds, id);
-        const includeUnused = query.get("includeUnused") === "true";
-        if (!s || (!isUsed(s, engine.now) && !includeUnused)) return empty(404);
-        return json(200, segmentJson(s, engine.options.druidVersion));
-      },
+      handler: metadataSegment,
     },
     { method: "GET", path: `${BASE}/metadata/segments`, handler: metadataSegments },
     {
@@ -623,4 +587,72 @@ export function coordinatorRoutes(): Route[] {
       handler: unusedSegments,
     },
   ];
+}
+
+/** `GET /datasources`: the served datasources' names, or with `?simple`/`?full` their summaries. */
+function listServedDataSources({ engine, query }: RouteContext): Reply {
+  const names = servedDataSources(engine);
+  if (has(query, "simple")) {
+    return json(
+      200,
+      names.map((name) => ({ name, properties: dataSourceSummary(served(engine, name)) })),
+    );
+  }
+  if (has(query, "full"))
+    return json(
+      200,
+      names.map((n) => fullDataSource(engine, n, served(engine, n))),
+    );
+  return json(200, names);
+}
+
+/** `GET /datasources/{ds}/intervals/{interval}`: ids of the served segments inside the interval. */
+function servedSegmentsWithin({ engine, params }: RouteContext): Reply {
+  const segs = served(engine, params.dataSource ?? "");
+  if (segs.length === 0) return empty(204);
+  const interval = intervalParam(params.interval ?? "");
+  if (!interval) return text(400, `Invalid interval[${params.interval}]`);
+  return json(
+    200,
+    segs.filter((s) => interval.start <= s.interval.start && s.interval.end <= interval.end).map((s) => s.id),
+  );
+}
+
+/** `GET /datasources/{ds}/segments/{id}`: a served segment with the servers holding it. */
+function servedSegment({ engine, params }: RouteContext): Reply {
+  const s = engine.store.find(params.dataSource ?? "", params.segmentId ?? "");
+  if (!s || !engine.isServed(s)) return empty(204);
+  return json(200, {
+    metadata: segmentJson(s, engine.options.druidVersion),
+    servers: servers(engine, s),
+  });
+}
+
+/** `GET /datasources/{ds}/handoffComplete`: whether the one segment named by the query is served. */
+function handoffComplete({ engine, params, query }: RouteContext): Reply {
+  const interval = intervalParam(query.get("interval") ?? "");
+  const version = query.get("version");
+  const partition = Number(query.get("partitionNumber") ?? "0");
+  if (!interval || version === null) return text(400, "interval, partitionNumber and version are required");
+  const s = engine.store
+    .all(params.dataSource ?? "")
+    .find(
+      (x) =>
+        x.interval.start === interval.start &&
+        x.interval.end === interval.end &&
+        x.version === version &&
+        x.partitionNum === partition,
+    );
+  return json(200, s !== undefined && engine.isServed(s));
+}
+
+/** `GET /metadata/datasources/{ds}/segments/{id}`: a used segment (or an unused one with `includeUnused`). */
+function metadataSegment({ engine, params, query }: RouteContext): Reply {
+  const ds = params.dataSource ?? "";
+  const id = params.segmentId ?? "";
+  if (!id.startsWith(`${ds}_`)) return text(400, `Could not parse Segment ID[${id}] for DataSource[${ds}]`);
+  const s = engine.store.find(ds, id);
+  const includeUnused = query.get("includeUnused") === "true";
+  if (!s || (!isUsed(s, engine.now) && !includeUnused)) return empty(404);
+  return json(200, segmentJson(s, engine.options.druidVersion));
 }
