@@ -1,5 +1,5 @@
 /**
- * segops against what users run today (issue 16), in the same run on the same emulator, in emulated time:
+ * segops against what users run today, in the same run on the same emulator, in emulated time:
  *
  *   makespan   a 200-partition backfill (seeded log-normal durations, 16 slots, every 5th task k = 3) by
  *              segops (`runIngestJob`, SQLite ledger, 1 s tick), baseline 1 (a pool of 16 workers, each

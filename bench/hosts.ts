@@ -1,5 +1,5 @@
 /**
- * Throughput of several `segops serve` hosts against one (issue 17, "Many hosts"): the same 500-partition
+ * Throughput of several `segops serve` hosts against one (docs/operations.md, "Several hosts on one PostgreSQL ledger"): the same 500-partition
  * daily backfill, created through the API, run to the end by 1 and by 4 serve processes sharing one
  * PostgreSQL ledger (a throwaway cluster with fsync on), against the emulator in this process. Measured from
  * the POST to the last partition done, in partitions per second, with what explains the ratio: the

@@ -1,5 +1,5 @@
 /**
- * End-to-end overhead of `segops run` (issue 16, goal ≤ 1 s): the compiled CLI ingests one daily partition
+ * End-to-end overhead of `segops run` (goal ≤ 1 s): the compiled CLI ingests one daily partition
  * against `segops sim` in another process (time scale 1, so emulated time is real time; handoff delay 0, so
  * the Coordinator serves the segments as they are published), with a task of known emulated duration
  * (`context.simDurationMs`). Overhead = wall time of the process − the task's duration as Druid reports it;

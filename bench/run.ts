@@ -43,7 +43,7 @@ const ALL = [
   "large-request",
 ] as const;
 type Name = (typeof ALL)[number];
-/** `--quick`: what issue 16's figures need, at a smaller size. */
+/** `--quick`: the README's headline figures, at a smaller size. */
 const QUICK: readonly Name[] = ["baselines", "scale", "startup", "handoff", "overhead"];
 
 /** `bench/ledger.ts` (another module's benchmark) runs on import, so it gets its own process. */

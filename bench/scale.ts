@@ -1,5 +1,5 @@
 /**
- * Scale (issue 16): 10,000 in-flight Druid tasks tracked by one compiled segops process, with the emulator
+ * Scale: 10,000 in-flight Druid tasks tracked by one compiled segops process, with the emulator
  * (`segops sim`) in a process of its own, through `segops poll` and through `segops backfill` with the
  * SQLite ledger; and a 100,000-partition backfill planned and created in the ledger.
  *

@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/startup.ts [--runs 30] [--no-build]
  *
- * Goals (issue 11): `--help` within 2× of bare Node, `validate` under 250 ms (both from dist).
+ * Goals: `--help` within 2× of bare Node, `validate` under 250 ms (both from dist).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI stage "real Druid" (issue 6): assembles and starts a real Apache Druid 33.0.0 from Maven Central
+# CI stage "real Druid": assembles and starts a real Apache Druid 33.0.0 from Maven Central
 # (scripts/druid/start; jars cached in ~/.m2 between runs), runs the REST conformance suite against it and the
 # segops end-to-end run (scripts/druid/e2e), and always stops Druid and deletes its data, whatever happened.
 # Exits non-zero on any failure. When Maven Central cannot be reached the stage FAILS (exit 2) with a clear
