@@ -107,73 +107,18 @@ export function planRollback(facts: RollbackFacts): {
   chunks: RollbackPayload[];
 } {
   const { request } = facts;
-  const ds = request.datasource;
-  const range = formatInterval(request.interval);
   const inRange = (s: DataSegment) => overlaps(parseInterval(s.interval), request.interval);
   const all = [...facts.used, ...facts.unused].filter(inRange);
   const used = facts.used.filter(inRange);
+  refuseUnknownVersion(request, all);
   const byChunk = new Map<string, DataSegment[]>();
-  for (const s of all) {
-    const list = byChunk.get(s.interval) ?? [];
-    list.push(s);
-    byChunk.set(s.interval, list);
-  }
-  const t = request.target;
-  if ("version" in t && !all.some((s) => s.version === t.version)) {
-    const known = [...new Set(all.map((s) => s.version))].sort();
-    refuse(
-      `no segment of ${ds} in ${range} has ${describeTarget(t)} (killed, or never written); versions there: ${known.join(", ") || "none"}`,
-      targetField(t),
-      { datasource: ds, versions: known },
-    );
-  }
+  for (const s of all) byChunk.set(s.interval, [...(byChunk.get(s.interval) ?? []), s]);
   const payloads: RollbackPayload[] = [];
   const unrestorable: string[] = [];
   for (const [interval, segs] of [...byChunk.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const chunk = parseInterval(interval);
-    const versions = [...new Set(segs.map((s) => s.version))].sort();
-    const live = used
-      .filter((s) => overlaps(parseInterval(s.interval), chunk))
-      .map((s) => s.version)
-      .sort()
-      .at(-1);
-    const target =
-      "version" in t ? versions.find((v) => v === t.version) : versions.filter((v) => v < t.before).at(-1);
-    if (target === undefined) {
-      // Nothing of the target here: with --before, a chunk written only after it has nothing to go back to.
-      if ("before" in t && live !== undefined && live >= t.before) unrestorable.push(interval);
-      continue;
-    }
-    if (live === target) continue; // already what was asked
-    if (!contains(request.interval, chunk))
-      refuse(
-        `${describeTarget(t)} has segments over ${interval}, reaching outside ${range}; widen the interval to cover it`,
-        "interval",
-      );
-    const mine = segs.filter((s) => s.version === target);
-    const parts = new Set(mine.map((s) => s.shardSpec.partitionNum ?? 0));
-    const expected = Math.max(...mine.map(core));
-    const missing = Array.from({ length: expected }, (_, p) => p).filter((p) => !parts.has(p));
-    if (missing.length > 0)
-      refuse(
-        `version ${target} of ${interval} lacks partition(s) ${missing.join(", ")} (killed): restoring it would lose data`,
-        targetField(t),
-      );
-    const newer = used.filter((s) => s.version > target && overlaps(parseInterval(s.interval), chunk));
-    for (const s of newer) {
-      if (!contains(request.interval, parseInterval(s.interval)))
-        refuse(
-          `newer segment ${segmentId(s)} reaches outside ${range}: marking it unused would remove data outside the interval; widen the interval to ${s.interval}`,
-          "interval",
-        );
-    }
-    payloads.push({
-      datasource: ds,
-      interval: formatInterval(chunk),
-      toVersion: target,
-      segmentIds: mine.map(segmentId).sort(),
-      newerVersions: [...new Set(newer.map((s) => s.version))].sort(),
-    });
+    const planned = planChunk(request, used, interval, segs);
+    if (planned === "unrestorable") unrestorable.push(interval);
+    else if (planned !== null) payloads.push(planned);
   }
   if (unrestorable.length > 0)
     refuse(
@@ -181,6 +126,83 @@ export function planRollback(facts: RollbackFacts): {
       targetField(request.target),
       { unrestorable },
     );
+  return { ...rollbackJob(request, payloads), chunks: payloads };
+}
+
+/** A version the user named must exist in the interval, used or unused. */
+function refuseUnknownVersion(request: RollbackRequest, all: readonly DataSegment[]): void {
+  const t = request.target;
+  if (!("version" in t) || all.some((s) => s.version === t.version)) return;
+  const known = [...new Set(all.map((s) => s.version))].sort();
+  refuse(
+    `no segment of ${request.datasource} in ${formatInterval(request.interval)} has ${describeTarget(t)} (killed, or never written); versions there: ${known.join(", ") || "none"}`,
+    targetField(t),
+    { datasource: request.datasource, versions: known },
+  );
+}
+
+/**
+ * One chunk's rollback: the version to restore and the newer ones to mark unused; null when there is
+ * nothing to do (already the target, or nothing of it here), `unrestorable` when a `--before` target has
+ * nothing to go back to. Refuses a target reaching outside the interval or missing a partition, and a
+ * newer segment reaching outside the interval (marking it unused would take data outside it too).
+ */
+function planChunk(
+  request: RollbackRequest,
+  used: readonly DataSegment[],
+  interval: string,
+  segs: readonly DataSegment[],
+): RollbackPayload | "unrestorable" | null {
+  const t = request.target;
+  const range = formatInterval(request.interval);
+  const chunk = parseInterval(interval);
+  const versions = [...new Set(segs.map((s) => s.version))].sort();
+  const live = used
+    .filter((s) => overlaps(parseInterval(s.interval), chunk))
+    .map((s) => s.version)
+    .sort()
+    .at(-1);
+  const target =
+    "version" in t ? versions.find((v) => v === t.version) : versions.filter((v) => v < t.before).at(-1);
+  // Nothing of the target here: with --before, a chunk written only after it has nothing to go back to.
+  if (target === undefined)
+    return "before" in t && live !== undefined && live >= t.before ? "unrestorable" : null;
+  if (live === target) return null; // already what was asked
+  if (!contains(request.interval, chunk))
+    refuse(
+      `${describeTarget(t)} has segments over ${interval}, reaching outside ${range}; widen the interval to cover it`,
+      "interval",
+    );
+  const mine = segs.filter((s) => s.version === target);
+  const parts = new Set(mine.map((s) => s.shardSpec.partitionNum ?? 0));
+  const expected = Math.max(...mine.map(core));
+  const missing = Array.from({ length: expected }, (_, p) => p).filter((p) => !parts.has(p));
+  if (missing.length > 0)
+    refuse(
+      `version ${target} of ${interval} lacks partition(s) ${missing.join(", ")} (killed): restoring it would lose data`,
+      targetField(t),
+    );
+  const newer = used.filter((s) => s.version > target && overlaps(parseInterval(s.interval), chunk));
+  for (const s of newer) {
+    if (!contains(request.interval, parseInterval(s.interval)))
+      refuse(
+        `newer segment ${segmentId(s)} reaches outside ${range}: marking it unused would remove data outside the interval; widen the interval to ${s.interval}`,
+        "interval",
+      );
+  }
+  return {
+    datasource: request.datasource,
+    interval: formatInterval(chunk),
+    toVersion: target,
+    segmentIds: mine.map(segmentId).sort(),
+    newerVersions: [...new Set(newer.map((s) => s.version))].sort(),
+  };
+}
+
+/** The job (named by the request) and one task per chunk, keyed by the chunk. */
+function rollbackJob(request: RollbackRequest, payloads: readonly RollbackPayload[]) {
+  const ds = request.datasource;
+  const range = formatInterval(request.interval);
   const identity = {
     datasource: ds,
     interval: range,
@@ -191,27 +213,27 @@ export function planRollback(facts: RollbackFacts): {
   };
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
   const jobId = `rollback_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hash}`;
-  return {
-    job: {
-      id: jobId,
-      kind: ROLLBACK_KIND,
-      options: {
-        datasource: ds,
-        range,
-        target: request.target,
-        baseId: jobId,
-        ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
-      },
+  const job: NewJob = {
+    id: jobId,
+    kind: ROLLBACK_KIND,
+    options: {
+      datasource: ds,
+      range,
+      target: request.target,
+      baseId: jobId,
+      ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
     },
-    tasks: payloads.map((p) => ({
+  };
+  const tasks = payloads.map(
+    (p): NewTask => ({
       id: `${jobId}/${intervalSlug(parseInterval(p.interval))}`,
       kind: ROLLBACK_KIND,
       payload: p as unknown as JsonObject,
       // Never at the same time as an ingestion (or another operation) of the same chunk.
       exclusionKey: chunkExclusionKey(ds, p.interval),
-    })),
-    chunks: payloads,
-  };
+    }),
+  );
+  return { job, tasks };
 }
 
 /** The served-and-live check of one chunk after the marks, from Druid's views (pure). */
