@@ -59,29 +59,64 @@ function overlordRefusal(sqlQueryId: string, overlord: Reply): Reply {
   );
 }
 
+/** A submission turned away: the answer, and the id and reason the stats record with it. */
+interface Refusal {
+  readonly reply: Reply;
+  readonly id: string | null;
+  readonly reason?: string;
+}
+
+/** What a readable `POST /sql/task` body asks for. */
+interface SqlTaskRequest {
+  readonly query: string;
+  readonly context: Record<string, unknown>;
+  /** The context's `sqlQueryId`, else a fresh one (as Druid makes one). */
+  readonly sqlQueryId: string;
+}
+
+/** `POST /druid/v2/sql/task`: read, plan, admit (as the Overlord would the controller), add. */
 async function submit(ctx: RouteContext): Promise<Reply> {
   const { engine } = ctx;
-  const record = (id: string | null, accepted: boolean, status: number, reason?: string) =>
-    engine.stats.submission({ id, accepted, status, ...(reason ? { reason } : {}) }, engine.now);
-  if (!isJson(ctx.req)) {
-    record(null, false, 415);
-    return empty(415);
-  }
+  const refuse = (r: Refusal): Reply => {
+    engine.stats.submission(
+      { id: r.id, accepted: false, status: r.reply.status, ...(r.reason ? { reason: r.reason } : {}) },
+      engine.now,
+    );
+    return r.reply;
+  };
+  const request = await readRequest(ctx);
+  if ("reply" in request) return refuse(request);
+  const planned = planRequest(request, ctx.druidVersion);
+  if ("reply" in planned) return refuse(planned);
+  const { plan, msq } = planned;
+  const id = plan.id as string;
+  const refusal = controllerRefusal(ctx, id, plan.dataSource, request.sqlQueryId);
+  if (refusal) return refuse(refusal);
+  const payload = controllerPayload(plan, msq);
+  const task = engine.add(id, plan, payload);
+  payload.context = taskContext(task);
+  engine.stats.submission({ id, accepted: true, status: 202 }, engine.now);
+  // `SqlTaskResource.buildTaskResponse`: 202 Accepted with a SqlTaskStatus.
+  return json(202, { taskId: id, state: "RUNNING" });
+}
+
+/** The body's query, context and sqlQueryId, or why there is none (415, unparsable JSON, no query). */
+async function readRequest(ctx: RouteContext): Promise<SqlTaskRequest | Refusal> {
+  if (!isJson(ctx.req)) return { reply: empty(415), id: null };
   let body: unknown;
   try {
     body = JSON.parse(await ctx.body());
   } catch (error) {
     // Before the statement exists (`handleExceptionBeforeStatementCreated`); the exact body is not known (§10).
-    record(null, false, 400, (error as Error).message);
-    return json(
-      400,
-      errorResponse(
-        "invalidInput",
-        "USER",
-        "INVALID_INPUT",
-        `Malformed SQL request: ${(error as Error).message}`,
+    const message = (error as Error).message;
+    return {
+      reply: json(
+        400,
+        errorResponse("invalidInput", "USER", "INVALID_INPUT", `Malformed SQL request: ${message}`),
       ),
-    );
+      id: null,
+      reason: message,
+    };
   }
   const o = (body && typeof body === "object" && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const context = (
@@ -90,24 +125,31 @@ async function submit(ctx: RouteContext): Promise<Reply> {
   const sqlQueryId =
     typeof context.sqlQueryId === "string" && context.sqlQueryId !== "" ? context.sqlQueryId : randomUUID();
   if (typeof o.query !== "string" || o.query.trim() === "") {
-    record(null, false, 400, "query is missing");
-    return json(
-      400,
-      errorResponse("invalidInput", "USER", "INVALID_INPUT", "Field [query] must not be null or empty"),
-    );
+    return {
+      reply: json(
+        400,
+        errorResponse("invalidInput", "USER", "INVALID_INPUT", "Field [query] must not be null or empty"),
+      ),
+      id: null,
+      reason: "query is missing",
+    };
   }
-  const multiple = setStatementsRefused(o.query, ctx.druidVersion);
+  return { query: o.query, context, sqlQueryId };
+}
+
+/** The controller's plan, or the SQL layer's refusal (SET statements the version refuses, a planning error). */
+function planRequest(request: SqlTaskRequest, druidVersion: number): ReturnType<typeof planMsq> | Refusal {
+  const { sqlQueryId } = request;
+  const multiple = setStatementsRefused(request.query, druidVersion);
   if (multiple) {
     const reply = taskFailure(
       sqlQueryId,
       errorResponse("invalidInput", "USER", "INVALID_INPUT", multiple, { sourceType: "sql" }),
     );
-    record(`query-${sqlQueryId}`, false, reply.status, multiple);
-    return reply;
+    return { reply, id: `query-${sqlQueryId}`, reason: multiple };
   }
-  let planned: ReturnType<typeof planMsq>;
   try {
-    planned = planMsq(o.query, context, sqlQueryId);
+    return planMsq(request.query, request.context, sqlQueryId);
   } catch (error) {
     if (!(error instanceof MsqPlanError)) throw error;
     const unsupported = error.errorCode === "unsupported";
@@ -121,24 +163,29 @@ async function submit(ctx: RouteContext): Promise<Reply> {
         { sourceType: "sql" },
       ),
     );
-    record(`query-${sqlQueryId}`, false, reply.status, error.message);
-    return reply;
+    return { reply, id: `query-${sqlQueryId}`, reason: error.message };
   }
-  const { plan, msq } = planned;
-  const id = plan.id as string;
-  const dsProblem = validateId("dataSource", plan.dataSource) ?? validateId("Task ID", id);
+}
+
+/** Why the controller task cannot be added: a bad datasource or id, a duplicate, a full task queue; else null. */
+function controllerRefusal(
+  ctx: RouteContext,
+  id: string,
+  dataSource: string,
+  sqlQueryId: string,
+): Refusal | null {
+  const { engine } = ctx;
+  const dsProblem = validateId("dataSource", dataSource) ?? validateId("Task ID", id);
   if (dsProblem) {
     const reply = taskFailure(
       sqlQueryId,
       errorResponse("invalidInput", "USER", "INVALID_INPUT", dsProblem, { sourceType: "sql" }),
     );
-    record(id, false, reply.status, dsProblem);
-    return reply;
+    return { reply, id, reason: dsProblem };
   }
   if (engine.tasks.has(id)) {
     const reply = overlordRefusal(sqlQueryId, duplicateTaskReply(id, ctx.druidVersion));
-    record(id, false, reply.status, `Task[${id}] already exists`);
-    return reply;
+    return { reply, id, reason: `Task[${id}] already exists` };
   }
   const active = [...engine.tasks.values()].filter(isActive).length;
   if (active >= engine.options.maxQueueSize) {
@@ -151,16 +198,9 @@ async function submit(ctx: RouteContext): Promise<Reply> {
         `Task queue already contains [${active}] tasks. Retry later or increase 'druid.indexer.queue.maxSize'[${engine.options.maxQueueSize}].`,
       ),
     );
-    const reply = overlordRefusal(sqlQueryId, queueFull);
-    record(id, false, reply.status, "task queue full");
-    return reply;
+    return { reply: overlordRefusal(sqlQueryId, queueFull), id, reason: "task queue full" };
   }
-  const payload = controllerPayload(plan, msq);
-  const task = engine.add(id, plan, payload);
-  payload.context = taskContext(task);
-  record(id, true, 202);
-  // `SqlTaskResource.buildTaskResponse`: 202 Accepted with a SqlTaskStatus.
-  return json(202, { taskId: id, state: "RUNNING" });
+  return null;
 }
 
 function statement(ctx: RouteContext): Reply {
