@@ -303,18 +303,26 @@ function intervalMessageText(i: Interval): string {
   return intervalText(i);
 }
 
-/**
- * Plans `POST /druid/v2/sql/task`: the controller task's plan, or an `MsqPlanError` with Druid's message
- * (planning errors are `invalidInput`, 400) or the emulator's own (`unsupported`).
- */
-export function planMsq(
-  query: string,
-  requestContext: Record<string, unknown>,
-  sqlQueryId: string,
-): { plan: TaskPlan; msq: MsqPlan } {
-  const context: Record<string, unknown> = { ...requestContext };
-  const sql = takeSets(stripComments(query), context);
-  const masked = mask(sql);
+/** The first match of a keyword pattern in masked text at or after `from`. */
+function keywordAt(masked: string, re: RegExp, from = 0): RegExpExecArray | null {
+  const r = new RegExp(re.source, "gi");
+  r.lastIndex = from;
+  return r.exec(masked);
+}
+
+/** The statement's verb and target, and where its SELECT, PARTITIONED BY and CLUSTERED BY start. */
+interface Clauses {
+  readonly verb: "INSERT" | "REPLACE";
+  readonly dataSource: string;
+  /** Where `REPLACE|INSERT INTO <table>` ends. */
+  readonly headEnd: number;
+  readonly select: RegExpExecArray;
+  readonly partitioned: RegExpExecArray;
+  readonly clustered: RegExpExecArray | null;
+}
+
+/** Finds the statement's clauses (the planner's errors for a missing PARTITIONED BY or SELECT). */
+function readClauses(sql: string, masked: string): Clauses {
   const head = /^\s*(REPLACE|INSERT)\s+INTO\s+("(?:[^"]|"")+"|[^\s(]+)/i.exec(masked);
   if (!head) {
     throw new MsqPlanError(
@@ -323,41 +331,45 @@ export function planMsq(
     );
   }
   const verb = (head[1] as string).toUpperCase() as "INSERT" | "REPLACE";
-  const dataSource = unquoteIdent(
-    sql.slice(head.index + head[0].length - head[2]!.length, head.index + head[0].length),
-  );
-  const at = (re: RegExp, from = 0): RegExpExecArray | null => {
-    const r = new RegExp(re.source, "gi");
-    r.lastIndex = from;
-    return r.exec(masked);
-  };
-  const partitioned = at(/\bPARTITIONED\s+BY\b/);
+  const headEnd = head.index + head[0].length;
+  const dataSource = unquoteIdent(sql.slice(headEnd - head[2]!.length, headEnd));
+  const partitioned = keywordAt(masked, /\bPARTITIONED\s+BY\b/);
   if (!partitioned)
     throw new MsqPlanError(`Operation [${verb}] requires a PARTITIONED BY to be explicitly defined`);
-  const clustered = at(/\bCLUSTERED\s+BY\b/, partitioned.index);
-  const select = at(/\bSELECT\b/, head.index + head[0].length);
+  const clustered = keywordAt(masked, /\bCLUSTERED\s+BY\b/, partitioned.index);
+  const select = keywordAt(masked, /\bSELECT\b/, headEnd);
   if (!select || select.index > partitioned.index)
     throw new MsqPlanError("Expected a SELECT before PARTITIONED BY");
+  return { verb, dataSource, headEnd, select, partitioned, clustered };
+}
 
-  let overwrite: Interval | null = null;
-  if (verb === "REPLACE") {
-    const ow = at(/\bOVERWRITE\s+(ALL\b|WHERE\b)/, head.index + head[0].length);
-    if (!ow || ow.index > select.index) {
-      throw new MsqPlanError(
-        "Missing time chunk information in OVERWRITE clause for REPLACE. Use OVERWRITE WHERE <__time based condition> or OVERWRITE ALL to overwrite the entire table.",
-      );
-    }
-    if (/^WHERE/i.test(ow[1] as string))
-      overwrite = readWindow(sql.slice(ow.index + ow[0].length, select.index), "OVERWRITE WHERE");
+/** A REPLACE's OVERWRITE WHERE window (null for OVERWRITE ALL, and for an INSERT). */
+function readOverwrite(sql: string, masked: string, c: Clauses): Interval | null {
+  if (c.verb !== "REPLACE") return null;
+  const ow = keywordAt(masked, /\bOVERWRITE\s+(ALL\b|WHERE\b)/, c.headEnd);
+  if (!ow || ow.index > c.select.index) {
+    throw new MsqPlanError(
+      "Missing time chunk information in OVERWRITE clause for REPLACE. Use OVERWRITE WHERE <__time based condition> or OVERWRITE ALL to overwrite the entire table.",
+    );
   }
-  const from = at(/\bFROM\b/, select.index);
-  if (!from || from.index > partitioned.index)
+  if (!/^WHERE/i.test(ow[1] as string)) return null;
+  return readWindow(sql.slice(ow.index + ow[0].length, c.select.index), "OVERWRITE WHERE");
+}
+
+/** `FROM TABLE(EXTERN(…)) [EXTEND (…)] [WHERE <window>]`: the input, the SELECT's window, where FROM starts. */
+function readFrom(
+  sql: string,
+  masked: string,
+  c: Clauses,
+): { source: ReturnType<typeof extern>; filter: Interval | null; fromIndex: number } {
+  const from = keywordAt(masked, /\bFROM\b/, c.select.index);
+  if (!from || from.index > c.partitioned.index)
     throw new MsqPlanError("Expected FROM TABLE(EXTERN(...))", "unsupported");
   const tableOpen = masked.indexOf("(", from.index);
   const tableClose = tableOpen < 0 ? -1 : closing(masked, tableOpen);
-  if (tableClose < 0 || tableClose > partitioned.index)
+  if (tableClose < 0 || tableClose > c.partitioned.index)
     throw new MsqPlanError("The emulator reads FROM only as TABLE(EXTERN(...))", "unsupported");
-  let afterFrom = sql.slice(tableClose + 1, partitioned.index).trim();
+  let afterFrom = sql.slice(tableClose + 1, c.partitioned.index).trim();
   let extend: string | null = null;
   const ext = /^EXTEND\s*\(/i.exec(afterFrom);
   if (ext) {
@@ -374,20 +386,44 @@ export function planMsq(
     if (!where) throw new MsqPlanError(`The emulator reads no [${afterFrom}] after FROM`, "unsupported");
     filter = readWindow(where[1] as string, "WHERE");
   }
-  const items = selectList(sql.slice(select.index + select[0].length, from.index));
+  return { source, filter, fromIndex: from.index };
+}
+
+/** The SELECT list, which must name the __time column. */
+function readSelect(
+  sql: string,
+  c: Clauses,
+  fromIndex: number,
+): SelectPlan & { time: NonNullable<SelectPlan["time"]> } {
+  const items = selectList(sql.slice(c.select.index + c.select[0].length, fromIndex));
   if (!items.time) {
     throw new MsqPlanError(
       "The emulator needs the __time column as TIME_PARSE(col) AS __time or MILLIS_TO_TIMESTAMP(col) AS __time",
       "unsupported",
     );
   }
+  return { time: items.time, dimensions: items.dimensions };
+}
+
+/**
+ * PARTITIONED BY and CLUSTERED BY; the OVERWRITE window must sit on PARTITIONED BY's buckets, and a
+ * SELECT's window is read only when it equals the OVERWRITE window.
+ */
+function readPartitioning(
+  sql: string,
+  c: Clauses,
+  overwrite: Interval | null,
+  filter: Interval | null,
+): { granularity: Granularity; clusteredBy: string[] } {
   const partClause = sql.slice(
-    partitioned.index + partitioned[0].length,
-    clustered ? clustered.index : sql.length,
+    c.partitioned.index + c.partitioned[0].length,
+    c.clustered ? c.clustered.index : sql.length,
   );
   const { granularity, label } = partitionedBy(partClause);
-  const clusteredBy = clustered
-    ? splitTopLevel(sql.slice(clustered.index + clustered[0].length).replace(/;\s*$/, "")).map(unquoteIdent)
+  const clusteredBy = c.clustered
+    ? splitTopLevel(sql.slice(c.clustered.index + c.clustered[0].length).replace(/;\s*$/, "")).map(
+        unquoteIdent,
+      )
     : [];
   if (overwrite) {
     // DruidSqlParserUtils.validateQueryAndConvertToIntervals.
@@ -408,58 +444,124 @@ export function planMsq(
       "unsupported",
     );
   }
+  return { granularity, clusteredBy };
+}
+
+/** The query context's task count (a controller and at least one worker), warning limit and segment size. */
+function readLimits(context: Record<string, unknown>): {
+  workers: number;
+  maxParseExceptions: number;
+  rowsPerSegment: number;
+} {
   const maxNumTasks = context.maxNumTasks === undefined ? 2 : Number(context.maxNumTasks);
   if (!Number.isInteger(maxNumTasks) || maxNumTasks < 2)
     throw new MsqPlanError(
       `MSQ context maxNumTasks [${String(context.maxNumTasks)}] cannot be less than 2, since at least 1 controller and 1 worker is necessary`,
     );
-  const maxParseExceptions =
-    context.maxParseExceptions === undefined ? 0 : Number(context.maxParseExceptions);
-  const types = new Map(source.signature.map((c) => [c.name, c.type]));
+  return {
+    workers: maxNumTasks - 1,
+    maxParseExceptions: context.maxParseExceptions === undefined ? 0 : Number(context.maxParseExceptions),
+    rowsPerSegment: Number(context.rowsPerSegment ?? DEFAULT_ROWS_PER_SEGMENT),
+  };
+}
+
+/** The selected columns (all but the time column for `*`) typed by the EXTERN signature. */
+function resolveDimensions(
+  items: SelectPlan & { time: NonNullable<SelectPlan["time"]> },
+  signature: ReadonlyArray<{ name: string; type: string }>,
+): DimensionSpec[] {
+  const types = new Map(signature.map((c) => [c.name, c.type]));
   const names =
     items.dimensions === "*"
-      ? source.signature.map((c) => c.name).filter((n) => n !== items.time?.column)
+      ? signature.map((c) => c.name).filter((n) => n !== items.time.column)
       : items.dimensions;
-  const dimensions: DimensionSpec[] = names.map((name) => {
+  return names.map((name) => {
     const t = types.get(name);
     if (t === undefined) throw new MsqPlanError(`Column '${name}' not found in any table`);
     return { name, type: t === "long" || t === "double" || t === "float" ? t : "string" };
   });
-  // Clustering sorts each chunk by these columns before `rowsPerSegment` cuts it (range partitioning).
-  const rowsPerSegment = Number(context.rowsPerSegment ?? DEFAULT_ROWS_PER_SEGMENT);
-  const workers = maxNumTasks - 1;
-  const ingest: IngestPlan = {
+}
+
+/** The ingestion the controller runs, in the native model's terms (ingest.ts). */
+function controllerIngest(q: {
+  verb: Clauses["verb"];
+  time: NonNullable<SelectPlan["time"]>;
+  dimensions: DimensionSpec[];
+  granularity: Granularity;
+  overwrite: Interval | null;
+  filter: Interval | null;
+  source: ReturnType<typeof extern>;
+  clusteredBy: string[];
+  workers: number;
+  rowsPerSegment: number;
+}): IngestPlan {
+  return {
     dataSchema: {
-      timestamp: { column: items.time.column, format: items.time.format, missingValue: null },
-      dimensions,
+      timestamp: { column: q.time.column, format: q.time.format, missingValue: null },
+      dimensions: q.dimensions,
       dimensionExclusions: [],
       metrics: [],
-      segmentGranularity: granularity,
+      segmentGranularity: q.granularity,
       queryGranularity: { kind: "none" },
       rollup: false,
-      intervals: overwrite ? [overwrite] : filter ? [filter] : null,
+      intervals: q.overwrite ? [q.overwrite] : q.filter ? [q.filter] : null,
     },
-    inputSource: source.inputSource,
-    inputFormat: source.inputFormat,
-    mode: verb === "REPLACE" ? "REPLACE" : "APPEND",
+    inputSource: q.source.inputSource,
+    inputFormat: q.source.inputFormat,
+    mode: q.verb === "REPLACE" ? "REPLACE" : "APPEND",
     forceGuaranteedRollup: false,
+    // Clustering sorts each chunk by these columns before `rowsPerSegment` cuts it (range partitioning).
     partitions: {
-      type: clusteredBy.length > 0 ? "range" : "dynamic",
-      maxRowsPerSegment: rowsPerSegment,
+      type: q.clusteredBy.length > 0 ? "range" : "dynamic",
+      maxRowsPerSegment: q.rowsPerSegment,
       numShards: null,
-      partitionDimensions: clusteredBy,
+      partitionDimensions: q.clusteredBy,
     },
-    maxNumConcurrentSubTasks: workers,
-    parallel: workers > 1,
+    maxNumConcurrentSubTasks: q.workers,
+    parallel: q.workers > 1,
     // The emulator applies MSQ's own limit (msqFault); the native one must never trip.
     maxParseExceptions: Number.MAX_SAFE_INTEGER,
     maxSavedParseExceptions: 10,
   };
+}
+
+/**
+ * Plans `POST /druid/v2/sql/task`: the controller task's plan, or an `MsqPlanError` with Druid's message
+ * (planning errors are `invalidInput`, 400) or the emulator's own (`unsupported`). The clauses are read in
+ * the order below, so a statement wrong in several places gets the error of the first.
+ */
+export function planMsq(
+  query: string,
+  requestContext: Record<string, unknown>,
+  sqlQueryId: string,
+): { plan: TaskPlan; msq: MsqPlan } {
+  const context: Record<string, unknown> = { ...requestContext };
+  const sql = takeSets(stripComments(query), context);
+  const masked = mask(sql);
+  const clauses = readClauses(sql, masked);
+  const overwrite = readOverwrite(sql, masked, clauses);
+  const { source, filter, fromIndex } = readFrom(sql, masked, clauses);
+  const items = readSelect(sql, clauses, fromIndex);
+  const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, filter);
+  const { workers, maxParseExceptions, rowsPerSegment } = readLimits(context);
+  const dimensions = resolveDimensions(items, source.signature);
+  const ingest = controllerIngest({
+    verb: clauses.verb,
+    time: items.time,
+    dimensions,
+    granularity,
+    overwrite,
+    filter,
+    source,
+    clusteredBy,
+    workers,
+    rowsPerSegment,
+  });
   const id = `query-${sqlQueryId}`;
   const msq: MsqPlan = {
     sqlQueryId,
     query,
-    verb,
+    verb: clauses.verb,
     workers,
     maxParseExceptions,
     clusteredBy,
@@ -472,7 +574,7 @@ export function planMsq(
     id,
     type: "query_controller",
     groupId: id,
-    dataSource,
+    dataSource: clauses.dataSource,
     // MSQControllerTask#getPriority: the batch-index default.
     priority: Number(context.priority ?? 50),
     context: { ...context, sqlQueryId },
