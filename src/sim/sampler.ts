@@ -224,95 +224,42 @@ interface IndexRow {
   metrics: Map<string, number | null>;
 }
 
+/** What sampling has read so far. */
+interface Sampling {
+  readonly rows: SampleRow[];
+  /** Indexed rows by rollup key (without rollup, each row its own). */
+  readonly index: Map<string, IndexRow>;
+  /** The schema's dimensions, or (with discovery) those found so far, in reading order. */
+  readonly dims: DimensionSpec[];
+  readonly known: Set<string>;
+  indexed: number;
+}
+
 /** `InputSourceSampler#sample` over the entities. */
 function run(entities: InputEntity[], schema: Schema, config: Config): Obj {
-  const rows: SampleRow[] = [];
-  const index = new Map<string, IndexRow>();
   const dims: DimensionSpec[] = [...(schema.dimensions ?? [])];
-  const known = new Set(dims.map((d) => d.name));
-  let indexed = 0;
+  const s: Sampling = {
+    rows: [],
+    index: new Map(),
+    dims,
+    known: new Set(dims.map((d) => d.name)),
+    indexed: 0,
+  };
   reading: for (const entity of entities) {
-    if (rows.length >= config.numRows) break;
+    if (s.rows.length >= config.numRows) break;
     let recordNo = 0;
     for (const record of entity.records()) {
-      if (rows.length >= config.numRows) break reading;
+      if (s.rows.length >= config.numRows) break reading;
       recordNo++;
-      const value = record.value;
-      if (value === null) {
+      sampleRecord(s, schema, record, () => {
         // IntermediateRowParsingReader#sample: the record could not be read as a map, so no `input`.
         const where = `${entity.path === null ? "" : `Path: file:${entity.path}, `}Record: ${recordNo}, Line: ${recordNo}`;
-        rows.push({ unparseable: true, error: `Unable to parse row [${record.raw}] into JSON (${where})` });
-        continue;
-      }
-      const tsValue = value[schema.timestamp.column] ?? schema.timestamp.missingValue;
-      const ts = parseTimestamp(tsValue, schema.timestamp.format);
-      if (!Number.isFinite(ts)) {
-        const shown = tsValue === undefined ? null : String(tsValue);
-        rows.push({
-          input: value,
-          unparseable: true,
-          error: `Timestamp[${shown}] is unparseable! Event: ${javaMap(value)}`,
-        });
-        continue;
-      }
-      // Transformer#transform drops the rows the filter rejects before the sampler sees them.
-      if (schema.filter && !matches(schema.filter, value, ts)) continue;
-      if (schema.dimensions === null) {
-        for (const [k, v] of Object.entries(value)) {
-          if (known.has(k) || schema.exclusions.has(k) || (schema.json && !discoverable(v))) continue;
-          known.add(k);
-          dims.push({ name: k, type: "string" });
-        }
-      }
-      const errors: string[] = [];
-      const rowDims = new Map<string, unknown>();
-      for (const d of dims) rowDims.set(d.name, dimValue(value[d.name], d, errors));
-      const inputs = new Map<string, number | null>();
-      for (const m of schema.metrics) inputs.set(m.name, metricInput(m, value, errors));
-      const time = bucketStart(schema.queryGranularity, ts);
-      const rowIndex = rows.length;
-      const key = schema.rollup ? rollupKey(time, dims, rowDims) : `#${rowIndex}`;
-      const group = index.get(key);
-      if (group) {
-        for (const m of schema.metrics)
-          group.metrics.set(m.name, combine(m, group.metrics.get(m.name), inputs.get(m.name)));
-      } else {
-        index.set(key, { sortKey: rowIndex, time, dims: rowDims, metrics: inputs });
-      }
-      if (errors.length > 0) {
-        rows.push({
-          input: value,
-          unparseable: true,
-          error: `Found unparseable columns in row: [${javaMap(value)}], exceptions: [${errors.join(",")}]`,
-        });
-      } else {
-        rows.push({ input: value });
-        indexed++;
-      }
+        return `Unable to parse row [${record.raw}] into JSON (${where})`;
+      });
     }
   }
-  for (const r of index.values()) {
-    const parsed: Obj = { __time: r.time };
-    for (const d of dims) parsed[d.name] = r.dims.get(d.name) ?? null;
-    for (const m of schema.metrics) parsed[m.name] = r.metrics.get(m.name) ?? null;
-    const row = rows[r.sortKey];
-    if (row) row.parsed = parsed;
-  }
-  let kept = rows;
-  if (config.maxClientResponseBytes > 0) {
-    // The response-size cut counts the row that crosses the limit, and then counts rows with input as indexed.
-    let size = 0;
-    let count = 0;
-    for (const row of rows) {
-      count++;
-      size += Buffer.byteLength(JSON.stringify(row));
-      if (size > config.maxClientResponseBytes) {
-        kept = rows.slice(0, count);
-        indexed = kept.filter((r) => r.input !== undefined).length;
-        break;
-      }
-    }
-  }
+  attachParsed(s, schema);
+  const { kept, indexed } = cutToResponseSize(s.rows, s.indexed, config.maxClientResponseBytes);
   return {
     numRowsRead: kept.length,
     numRowsIndexed: indexed,
@@ -327,6 +274,105 @@ function run(entities: InputEntity[], schema: Schema, config: Config): Obj {
       .filter((r) => r.parsed !== undefined || r.unparseable !== undefined)
       .map(({ input, parsed, unparseable, error }) => ({ input, parsed, unparseable, error })),
   };
+}
+
+/**
+ * One record: a response row (unparseable with its error, or not), indexed into its rollup group unless
+ * unreadable, unparseable in time or dropped by the filter.
+ */
+function sampleRecord(
+  s: Sampling,
+  schema: Schema,
+  record: { value: Obj | null; raw: string },
+  unreadable: () => string,
+): void {
+  const value = record.value;
+  if (value === null) {
+    s.rows.push({ unparseable: true, error: unreadable() });
+    return;
+  }
+  const tsValue = value[schema.timestamp.column] ?? schema.timestamp.missingValue;
+  const ts = parseTimestamp(tsValue, schema.timestamp.format);
+  if (!Number.isFinite(ts)) {
+    const shown = tsValue === undefined ? null : String(tsValue);
+    s.rows.push({
+      input: value,
+      unparseable: true,
+      error: `Timestamp[${shown}] is unparseable! Event: ${javaMap(value)}`,
+    });
+    return;
+  }
+  // Transformer#transform drops the rows the filter rejects before the sampler sees them.
+  if (schema.filter && !matches(schema.filter, value, ts)) return;
+  if (schema.dimensions === null) discoverDimensions(s, schema, value);
+  const errors: string[] = [];
+  const rowDims = new Map<string, unknown>();
+  for (const d of s.dims) rowDims.set(d.name, dimValue(value[d.name], d, errors));
+  const inputs = new Map<string, number | null>();
+  for (const m of schema.metrics) inputs.set(m.name, metricInput(m, value, errors));
+  const time = bucketStart(schema.queryGranularity, ts);
+  const rowIndex = s.rows.length;
+  const key = schema.rollup ? rollupKey(time, s.dims, rowDims) : `#${rowIndex}`;
+  const group = s.index.get(key);
+  if (group) {
+    for (const m of schema.metrics)
+      group.metrics.set(m.name, combine(m, group.metrics.get(m.name), inputs.get(m.name)));
+  } else {
+    s.index.set(key, { sortKey: rowIndex, time, dims: rowDims, metrics: inputs });
+  }
+  if (errors.length > 0) {
+    s.rows.push({
+      input: value,
+      unparseable: true,
+      error: `Found unparseable columns in row: [${javaMap(value)}], exceptions: [${errors.join(",")}]`,
+    });
+  } else {
+    s.rows.push({ input: value });
+    s.indexed++;
+  }
+}
+
+/** Schema discovery: a row's new root fields become string dimensions (not excluded or unflattenable ones). */
+function discoverDimensions(s: Sampling, schema: Schema, value: Obj): void {
+  for (const [k, v] of Object.entries(value)) {
+    if (s.known.has(k) || schema.exclusions.has(k) || (schema.json && !discoverable(v))) continue;
+    s.known.add(k);
+    s.dims.push({ name: k, type: "string" });
+  }
+}
+
+/** Each rollup group's values become the `parsed` of its first row. */
+function attachParsed(s: Sampling, schema: Schema): void {
+  for (const r of s.index.values()) {
+    const parsed: Obj = { __time: r.time };
+    for (const d of s.dims) parsed[d.name] = r.dims.get(d.name) ?? null;
+    for (const m of schema.metrics) parsed[m.name] = r.metrics.get(m.name) ?? null;
+    const row = s.rows[r.sortKey];
+    if (row) row.parsed = parsed;
+  }
+}
+
+/**
+ * `maxClientResponseBytes`: the response-size cut counts the row that crosses the limit, and then counts
+ * rows with input as indexed.
+ */
+function cutToResponseSize(
+  rows: SampleRow[],
+  indexed: number,
+  maxBytes: number,
+): { kept: SampleRow[]; indexed: number } {
+  if (maxBytes <= 0) return { kept: rows, indexed };
+  let size = 0;
+  let count = 0;
+  for (const row of rows) {
+    count++;
+    size += Buffer.byteLength(JSON.stringify(row));
+    if (size > maxBytes) {
+      const kept = rows.slice(0, count);
+      return { kept, indexed: kept.filter((r) => r.input !== undefined).length };
+    }
+  }
+  return { kept: rows, indexed };
 }
 
 /** IncrementalIndexRow equality: time, then dimension values, trailing absent ones counting as null. */
