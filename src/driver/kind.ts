@@ -73,6 +73,23 @@ export interface PartitionView {
   sourceVersion?: string | null;
 }
 
+/** A partition view with nothing known but its interval: what a kind fills in, or shows of a kind it lacks. */
+export function emptyPartitionView(interval: string): PartitionView {
+  return {
+    interval,
+    step: null,
+    druidTaskId: null,
+    druidState: null,
+    version: null,
+    rows: null,
+    segments: null,
+    bytes: null,
+    rowStats: null,
+    parseErrors: [],
+    failures: [],
+  };
+}
+
 /** Decodes one of a task's JSON columns with its kind's schema: a malformed row is a clear error, not a cast. */
 /** The part of a kind that says how its rows are encoded. */
 export type KindEncoding = Pick<KindOfWork<never, never>, "name" | "payload" | "progress">;

@@ -1,5 +1,5 @@
 import { ExitCode } from "../core/errors.js";
-import type { KindOfWork, PartitionView } from "../driver/kind.js";
+import { emptyPartitionView, type KindOfWork, type PartitionView } from "../driver/kind.js";
 import { describeRowStats } from "../ingest/gates.js";
 import { INGEST_KIND } from "../ingest/types.js";
 import type { Store } from "../ledger/store.js";
@@ -35,19 +35,7 @@ export interface JobReport {
 
 /** A partition of a kind this build does not know: what the ledger row alone says. */
 function unknownKind(task: TaskRow): PartitionView {
-  return {
-    interval: typeof task.payload.interval === "string" ? task.payload.interval : task.id,
-    step: null,
-    druidTaskId: null,
-    druidState: null,
-    version: null,
-    rows: null,
-    segments: null,
-    bytes: null,
-    rowStats: null,
-    parseErrors: [],
-    failures: [],
-  };
+  return emptyPartitionView(typeof task.payload.interval === "string" ? task.payload.interval : task.id);
 }
 
 /** One partition of any kind, described by its kind (`KindOfWork.describe`). */

@@ -1,4 +1,10 @@
-import type { KindEncoding, KindOfWork, PartitionView, PlannedWork } from "../driver/kind.js";
+import {
+  emptyPartitionView,
+  type KindEncoding,
+  type KindOfWork,
+  type PartitionView,
+  type PlannedWork,
+} from "../driver/kind.js";
 import type { Runner } from "../driver/runner.js";
 import type { DruidServices } from "../work/services.js";
 import type { StepProgress } from "./step-table.js";
@@ -28,20 +34,8 @@ export function opsKind<F, P extends { interval: string }, G extends StepProgres
     runner: o.runner,
     describe: (task) => {
       const [payload, p] = row(task);
-      return { ...EMPTY_VIEW, interval: payload.interval ?? "", step: p.step ?? null, ...o.view(payload, p) };
+      return { ...emptyPartitionView(payload.interval ?? ""), step: p.step ?? null, ...o.view(payload, p) };
     },
     activeDruidTasks: (task) => o.activeDruidTasks(...row(task)),
   };
 }
-
-const EMPTY_VIEW: Omit<PartitionView, "interval" | "step"> = {
-  druidTaskId: null,
-  druidState: null,
-  version: null,
-  rows: null,
-  segments: null,
-  bytes: null,
-  rowStats: null,
-  parseErrors: [],
-  failures: [],
-};
