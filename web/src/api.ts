@@ -1,154 +1,104 @@
+import type { components, JsonText, paths } from "./generated/api";
+
 /**
- * The dashboard's view of the API (src/serve/app.ts, dashboard-api.ts): the shapes it reads and one
- * fetch helper. The session is the HttpOnly cookie the login set (the page never sees the token after
- * the login form); a 401 anywhere sends the page back to the login.
+ * The dashboard's view of the API: a small fetch client typed by generated/api.d.ts, which
+ * `npm run gen:client` generates from the service's OpenAPI document (a test fails while it is stale),
+ * and names for the shapes the views read, all taken from it. The session is the HttpOnly cookie the
+ * login set (the page never sees the token after the login form); a 401 anywhere sends the page back to
+ * the login.
  */
 
-export type TaskState = "new" | "running" | "suspended" | "done" | "failed" | "dead";
-/** A job's state; a cancel is the `canceled` flag (the job ends `failed`), not a state. */
-export type JobState = "open" | "done" | "failed";
-export type Counts = Record<TaskState, number>;
+type Method = "get" | "post";
+/** The paths that have an operation for `method`. */
+type PathOf<M extends Method> = {
+  [P in keyof paths]: paths[P][M] extends { responses: unknown } ? P : never;
+}[keyof paths];
+type Op<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 
-export interface DashboardJob {
-  id: string;
-  kind: string;
-  state: JobState;
-  canceled: boolean;
-  createdAt: string;
-  updatedAt: string;
-  counts: Counts;
-  datasource: string | null;
-  range: string | null;
+type Operation = { parameters: { path?: unknown; query?: unknown }; requestBody?: unknown };
+/** What a request of an operation takes: its path and query parameters and its JSON body, where it has them. */
+type Init<O extends Operation> = Pick<O["parameters"], "path" | "query"> &
+  (undefined extends O["requestBody"] ? { body?: JsonBody<O> } : { body: JsonBody<O> });
+type JsonBody<O extends { requestBody?: unknown }> = [NonNullable<O["requestBody"]>] extends [never]
+  ? never
+  : NonNullable<O["requestBody"]> extends { content: { "application/json": infer B } }
+    ? B
+    : never;
+/** The init argument, left out where nothing in it is required. */
+type InitArg<O extends Operation> = Record<never, never> extends Init<O> ? [init?: Init<O>] : [init: Init<O>];
+
+type Success = 200 | 201 | 202 | 204;
+/** The JSON an operation answers on success (undefined for a 204). */
+type Answer<O> = O extends { responses: infer R }
+  ? {
+      [S in keyof R & Success]: R[S] extends { content: { "application/json": infer T } } ? T : undefined;
+    }[keyof R & Success]
+  : never;
+
+/** The JSON body of a GET's successful answer. */
+type Got<P extends PathOf<"get">> = Answer<Op<P, "get">>;
+
+export type PartitionGrid = Got<"/api/v1/jobs/{id}/grid">;
+export type Cell = PartitionGrid["items"][number];
+export type TaskState = Cell["state"];
+export type PartitionDetail = Got<"/api/v1/partitions/{taskId}">;
+export type ApiEvent = PartitionDetail["events"][number];
+export type Action = PartitionDetail["actions"][number];
+export type Timeline = Got<"/api/v1/datasources/{datasource}/timeline">;
+export type TimelineSegment = Timeline["segments"][number];
+/** A part of the interval with no live data, with Druid's reason or the ledger's where it knows one. */
+export type TimelineGap = Timeline["gaps"][number];
+export type GapReason = TimelineGap["reason"];
+export type DruidLoad = Got<"/api/v1/druid/load">;
+export type Quantiles = DruidLoad["latency"]["detection"];
+type Problem = components["schemas"]["Problem"];
+
+/** The paths whose GET answers an event stream (read with an EventSource, not with the client). */
+type StreamPath = {
+  [P in PathOf<"get">]: Op<P, "get"> extends {
+    responses: { 200: { content: { "text/event-stream": unknown } } };
+  }
+    ? P
+    : never;
+}[PathOf<"get">];
+/** What a stream's message of type E carries, decoded, as the stream's schema says. */
+export type StreamData<P extends StreamPath, E extends string> =
+  Extract<
+    Op<P, "get">["responses"][200]["content"]["text/event-stream"],
+    { event: E }
+  >["data"] extends JsonText<infer T>
+    ? T
+    : never;
+
+/** A job as the job list's stream sends it. A cancel is its `canceled` flag (it ends `failed`), not a state. */
+export type DashboardJob = StreamData<"/api/v1/stream", "job">;
+export type JobState = DashboardJob["state"];
+/** A job's event as its stream sends it. */
+export type JobEvent = StreamData<"/api/v1/jobs/{id}/stream", "event">;
+
+/** A stream message's data, decoded (T is one of the `StreamData` types). */
+export function messageData<T>(message: Event): T {
+  return JSON.parse((message as MessageEvent<string>).data) as T;
 }
 
-export interface RowStats {
-  processed: number;
-  processedWithError: number;
-  unparseable: number;
-  thrownAway: number;
+interface AnyInit {
+  path?: Record<string, string | number>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
 }
 
-export interface Cell {
-  task: string;
-  state: TaskState;
-  canceled: boolean;
-  interval: string;
-  start: string;
-  end: string;
-  attempts: number;
-  step: string | null;
-  druidTaskIds: string[];
-  druidState: string | null;
-  rows: number | null;
-  rowStats: RowStats | null;
-  durationMs: number | null;
-  error: string | null;
-  /** Why it ended without being done, when segops decided it (`rolled-back`, `refused-empty`, …). */
-  outcome: string | null;
+/** The path with its parameters filled in (each one encoded whole: a task id's `/` is sent as `%2F`). */
+function url(path: string, init: AnyInit): string {
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => enc(String(init.path?.[name] ?? "")));
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(init.query ?? {}))
+    if (value !== undefined) query.set(name, String(value));
+  return query.size > 0 ? `${filled}?${query}` : filled;
 }
 
-export interface PartitionGrid {
-  job: DashboardJob;
-  granularity: unknown;
-  items: Cell[];
-}
-
-export interface ApiEvent {
-  id: number;
-  jobId: string;
-  taskId: string | null;
-  fromState: string | null;
-  toState: string;
-  reason: string;
-  actor: string;
-  at: string;
-}
-
-export type Action = "retry" | "cancel" | "dead-letter-retry" | "dead-letter-drop";
-
-export interface PartitionDetail extends Cell {
-  jobId: string;
-  version: string | null;
-  segments: number | null;
-  bytes: number | null;
-  parseErrors: string[];
-  steps: { name: string; at: string | null }[];
-  failures: Array<Record<string, unknown>>;
-  events: ApiEvent[];
-  actions: Action[];
-}
-
-export interface TimelineSegment {
-  id: string;
-  start: string;
-  end: string;
-  version: string;
-  partitionNum: number;
-  status: "live" | "overshadowed" | "unused";
-  tombstone: boolean;
-  sizeBytes: number;
-  rows: number | null;
-  served: boolean;
-  compactionCandidate: "small" | "large" | "rows" | null;
-}
-
-export interface AuditChunk {
-  interval: string;
-  liveVersions: string[];
-  segments: number;
-  rows: number | null;
-  bytes: number;
-  tombstone: boolean;
-}
-
-/** Why a part of the interval holds no live data: Druid's reason, or the ledger's where it knows one. */
-export type GapReason =
-  | "no-segments"
-  | "tombstone"
-  | "dead-lettered"
-  | "failed"
-  | "canceled"
-  | "pending"
-  | "killed";
-
-export interface TimelineGap {
-  interval: string;
-  reason: GapReason;
-  job?: string;
-  task?: string;
-  error?: string;
-}
-
-export interface Timeline {
-  datasource: string;
-  interval: string;
-  segments: TimelineSegment[];
-  truncated: boolean;
-  /** Parts of the interval with no live data, oldest first. */
-  gaps: TimelineGap[];
-  audit: {
-    ok: boolean;
-    noSegments?: boolean;
-    problem?: string;
-    chunks: AuditChunk[];
-    violations: { chunk: string; kind: string; message: string }[];
-  };
-}
-
-export interface Quantiles {
-  count: number;
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-}
-
-export interface DruidLoad {
-  /** Since when and on what this host waits for slots other tasks hold; null when it does not. */
-  blocked: { since: string; reason: string } | null;
-  sampleMs: number;
-  samples: { at: string; ours: number | null; used: number | null; capacity: number | null }[];
-  requestsPerMinute: { endpoint: string; values: number[] }[];
-  latency: { detection: Quantiles; handoff: Quantiles };
+/** An event stream's URL, its path and parameters checked against the document. */
+export function streamUrl<P extends StreamPath>(path: P, ...init: InitArg<Op<P, "get">>): string {
+  return url(path, (init[0] ?? {}) as AnyInit);
 }
 
 export class ApiError extends Error {
@@ -166,27 +116,49 @@ export function whenUnauthorized(f: () => void): void {
   onUnauthorized = f;
 }
 
-export async function api<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
-  const headers = new Headers(init.headers);
-  let body = init.body;
-  if (init.json !== undefined) {
+async function request(method: Method, path: string, init: AnyInit): Promise<unknown> {
+  const headers = new Headers();
+  let body: string | null = null;
+  if (init.body !== undefined) {
     headers.set("content-type", "application/json");
-    body = JSON.stringify(init.json);
+    body = JSON.stringify(init.body);
   }
-  const res = await fetch(path, { ...init, headers, body: body ?? null, credentials: "same-origin" });
+  const res = await fetch(url(path, init), {
+    method: method.toUpperCase(),
+    headers,
+    body,
+    credentials: "same-origin",
+  });
+  // The login's own 401 is a wrong token, shown on its form, not an ended session.
   if (res.status === 401 && path !== "/api/v1/login") onUnauthorized();
   if (!res.ok) {
     let detail = `${res.status} ${res.statusText}`;
     try {
-      const problem = (await res.json()) as { detail?: string; title?: string };
+      const problem = (await res.json()) as Partial<Problem>;
       detail = problem.detail ?? problem.title ?? detail;
     } catch {
       // not a problem document
     }
     throw new ApiError(res.status, detail);
   }
-  if (res.status === 204) return undefined as T;
-  return (await res.json()) as T;
+  if (res.status === 204) return undefined;
+  return await res.json();
 }
+
+/**
+ * The API, by the document's paths: `api.get("/api/v1/jobs/{id}/grid", { path: { id } })` answers the
+ * operation's JSON; a failure throws an ApiError with the problem document's detail (or title).
+ */
+export const api = {
+  get<P extends Exclude<PathOf<"get">, StreamPath>>(
+    path: P,
+    ...init: InitArg<Op<P, "get">>
+  ): Promise<Answer<Op<P, "get">>> {
+    return request("get", path, (init[0] ?? {}) as AnyInit) as Promise<Answer<Op<P, "get">>>;
+  },
+  post<P extends PathOf<"post">>(path: P, ...init: InitArg<Op<P, "post">>): Promise<Answer<Op<P, "post">>> {
+    return request("post", path, (init[0] ?? {}) as AnyInit) as Promise<Answer<Op<P, "post">>>;
+  },
+};
 
 export const enc = encodeURIComponent;

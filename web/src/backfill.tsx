@@ -7,8 +7,11 @@ import {
   api,
   type Cell,
   enc,
+  type JobEvent,
+  messageData,
   type PartitionDetail,
   type PartitionGrid,
+  streamUrl,
 } from "./api";
 import { bytes, duration, GRID_STATES, gridState, interval, num, time } from "./format";
 
@@ -231,16 +234,17 @@ const ACTION_LABEL: Record<Action, string> = {
   "dead-letter-drop": "Drop dead letter",
 };
 
-function actionPath(a: Action, task: string): string {
+function runAction(a: Action, taskId: string): Promise<unknown> {
+  const init = { path: { taskId } };
   switch (a) {
     case "retry":
-      return `/api/v1/partitions/${enc(task)}/retry`;
+      return api.post("/api/v1/partitions/{taskId}/retry", init);
     case "cancel":
-      return `/api/v1/partitions/${enc(task)}/cancel`;
+      return api.post("/api/v1/partitions/{taskId}/cancel", init);
     case "dead-letter-retry":
-      return `/api/v1/dead-letters/${enc(task)}/retry`;
+      return api.post("/api/v1/dead-letters/{taskId}/retry", init);
     case "dead-letter-drop":
-      return `/api/v1/dead-letters/${enc(task)}/drop`;
+      return api.post("/api/v1/dead-letters/{taskId}/drop", init);
   }
 }
 
@@ -262,7 +266,8 @@ function Drawer({
 
   useEffect(() => {
     let stale = false;
-    api<PartitionDetail>(`/api/v1/partitions/${enc(task)}`)
+    api
+      .get("/api/v1/partitions/{taskId}", { path: { taskId: task } })
       .then((d) => !stale && setDetail(d))
       .catch((e) => !stale && setError(String(e.message ?? e)));
     return () => {
@@ -285,7 +290,7 @@ function Drawer({
     setBusy(true);
     setError(null);
     try {
-      await api(actionPath(a, task), { method: "POST" });
+      await runAction(a, task);
       onAction();
     } catch (e) {
       setError(String((e as Error).message));
@@ -448,7 +453,7 @@ export function BackfillView({ jobId }: { jobId: string }) {
     try {
       do {
         f.again = false;
-        const g = await api<PartitionGrid>(`/api/v1/jobs/${enc(jobId)}/grid`);
+        const g = await api.get("/api/v1/jobs/{id}/grid", { path: { id: jobId } });
         performance.mark("segops:grid-data");
         setGrid(g);
         setError(null);
@@ -468,9 +473,11 @@ export function BackfillView({ jobId }: { jobId: string }) {
 
   useEffect(() => {
     void refresh();
-    const es = new EventSource(`/api/v1/jobs/${enc(jobId)}/stream?after=${lastEvent.current}`);
+    const es = new EventSource(
+      streamUrl("/api/v1/jobs/{id}/stream", { path: { id: jobId }, query: { after: lastEvent.current } }),
+    );
     es.addEventListener("event", (e) => {
-      const ev = JSON.parse((e as MessageEvent).data) as ApiEvent;
+      const ev = messageData<JobEvent>(e);
       lastEvent.current = Math.max(lastEvent.current, ev.id);
       if (ev.taskId && ev.taskId === openRef.current) setOpenVersion((v) => v + 1);
       void refresh();
@@ -499,7 +506,10 @@ export function BackfillView({ jobId }: { jobId: string }) {
 
   const jobAction = async (what: "retry" | "cancel") => {
     try {
-      await api(`/api/v1/jobs/${enc(jobId)}/${what}`, { method: "POST" });
+      const init = { path: { id: jobId } };
+      await (what === "retry"
+        ? api.post("/api/v1/jobs/{id}/retry", init)
+        : api.post("/api/v1/jobs/{id}/cancel", init));
       setStreamGen((g) => g + 1);
     } catch (e) {
       setError(String((e as Error).message));

@@ -93,7 +93,7 @@ export function DruidView() {
     // One read per sample the service takes (10 s by default): the view follows its history.
     const read = async () => {
       try {
-        const l = await api<DruidLoad>("/api/v1/druid/load");
+        const l = await api.get("/api/v1/druid/load");
         if (stopped) return;
         setLoad(l);
         setError(null);

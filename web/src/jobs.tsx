@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { type DashboardJob, enc, type JobState } from "./api";
+import { type DashboardJob, enc, type JobState, messageData, streamUrl } from "./api";
 import { duration, JOB_STATE_GLYPH, time } from "./format";
 
 /**
@@ -56,14 +56,18 @@ export function JobsView({ query }: { query: URLSearchParams }) {
     let snapshot = new Map<string, DashboardJob>();
     let inSnapshot = true;
     let idle = false;
-    const es = new EventSource(`/api/v1/stream?${params}`);
+    const es = new EventSource(
+      streamUrl("/api/v1/stream", {
+        query: { state: STATES.find((s) => s === state), datasource: datasource || undefined },
+      }),
+    );
     es.addEventListener("open", () => {
       snapshot = new Map();
       inSnapshot = true;
       idle = false;
     });
     es.addEventListener("job", (e) => {
-      const job = JSON.parse((e as MessageEvent).data) as DashboardJob;
+      const job = messageData<DashboardJob>(e);
       if (inSnapshot) snapshot.set(job.id, job);
       else setJobs((old) => new Map(old).set(job.id, job));
       setLive("live");

@@ -12,7 +12,7 @@ export function Login({ onDone }: { onDone: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      await api("/api/v1/login", { method: "POST", json: { token: token.trim() } });
+      await api.post("/api/v1/login", { body: { token: token.trim() } });
       setToken("");
       onDone();
     } catch (err) {

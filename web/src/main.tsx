@@ -50,7 +50,8 @@ function App() {
 
   useEffect(() => {
     whenUnauthorized(() => setSession("login"));
-    api<{ authRequired: boolean; authenticated: boolean }>("/api/v1/session")
+    api
+      .get("/api/v1/session")
       .then((s) => {
         setAuthRequired(s.authRequired);
         setSession(s.authenticated ? "in" : "login");
@@ -67,7 +68,7 @@ function App() {
   if (session === "login") return <Login onDone={() => setSession("in")} />;
 
   const logout = async () => {
-    await api("/api/v1/logout", { method: "POST" });
+    await api.post("/api/v1/logout");
     setSession("login");
   };
   const nav = (view: Route["view"], href: string, label: string) => (

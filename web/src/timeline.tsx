@@ -23,6 +23,50 @@ const GAP_WORDS: Record<GapReason, string> = {
   killed: "killed",
 };
 
+type Json = Timeline["audit"][string];
+
+/**
+ * What the view reads of the version audit. The timeline's schema leaves the audit open (a JSON object),
+ * so its fields are read one by one here; one missing or of another type reads as nothing found.
+ */
+interface AuditView {
+  ok: boolean;
+  problem: string | null;
+  chunks: {
+    interval: string;
+    liveVersions: string[];
+    segments: number;
+    rows: number | null;
+    bytes: number | null;
+  }[];
+  violations: { chunk: string; kind: string; message: string }[];
+}
+
+const record = (v: Json | undefined): Record<string, Json> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? v : {};
+const records = (v: Json | undefined): Record<string, Json>[] => (Array.isArray(v) ? v.map(record) : []);
+const text = (v: Json | undefined): string => (typeof v === "string" ? v : "");
+const count = (v: Json | undefined): number | null => (typeof v === "number" ? v : null);
+
+function readAudit(audit: Timeline["audit"]): AuditView {
+  return {
+    ok: audit.ok === true,
+    problem: typeof audit.problem === "string" ? audit.problem : null,
+    chunks: records(audit.chunks).map((c) => ({
+      interval: text(c.interval),
+      liveVersions: Array.isArray(c.liveVersions) ? c.liveVersions.map(text) : [],
+      segments: count(c.segments) ?? 0,
+      rows: count(c.rows),
+      bytes: count(c.bytes),
+    })),
+    violations: records(audit.violations).map((v) => ({
+      chunk: text(v.chunk),
+      kind: text(v.kind),
+      message: text(v.message),
+    })),
+  };
+}
+
 function gapLabel(g: TimelineGap): string {
   return `gap ${interval(g.interval)}: no live data (${GAP_WORDS[g.reason]}${g.job ? ` ${g.reason === "killed" ? "by" : "in"} job ${g.job}` : ""})`;
 }
@@ -42,10 +86,10 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
     setDs(datasource);
     setData(null);
     if (!datasource) return;
-    const q = new URLSearchParams();
-    const i = query.get("interval");
-    if (i) q.set("interval", i);
-    api<Timeline>(`/api/v1/datasources/${enc(datasource)}/timeline?${q}`)
+    // Without an interval (none, or empty), the timeline is of all time.
+    const within = query.get("interval") || undefined;
+    api
+      .get("/api/v1/datasources/{datasource}/timeline", { path: { datasource }, query: { interval: within } })
       .then((t) => {
         setData(t);
         setError(null);
@@ -58,6 +102,7 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
     location.hash = `#/datasources/${enc(ds.trim())}${range.trim() ? `?interval=${enc(range.trim())}` : ""}`;
   };
 
+  const audit = useMemo(() => (data ? readAudit(data.audit) : null), [data]);
   const versions = useMemo(
     () => [...new Set((data?.segments ?? []).map((s) => s.version))].sort().reverse(),
     [data],
@@ -110,22 +155,19 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
         </p>
       )}
       {datasource && !data && !error && <p class="loading">Loading segments…</p>}
-      {data && (
+      {data && audit && (
         <>
-          <p
-            class={`verdict ${data.audit.ok && gaps.length === 0 ? "ok" : "bad"}`}
-            data-testid="audit-verdict"
-          >
-            <span aria-hidden="true">{data.audit.ok && gaps.length === 0 ? "✓ " : "! "}</span>
-            {data.audit.ok
-              ? `Audit ok: one live version per chunk, every segment served (${data.audit.chunks.length} chunks)`
-              : (data.audit.problem ?? `Audit found ${data.audit.violations.length} problem(s)`)}
+          <p class={`verdict ${audit.ok && gaps.length === 0 ? "ok" : "bad"}`} data-testid="audit-verdict">
+            <span aria-hidden="true">{audit.ok && gaps.length === 0 ? "✓ " : "! "}</span>
+            {audit.ok
+              ? `Audit ok: one live version per chunk, every segment served (${audit.chunks.length} chunks)`
+              : (audit.problem ?? `Audit found ${audit.violations.length} problem(s)`)}
             {gaps.length > 0 &&
-              `${data.audit.ok ? ", but" : ";"} ${gaps.length} gap${gaps.length === 1 ? "" : "s"}: part of the range holds no live data`}
+              `${audit.ok ? ", but" : ";"} ${gaps.length} gap${gaps.length === 1 ? "" : "s"}: part of the range holds no live data`}
           </p>
-          {data.audit.violations.length > 0 && (
+          {audit.violations.length > 0 && (
             <ul class="violations">
-              {data.audit.violations.map((v) => (
+              {audit.violations.map((v) => (
                 <li>
                   {interval(v.chunk)}: {v.kind} — {v.message}
                 </li>
@@ -291,7 +333,7 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
                 </tr>
               </thead>
               <tbody>
-                {data.audit.chunks.map((c) => (
+                {audit.chunks.map((c) => (
                   <tr data-chunk={c.interval}>
                     <td>{interval(c.interval)}</td>
                     <td data-live-versions={c.liveVersions.length}>
