@@ -51,17 +51,28 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   return run;
 }
 
-/** Waits (bounded) for a condition that another process will make true. Not a timing assertion. */
+/**
+ * Waits for a condition that another process will make true. Not a timing assertion: the cap (60 s unless
+ * given) only ends a wait that would never end, so make it generous; on a loaded machine the same work
+ * takes several times as long. A wait that gives up says how long it waited and, given `state`, what it
+ * saw last.
+ */
 export async function until(
   what: string,
   check: () => Promise<boolean> | boolean,
-  options: { timeoutMs?: number; whileRunning?: CliRun } = {},
+  options: { timeoutMs?: number; whileRunning?: CliRun; state?: () => unknown } = {},
 ): Promise<void> {
-  const giveUp = Date.now() + (options.timeoutMs ?? 20_000);
+  const started = Date.now();
+  const giveUp = started + (options.timeoutMs ?? 60_000);
   while (!(await check())) {
     const exited = options.whileRunning?.exited;
     if (exited) throw new Error(`process exited (${exited.code}) before: ${what}\n${exited.stderr}`);
-    if (Date.now() > giveUp) throw new Error(`timed out waiting for: ${what}`);
+    if (Date.now() > giveUp) {
+      const seen = options.state ? `; it saw: ${JSON.stringify(await options.state())}` : "";
+      throw new Error(
+        `gave up after ${((Date.now() - started) / 1000).toFixed(1)} s waiting for: ${what}${seen}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 25));
   }
 }
