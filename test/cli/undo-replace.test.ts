@@ -85,7 +85,7 @@ describe("a replace that fails its gates after Druid published it is undone", ()
     expect(retried.stdout).toMatch(/not run again: this partition's replace was rolled back/);
     expect(sim.stats().submissions.filter((s) => s.accepted).length).toBe(submitted);
     expect(await rows("undo_gate")).toBe(20);
-  }, 60_000);
+  });
 
   it("--max-row-drop: a replace that shrinks the day past it is undone; within it, it is done", async () => {
     const { dataDir, args } = setup("undo_drop");
@@ -105,7 +105,7 @@ describe("a replace that fails its gates after Druid published it is undone", ()
     const bad = await runCli(args(["--max-row-drop", "half"])).done;
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-row-drop: must be a percentage from 0 to 100/);
-  }, 60_000);
+  });
 
   it("SIGKILL between the undo's marks: the rerun finishes the undo once, nothing ingested again", async () => {
     const { dataDir, ledger, args } = setup("undo_crash");
@@ -144,5 +144,5 @@ describe("a replace that fails its gates after Druid published it is undone", ()
     // Our version was marked unused once (before the crash); nothing was submitted again.
     expect(requests("/markUnused") - unmarks).toBe(1);
     expect(sim.stats().submissions.filter((s) => s.accepted).length).toBe(submitted + 1);
-  }, 90_000);
+  });
 });

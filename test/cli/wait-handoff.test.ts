@@ -57,5 +57,5 @@ describe("wait --handoff", () => {
     const outcome = JSON.parse(again.stdout) as { outcome: string; errorMsg: string };
     expect(outcome.outcome).toBe("SUPERSEDED");
     expect(outcome.errorMsg).toMatch(/a later task replaced the interval/);
-  }, 60_000);
+  }, 240_000);
 });

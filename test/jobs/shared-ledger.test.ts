@@ -23,7 +23,7 @@ beforeAll(async () => {
     perRowMs: 0,
     seed: 17,
   });
-}, 60_000);
+});
 afterAll(async () => {
   await sim?.close();
   await pg?.stop();

@@ -160,5 +160,5 @@ describe("--new then rerun the same command", () => {
     expect(wrong.code, wrong.stderr).toBe(2);
     expect(wrong.stderr).toContain(`belongs to the Druid at ${a.url}`);
     expect(b.stats().submissions).toHaveLength(0);
-  }, 60_000);
+  });
 });

@@ -163,7 +163,7 @@ describe("no secret in any output, answer or ledger row", () => {
 
     for (const o of outputs) expect(leaks(o.text), o.what).toEqual([]);
     for (const file of ledgerFiles("cli.db")) expect(leaks(readFileSync(file, "latin1")), file).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 
   it("segops serve: its log, every route's answer, and its ledger", async () => {
     const url = (sim as SimHandle).url;

@@ -32,7 +32,7 @@ beforeAll(async () => {
     perRowMs: 0,
     seed: 31,
   });
-}, 60_000);
+});
 afterEach(async () => {
   for (const h of hosts) {
     if (h.exited) continue;

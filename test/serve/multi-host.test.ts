@@ -34,7 +34,7 @@ beforeAll(async () => {
     perRowMs: 0,
     seed: 23,
   });
-}, 60_000);
+});
 afterEach(async () => {
   for (const h of hosts) if (!h.exited) h.child.kill("SIGKILL");
   await Promise.all(hosts.map((h) => h.done));

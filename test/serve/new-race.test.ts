@@ -10,7 +10,7 @@ import { startTestService } from "../helpers/serve.js";
 let pg: TestPostgres;
 beforeAll(async () => {
   pg = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await pg?.stop();
 });
@@ -39,7 +39,7 @@ describe("racing `new` requests on a PostgreSQL ledger", () => {
     }
     const jobs = await t.store.listJobs();
     expect(jobs.map((j) => j.id)).toEqual([id]);
-  }, 60_000);
+  });
 });
 
 describe("a changed sourceVersion while a partition runs", () => {
@@ -77,7 +77,7 @@ describe("a changed sourceVersion while a partition runs", () => {
     expect(again.status).toBe(200);
     expect(again.json.state).toBe("open");
     expect(again.json.partitions[0]).toMatchObject({ sourceVersion: "v2" });
-  }, 60_000);
+  });
 });
 
 describe("canceling a large job", () => {

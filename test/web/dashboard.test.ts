@@ -62,7 +62,8 @@ async function context(
     // axe is injected as a script, which the dashboard's CSP would refuse.
     bypassCSP: true,
   });
-  ctx.setDefaultTimeout(10_000);
+  // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
+  ctx.setDefaultTimeout(30_000);
   return ctx;
 }
 

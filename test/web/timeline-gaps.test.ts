@@ -103,7 +103,8 @@ describe("dashboard: gaps in the segment timeline", () => {
       viewport: { width: 1280, height: 900 },
       bypassCSP: true,
     });
-    ctx.setDefaultTimeout(10_000);
+    // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
+    ctx.setDefaultTimeout(30_000);
     const page = await ctx.newPage();
     const seen = watch(page);
     await loginAt(page, t, "#/datasources/web_gaps?interval=2026-01-01/2026-01-11");
