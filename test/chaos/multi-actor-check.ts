@@ -285,13 +285,16 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
     const what = `${op.kind} ${op.interval} (${op.shared ? "shared ledger" : "own ledger"})`;
     if (!last) continue;
     if (last.code === 0) {
-      let done = 0;
-      try {
-        done = (JSON.parse(last.stdout) as { counts?: { done?: number } }).counts?.done ?? 0;
-      } catch {
-        // a plan summary: nothing to do
-      }
-      count(done > 0 ? `${op.kind} done` : `${op.kind} done, nothing to do`);
+      // Partitions done in any of its runs' reports (a run after a SIGKILL may find the work done).
+      const done = op.results.reduce((n, r) => {
+        try {
+          return n + ((JSON.parse(r.stdout) as { counts?: { done?: number } }).counts?.done ?? 0);
+        } catch {
+          return n; // a plan summary (nothing to do), or no report (SIGKILLed)
+        }
+      }, 0);
+      const crashed = op.results.some((r) => r.signal === "SIGKILL") ? " (SIGKILLed, run again)" : "";
+      count(done > 0 ? `${op.kind} done${crashed}` : `${op.kind} done, nothing to do${crashed}`);
       continue;
     }
     if (last.code === 2) {

@@ -35,13 +35,15 @@ export interface MultiActorOptions {
   /** `segops serve` hosts. @default 3 */
   hosts?: number;
   /**
-   * Leave out the interplays the campaign found segops failing (docs/reliability.md),
+   * Leave out the interplays the campaign found segops failing (docs/reliability.md, "Several actors"),
    * the rest of the run unchanged: the first request over new inputs is sent alone, plain, before its
    * burst (a plain request meeting an unfinished `new` job over the same inputs, and no plain job, creates
-   * a second open job); every segment operation runs on the shared ledger (a kill on a ledger of its own
-   * ends failed when an ingestion or compaction of its chunk revokes its lock); kills stay off the days
-   * rollbacks run on (a kill whose planned segment a rollback used again and a newer version made unused
-   * again waits for it until its retries run out). @default false
+   * a second open job); every segment operation runs on the shared ledger, whose chunk key keeps writers
+   * of a chunk apart (a kill on a ledger of its own ends failed when an ingestion or compaction of its
+   * chunk revokes its lock, and an ingest partition whose chunk another ledger's compaction replaced before
+   * its audit ended failed "not ours" instead of superseded); kills and rollbacks work on separate days (a
+   * kill whose planned segment a rollback used again and a newer version made unused again waits for it
+   * until its retries run out). @default false
    */
   leaveOutKnownFailures?: boolean;
 }
@@ -178,9 +180,12 @@ type Disturbance =
 interface OpPlan {
   kind: "compact" | "kill" | "rollback";
   at: number;
-  /** Day indexes [from, to) of the interval. */
+  /** Day indexes [from, to) of the interval as drawn (a kill's or rollback's is chosen when it starts). */
   from: number;
   to: number;
+  /** Day indexes [lo, hi) a kill's or rollback's interval is chosen within. */
+  lo: number;
+  hi: number;
   shared: boolean;
   /** SIGKILL the first run after this long (then the same command again). */
   crashAfterMs: number | null;
@@ -244,6 +249,8 @@ function drawPlan(rng: Rng, days: number, hosts: number) {
       at: second.at + rng.int(0, v2To - v2From + 4),
       from,
       to: Math.max(to, from + 1),
+      lo,
+      hi,
       shared: rng.next() < 0.5,
       crashAfterMs: rng.next() < 0.3 ? rng.int(300, 3000) : null,
     };
@@ -257,7 +264,7 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
   const hostCount = options.hosts ?? 3;
   const rng = seededRng(options.seed * 104_729 + 7);
   const plan = drawPlan(rng, days, hostCount);
-  if (options.leaveOutKnownFailures) leaveOutKnownFailures(plan, days);
+  if (options.leaveOutKnownFailures) leaveOutKnownFailures(plan);
   const work = mkdtempSync(join(tmpdir(), `segops-multi-${options.seed}-`));
   const dataDir = join(work, "data");
   const source = writeSeededDataset(dataDir, FROM, days, rng);
@@ -396,7 +403,19 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
     let opKills = 0;
     const before = () => v2Posted ?? new Date().toISOString();
     const runOp = async (op: OpPlan, index: number): Promise<void> => {
-      const [from, to] = op.kind === "rollback" ? rollbackWindow(sim, op, before(), plan) : [op.from, op.to];
+      // As an operator would, a kill or rollback looks first (at Druid's segments) for days it has
+      // something to do on, waiting for some (bounded: until the work so far is over); none, the drawn days.
+      const wanted =
+        op.kind === "kill" ? killable(sim) : op.kind === "rollback" ? restorable(sim, before()) : null;
+      if (wanted)
+        await until(
+          "days to work on",
+          () => window(op, wanted) !== null || reached(Number.POSITIVE_INFINITY),
+          {
+            timeoutMs: 600_000,
+          },
+        );
+      const [from, to] = (wanted && window(op, wanted)) ?? [op.from, op.to];
       const interval = `${dayAt(from)}/${dayAt(to)}`;
       const opLedger = op.shared ? ledger : `sqlite:${join(work, `op-${index}.db`)}`;
       const extra =
@@ -605,50 +624,59 @@ async function freshJobDone(host: Host, store: Store, body: Record<string, unkno
   return `its fresh job ${id} had not ended after 180 s: ${last}`;
 }
 
-/**
- * Where a rollback `--before T` has something to go back to: from the drawn start, the first run of days
- * inside the second version's range that have a version older than T (as an operator would read it off an
- * audit first), at most as long as drawn. None: the drawn days (the refusal is then the documented one).
- */
-function rollbackWindow(
-  sim: SimHandle,
-  op: OpPlan,
-  before: string,
-  plan: { v2From: number; v2To: number },
-): [number, number] {
-  const segments = sim.engine.store.all(DS);
-  const older = (d: number) => {
-    const start = Date.parse(`${dayAt(d)}T00:00:00Z`);
-    return segments.some((s) => s.interval.start === start && s.version < before);
+/** Days with an unused segment now (something for a kill to delete). */
+function killable(sim: SimHandle): (day: number) => boolean {
+  return (day) => {
+    const start = Date.parse(`${dayAt(day)}T00:00:00Z`);
+    const now = sim.engine.now;
+    return sim.engine.store
+      .all(DS)
+      .some((s) => s.interval.start === start && s.unusedAt !== null && s.unusedAt <= now);
   };
-  const span = plan.v2To - plan.v2From;
+}
+
+/** Days a rollback `--before T` would change: a version older than T to go back to, a used one not older. */
+function restorable(sim: SimHandle, before: string): (day: number) => boolean {
+  return (day) => {
+    const start = Date.parse(`${dayAt(day)}T00:00:00Z`);
+    const now = sim.engine.now;
+    const segments = sim.engine.store.all(DS).filter((s) => s.interval.start === start);
+    return (
+      segments.some((s) => s.version < before) &&
+      segments.some((s) => s.version >= before && (s.unusedAt === null || now < s.unusedAt))
+    );
+  };
+}
+
+/**
+ * From the drawn start (wrapping within [lo, hi)), the first run of days `wanted` holds, at most as long
+ * as drawn; null when no day in [lo, hi) qualifies.
+ */
+function window(op: OpPlan, wanted: (day: number) => boolean): [number, number] | null {
+  const span = op.hi - op.lo;
   for (let k = 0; k < span; k++) {
-    const first = plan.v2From + ((((op.from - plan.v2From + k) % span) + span) % span);
-    if (!older(first)) continue;
+    const first = op.lo + ((((op.from - op.lo + k) % span) + span) % span);
+    if (!wanted(first)) continue;
     let last = first + 1;
-    while (last < plan.v2To && last - first < op.to - op.from && older(last)) last++;
+    while (last < op.hi && last - first < op.to - op.from && wanted(last)) last++;
     return [first, last];
   }
-  return [op.from, op.to];
+  return null;
 }
 
 /** The plan with the interplays segops is known to fail left out (see `leaveOutKnownFailures`). */
-function leaveOutKnownFailures(plan: ReturnType<typeof drawPlan>, days: number): void {
+function leaveOutKnownFailures(plan: ReturnType<typeof drawPlan>): void {
+  // Rollbacks in the first half of the second version's days, kills in the second half.
+  const mid = plan.v2From + Math.ceil((plan.v2To - plan.v2From) / 2);
   for (const op of plan.ops) {
     op.shared = true;
-    if (op.kind !== "kill" || op.to <= plan.v2From || op.from >= plan.v2To) continue;
-    // Moved off the second version's days (rollbacks' days), after them if there is room, else before.
+    if (op.kind === "compact") continue;
+    [op.lo, op.hi] = op.kind === "rollback" ? [plan.v2From, mid] : [mid, Math.max(plan.v2To, mid + 1)];
     const length = op.to - op.from;
-    const after = days - plan.v2To;
-    const [from, to] =
-      after > 0
-        ? [plan.v2To, plan.v2To + Math.min(length, after)]
-        : [Math.max(0, plan.v2From - length), plan.v2From];
-    op.from = from;
-    op.to = Math.max(to, from + 1);
+    op.from = Math.min(Math.max(op.from, op.lo), op.hi - 1);
+    op.to = Math.min(op.hi, op.from + length);
   }
 }
-
 /**
  * A POST on a connection of its own (no keep-alive): a request sent on an idle pooled connection just as
  * the host closes it (a host resumed from SIGSTOP runs its overdue idle timers at once) would fail in the
