@@ -1,4 +1,7 @@
 import type { z } from "zod";
+import type { DruidClient } from "../druid/client.js";
+import type { ClusterBinding } from "../druid/cluster.js";
+import type { Store } from "../ledger/store.js";
 import type { JsonObject, NewJob, NewTask, TaskRow } from "../ledger/types.js";
 import type { Runner } from "./runner.js";
 import { TaskAbort } from "./signals.js";
@@ -36,6 +39,43 @@ export interface KindOfWork<S = unknown, I = never> {
   describe(task: TaskRow): PartitionView;
   /** The Druid task ids this partition currently has running at Druid (what `cancel --shutdown` stops). */
   activeDruidTasks(task: TaskRow): string[];
+  /**
+   * How users start it through the API (`POST /api/v1/<resource>`): the request, and how it is read from
+   * Druid and planned. The service's route, its OpenAPI entry and its dry run come from this alone.
+   * Absent: the kind is started some other way (ingestion has its own run and backfill requests).
+   */
+  readonly request?: KindRequest<unknown>;
+}
+
+/** A kind's request: what users send to start it, and how it becomes a job. */
+export interface KindRequest<R> {
+  /** The API's resource: `POST /api/v1/<resource>` (e.g. `compactions`). */
+  readonly resource: string;
+  /** The OpenAPI operation id (e.g. `createCompaction`). */
+  readonly operationId: string;
+  readonly summary: string;
+  /** The request body; `datasource` and `dryRun` are read by every kind's route. */
+  readonly schema: z.ZodType<R & { datasource: string; dryRun?: boolean | undefined }>;
+  /** Only answer with the plan unless the request says `"dryRun": false` (work that deletes for good). */
+  readonly dryRunByDefault?: boolean;
+  /**
+   * Reads what the plan needs (Druid's segments, the ledger) and plans: the job, its partitions and a line
+   * per item for the dry run. A field wrong past the schema is a `UsageError` with `details.path`.
+   */
+  plan(context: RequestContext, request: R): Promise<PlannedRequest>;
+}
+
+/** What a kind's request is planned with. */
+export interface RequestContext {
+  readonly client: DruidClient;
+  readonly store: Store;
+  readonly cluster: ClusterBinding;
+  now(): number;
+}
+
+/** A planned request: its job and partitions, and what each item of the plan does (the dry run's lines). */
+export interface PlannedRequest extends PlannedWork {
+  readonly items: ReadonlyArray<{ interval: string; what: string }>;
 }
 
 /** A planned job: its row and its partitions' tasks, ready for `Store.createJob` (idempotent on the id). */

@@ -2,6 +2,7 @@ import {
   emptyPartitionView,
   type KindEncoding,
   type KindOfWork,
+  type KindRequest,
   type PartitionView,
   type PlannedWork,
 } from "../driver/kind.js";
@@ -20,6 +21,7 @@ export function opsKind<F, P extends { interval: string }, G extends StepProgres
   runner: (services: DruidServices) => Runner;
   view: (payload: Partial<P>, progress: G) => Partial<PartitionView>;
   activeDruidTasks: (payload: Partial<P>, progress: G) => string[];
+  request?: KindRequest<unknown>;
 }): KindOfWork<DruidServices, F> {
   const row = (task: { payload: unknown; progress: unknown }) =>
     [task.payload as Partial<P>, task.progress as G] as const;
@@ -37,5 +39,6 @@ export function opsKind<F, P extends { interval: string }, G extends StepProgres
       return { ...emptyPartitionView(payload.interval ?? ""), step: p.step ?? null, ...o.view(payload, p) };
     },
     activeDruidTasks: (task) => o.activeDruidTasks(...row(task)),
+    ...(o.request ? { request: o.request } : {}),
   };
 }

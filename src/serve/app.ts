@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { matchedRoutes } from "hono/route";
 import type { z } from "zod";
 import { tooDeepAt } from "../core/canonical-json.js";
+import { KINDS } from "../jobs/kinds.js";
 import { auditRoutes } from "./api/audit.js";
 import { deadLetterRoutes } from "./api/dead-letters.js";
 import { jobStreamRoutes } from "./api/job-stream.js";
@@ -239,6 +240,7 @@ function apiRoutes(deps: ApiDeps): Route[] {
     ...auditRoutes(deps),
     ...dashboardRoutes(deps),
     ...segmentOpRoutes({
+      kinds: deps.kinds ?? KINDS,
       store: deps.store,
       client: deps.client,
       cluster: deps.cluster,

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
+import type { KindOfWork } from "../driver/kind.js";
 import type { DruidClient } from "../druid/client.js";
 import type { ClusterBinding } from "../druid/cluster.js";
 import type { SourceProbe } from "../ingest/source.js";
@@ -16,6 +17,11 @@ import type { ReadyWorker } from "./readiness.js";
 
 export interface ApiDeps {
   store: Store;
+  /**
+   * The kinds of work this service knows: partitions are described by their kind, and a kind that declares
+   * a request gets its route. @default every registered kind (`KINDS`)
+   */
+  kinds?: readonly KindOfWork<never, never>[];
   client: DruidClient;
   clock: Clock;
   feed: EventFeed;

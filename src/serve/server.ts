@@ -6,11 +6,13 @@ import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { UsageError } from "../core/errors.js";
+import type { KindOfWork } from "../driver/kind.js";
 import { DruidClient, type DruidClientOptions } from "../druid/client.js";
 import { clusterOf } from "../druid/cluster.js";
 import { OutageMonitor } from "../druid/outage.js";
 import { Worker } from "../jobs/worker.js";
 import type { Store } from "../ledger/store.js";
+import type { DruidServices } from "../work/services.js";
 import { buildApp } from "./app.js";
 import { isLoopback } from "./auth.js";
 import type { ApiDeps } from "./deps.js";
@@ -58,6 +60,11 @@ export interface ServiceOptions {
   maxBodyBytes?: number;
   /** The most partitions one run or backfill request may plan. @default DEFAULTS.maxPartitionsPerRequest */
   maxPartitionsPerRequest?: number;
+  /**
+   * The kinds of work this service runs and answers for (its worker's runners, the partitions it
+   * describes, the request routes it serves). @default every registered kind (`KINDS`)
+   */
+  kinds?: readonly KindOfWork<DruidServices, never>[];
   /** Lease owner id. @default host:pid:random */
   owner?: string;
   version?: string;
@@ -188,6 +195,7 @@ function assemble(o: ServiceOptions): Parts {
     ...(o.poisonAfter !== undefined ? { poisonAfter: o.poisonAfter } : {}),
     ...(o.stallTimeoutMs !== undefined ? { stallTimeoutMs: o.stallTimeoutMs } : {}),
     ...(o.owner ? { owner: o.owner } : {}),
+    ...(o.kinds ? { kinds: o.kinds } : {}),
     log: o.log,
     observer: metrics.observer,
     onStatusLookup: metrics.statusLookup,
@@ -200,6 +208,7 @@ function apiDeps(o: ServiceOptions, p: Parts, webDir: string | null): ApiDeps {
   const { worker } = p;
   return {
     store: o.store,
+    ...(o.kinds ? { kinds: o.kinds } : {}),
     client: p.client,
     clock: o.clock,
     feed: p.feed,

@@ -1,5 +1,6 @@
 import { opsKind } from "../kind.js";
 import { type CompactFacts, type CompactPayload, planCompaction } from "./plan.js";
+import { compactRequest } from "./request.js";
 import { compactRunner } from "./runner.js";
 import { COMPACT_ENCODING, type CompactProgress } from "./types.js";
 
@@ -19,5 +20,6 @@ export const compactKind = opsKind<CompactFacts, CompactPayload, CompactProgress
     // `superseded`: another writer replaced the chunk after it was measured.
     outcome: p.outcome ?? null,
   }),
+  request: compactRequest,
   activeDruidTasks: (_payload, p) => (p.step === "running" && p.druidTaskId ? [p.druidTaskId] : []),
 });

@@ -1,5 +1,6 @@
 import { opsKind } from "../kind.js";
 import { type KillFacts, type KillPayload, planKill } from "./plan.js";
+import { killRequest } from "./request.js";
 import { killRunner } from "./runner.js";
 import { KILL_ENCODING, type KillProgress } from "./types.js";
 
@@ -14,5 +15,6 @@ export const killKind = opsKind<KillFacts, KillPayload, KillProgress>({
     segments: payload.segmentIds?.length ?? null,
     bytes: payload.bytes ?? null,
   }),
+  request: killRequest,
   activeDruidTasks: (payload, p) => (p.step === "running" && payload.taskId ? [payload.taskId] : []),
 });

@@ -1,5 +1,6 @@
 import { opsKind } from "../kind.js";
 import { planRollback, type RollbackFacts, type RollbackPayload } from "./plan.js";
+import { rollbackRequest } from "./request.js";
 import { rollbackRunner } from "./runner.js";
 import { ROLLBACK_ENCODING, type RollbackProgress } from "./types.js";
 
@@ -15,5 +16,6 @@ export const rollbackKind = opsKind<RollbackFacts, RollbackPayload, RollbackProg
     outcome: p.stopped ? "superseded" : null,
   }),
   // Segment marks are metadata updates, not Druid tasks: nothing to shut down.
+  request: rollbackRequest,
   activeDruidTasks: () => [],
 });

@@ -13,6 +13,7 @@ import { actionsOf, cellOf, dashboardJobOf, mustGetTask, stepsOf } from "./views
 /** A job's partitions as the grid draws them, one partition in full, and retry or cancel of one. */
 export function partitionRoutes(deps: ApiDeps): Route[] {
   const { store } = deps;
+  const kinds = deps.kinds ?? KINDS;
   return [
     route(
       {
@@ -30,7 +31,9 @@ export function partitionRoutes(deps: ApiDeps): Route[] {
       async ({ c, params }) => {
         const job = await mustGetJob(store, params.id);
         const tasks = await store.listTasks(job.id);
-        const items = tasks.map(cellOf).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+        const items = tasks
+          .map((t) => cellOf(t, kinds))
+          .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
         return jsonResponse(c, 200, {
           job: await dashboardJobOf(store, job),
           granularity: (job.options.granularity ?? null) as z.infer<typeof D.PartitionGrid>["granularity"],
@@ -54,10 +57,10 @@ export function partitionRoutes(deps: ApiDeps): Route[] {
       async ({ c, params }) => {
         const task = await mustGetTask(store, params.taskId);
         const events = await store.listEvents({ taskId: task.id, limit: 1000 });
-        const report = partitionReport(task);
-        const kind = KINDS.find((k) => k.name === task.kind);
+        const report = partitionReport(task, kinds);
+        const kind = kinds.find((k) => k.name === task.kind);
         return jsonResponse(c, 200, {
-          ...cellOf(task),
+          ...cellOf(task, kinds),
           jobId: task.jobId,
           version: report.version,
           segments: report.segments,
@@ -93,7 +96,7 @@ export function partitionRoutes(deps: ApiDeps): Route[] {
             changed = (await retryWork(store, task.id, "api")).sent;
             await deps.worker?.refresh();
           } else {
-            const result = await cancelWork(store, task.id, { actor: "api", kinds: KINDS });
+            const result = await cancelWork(store, task.id, { actor: "api", kinds });
             if (result.flagged === 0)
               throw new ProblemError("conflict", `${task.id} is ${task.state}: nothing to cancel`);
             changed = [task.id];

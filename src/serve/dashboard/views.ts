@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import { parseInterval } from "../../core/interval.js";
+import type { KindOfWork } from "../../driver/kind.js";
+import { KINDS } from "../../jobs/kinds.js";
 import { partitionReport } from "../../jobs/report.js";
 import type { Store } from "../../ledger/store.js";
 import type { EventRow, JobRow, TaskRow } from "../../ledger/types.js";
@@ -31,8 +33,11 @@ function taskIdsOf(p: Record<string, unknown>): string[] {
   return [...ids];
 }
 
-export function cellOf(task: TaskRow): z.infer<typeof D.Cell> {
-  const report = partitionReport(task);
+export function cellOf(
+  task: TaskRow,
+  kinds: readonly KindOfWork<never, never>[] = KINDS,
+): z.infer<typeof D.Cell> {
+  const report = partitionReport(task, kinds);
   const p = task.progress as Record<string, unknown>;
   let start = "";
   let end = "";

@@ -482,23 +482,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/api/v1/compactions": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Compact a datasource's fragmented time chunks (one compact task per chunk, data checked unchanged) */
-    post: operations["createCompaction"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   "/api/v1/rollbacks": {
     parameters: {
       query?: never;
@@ -527,6 +510,23 @@ export interface paths {
     put?: never;
     /** Delete unused segments for good (kill tasks); a dry run unless dryRun is false */
     post: operations["createKill"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/compactions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Compact a datasource's fragmented time chunks (one compact task per chunk, data checked unchanged) */
+    post: operations["createCompaction"];
     delete?: never;
     options?: never;
     head?: never;
@@ -3510,233 +3510,6 @@ export interface operations {
       };
     };
   };
-  createCompaction: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          datasource: string;
-          interval: string;
-          all?: boolean;
-          minSegmentMb?: number;
-          maxSegmentMb?: number;
-          maxRowsPerSegment?: number;
-          dryRun?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description A dry run or nothing to do (the plan), or the same request's compaction job still open */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json":
-            | {
-                /** @enum {string} */
-                kind: "compact" | "rollback" | "kill";
-                datasource: string;
-                dryRun: boolean;
-                job: string;
-                tasks: number;
-                items: {
-                  interval: string;
-                  what: string;
-                }[];
-              }
-            | {
-                id: string;
-                kind: string;
-                /** @enum {string} */
-                state: "open" | "done" | "failed";
-                canceled: boolean;
-                /** @description ISO-8601 instant (UTC) */
-                createdAt: string;
-                /** @description ISO-8601 instant (UTC) */
-                updatedAt: string;
-                /** @description Partitions per state */
-                counts: {
-                  new: number;
-                  running: number;
-                  suspended: number;
-                  done: number;
-                  failed: number;
-                  dead: number;
-                };
-                options: {
-                  [key: string]: components["schemas"]["JsonValue"];
-                };
-                partitions: {
-                  task: string;
-                  kind: string;
-                  /** @enum {string} */
-                  state: "new" | "running" | "suspended" | "done" | "failed" | "dead";
-                  attempts: number;
-                  interval: string;
-                  step: string | null;
-                  druidTaskId: string | null;
-                  druidState: string | null;
-                  version: string | null;
-                  rows: number | null;
-                  segments: number | null;
-                  bytes: number | null;
-                  rowStats: {
-                    processed: number;
-                    processedWithError: number;
-                    unparseable: number;
-                    thrownAway: number;
-                  } | null;
-                  parseErrors: string[];
-                  error: string | null;
-                  outcome?: string | null;
-                  sourceVersion?: string | null;
-                }[];
-                partitionCount: number;
-                partitionsNext: string | null;
-                totals: {
-                  rows: number;
-                  segments: number;
-                  bytes: number;
-                };
-                exitCode: number;
-              };
-        };
-      };
-      /** @description The compaction job was created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            kind: string;
-            /** @enum {string} */
-            state: "open" | "done" | "failed";
-            canceled: boolean;
-            /** @description ISO-8601 instant (UTC) */
-            createdAt: string;
-            /** @description ISO-8601 instant (UTC) */
-            updatedAt: string;
-            /** @description Partitions per state */
-            counts: {
-              new: number;
-              running: number;
-              suspended: number;
-              done: number;
-              failed: number;
-              dead: number;
-            };
-            options: {
-              [key: string]: components["schemas"]["JsonValue"];
-            };
-            partitions: {
-              task: string;
-              kind: string;
-              /** @enum {string} */
-              state: "new" | "running" | "suspended" | "done" | "failed" | "dead";
-              attempts: number;
-              interval: string;
-              step: string | null;
-              druidTaskId: string | null;
-              druidState: string | null;
-              version: string | null;
-              rows: number | null;
-              segments: number | null;
-              bytes: number | null;
-              rowStats: {
-                processed: number;
-                processedWithError: number;
-                unparseable: number;
-                thrownAway: number;
-              } | null;
-              parseErrors: string[];
-              error: string | null;
-              outcome?: string | null;
-              sourceVersion?: string | null;
-            }[];
-            partitionCount: number;
-            partitionsNext: string | null;
-            totals: {
-              rows: number;
-              segments: number;
-              bytes: number;
-            };
-            exitCode: number;
-          };
-        };
-      };
-      /** @description The request is invalid; The template does not render to a spec Druid accepts */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description A valid bearer token is required */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description The request body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description The request body must be JSON */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description The request's header fields (or its URL) are too large */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Internal error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description A dependency (ledger or Druid) is unavailable */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-    };
-  };
   createRollback: {
     parameters: {
       query?: never;
@@ -3764,8 +3537,7 @@ export interface operations {
         content: {
           "application/json":
             | {
-                /** @enum {string} */
-                kind: "compact" | "rollback" | "kill";
+                kind: string;
                 datasource: string;
                 dryRun: boolean;
                 job: string;
@@ -3990,8 +3762,7 @@ export interface operations {
         content: {
           "application/json":
             | {
-                /** @enum {string} */
-                kind: "compact" | "rollback" | "kill";
+                kind: string;
                 datasource: string;
                 dryRun: boolean;
                 job: string;
@@ -4060,6 +3831,232 @@ export interface operations {
         };
       };
       /** @description The kill job was created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            kind: string;
+            /** @enum {string} */
+            state: "open" | "done" | "failed";
+            canceled: boolean;
+            /** @description ISO-8601 instant (UTC) */
+            createdAt: string;
+            /** @description ISO-8601 instant (UTC) */
+            updatedAt: string;
+            /** @description Partitions per state */
+            counts: {
+              new: number;
+              running: number;
+              suspended: number;
+              done: number;
+              failed: number;
+              dead: number;
+            };
+            options: {
+              [key: string]: components["schemas"]["JsonValue"];
+            };
+            partitions: {
+              task: string;
+              kind: string;
+              /** @enum {string} */
+              state: "new" | "running" | "suspended" | "done" | "failed" | "dead";
+              attempts: number;
+              interval: string;
+              step: string | null;
+              druidTaskId: string | null;
+              druidState: string | null;
+              version: string | null;
+              rows: number | null;
+              segments: number | null;
+              bytes: number | null;
+              rowStats: {
+                processed: number;
+                processedWithError: number;
+                unparseable: number;
+                thrownAway: number;
+              } | null;
+              parseErrors: string[];
+              error: string | null;
+              outcome?: string | null;
+              sourceVersion?: string | null;
+            }[];
+            partitionCount: number;
+            partitionsNext: string | null;
+            totals: {
+              rows: number;
+              segments: number;
+              bytes: number;
+            };
+            exitCode: number;
+          };
+        };
+      };
+      /** @description The request is invalid; The template does not render to a spec Druid accepts */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A valid bearer token is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request's header fields (or its URL) are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A dependency (ledger or Druid) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  createCompaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          datasource: string;
+          interval: string;
+          all?: boolean;
+          minSegmentMb?: number;
+          maxSegmentMb?: number;
+          maxRowsPerSegment?: number;
+          dryRun?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A dry run or nothing to do (the plan), or the same request's compaction job still open */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json":
+            | {
+                kind: string;
+                datasource: string;
+                dryRun: boolean;
+                job: string;
+                tasks: number;
+                items: {
+                  interval: string;
+                  what: string;
+                }[];
+              }
+            | {
+                id: string;
+                kind: string;
+                /** @enum {string} */
+                state: "open" | "done" | "failed";
+                canceled: boolean;
+                /** @description ISO-8601 instant (UTC) */
+                createdAt: string;
+                /** @description ISO-8601 instant (UTC) */
+                updatedAt: string;
+                /** @description Partitions per state */
+                counts: {
+                  new: number;
+                  running: number;
+                  suspended: number;
+                  done: number;
+                  failed: number;
+                  dead: number;
+                };
+                options: {
+                  [key: string]: components["schemas"]["JsonValue"];
+                };
+                partitions: {
+                  task: string;
+                  kind: string;
+                  /** @enum {string} */
+                  state: "new" | "running" | "suspended" | "done" | "failed" | "dead";
+                  attempts: number;
+                  interval: string;
+                  step: string | null;
+                  druidTaskId: string | null;
+                  druidState: string | null;
+                  version: string | null;
+                  rows: number | null;
+                  segments: number | null;
+                  bytes: number | null;
+                  rowStats: {
+                    processed: number;
+                    processedWithError: number;
+                    unparseable: number;
+                    thrownAway: number;
+                  } | null;
+                  parseErrors: string[];
+                  error: string | null;
+                  outcome?: string | null;
+                  sourceVersion?: string | null;
+                }[];
+                partitionCount: number;
+                partitionsNext: string | null;
+                totals: {
+                  rows: number;
+                  segments: number;
+                  bytes: number;
+                };
+                exitCode: number;
+              };
+        };
+      };
+      /** @description The compaction job was created */
       201: {
         headers: {
           [name: string]: unknown;

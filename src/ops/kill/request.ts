@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { parsePeriodMs } from "../../core/interval.js";
+import type { KindRequest } from "../../driver/kind.js";
+import { Datasource, IntervalText, intervalField, requestField } from "../request.js";
+import { inspectKill, planKill } from "./plan.js";
+
+export const KillRequest = z.strictObject({
+  datasource: Datasource,
+  interval: IntervalText,
+  /** Only segments marked unused at least this long ago (ISO-8601 period, e.g. P30D). @default any */
+  olderThan: z.string().min(1, "must not be empty").max(50).optional(),
+  /** Only these versions. @default every version */
+  versions: z.array(z.string().min(1).max(200)).max(1000).optional(),
+  /** Segments per kill task. @default 100 */
+  batchSize: z.number().int().min(1).max(10_000).optional(),
+  /** A kill deletes for good: without `"dryRun": false` it only answers with what would go. @default true */
+  dryRun: z.boolean().optional(),
+});
+export type KillRequest = z.infer<typeof KillRequest>;
+
+/** `POST /api/v1/kills`: unused segments deleted for good (a dry run unless asked otherwise). */
+export const killRequest: KindRequest<KillRequest> = {
+  resource: "kills",
+  operationId: "createKill",
+  summary: "Delete unused segments for good (kill tasks); a dry run unless dryRun is false",
+  schema: KillRequest,
+  dryRunByDefault: true,
+  async plan(context, r) {
+    const plan = planKill(
+      await inspectKill(
+        context.client,
+        {
+          datasource: r.datasource,
+          interval: intervalField(r.interval),
+          olderThanMs:
+            r.olderThan !== undefined ? requestField("olderThan", () => parsePeriodMs(r.olderThan ?? "")) : 0,
+          ...(r.versions && r.versions.length > 0 ? { versions: r.versions } : {}),
+          batchSize: r.batchSize ?? 100,
+          cluster: context.cluster,
+        },
+        context.now(),
+        context.store,
+      ),
+    );
+    return {
+      job: plan.job,
+      tasks: plan.tasks,
+      items: plan.batches.map((b) => ({
+        interval: b.interval,
+        what: `kill ${b.segmentIds.length} unused segment(s), ${b.bytes} bytes`,
+      })),
+    };
+  },
+};
