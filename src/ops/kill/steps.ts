@@ -61,15 +61,20 @@ export async function awaitKill(part: KillPart, io: TaskIO): Promise<void> {
 /**
  * Every planned segment is gone: one still listed unused after the kill task succeeded is checked again
  * after a backoff (the retries bound it); one marked used again since planning was skipped by Druid, as it
- * must be.
+ * must be, and so was one marked unused again after the plan's cut-off (used again by a rollback, then
+ * overshadowed): the kill deletes only what was unused at the cut-off.
  */
 export async function verifyKill(part: KillPart, io: TaskIO): Promise<void> {
-  const { datasource, interval, segmentIds } = part.payload;
+  const { datasource, interval, segmentIds, maxUsedStatusLastUpdatedTime } = part.payload;
   const [unused, used] = await Promise.all([
     io.client.unusedSegments(datasource, interval, part.call),
     io.client.metadataSegments(datasource, [interval], part.call),
   ]);
-  const remaining = new Set(unused.map((u) => segmentId(u.segment)));
+  const remaining = new Set(
+    unused
+      .filter((u) => u.unusedSince === null || u.unusedSince <= maxUsedStatusLastUpdatedTime)
+      .map((u) => segmentId(u.segment)),
+  );
   const usedIds = new Set(used.map(segmentId));
   const left = segmentIds.filter((id) => remaining.has(id));
   // Marked used again since planning: Druid's kill skipped it; nothing to do for it.
