@@ -41,9 +41,7 @@ export interface MultiActorOptions {
    * a second open job); every segment operation runs on the shared ledger, whose chunk key keeps writers
    * of a chunk apart (a kill on a ledger of its own ends failed when an ingestion or compaction of its
    * chunk revokes its lock, and an ingest partition whose chunk another ledger's compaction replaced before
-   * its audit ended failed "not ours" instead of superseded); kills and rollbacks work on separate days (a
-   * kill whose planned segment a rollback used again and a newer version made unused again waits for it
-   * until its retries run out). @default false
+   * its audit ended failed "not ours" instead of superseded). @default false
    */
   leaveOutKnownFailures?: boolean;
 }
@@ -666,16 +664,7 @@ function window(op: OpPlan, wanted: (day: number) => boolean): [number, number] 
 
 /** The plan with the interplays segops is known to fail left out (see `leaveOutKnownFailures`). */
 function leaveOutKnownFailures(plan: ReturnType<typeof drawPlan>): void {
-  // Rollbacks in the first half of the second version's days, kills in the second half.
-  const mid = plan.v2From + Math.ceil((plan.v2To - plan.v2From) / 2);
-  for (const op of plan.ops) {
-    op.shared = true;
-    if (op.kind === "compact") continue;
-    [op.lo, op.hi] = op.kind === "rollback" ? [plan.v2From, mid] : [mid, Math.max(plan.v2To, mid + 1)];
-    const length = op.to - op.from;
-    op.from = Math.min(Math.max(op.from, op.lo), op.hi - 1);
-    op.to = Math.min(op.hi, op.from + length);
-  }
+  for (const op of plan.ops) op.shared = true;
 }
 /**
  * A POST on a connection of its own (no keep-alive): a request sent on an idle pooled connection just as
