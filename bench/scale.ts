@@ -168,7 +168,8 @@ function windowFigures(name: string, inFlight: number, m: Measured, fromMs: numb
     first && last && last.at > first.at
       ? ((last.proc.cpuMs - first.proc.cpuMs) / (last.at - first.at)) * 100
       : Number.NaN;
-  const hwm = Math.max(...m.samples.map((s) => s.proc.hwmBytes), 0);
+  // A sample taken as the process exits (a zombie's status has no Vm lines) reads NaN: left out.
+  const hwm = Math.max(...m.samples.map((s) => s.proc.hwmBytes).filter(Number.isFinite), 0);
   // The probe's clock (performance.now() in the child) starts with the process, as t0 does.
   const probeWindow = m.probe.filter((p) => p.t >= fromMs && p.t <= toMs);
   const busy = probeWindow.map((p) => p.activeMs);

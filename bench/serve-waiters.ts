@@ -23,6 +23,7 @@ import { Agent, Client, request } from "undici";
 import { DEFAULTS } from "../src/core/defaults.js";
 import { startSim } from "../src/sim/server.js";
 import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";
+import { buildOnce } from "./lib/build.js";
 import { openFileLimit, procAvailable, sampleProc } from "./lib/proc.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { simTime } from "./lib/sim-time.js";
@@ -468,18 +469,6 @@ async function runService(mode: Mode, o: Settings, dataDir: string): Promise<Run
   }
 }
 
-async function build(): Promise<string | null> {
-  const tsc = join(root, "node_modules/typescript/bin/tsc");
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on("close", (code) => resolve(code === 0 ? null : (out.trim().split("\n")[0] ?? `exit ${code}`)));
-  });
-}
-
 const mib = (bytes: number) => `${num(bytes / 1024 / 1024, 1)} MiB`;
 const share = (w: Window) => w.cpuMs / w.wallMs;
 const pct = (w: Window) => `${num(share(w) * 100, 1)} %`;
@@ -532,7 +521,8 @@ export async function runServeWaitersBench(options: ServeWaitersBenchOptions = {
       ],
     };
   if (options.build ?? true) {
-    const error = await build();
+    // The same build as the other benchmarks of this run (none when dist/ is of this source already).
+    const error = await buildOnce();
     if (error) notes.push(`\`tsc -p tsconfig.build.json\` reported errors (dist/ emitted anyway): ${error}`);
   }
   const dataDir = writeDailyDataset({ from: FROM, days: o.days, rowsPerDay: 50 });
