@@ -2,9 +2,10 @@
 // submission log, tasks and timeline) and segops' side (the shared PostgreSQL ledger, each segment
 // operation's own ledger, the answers to the racing requests, the CLI exits) and names every broken
 // guarantee. What several writers may legitimately leave is allowed only in its documented words: an ingest
-// partition superseded by another writer, a kill refused while a chunk has no used version or a rollback of
-// it is unfinished, a rollback stopped because newer data was published meanwhile, a compaction whose chunk
-// another writer replaced (done, outcome superseded).
+// partition superseded by another writer, or whose data is gone because another ledger's rollback marked
+// its version unused (the rollback planned that version), a kill refused while a chunk has no used version
+// or a rollback of it is unfinished, a rollback stopped because newer data was published meanwhile, a
+// compaction whose chunk another writer replaced (done, outcome superseded).
 import { openStore } from "../../src/ledger/open.js";
 import type { Store } from "../../src/ledger/store.js";
 import type { EventRow, JobRow, TaskRow } from "../../src/ledger/types.js";
@@ -43,6 +44,7 @@ type Checked = Pick<
   | "jobs"
   | "acceptedSubmissions"
   | "supersededIngest"
+  | "rolledBackIngest"
   | "lost"
   | "doubled"
   | "openTwice"
@@ -179,6 +181,16 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
     const end = Date.parse(b ?? "");
     return visible.filter((s) => s.interval.start >= start && s.interval.end <= end);
   };
+  // Versions a rollback planned to mark unused (an ingestion's whose partition had not ended yet may be
+  // one, when the rollback is another ledger's: that partition's data is gone, by the operator's hand).
+  const rolledBack = new Set(
+    ledgers.flatMap((l) =>
+      l.tasks
+        .filter((t) => t.kind === "rollback" && (t.progress as { step?: string }).step !== undefined)
+        .flatMap((t) => (t.payload as { newerVersions?: string[] }).newerVersions ?? []),
+    ),
+  );
+  let rolledBackIngest = 0;
   // Versions a done partition vouches for: what it published, or restored.
   const vouched = new Set<string>();
   for (const l of ledgers) {
@@ -190,6 +202,11 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
         continue;
       }
       if (t.state !== "done") {
+        const p = t.progress as { version?: string; outcome?: string };
+        if (t.kind === "ingest" && p.outcome === "lost" && p.version && rolledBack.has(p.version)) {
+          rolledBackIngest++;
+          continue;
+        }
         const documented = (FAILURES[t.kind] ?? []).find(([re]) => re.test(t.lastError ?? ""));
         if (!documented) {
           lost++;
@@ -225,28 +242,44 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
       if (!vouched.has(v)) violations.push(`${day} serves version ${v}, which no done partition recorded`);
   }
 
-  // At most one open ingest job over the same inputs: a job over them created while another one still had
-  // partitions to run is a second open job (the `new` guard's promise).
+  // At most one open ingest job over the same inputs: no job over them created while another one had
+  // partitions to run (the `new` guard's promise), judged in the ledger's own order of events.
   let openTwice = 0;
   const shared = ledgers[0] as LedgerRows;
   const ingestJobs = shared.jobs.filter((j) => j.kind === "backfill" || j.kind === "run");
-  const finishedAt = new Map<string, number>();
-  for (const e of shared.events)
-    if (e.taskId !== null && TERMINAL.has(e.toState))
-      finishedAt.set(e.jobId, Math.max(finishedAt.get(e.jobId) ?? 0, e.at));
+  const ordered = [...shared.events].sort((x, y) => x.id - y.id);
+  const createdEvent = new Map<string, EventRow>();
+  for (const e of ordered) if (e.taskId === null && e.fromState === null) createdEvent.set(e.jobId, e);
+  /** A job's partitions not ended just before event `id`, with the last event of it before then. */
+  const leftBefore = (jobId: string, id: number) => {
+    const state = new Map<string, string>();
+    let last: EventRow | undefined;
+    for (const e of ordered) {
+      if (e.id >= id) break;
+      if (e.jobId !== jobId) continue;
+      last = e;
+      if (e.taskId !== null) state.set(e.taskId, e.toState);
+    }
+    return { left: [...state.values()].filter((s) => !TERMINAL.has(s)).length, last };
+  };
   const baseOf = (j: JobRow) => String(j.options.baseId ?? j.id);
   const groups = new Map<string, JobRow[]>();
   for (const j of ingestJobs) groups.set(baseOf(j), [...(groups.get(baseOf(j)) ?? []), j]);
   for (const jobs of groups.values()) {
-    const sorted = [...jobs].sort((a, b) => a.createdAt - b.createdAt);
-    for (const [i, a] of sorted.entries())
-      for (const b of sorted.slice(i + 1))
-        if (b.createdAt < (finishedAt.get(a.id) ?? Number.POSITIVE_INFINITY)) {
-          openTwice++;
-          violations.push(
-            `jobs ${a.id} and ${b.id} over the same inputs were open at once (${b.id} created ${b.createdAt - a.createdAt} ms after ${a.id}, before it finished)`,
-          );
-        }
+    for (const b of jobs) {
+      const created = createdEvent.get(b.id);
+      if (!created) continue;
+      for (const a of jobs) {
+        const aCreated = createdEvent.get(a.id);
+        if (a === b || !aCreated || aCreated.id > created.id) continue;
+        const { left, last } = leftBefore(a.id, created.id);
+        if (left === 0) continue;
+        openTwice++;
+        violations.push(
+          `jobs ${a.id} and ${b.id} over the same inputs were open at once: ${b.id} created ${b.createdAt - a.createdAt} ms after ${a.id}, which had ${left} partition(s) left (its last event before: ${last ? `${last.taskId ?? "job"} ${last.fromState}→${last.toState} "${last.reason}" by ${last.actor}` : "none"})`,
+        );
+      }
+    }
   }
 
   // The racing requests: each found its job again (200), created it (201) or was refused naming one (409).
@@ -317,6 +350,7 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
     jobs: ingestJobs.length,
     acceptedSubmissions: accepted.length,
     supersededIngest,
+    rolledBackIngest,
     lost,
     doubled,
     openTwice,

@@ -74,6 +74,8 @@ export interface MultiActorFigures {
   acceptedSubmissions: number;
   /** Ingest partitions that ended superseded: another writer replaced the chunk (documented). */
   supersededIngest: number;
+  /** Ingest partitions whose data another ledger's rollback marked unused before they ended (documented). */
+  rolledBackIngest: number;
   /** Partitions not done at the end, or failed without a documented reason (goal 0). */
   lost: number;
   /** Task ids accepted twice, or partitions with two successful Druid tasks (goal 0). */
