@@ -209,12 +209,12 @@ describe("segops backfill, status and demo", () => {
     expect(sim.stats().submissions.length).toBe(submitted);
     const status = await runCli(["status", "--ledger", `sqlite:${ledger}`, "--json"]).done;
     expect(JSON.parse(status.stdout).partitions.map((p: { rows: number }) => p.rows)).toEqual([12, 12, 12]);
-  }, 30_000);
+  });
 
   it("demo runs as designed: six partitions done, the poison day dead-lettered, exit 0", async () => {
     const result = await runCli(["demo", "--dir", join(work, "demo"), "--time-scale", "200", "--json"]).done;
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.counts).toMatchObject({ done: 6, dead: 1 });
-  }, 30_000);
+  });
 });
