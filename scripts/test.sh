@@ -47,7 +47,7 @@ node -e '
   for (const r of runs) { passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests; }
   const [fast, druid, integrations] = process.argv.slice(1).map(Number);
   if (druid === 0) passed += 1; else failed += 1;
-  // The Airflow and Dagster suites (pytest) and the release files' test count as one case: all green or not.
+  // The Airflow and Dagster suites (pytest) and the test of the release files count as one case: all green or not.
   if (integrations === 0) passed += 1; else failed += 1;
   if (fast !== 0 && failed === 0) failed += 1; // the fast suites failed without a report (e.g. a crash)
   console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
