@@ -312,10 +312,11 @@ export async function planRequestWithSources(
 }
 
 /**
- * Creates (or finds again) the job a plan names. A `new` job over inputs whose job is unfinished would
- * ingest the same data again under new task ids (rows doubled by an appending template): the ledger refuses
- * it in the creating transaction, so racing requests on any host cannot both get through, and the refusal
- * names the way back.
+ * Creates (or finds again) the job a plan names. Over inputs whose job is unfinished, a second job would
+ * ingest the same data again under other task ids (rows doubled by an appending template): a plain request
+ * finds the unfinished job again (a `new` one too: the same command without `--new` resumes it), a `new`
+ * one is refused, naming the way back. The ledger decides in the creating transaction, so racing requests
+ * on any host cannot both get through.
  */
 export async function createPlannedJob(
   store: Store,
@@ -324,12 +325,9 @@ export async function createPlannedJob(
   isNew: boolean,
 ): Promise<CreateJobResult> {
   const baseId = String(plan.job.options?.baseId ?? plan.job.id);
-  const result = await store.createJob(
-    plan.job,
-    plan.tasks,
-    actor,
-    isNew ? { unlessUnfinished: baseId } : {},
-  );
+  const result = await store.createJob(plan.job, plan.tasks, actor, {
+    sameInputs: { baseId, whenUnfinished: isNew ? "refuse" : "find-again" },
+  });
   if (!result.blockedBy) return result;
   const unfinished: string[] = [];
   for (const id of result.blockedBy)

@@ -33,11 +33,14 @@ export async function adoptSources(
   planned: readonly NewTask[],
   actor: string,
 ): Promise<Adopted> {
-  const next = new Map(planned.map((t) => [t.id, t.payload as unknown as IngestPayload]));
+  // By the partition's part of the id: the job found again may be another one over the same inputs (a
+  // plain request meeting an unfinished `new` job), its task ids under its own job id.
+  const partOf = (id: string) => id.slice(id.indexOf("/") + 1);
+  const next = new Map(planned.map((t) => [partOf(t.id), t.payload as unknown as IngestPayload]));
   const changed: string[] = [];
   const busy: string[] = [];
   for (const stored of await store.listTasks(job.id)) {
-    const now = next.get(stored.id);
+    const now = next.get(partOf(stored.id));
     if (!now) continue;
     const what = whatChanged(stored, now);
     if (what === null) continue;

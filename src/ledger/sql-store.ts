@@ -104,18 +104,31 @@ export class SqlStore implements Store {
     return this.#guard("createJob", async () => {
       const result = await this.executor.tx(async (q): Promise<CreateJobResult> => {
         const now = this.clock.now();
-        const base = options.unlessUnfinished;
-        // A job that exists already is found again, whatever else is open: the check is for creating one.
-        const again = base !== undefined ? (await q(getJob(this.dialect, job.id)))[0] : undefined;
-        if (again) return { job: toJob(again), created: false };
-        if (base !== undefined) {
-          const lock = lockBase(this.dialect, base);
+        const same = options.sameInputs;
+        if (same) {
+          const lock = lockBase(this.dialect, same.baseId);
           if (lock) await q(lock);
-          const blockedBy = (await q(unfinishedOfBase(this.dialect, base, job.id))).map((r) => String(r.id));
-          const first =
-            blockedBy[0] !== undefined ? (await q(getJob(this.dialect, blockedBy[0])))[0] : undefined;
-          if (first) return { job: toJob(first), created: false, blockedBy };
         }
+        const again = (await q(getJob(this.dialect, job.id)))[0];
+        const found = (row: DbRow): CreateJobResult => ({
+          job: toJob(row),
+          created: false,
+        });
+        // A `new` job asked for again (its nonce retried) is found again, whatever else is open.
+        if (again && same?.whenUnfinished !== "find-again") return found(again);
+        if (same) {
+          const unfinished = (await q(unfinishedOfBase(this.dialect, same.baseId))).map((r) => String(r.id));
+          // The work over these inputs: the job asked for if it has partitions left, else another that has.
+          const pick = unfinished.includes(job.id) ? job.id : unfinished[0];
+          if (pick !== undefined) {
+            const row = pick === job.id ? again : (await q(getJob(this.dialect, pick)))[0];
+            if (row)
+              return same.whenUnfinished === "find-again"
+                ? found(row)
+                : { ...found(row), blockedBy: unfinished };
+          }
+        }
+        if (again) return found(again);
         const inserted = (await q(insertJob(this.dialect, job, now)))[0];
         if (!inserted) {
           const existing = (await q(getJob(this.dialect, job.id)))[0];

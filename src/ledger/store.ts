@@ -109,7 +109,7 @@ export interface CreateJobResult {
   /** False when the job id already existed; then nothing was written and the stored job is returned. */
   readonly created: boolean;
   /**
-   * With `unlessUnfinished`: the open jobs over the same inputs with partitions left, which kept this one
+   * With `sameInputs` to refuse: the open jobs over the same inputs with partitions left, which kept this one
    * from being created (nothing was written; `job` is the first of them).
    */
   readonly blockedBy?: readonly string[];
@@ -117,11 +117,13 @@ export interface CreateJobResult {
 
 export interface CreateJobOptions {
   /**
-   * A base id (the job id without its `new` nonce): create the job only if no open job over the same inputs
-   * has partitions left, checked in the creating transaction (a PostgreSQL advisory lock on the base id;
-   * SQLite's `BEGIN IMMEDIATE`), so racing requests on any host cannot both create one.
+   * Jobs over the same inputs share a base id (a `new` job's id is the base id and a nonce). With this, the
+   * creating transaction looks for an open job over them with partitions left, under a lock on the base id
+   * (PostgreSQL's advisory lock; SQLite's `BEGIN IMMEDIATE`), so racing requests on any host see each
+   * other: `"refuse"` creates nothing and names them (`blockedBy`); `"find-again"` answers that job as
+   * found again (the job asked for first, if it is the one).
    */
-  readonly unlessUnfinished?: string;
+  readonly sameInputs?: { readonly baseId: string; readonly whenUnfinished: "refuse" | "find-again" };
 }
 
 /**

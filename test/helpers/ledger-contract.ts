@@ -541,7 +541,7 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
           { id: `base-n${i}`, kind: "backfill", options: { baseId: "base", nonce: `n${i}` } },
           [task(`n${i}/1`)],
           "api",
-          { unlessUnfinished: "base" },
+          { sameInputs: { baseId: "base", whenUnfinished: "refuse" } },
         );
       const blocked = await tryNew(0);
       expect(blocked).toMatchObject({ created: false, blockedBy: ["base"], job: { id: "base" } });
@@ -560,10 +560,59 @@ export function ledgerContract(makeBackend: () => Promise<Backend> | Backend): v
         { id: winner, kind: "backfill", options: { baseId: "base" } },
         [],
         "api",
-        { unlessUnfinished: "base" },
+        { sameInputs: { baseId: "base", whenUnfinished: "refuse" } },
       );
       expect(again).toMatchObject({ created: false, job: { id: winner } });
       expect(again.blockedBy).toBeUndefined();
+    });
+
+    it("a plain creation finds the unfinished job over the same inputs again, a `new` one too; of racing plain and `new` creations one job is open", async () => {
+      const plain = (id: string, taskId: string) =>
+        store.createJob({ id, kind: "backfill", options: { baseId: id } }, [task(taskId)], "api", {
+          sameInputs: { baseId: id, whenUnfinished: "find-again" },
+        });
+      const fresh = (base: string, nonce: string) =>
+        store.createJob(
+          { id: `${base}-${nonce}`, kind: "backfill", options: { baseId: base, nonce } },
+          [task(`${base}-${nonce}/1`)],
+          "api",
+          { sameInputs: { baseId: base, whenUnfinished: "refuse" } },
+        );
+      const finish = async (id: string) => {
+        const [t] = await store.claim({ kind: "k", owner: "me", leaseMs: LEASE, limit: 1, ids: [id] });
+        await store.transition({ id, owner: "me", version: t!.version }, { to: "done", reason: "ended" });
+      };
+
+      // A `new` job alone, unfinished: the plain request is answered with it, nothing created.
+      expect(await fresh("a", "n1")).toMatchObject({ created: true });
+      const found = await plain("a", "a/1");
+      expect(found).toMatchObject({ created: false, job: { id: "a-n1" } });
+      expect(found.blockedBy).toBeUndefined();
+      expect(await store.getJob("a")).toBeNull();
+      expect(await store.getTask("a/1")).toBeNull();
+
+      // The plain job finished, a `new` one unfinished: the plain request is answered with the unfinished one.
+      expect(await plain("b", "b/1")).toMatchObject({ created: true });
+      await finish("b/1");
+      expect(await fresh("b", "n1")).toMatchObject({ created: true });
+      expect(await plain("b", "b/1")).toMatchObject({ created: false, job: { id: "b-n1" } });
+      // Both finished: the plain job is found again, as before.
+      await finish("b-n1/1");
+      expect(await plain("b", "b/1")).toMatchObject({ created: false, job: { id: "b" } });
+
+      // A burst over new inputs, plain and `new` mixed: one job created; every other answer names it.
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? fresh("c", `n${i}`) : plain("c", "c/1"))),
+      );
+      const created = burst.filter((r) => r.created);
+      expect(created).toHaveLength(1);
+      const winner = created[0]!.job.id;
+      for (const r of burst.filter((r) => !r.created)) {
+        expect(r.job.id).toBe(winner);
+        if (r.blockedBy) expect(r.blockedBy).toEqual([winner]);
+      }
+      const open = (await store.listJobs()).filter((j) => j.id === "c" || j.id.startsWith("c-"));
+      expect(open.map((j) => j.id)).toEqual([winner]);
     });
 
     it("a partition is planned anew (new payload, progress cleared, attempt moved on) by a CAS, never while it runs", async () => {

@@ -10,8 +10,9 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 /**
  * After Ctrl-C, a `--new` job must be resumable without ingesting everything again. The hint
  * names `segops resume JOB`; rerunning the command (which contains `--new`) over an unfinished job of the
- * same inputs is refused; `resume` finishes it with no partition ingested twice (an appending template
- * would double the rows).
+ * same inputs is refused; `resume`, or the same command without `--new` (which finds the unfinished job
+ * again instead of starting the plain one beside it), finishes it with no partition ingested twice (an
+ * appending template would double the rows).
  */
 
 const closers: Array<() => Promise<void>> = [];
@@ -20,9 +21,12 @@ afterEach(async () => {
 });
 
 describe("--new then rerun the same command", () => {
-  it.each([4, 5])(
-    "--new then 'rerun the same command' does not ingest everything again (seed %i)",
-    async (seed) => {
+  it.each([
+    [4, "segops resume JOB"],
+    [5, "the command without --new"],
+  ])(
+    "--new then 'rerun the same command' does not ingest everything again (seed %i, finished by %s)",
+    async (seed, wayBack) => {
       const sim = await startSim({
         timeScale: 100,
         capacity: 2,
@@ -90,18 +94,13 @@ describe("--new then rerun the same command", () => {
       expect(sim.stats().submissions.filter((s) => s.accepted).length).toBe(acceptedBefore);
 
       // The way back finishes the job; every day holds its 8 rows once.
-      const resumed = await runCli([
-        "resume",
-        jobId,
-        "--druid",
-        sim.url,
-        "--ledger",
-        ledger,
-        "--tick",
-        "30",
-        "--json",
-      ]).done;
+      const resumed = await runCli(
+        wayBack === "segops resume JOB"
+          ? ["resume", jobId, "--druid", sim.url, "--ledger", ledger, "--tick", "30", "--json"]
+          : [...args.filter((a) => a !== "--new"), "--json"],
+      ).done;
       expect(resumed.code, resumed.stderr).toBe(0);
+      expect((await store.listJobs()).map((j) => j.id)).toEqual([jobId]);
       const report = JSON.parse(resumed.stdout) as { counts: { done: number }; state: string };
       expect(report.counts.done).toBe(6);
       expect(report.state).toBe("done");

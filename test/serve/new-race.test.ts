@@ -42,6 +42,44 @@ describe("racing `new` requests on a PostgreSQL ledger", () => {
   });
 });
 
+describe("plain and `new` requests over the same inputs on a PostgreSQL ledger", () => {
+  it("leave one open job: a burst of both creates one, a plain request meeting an unfinished `new` job finds it again", async () => {
+    const t = await startTestService({ ledgerUrl: pg.freshUrl() });
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 3, rowsPerDay: 5 });
+    const body = {
+      template: dailyTemplate({ datasource: "mixed", append: true }),
+      templateName: "append.json",
+      from: "2026-01-01",
+      to: "2026-01-04",
+      vars: { dataDir },
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        t.call("/api/v1/backfills", { json: i % 2 === 0 ? { ...body, new: true } : body }),
+      ),
+    );
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(1);
+    const id = created[0]?.json.id as string;
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect([200, 409]).toContain(a.status);
+      expect(a.status === 200 ? a.json.id : a.json.detail).toContain(id);
+    }
+    expect((await t.store.listJobs()).map((j) => j.id)).toEqual([id]);
+    await t.call(`/api/v1/jobs/${encodeURIComponent(id)}/wait?timeout=60`);
+
+    // Ingesting again: a `new` job, and while it is unfinished the same request without `new`.
+    t.sim.setNeverLoad("mixed", true);
+    const again = await t.call("/api/v1/backfills", { json: { ...body, new: true } });
+    expect(again.status).toBe(201);
+    const plain = await t.call("/api/v1/backfills", { json: body });
+    expect(plain.status).toBe(200);
+    expect(plain.json.id).toBe(again.json.id);
+    expect((await t.store.listJobs()).map((j) => j.id).sort()).toEqual([id, again.json.id as string].sort());
+    t.sim.setNeverLoad("mixed", false);
+  });
+});
+
 describe("a changed sourceVersion while a partition runs", () => {
   it("is answered 409 naming the busy partition; asked again once it has finished, it runs again", async () => {
     const t = await startTestService();

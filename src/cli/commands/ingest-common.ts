@@ -135,11 +135,11 @@ export async function executeIngest(
       process.stderr.write(
         finished
           ? `${finished}\n`
-          : `${stored.created ? "job" : "resuming job"} ${plan.job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
+          : `${stored.created ? "job" : "resuming job"} ${job.id}: ${plan.tasks.length} partition(s) of ${plan.datasource}, ledger ${flags.ledger}\n`,
       );
       for (const line of [...changed, ...busy]) process.stderr.write(`${line}\n`);
     }
-    return await driveJob({ store, client, monitor, jobId: plan.job.id, total: plan.tasks.length, flags });
+    return await driveJob({ store, client, monitor, jobId: job.id, total: plan.tasks.length, flags });
   } finally {
     await store?.close();
     await client.close();
