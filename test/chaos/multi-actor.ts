@@ -36,9 +36,7 @@ export interface MultiActorOptions {
   hosts?: number;
   /**
    * Leave out the interplays the campaign found segops failing (docs/reliability.md, "Several actors"),
-   * the rest of the run unchanged: the first request over new inputs is sent alone, plain, before its
-   * burst (a plain request meeting an unfinished `new` job over the same inputs, and no plain job, creates
-   * a second open job); every segment operation runs on the shared ledger, whose chunk key keeps writers
+   * the rest of the run unchanged: every segment operation runs on the shared ledger, whose chunk key keeps writers
    * of a chunk apart (a kill on a ledger of its own ends failed when an ingestion or compaction of its
    * chunk revokes its lock, and an ingest partition whose chunk another ledger's compaction replaced before
    * its audit ended failed "not ours" instead of superseded). @default false
@@ -327,12 +325,8 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
     };
     let v2Posted: string | null = null;
     const answers: CheckInput["answers"] = [];
-    const sendBurst = (b: BurstPlan, body: Record<string, unknown>, fresh: boolean) =>
+    const sendBurst = (b: BurstPlan, body: Record<string, unknown>) =>
       alone(async () => {
-        if (fresh && options.leaveOutKnownFailures) {
-          const opener = await postOnce(`${(hosts[0] as Host).url}/api/v1/backfills`, JSON.stringify(body));
-          answers.push({ burst: `${b.label} (opener)`, isNew: false, ...opener });
-        }
         const sent = await Promise.all(
           b.sends.map(async (s) => {
             const host = hosts[s.host % hosts.length] as Host;
@@ -347,22 +341,18 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
       });
 
     const bursts = (async () => {
-      await sendBurst(plan.first, v1Body, true);
+      await sendBurst(plan.first, v1Body);
       await trigger(plan.second.at);
       v2Posted = new Date().toISOString();
-      await sendBurst(
-        plan.second,
-        {
-          ...v1Body,
-          from: dayAt(plan.v2From),
-          to: dayAt(plan.v2To),
-          specVersion: "2",
-        },
-        true,
-      );
+      await sendBurst(plan.second, {
+        ...v1Body,
+        from: dayAt(plan.v2From),
+        to: dayAt(plan.v2To),
+        specVersion: "2",
+      });
       if (plan.third) {
         await trigger(plan.third.at);
-        await sendBurst(plan.third, v1Body, false);
+        await sendBurst(plan.third, v1Body);
       }
     })();
 
