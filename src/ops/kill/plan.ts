@@ -107,7 +107,7 @@ export interface KillPayload {
   maxUsedStatusLastUpdatedTime: number;
   segmentIds: string[];
   bytes: number;
-  /** The pinned Druid task id. */
+  /** The pinned Druid task id of the first attempt; a later attempt's is `killTaskId` of it. */
   taskId: string;
 }
 

@@ -3,24 +3,44 @@ import { TaskAbort, TaskRetry } from "../../driver/signals.js";
 import { segmentId } from "../../work/segments.js";
 import type { TaskIO } from "../druid-task.js";
 import type { Partition } from "../step-table.js";
+import { lostItsLock } from "./lock-lost.js";
 import type { KillPayload } from "./plan.js";
-import type { KillProgress } from "./types.js";
+import { type KillProgress, killTaskId } from "./types.js";
 
 /** One kill batch as its steps see it. */
 export type KillPart = Partition<KillPayload, KillProgress>;
 
 /**
- * Submits the batch's kill task under its pinned id (a duplicate is the same task: a reattach), within
- * Druid's kill budget and a worker slot (a kill task takes one, like an ingestion: never all at once).
+ * A new attempt (the last one's kill task lost its lock to another writer) submits again, under its own
+ * id: the failed one can never be resubmitted.
+ */
+export async function startKillAttempt(part: KillPart, _io: TaskIO): Promise<void> {
+  const p = part.progress();
+  // Progress written before attempts were recorded belongs to the first attempt.
+  if (p.step === "running" && (p.attempt ?? 1) !== part.task.attempt)
+    await part.save({
+      step: "submit",
+      attempt: part.task.attempt,
+      druidTaskId: null,
+      druidState: null,
+      errorMsg: null,
+    });
+}
+
+/**
+ * Submits the batch's kill task under the attempt's pinned id (a duplicate is the same task: a reattach),
+ * within Druid's kill budget and a worker slot (a kill task takes one, like an ingestion: never all at
+ * once). Every attempt carries the plan's versions and cut-off, so it deletes only what the plan saw unused.
  */
 export async function submitKill(part: KillPart, io: TaskIO): Promise<void> {
   const { payload } = part;
-  await io.tasks.submit(part.task.id, payload.taskId, part.call.signal, async () => {
+  const taskId = killTaskId(payload, part.task.attempt);
+  await io.tasks.submit(part.task.id, taskId, part.call.signal, async () => {
     if (payload.versions === null) await refuseBareChunk(part, io);
     await io.client.submitTask(
       {
         type: "kill",
-        id: payload.taskId,
+        id: taskId,
         dataSource: payload.datasource,
         interval: payload.interval,
         ...(payload.versions ? { versions: payload.versions } : {}),
@@ -29,7 +49,7 @@ export async function submitKill(part: KillPart, io: TaskIO): Promise<void> {
       part.call,
     );
   });
-  await part.save({ step: "running" });
+  await part.save({ step: "running", attempt: part.task.attempt, druidTaskId: taskId });
 }
 
 /**
@@ -47,12 +67,20 @@ async function refuseBareChunk(part: KillPart, io: TaskIO): Promise<void> {
     );
 }
 
-/** Follows the kill task to its end; a failed kill is not tried again blindly: it ends the partition. */
+/**
+ * Follows the kill task to its end. One that failed because another writer took its lock (`lostItsLock`)
+ * is tried again after the backoff, in a new attempt under a new id, within the partition's retries; any
+ * other failed kill is not tried again blindly: it ends the partition.
+ */
 export async function awaitKill(part: KillPart, io: TaskIO): Promise<void> {
-  const { taskId } = part.payload;
+  const taskId = part.progress().druidTaskId ?? killTaskId(part.payload, part.task.attempt);
   const { state, errorMsg } = await io.tasks.ended(part.task.id, taskId, part.call.signal);
   if (state === "FAILED") {
     await part.save({ druidState: state, errorMsg });
+    if (lostItsLock(errorMsg))
+      throw new TaskRetry(`kill task ${taskId} lost its lock to another writer: ${errorMsg}`, {
+        newAttempt: true,
+      });
     throw new TaskAbort(`kill task ${taskId} FAILED: ${errorMsg ?? "no errorMsg"}`);
   }
   await part.save({ step: "verify", druidState: state });

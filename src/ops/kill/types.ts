@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { KindEncoding } from "../../driver/kind.js";
-import { KILL_KIND } from "./plan.js";
+import { KILL_KIND, type KillPayload } from "./plan.js";
 
 /** How a kill partition's rows are encoded (checked when read). */
 
@@ -16,6 +16,10 @@ export const killPayloadSchema = z.object({
 
 export const killProgressSchema = z.looseObject({
   step: z.enum(["submit", "running", "verify", "done"]).optional(),
+  /** The attempt whose kill task the steps below follow; a new attempt submits again. */
+  attempt: z.number().int().optional(),
+  /** The kill task submitted for that attempt (absent: the first attempt's, `payload.taskId`). */
+  druidTaskId: z.string().nullable().optional(),
   druidState: z.string().nullable().optional(),
   errorMsg: z.string().nullable().optional(),
   left: z.array(z.string()).optional(),
@@ -27,3 +31,13 @@ export const KILL_ENCODING: KindEncoding = {
   payload: killPayloadSchema,
   progress: killProgressSchema,
 };
+
+/**
+ * The Druid task id of one attempt of a kill batch: the plan's pinned id for the first (what every kill
+ * before attempts existed was submitted as), `_a<attempt>` after it for a later one. A FAILED id can never
+ * be submitted again; the same batch and attempt are the same task (a resubmit after a crash reattaches).
+ * The suffix cannot meet another batch's id: those end in the hash or `_<part>`.
+ */
+export function killTaskId(payload: Pick<KillPayload, "taskId">, attempt: number): string {
+  return attempt <= 1 ? payload.taskId : `${payload.taskId}_a${attempt}`;
+}
