@@ -331,6 +331,86 @@ describe("segops kill beside a rollback of the same chunk", () => {
   });
 });
 
+describe("segops kill beside another writer's ingestion of the chunk", () => {
+  it("a kill whose lock an ingestion revokes runs again under a new id: the planned segments go, the ingestion's data stays live", async () => {
+    // Emulated time moves only while `ticking`: frozen, the kill task stays RUNNING until the ingestion
+    // that overtakes it has been submitted, however slow the machine.
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+    let ticking = true;
+    const ticker = setInterval(() => {
+      if (ticking) clock.advance(1000);
+    }, 5);
+    onTestFinished(() => clearInterval(ticker));
+    sim = await startSim({ clock, timeScale: 1, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
+    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+    store = await openStore("sqlite::memory:");
+    const DAY = "2026-06-01/2026-06-02";
+    const DAY_ISO = "2026-06-01T00:00:00.000Z/2026-06-02T00:00:00.000Z";
+    await backfill(writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 4 }), "1");
+    await backfill(writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 6 }), "2");
+    const c = client;
+    await until("the first version is unused", async () => (await c.unusedSegments(DS, DAY)).length === 1, {
+      timeoutMs: 30_000,
+    });
+    const engine = sim.engine;
+    const plan = planKill(await inspectKill(c, request({ interval: parseInterval(DAY) }), engine.now));
+    const [planned] = plan.batches.map((b) => b.segmentIds);
+    expect(planned).toHaveLength(1);
+    const keptVersion = (await c.metadataSegments(DS, [DAY])).map(segmentId);
+
+    ticking = false;
+    await (store as Store).createJob(plan.job, plan.tasks);
+    const job = runJob({
+      store: store as Store,
+      client: c,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      retryBaseMs: 20,
+    });
+    const firstId = plan.batches[0]?.taskId as string;
+    await until("the kill task runs", () => engine.tasks.get(firstId)?.phase === "running", {
+      timeoutMs: 30_000,
+    });
+    // Another tool's ingestion of the day (priority 50 over the kill's 0) takes the chunk's lock.
+    const spec = dailyTemplate({ datasource: DS }) as { spec: Record<string, Record<string, unknown>> };
+    const source = (spec.spec.ioConfig as Record<string, unknown>).inputSource as Record<string, unknown>;
+    source.baseDir = writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 9 });
+    source.filter = "events-2026-06-01.json";
+    (spec.spec.dataSchema?.granularitySpec as Record<string, unknown>).intervals = [DAY_ISO];
+    await c.submitTask({ ...spec, id: "other_tool_day1" } as never);
+    await until("the kill task fails", () => engine.tasks.get(firstId)?.phase === "failed", {
+      timeoutMs: 30_000,
+    });
+    expect(engine.tasks.get(firstId)?.errorMsg).toMatch(/^Lock revoked: /);
+    ticking = true;
+
+    const r = await job;
+    expect(r.job.state).toBe("done");
+    const [task] = await (store as Store).listTasks(plan.job.id);
+    expect({ state: task?.state, attempt: task?.attempt }).toEqual({ state: "done", attempt: 2 });
+    const kills = (sim as SimHandle).stats().submissions.filter((x) => x.id?.startsWith("segops_kill_"));
+    expect(kills.map((k) => [k.id, k.accepted])).toEqual([
+      [firstId, true],
+      [`${firstId}_a2`, true],
+    ]);
+    expect(engine.tasks.get(`${firstId}_a2`)?.phase).toBe("success");
+    // The planned segment is gone; the version unused only since the ingestion replaced it (after the
+    // plan's cut-off) is left alone; the ingestion's segments are the day's live data.
+    const unused = (await c.unusedSegments(DS, DAY)).map((u) => segmentId(u.segment));
+    expect(unused).not.toContain(planned?.[0]);
+    const ingested = engine.tasks.get("other_tool_day1");
+    expect(ingested?.phase).toBe("success");
+    const used = (await c.metadataSegments(DS, [DAY])).map(segmentId);
+    expect([...used, ...unused].sort()).toEqual([...keptVersion, ...(ingested?.segmentIds ?? [])].sort());
+    await until("the ingestion's data is served", async () => {
+      const served = new Set(await c.servedSegments(DS));
+      return (ingested?.segmentIds ?? []).every((id) => served.has(id));
+    });
+    expect(ingested?.segmentIds?.length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
 describe("killSlotBudget", () => {
   it("is Druid's kill share of the slots, capped by maxKillTaskSlots, at least one; null without a capacity", () => {
     expect(killSlotBudget({ killTaskSlotRatio: 0.1, maxKillTaskSlots: 2147483647 }, 100)).toBe(10);
