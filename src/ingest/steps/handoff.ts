@@ -1,5 +1,5 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
-import { proveSoleTask } from "../../work/handoff.js";
+import { type HandoffQuestion, type HandoffVerdict, proveSoleTask } from "../../work/handoff.js";
 import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**
@@ -14,6 +14,44 @@ export async function awaitHandoff(a: Attempt, io: StepIO): Promise<void> {
 }
 
 /**
+ * What the handoff gate is asked about this attempt, from its checkpoint. The audit asks the same question of
+ * its own reads, so the two steps judge "superseded" by one rule (work/handoff.ts, `handoffVerdict`).
+ */
+export function handoffQuestion(a: Attempt): HandoffQuestion {
+  const p = a.progress();
+  const created = p.druidCreatedTime ? Date.parse(p.druidCreatedTime) : Number.NaN;
+  const lifetimeEnd =
+    Number.isFinite(created) && typeof p.druidDurationMs === "number" && p.druidDurationMs >= 0
+      ? new Date(created + p.druidDurationMs).toISOString()
+      : null;
+  return {
+    interval: a.interval,
+    mode: a.payload.mode,
+    baseline: p.baseline ?? { versions: [], segmentIds: [] },
+    baselineTrusted: p.baselineTrusted !== false,
+    version: p.version ?? null,
+    notBefore: p.druidCreatedTime ?? null,
+    notAfter: lifetimeEnd,
+    rowsIngested: rowsIngestedOf(p.rowStats),
+  };
+}
+
+/**
+ * Ends the partition superseded: someone else's newer version is live over ours, so waiting or auditing
+ * cannot make it ours again. A failed partition in these words, wherever it is seen (`after` says when).
+ */
+export async function endSuperseded(
+  a: Attempt,
+  verdict: Extract<HandoffVerdict, { state: "superseded" }>,
+  after = "",
+): Promise<never> {
+  await a.save({ outcome: "superseded" });
+  throw new TaskAbort(
+    `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${a.payload.interval}${after}`,
+  );
+}
+
+/**
  * One handoff verdict; true when still waiting and the wait is already recorded: asked again inside this
  * handler run, with no ledger write per tick (the first wait is a progress transition, so status shows it).
  */
@@ -24,31 +62,10 @@ async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
   if (a.progress().handoffTimedOut)
     await a.save({ handoffTimedOut: false, handoffSince: io.clock.now(), outcome: null });
   const p = a.progress();
-  const created = p.druidCreatedTime ? Date.parse(p.druidCreatedTime) : Number.NaN;
-  const lifetimeEnd =
-    Number.isFinite(created) && typeof p.druidDurationMs === "number" && p.druidDurationMs >= 0
-      ? new Date(created + p.druidDurationMs).toISOString()
-      : null;
-  const verdict = await io.handoff.check(
-    payload.datasource,
-    {
-      interval: a.interval,
-      mode: payload.mode,
-      baseline: p.baseline ?? { versions: [], segmentIds: [] },
-      baselineTrusted: p.baselineTrusted !== false,
-      version: p.version ?? null,
-      notBefore: p.druidCreatedTime ?? null,
-      notAfter: lifetimeEnd,
-      rowsIngested: rowsIngestedOf(p.rowStats),
-    },
-    a.call.signal,
-  );
+  const verdict = await io.handoff.check(payload.datasource, handoffQuestion(a), a.call.signal);
   switch (verdict.state) {
     case "superseded":
-      await a.save({ outcome: "superseded" });
-      throw new TaskAbort(
-        `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${payload.interval}`,
-      );
+      return endSuperseded(a, verdict);
     case "never-loaded":
       await a.save({ outcome: "never-loaded", version: verdict.version });
       throw new TaskAbort(
