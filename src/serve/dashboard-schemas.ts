@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TASK_STATES } from "../ledger/types.js";
-import { Event, JOB_STATES, JobSummary, RowStats } from "./schemas.js";
+import { AuditResult, Event, JOB_STATES, JobSummary, RowStats } from "./schemas.js";
 
 /**
  * The shapes of the read-only routes the dashboard (web/) reads: a job list as a stream, a backfill's
@@ -139,7 +139,7 @@ export const Timeline = z.object({
   segments: z.array(TimelineSegmentView),
   /** More segments than one answer carries (5,000): the newest versions are kept. */
   truncated: z.boolean(),
-  audit: z.record(z.string(), z.json()),
+  audit: AuditResult,
   /** Oldest first; without an interval, only between the first and the last segment. */
   gaps: z.array(TimelineGap),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TASK_STATES } from "../ledger/types.js";
+import type { ViolationKind } from "../work/audit.js";
 
 /**
  * The API's shapes, in zod: requests are parsed with them, responses are built to them, and the OpenAPI
@@ -167,15 +168,54 @@ export const Readiness = z.object({
   worker: ReadinessWorker,
 });
 
+/** Every kind of audit violation; a kind added to the audit and not here fails to compile. */
+const VIOLATION_KINDS = [
+  "mixed-versions",
+  "not-ours",
+  "not-served",
+  "duplicate-append",
+  "rows-mismatch",
+  "missing-version",
+] as const satisfies readonly ViolationKind[];
+type EveryViolationKind<T extends readonly ViolationKind[]> =
+  Exclude<ViolationKind, T[number]> extends never ? T : never;
+const violationKinds: EveryViolationKind<typeof VIOLATION_KINDS> = VIOLATION_KINDS;
+
+export const ChunkAudit = z.object({
+  interval: z.string(),
+  /** One is healthy; none is a gap, several a chunk mid-replace (or mixed). */
+  liveVersions: z.array(z.string()),
+  segments: z.number().int(),
+  /** Null when a segment does not say (Druid's metadata without row counts). */
+  rows: z.number().nullable(),
+  bytes: z.number(),
+  tombstone: z.boolean(),
+  appendedPartitions: z.number().int(),
+  notes: z.array(z.string()),
+});
+
+export const AuditViolation = z.object({
+  chunk: z.string(),
+  kind: z.enum(violationKinds),
+  message: z.string(),
+});
+
+export const CompactionCandidate = z.object({
+  segment: z.string(),
+  reason: z.enum(["small", "large", "rows"]),
+  sizeBytes: z.number(),
+  rows: z.number().nullable(),
+});
+
 export const AuditResult = z.object({
   datasource: z.string(),
   interval: z.string(),
   ok: z.boolean(),
   noSegments: z.boolean(),
   problem: z.string().optional(),
-  chunks: z.array(z.record(z.string(), z.json())),
-  violations: z.array(z.record(z.string(), z.json())),
-  compactionCandidates: z.array(z.record(z.string(), z.json())),
+  chunks: z.array(ChunkAudit),
+  violations: z.array(AuditViolation),
+  compactionCandidates: z.array(CompactionCandidate),
   totals: z.object({ rows: z.number().nullable(), bytes: z.number(), segments: z.number() }),
 });
 

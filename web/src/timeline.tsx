@@ -23,50 +23,6 @@ const GAP_WORDS: Record<GapReason, string> = {
   killed: "killed",
 };
 
-type Json = Timeline["audit"][string];
-
-/**
- * What the view reads of the version audit. The timeline's schema leaves the audit open (a JSON object),
- * so its fields are read one by one here; one missing or of another type reads as nothing found.
- */
-interface AuditView {
-  ok: boolean;
-  problem: string | null;
-  chunks: {
-    interval: string;
-    liveVersions: string[];
-    segments: number;
-    rows: number | null;
-    bytes: number | null;
-  }[];
-  violations: { chunk: string; kind: string; message: string }[];
-}
-
-const record = (v: Json | undefined): Record<string, Json> =>
-  v !== null && typeof v === "object" && !Array.isArray(v) ? v : {};
-const records = (v: Json | undefined): Record<string, Json>[] => (Array.isArray(v) ? v.map(record) : []);
-const text = (v: Json | undefined): string => (typeof v === "string" ? v : "");
-const count = (v: Json | undefined): number | null => (typeof v === "number" ? v : null);
-
-function readAudit(audit: Timeline["audit"]): AuditView {
-  return {
-    ok: audit.ok === true,
-    problem: typeof audit.problem === "string" ? audit.problem : null,
-    chunks: records(audit.chunks).map((c) => ({
-      interval: text(c.interval),
-      liveVersions: Array.isArray(c.liveVersions) ? c.liveVersions.map(text) : [],
-      segments: count(c.segments) ?? 0,
-      rows: count(c.rows),
-      bytes: count(c.bytes),
-    })),
-    violations: records(audit.violations).map((v) => ({
-      chunk: text(v.chunk),
-      kind: text(v.kind),
-      message: text(v.message),
-    })),
-  };
-}
-
 function gapLabel(g: TimelineGap): string {
   return `gap ${interval(g.interval)}: no live data (${GAP_WORDS[g.reason]}${g.job ? ` ${g.reason === "killed" ? "by" : "in"} job ${g.job}` : ""})`;
 }
@@ -102,7 +58,7 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
     location.hash = `#/datasources/${enc(ds.trim())}${range.trim() ? `?interval=${enc(range.trim())}` : ""}`;
   };
 
-  const audit = useMemo(() => (data ? readAudit(data.audit) : null), [data]);
+  const audit = data?.audit ?? null;
   const versions = useMemo(
     () => [...new Set((data?.segments ?? []).map((s) => s.version))].sort().reverse(),
     [data],

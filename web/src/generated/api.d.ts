@@ -2521,13 +2521,33 @@ export interface operations {
             noSegments: boolean;
             problem?: string;
             chunks: {
-              [key: string]: components["schemas"]["JsonValue"];
+              interval: string;
+              liveVersions: string[];
+              segments: number;
+              rows: number | null;
+              bytes: number;
+              tombstone: boolean;
+              appendedPartitions: number;
+              notes: string[];
             }[];
             violations: {
-              [key: string]: components["schemas"]["JsonValue"];
+              chunk: string;
+              /** @enum {string} */
+              kind:
+                | "mixed-versions"
+                | "not-ours"
+                | "not-served"
+                | "duplicate-append"
+                | "rows-mismatch"
+                | "missing-version";
+              message: string;
             }[];
             compactionCandidates: {
-              [key: string]: components["schemas"]["JsonValue"];
+              segment: string;
+              /** @enum {string} */
+              reason: "small" | "large" | "rows";
+              sizeBytes: number;
+              rows: number | null;
             }[];
             totals: {
               rows: number | null;
@@ -3355,7 +3375,45 @@ export interface operations {
             }[];
             truncated: boolean;
             audit: {
-              [key: string]: components["schemas"]["JsonValue"];
+              datasource: string;
+              interval: string;
+              ok: boolean;
+              noSegments: boolean;
+              problem?: string;
+              chunks: {
+                interval: string;
+                liveVersions: string[];
+                segments: number;
+                rows: number | null;
+                bytes: number;
+                tombstone: boolean;
+                appendedPartitions: number;
+                notes: string[];
+              }[];
+              violations: {
+                chunk: string;
+                /** @enum {string} */
+                kind:
+                  | "mixed-versions"
+                  | "not-ours"
+                  | "not-served"
+                  | "duplicate-append"
+                  | "rows-mismatch"
+                  | "missing-version";
+                message: string;
+              }[];
+              compactionCandidates: {
+                segment: string;
+                /** @enum {string} */
+                reason: "small" | "large" | "rows";
+                sizeBytes: number;
+                rows: number | null;
+              }[];
+              totals: {
+                rows: number | null;
+                bytes: number;
+                segments: number;
+              };
             };
             gaps: {
               interval: string;
