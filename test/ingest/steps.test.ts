@@ -93,6 +93,20 @@ const segment = (version: string): DataSegment => ({
   identifier: `wiki_2026-01-01T00:00:00.000Z_2026-01-02T00:00:00.000Z_${version}`,
 });
 
+/** One partition of a set of `partitions` at `version` (the `segment` above is a set of one). */
+const part = (version: string, partitionNum = 0, partitions = 1, rows = 8): DataSegment => ({
+  ...segment(version),
+  shardSpec: { type: "numbered", partitionNum, partitions },
+  identifier: `${segment(version).identifier}_${partitionNum}`,
+  totalRows: rows,
+});
+
+/** What an audit reads afresh (no handoffSeen): the metadata and the served view of the interval. */
+const druid = (used: DataSegment[], served: DataSegment[] = used) => ({
+  metadataSegments: async () => used,
+  servedInInterval: async () => served.map((s) => ({ segment: s, servers: [{ type: "historical" }] })),
+});
+
 const rejects = async (p: Promise<unknown>) =>
   p.then(
     () => null,
@@ -622,18 +636,78 @@ describe("audit", () => {
     };
     await auditPartition(a, io({ client: { metadataSegments: refuse, servedInInterval: refuse } }));
     expect(a.progress()).toMatchObject({ step: "done", summary: { version: "v1", segments: 1 } });
-    // What the gate saw is still audited: another live version there fails the audit.
+    // What the gate saw is still audited: an older version showing through ours fails the audit.
     const b = attempt({ step: "audit", version: "v1" });
-    b.handoffSeen = served([segment("v1"), segment("v2")]);
+    b.handoffSeen = served([part("v1", 0, 2), part("v0")]);
     expect((await rejects(auditPartition(b, io({})))) as Error).toBeInstanceOf(TaskAbort);
     expect(b.progress().outcome).toBe("audit-failed");
   });
+});
 
-  it("aborts with the violations when another version is live", async () => {
-    const a = attempt({ step: "audit", version: "v1" });
-    const error = await rejects(auditPartition(a, io({ client: client(["v1", "v2"]) })));
+describe("audit of a chunk another writer replaced after the handoff step saw ours live", () => {
+  // Our version and a compaction's, as Druid writes them: lock timestamps, compared as strings.
+  const OURS = "2026-01-02T00:00:00.000Z";
+  const NEWER = "2026-01-02T00:05:00.000Z";
+  const OLDER = "2026-01-01T12:00:00.000Z";
+  const handedOff = (over: IngestProgress = {}) =>
+    attempt({
+      step: "audit",
+      version: OURS,
+      versionProof: "window",
+      taskIds: [TASK_ID],
+      handedOffAt: Date.UTC(2026, 0, 2, 0, 3),
+      rowStats: { processed: 8, processedWithError: 0, unparseable: 0, thrownAway: 0 },
+      ...over,
+    });
+
+  it("ends superseded, as the handoff step would, naming the newer version, not failed 'not ours'", async () => {
+    const a = handedOff();
+    const error = await rejects(auditPartition(a, io({ client: druid([part(OURS), part(NEWER)]) })));
     expect(error).toBeInstanceOf(TaskAbort);
-    expect((error as Error).message).toMatch(/audit failed/);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^superseded: a newer version \\(${NEWER}\\) replaced ours \\(${OURS}\\) in ${INTERVAL}`),
+    );
+    expect(a.progress()).toMatchObject({ step: "audit", outcome: "superseded" });
+    expect(a.progress().summary).toBeUndefined();
+  });
+
+  it("says superseded too when the newer version serves more rows than ours ingested, or none", async () => {
+    const more = handedOff();
+    await rejects(auditPartition(more, io({ client: druid([part(OURS), part(NEWER, 0, 1, 100)]) })));
+    expect(more.progress().outcome).toBe("superseded");
+    const tombstone = {
+      ...part(NEWER),
+      shardSpec: { type: "tombstone", partitionNum: 0, partitions: 1 },
+    } as DataSegment;
+    const none = handedOff();
+    await rejects(auditPartition(none, io({ client: druid([part(OURS), tombstone]) })));
+    expect(none.progress().outcome).toBe("superseded");
+  });
+
+  it("still fails the audit when an older version is live where ours has segments (ours incomplete)", async () => {
+    const a = handedOff();
+    // Our set lost a partition (marked unused): the older complete version shows through.
+    const error = await rejects(auditPartition(a, io({ client: druid([part(OURS, 0, 2), part(OLDER)]) })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(
+      new RegExp(`audit failed .* not-ours: live version ${OLDER} is not ours \\(${OURS}\\)`),
+    );
+    expect(a.progress().outcome).toBe("audit-failed");
+  });
+
+  it("still fails the audit when ours is gone and a version that is not newer is live (rolled back)", async () => {
+    const a = handedOff();
+    const error = await rejects(auditPartition(a, io({ client: druid([part(OLDER)]) })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/missing-version: no segment of our version/);
+    expect(a.progress().outcome).toBe("audit-failed");
+  });
+
+  it("still fails the audit when ours is live but not served", async () => {
+    const a = handedOff();
+    const error = await rejects(auditPartition(a, io({ client: druid([part(OURS)], []) })));
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toMatch(/not-served/);
     expect(a.progress().outcome).toBe("audit-failed");
   });
 });

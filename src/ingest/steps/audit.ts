@@ -2,10 +2,12 @@ import { parseGranularity } from "../../core/granularity.js";
 import { formatInterval } from "../../core/interval.js";
 import { TaskAbort } from "../../driver/signals.js";
 import { auditTimeline } from "../../work/audit.js";
+import { handoffVerdict } from "../../work/handoff.js";
 import { servedIdsIn, toTimelineSegment } from "../../work/segments.js";
 import { liveDataOf } from "../../work/timeline.js";
 import type { IngestSummary } from "../types.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
+import { endSuperseded, handoffQuestion } from "./handoff.js";
 
 /**
  * The used segments overlapping the partition's interval with their served flags, read afresh (a resumed
@@ -24,12 +26,20 @@ async function readInterval(a: Attempt, io: StepIO) {
 
 /**
  * The version audit of the handed-off partition: one live version per time chunk, ours, served, nothing
- * appended twice. Passing, the partition's summary is recorded and the handler returns (done).
+ * appended twice. Passing, the partition's summary is recorded and the handler returns (done); a newer
+ * version over ours ends it superseded, as the handoff step would.
  */
 export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   const { payload, taskId } = a;
   const p = a.progress();
   const segments = a.handoffSeen ?? (await readInterval(a, io));
+  // Handed off, our version was live and served. A newer version over it since (another ledger's compaction:
+  // nothing serialises it with us) is what the handoff gate calls superseded, by the same rule: a resumed
+  // audit (the partition taken over, or run again after a crash) reads afresh and may be first to see it.
+  if (p.version) {
+    const verdict = handoffVerdict(handoffQuestion(a), segments);
+    if (verdict.state === "superseded") await endSuperseded(a, verdict, " after it was handed off");
+  }
   const ingested = rowsIngestedOf(p.rowStats);
   const liveNow = liveDataOf(segments, a.interval);
   if (ingested !== null && ingested > 0 && liveNow.segments === 0) {
