@@ -103,12 +103,13 @@ export class SqlStore implements Store {
   ): Promise<CreateJobResult> {
     return this.#guard("createJob", async () => {
       const result = await this.executor.tx(async (q): Promise<CreateJobResult> => {
-        const now = this.clock.now();
         const same = options.sameInputs;
         if (same) {
           const lock = lockBase(this.dialect, same.baseId);
           if (lock) await q(lock);
         }
+        // Read once the lock is ours: jobs over the same inputs are then stamped in the order they were created.
+        const now = this.clock.now();
         const again = (await q(getJob(this.dialect, job.id)))[0];
         const found = (row: DbRow): CreateJobResult => ({
           job: toJob(row),
