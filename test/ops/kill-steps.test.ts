@@ -172,6 +172,19 @@ describe("a new attempt", () => {
     ]);
   });
 
+  it("moves a partition sent back to run after its kill task FAILED on to a new attempt", async () => {
+    const a = part({ step: "running", attempt: 1, druidState: "FAILED", errorMsg: "boom" });
+    const e = await thrown(startKillAttempt(a, io()));
+    expect(e).toBeInstanceOf(TaskRetry);
+    expect((e as TaskRetry).options.newAttempt).toBe(true);
+    expect((e as Error).message).toContain(`kill task ${TASK_ID} FAILED`);
+    expect(a.saved).toEqual([]);
+    // Once the driver has moved the attempt on, the new attempt starts from submit.
+    const next = part({ step: "running", attempt: 1, druidState: "FAILED", errorMsg: "boom" }, ["v1"], 2);
+    await startKillAttempt(next, io());
+    expect(next.progress()).toMatchObject({ step: "submit", attempt: 2, druidState: null });
+  });
+
   it("changes nothing for the same attempt, a fresh batch, or a first attempt recorded before attempts were", async () => {
     const same = part({ step: "running", attempt: 2, druidTaskId: `${TASK_ID}_a2` }, ["v1"], 2);
     const fresh = part({}, ["v1"], 1);

@@ -12,12 +12,19 @@ export type KillPart = Partition<KillPayload, KillProgress>;
 
 /**
  * A new attempt (the last one's kill task lost its lock to another writer) submits again, under its own
- * id: the failed one can never be resubmitted.
+ * id: the failed one can never be resubmitted. A partition sent back to run after its kill task FAILED
+ * (`segops retry`) moves on to a new attempt first: the same id would only read the same failure.
  */
 export async function startKillAttempt(part: KillPart, _io: TaskIO): Promise<void> {
   const p = part.progress();
   // Progress written before attempts were recorded belongs to the first attempt.
-  if (p.step === "running" && (p.attempt ?? 1) !== part.task.attempt)
+  const recorded = p.attempt ?? 1;
+  if (p.step === "running" && p.druidState === "FAILED" && recorded === part.task.attempt)
+    throw new TaskRetry(
+      `kill task ${killTaskId(part.payload, recorded)} FAILED before it was sent back to run: a new attempt under a new id`,
+      { newAttempt: true },
+    );
+  if (p.step === "running" && recorded !== part.task.attempt)
     await part.save({
       step: "submit",
       attempt: part.task.attempt,
