@@ -6,8 +6,10 @@ import { tooDeepAt } from "../core/canonical-json.js";
 import { KINDS } from "../jobs/kinds.js";
 import { auditRoutes } from "./api/audit.js";
 import { deadLetterRoutes } from "./api/dead-letters.js";
+import { gateRoutes } from "./api/gates.js";
 import { jobStreamRoutes } from "./api/job-stream.js";
 import { jobRoutes } from "./api/jobs.js";
+import { planRoutes } from "./api/plans.js";
 import { probeRoutes } from "./api/probes.js";
 import { startWorkRoutes } from "./api/start-work.js";
 import { endSession, sessionCookie, sessionMatches, tokenMatches } from "./auth.js";
@@ -234,7 +236,9 @@ function apiRoutes(deps: ApiDeps): Route[] {
   return [
     ...probeRoutes(deps),
     ...startWorkRoutes(deps),
+    ...planRoutes(deps),
     ...jobRoutes(deps),
+    ...gateRoutes(deps),
     ...jobStreamRoutes(deps),
     ...deadLetterRoutes(deps),
     ...auditRoutes(deps),

@@ -91,6 +91,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/runs/plan": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Plan a run without starting it: its job id, partition, rendered input sources and gates */
+    post: operations["planRun"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/backfills/plan": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Plan a backfill without starting it: its job id, partitions (the granularity's buckets), rendered input sources and gates */
+    post: operations["planBackfill"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/jobs": {
     parameters: {
       query?: never;
@@ -204,6 +238,23 @@ export interface paths {
     put?: never;
     /** Send a job's failed and dead-lettered partitions back to run */
     post: operations["retryJob"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/jobs/{id}/gates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A job's data gates and their verdict on each partition's row counters, a page at a time */
+    get: operations["listJobGates"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1220,6 +1271,266 @@ export interface operations {
       };
     };
   };
+  planRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          template:
+            | string
+            | {
+                [key: string]: components["schemas"]["JsonValue"];
+              };
+          templateName?: string;
+          vars?: {
+            [key: string]: string;
+          };
+          specVersion?: string;
+          prefix?: string & (unknown & unknown);
+          new?: boolean;
+          maxUnparseable?: number | string;
+          sourceVersion?: string;
+          allowEmpty?: boolean;
+          maxRowDrop?: string;
+          minRows?: number;
+          maxConcurrency?: number;
+          poisonAfter?: number;
+          interval: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The plan; nothing was stored or submitted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            jobId: string;
+            /** @enum {string} */
+            kind: "run" | "backfill";
+            datasource: string;
+            granularity: components["schemas"]["JsonValue"];
+            gates: {
+              maxUnparseable: string;
+              minRows: number;
+              maxRowDrop: string | null;
+            };
+            partitions: {
+              interval: string;
+              inputSources: {
+                [key: string]: components["schemas"]["JsonValue"];
+              }[];
+            }[];
+            warnings: {
+              path: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; The template does not render to a spec Druid accepts */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A valid bearer token is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request's header fields (or its URL) are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A dependency (ledger or Druid) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  planBackfill: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          template:
+            | string
+            | {
+                [key: string]: components["schemas"]["JsonValue"];
+              };
+          templateName?: string;
+          vars?: {
+            [key: string]: string;
+          };
+          specVersion?: string;
+          prefix?: string & (unknown & unknown);
+          new?: boolean;
+          maxUnparseable?: number | string;
+          sourceVersion?: string;
+          allowEmpty?: boolean;
+          maxRowDrop?: string;
+          minRows?: number;
+          maxConcurrency?: number;
+          poisonAfter?: number;
+          from: string;
+          to: string;
+          granularity?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The plan; nothing was stored or submitted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            jobId: string;
+            /** @enum {string} */
+            kind: "run" | "backfill";
+            datasource: string;
+            granularity: components["schemas"]["JsonValue"];
+            gates: {
+              maxUnparseable: string;
+              minRows: number;
+              maxRowDrop: string | null;
+            };
+            partitions: {
+              interval: string;
+              inputSources: {
+                [key: string]: components["schemas"]["JsonValue"];
+              }[];
+            }[];
+            warnings: {
+              path: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; The template does not render to a spec Druid accepts */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A valid bearer token is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request's header fields (or its URL) are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A dependency (ledger or Druid) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   listJobs: {
     parameters: {
       query?: {
@@ -1868,6 +2179,104 @@ export interface operations {
           "application/json": {
             jobId: string;
             sent: string[];
+          };
+        };
+      };
+      /** @description The request is invalid; The template does not render to a spec Druid accepts */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A valid bearer token is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request's header fields (or its URL) are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A dependency (ledger or Druid) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  listJobGates: {
+    parameters: {
+      query?: {
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of verdicts, in task-id (time) order */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              task: string;
+              interval: string;
+              gates: {
+                maxUnparseable: string;
+                minRows: number;
+                maxRowDrop: string | null;
+              } | null;
+              rowStats: {
+                processed: number;
+                processedWithError: number;
+                unparseable: number;
+                thrownAway: number;
+              } | null;
+              passed: boolean | null;
+              verdict: string | null;
+            }[];
+            next: string | null;
           };
         };
       };
