@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "../core/clock.js";
+import type { DruidCapabilities } from "./capabilities.js";
 import {
   DruidError,
   DuplicateTaskError,
@@ -30,6 +31,7 @@ import type {
   TotalWorkerCapacity,
   WorkerInfo,
 } from "./types.js";
+import { CapabilitiesCache } from "./version-read.js";
 
 /** What a status poller reads of a task Druid knows (`bulkTaskStates`). */
 export interface TaskStateEntry {
@@ -189,12 +191,28 @@ export class DruidClient {
   readonly #fallbackConcurrency: number;
   readonly #clock: Clock;
   #bulkStatusSupported = true;
+  readonly #capabilities: CapabilitiesCache;
 
   constructor(options: DruidClientOptions) {
     this.#http = new DruidHttp(options);
     this.#chunkSize = options.bulkStatusChunkSize ?? 500;
     this.#fallbackConcurrency = options.statusFallbackConcurrency ?? 8;
     this.#clock = options.clock ?? systemClock;
+    this.#capabilities = new CapabilitiesCache({
+      read: async () => {
+        const body = await this.#json<unknown>(
+          { service: "overlord", method: "GET", path: "/status", idempotent: true },
+          undefined,
+        );
+        return isRecord(body) ? body.version : undefined;
+      },
+      clock: this.#clock,
+      // Without a logger the warning still reaches the operator once, on stderr.
+      warn: (message) =>
+        options.logger
+          ? options.logger.warn({ event: "druid-version" }, message)
+          : process.emitWarning(message, { code: "SEGOPS_DRUID_VERSION" }),
+    });
     if (!Number.isInteger(this.#chunkSize) || this.#chunkSize < 1) {
       throw new RangeError(
         `Expected \`bulkStatusChunkSize\` to be an integer from 1 and up, got ${this.#chunkSize}`,
@@ -215,6 +233,15 @@ export class DruidClient {
   /** Whether the bulk status endpoint is in use (false after the cluster answered 404/405 for it). */
   get bulkStatusSupported(): boolean {
     return this.#bulkStatusSupported;
+  }
+
+  /**
+   * What segops assumes about this cluster's Druid release (capabilities.ts, docs/druid-versions.md): `GET /status`
+   * on the Overlord (or the Router) read once per client and kept. Never throws: a failed read assumes the newest
+   * known behaviour, warns once, and is tried again a few minutes later (version-read.ts).
+   */
+  capabilities(): Promise<DruidCapabilities> {
+    return this.#capabilities.get();
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,127 @@
+/**
+ * What segops knows about the Druid releases teams run (33 to 39): one row per behaviour that changed between
+ * them, each with the release it starts or ends at and the Druid source that says so (docs/druid-versions.md).
+ * Pure: the client reads the version once (`DruidClient.capabilities`) and every part that depends on it — the
+ * admission control, later the validator and the handoff gate — asks the answer, never the version itself.
+ */
+
+/** The oldest release segops is held to (the conformance suite runs a real Druid 33.0.0). */
+export const OLDEST_SUPPORTED_MAJOR = 33;
+/** The newest release whose behaviour segops knows; a newer one is treated as this one, with a warning. */
+export const NEWEST_KNOWN_MAJOR = 39;
+
+/** The behaviours that differ between releases (one row of {@link CAPABILITY_ROWS} each). */
+export interface DruidCapabilityFlags {
+  /**
+   * Worker select strategies carry `taskLimits` (`maxSlotCountByType`, `maxSlotRatioByType`) in the Overlord's
+   * dynamic worker config, and the Overlord keeps a task PENDING while its type is at its limit.
+   */
+  readonly taskLimits: boolean;
+  /**
+   * `GET /druid/indexer/v1/workers` marks a disabled MiddleManager or Indexer with `worker.disabled: true` and
+   * keeps its real version. Before, a disabled worker is announced with `worker.version: ""` and no flag.
+   */
+  readonly workerDisabledFlag: boolean;
+}
+
+export interface CapabilityRow {
+  readonly key: keyof DruidCapabilityFlags;
+  /** First major release with the behaviour. */
+  readonly since?: number;
+  /** Last major release with the behaviour (none: still there). */
+  readonly until?: number;
+  /** What changes, in words (docs/druid-versions.md repeats it). */
+  readonly what: string;
+  /** The Druid change and classes it follows. */
+  readonly source: string;
+}
+
+export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
+  {
+    key: "taskLimits",
+    since: 33,
+    what: "worker select strategies carry taskLimits (maxSlotCountByType, maxSlotRatioByType); a task over its type's limit stays PENDING",
+    source:
+      "apache/druid #16889 (TaskLimits, WorkerSelectUtils, the equalDistribution and fillCapacity strategies), first in 33.0.0",
+  },
+  {
+    key: "workerDisabledFlag",
+    since: 38,
+    what: 'a disabled worker is listed with worker.disabled: true and its real version; before, with worker.version "" and no flag',
+    source: "apache/druid #19448 (Worker.disabled, WorkerHolder, WorkerResource)",
+  },
+];
+
+/** The version `GET /status` reported, as far as segops reads it. */
+export interface DruidVersion {
+  /** The text Druid sent, e.g. `33.0.0` or `39.0.0-SNAPSHOT`. */
+  readonly text: string;
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+}
+
+/** What segops assumes about the cluster: the rows that apply, and why. */
+export interface DruidCapabilities extends DruidCapabilityFlags {
+  /** What `/status` said, or null when it could not be read or parsed. */
+  readonly version: DruidVersion | null;
+  /** The major release whose behaviour segops follows (the newest known one when assumed). */
+  readonly behavesAs: number;
+  /** Why segops follows a release other than the one reported, in one line; null when it follows the report. */
+  readonly warning: string | null;
+}
+
+// Druid's own releases are major.minor.patch with an optional suffix (`-SNAPSHOT`, `-rc1`); a vendor build
+// numbered by year (2025.01.0) is not one of them, so it is read as unknown rather than as Druid 2025.
+const VERSION_RE = /^\s*(\d{1,3})\.(\d+)(?:\.(\d+))?(?:[-+._][0-9A-Za-z.+-]*)?\s*$/;
+
+/** Parses `/status`'s `version`; null for anything that is not a Druid release number. */
+export function parseDruidVersion(text: unknown): DruidVersion | null {
+  if (typeof text !== "string") return null;
+  const m = VERSION_RE.exec(text);
+  if (!m) return null;
+  return { text: text.trim(), major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) };
+}
+
+/** Whether a row's behaviour holds on `major`. */
+export function rowApplies(row: CapabilityRow, major: number): boolean {
+  return (row.since === undefined || major >= row.since) && (row.until === undefined || major <= row.until);
+}
+
+/** The flags of every row for one major release. */
+export function flagsFor(major: number): DruidCapabilityFlags {
+  const flags: Record<keyof DruidCapabilityFlags, boolean> = { taskLimits: false, workerDisabledFlag: false };
+  for (const row of CAPABILITY_ROWS) flags[row.key] = rowApplies(row, major);
+  return flags;
+}
+
+/**
+ * The capabilities for what `/status` answered: `reported` is its `version` (anything, as received), or null when
+ * the read failed (`failure` says why). A version segops cannot read, or one newer than the newest it knows, gets
+ * the newest known behaviour and a warning; an older one than segops supports gets its own rows and a warning.
+ */
+export function capabilitiesFor(reported: unknown, failure?: string): DruidCapabilities {
+  const version = parseDruidVersion(reported);
+  if (!version) {
+    const why =
+      reported === null || reported === undefined
+        ? `could not read Druid's version${failure ? ` (${failure})` : ""}`
+        : `Druid reported a version segops cannot read (${JSON.stringify(reported)})`;
+    return assumed(null, `${why}: assuming Druid ${NEWEST_KNOWN_MAJOR}'s behaviour`);
+  }
+  if (version.major > NEWEST_KNOWN_MAJOR) {
+    return assumed(
+      version,
+      `Druid ${version.text} is newer than segops knows (up to ${NEWEST_KNOWN_MAJOR}): assuming Druid ${NEWEST_KNOWN_MAJOR}'s behaviour`,
+    );
+  }
+  const warning =
+    version.major < OLDEST_SUPPORTED_MAJOR
+      ? `Druid ${version.text} is older than segops supports (${OLDEST_SUPPORTED_MAJOR} and newer): what it does there is not tested`
+      : null;
+  return { version, behavesAs: version.major, warning, ...flagsFor(version.major) };
+}
+
+function assumed(version: DruidVersion | null, warning: string): DruidCapabilities {
+  return { version, behavesAs: NEWEST_KNOWN_MAJOR, warning, ...flagsFor(NEWEST_KNOWN_MAJOR) };
+}

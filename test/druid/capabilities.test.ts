@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import {
+  CAPABILITY_ROWS,
+  capabilitiesFor,
+  flagsFor,
+  NEWEST_KNOWN_MAJOR,
+  OLDEST_SUPPORTED_MAJOR,
+  parseDruidVersion,
+} from "../../src/druid/capabilities.js";
+
+describe("Druid versions as /status reports them", () => {
+  it.each([
+    ["33.0.0", 33, 0, 0],
+    ["38.0.1", 38, 0, 1],
+    ["39.0.0-SNAPSHOT", 39, 0, 0],
+    ["35.0", 35, 0, 0],
+    ["0.23.0", 0, 23, 0],
+    [" 37.1.2 ", 37, 1, 2],
+  ])("reads %j as %i.%i.%i", (text, major, minor, patch) => {
+    expect(parseDruidVersion(text)).toMatchObject({ major, minor, patch });
+  });
+
+  it.each([[""], ["unknown"], ["2025.01.0"], ["v33"], [33], [null], [undefined]])(
+    "reads %j as no Druid release",
+    (text) => {
+      expect(parseDruidVersion(text)).toBeNull();
+    },
+  );
+});
+
+describe("the capabilities table", () => {
+  it("has one row per behaviour, each citing the Druid source it follows", () => {
+    const keys = CAPABILITY_ROWS.map((r) => r.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const row of CAPABILITY_ROWS) {
+      expect(row.source).toMatch(/apache\/druid #\d+/);
+      expect(row.since ?? row.until).toBeDefined();
+    }
+  });
+
+  // Row: taskLimits on worker select strategies (apache/druid #16889), from 33 on.
+  it.each([
+    [32, false],
+    [33, true],
+    [37, true],
+    [39, true],
+  ])("taskLimits on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).taskLimits).toBe(expected);
+  });
+
+  // Row: disabled workers flagged instead of announced with version "" (apache/druid #19448), from 38 on.
+  it.each([
+    [33, false],
+    [35, false],
+    [37, false],
+    [38, true],
+    [39, true],
+  ])("worker.disabled on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).workerDisabledFlag).toBe(expected);
+  });
+});
+
+describe("what segops assumes for what /status said", () => {
+  it("follows a known release as reported, without a warning", () => {
+    const c = capabilitiesFor("37.0.0");
+    expect(c).toMatchObject({ behavesAs: 37, warning: null, taskLimits: true, workerDisabledFlag: false });
+    expect(c.version?.text).toBe("37.0.0");
+  });
+
+  it("gives a release newer than the newest known row the newest known behaviour, with one line saying so", () => {
+    const c = capabilitiesFor("40.0.0");
+    expect(c.behavesAs).toBe(NEWEST_KNOWN_MAJOR);
+    expect(c).toMatchObject(flagsFor(NEWEST_KNOWN_MAJOR));
+    expect(c.version?.major).toBe(40);
+    expect(c.warning).toBe(
+      `Druid 40.0.0 is newer than segops knows (up to ${NEWEST_KNOWN_MAJOR}): assuming Druid ${NEWEST_KNOWN_MAJOR}'s behaviour`,
+    );
+    expect(c.warning).not.toContain("\n");
+  });
+
+  it("assumes the newest known behaviour when the version could not be read or parsed", () => {
+    const failed = capabilitiesFor(null, "connect ECONNREFUSED");
+    expect(failed).toMatchObject({ version: null, behavesAs: NEWEST_KNOWN_MAJOR });
+    expect(failed.warning).toContain("could not read Druid's version (connect ECONNREFUSED)");
+    const odd = capabilitiesFor("2025.01.0");
+    expect(odd).toMatchObject({ version: null, behavesAs: NEWEST_KNOWN_MAJOR });
+    expect(odd.warning).toContain('"2025.01.0"');
+  });
+
+  it("keeps an older release's own rows and warns that it is not supported", () => {
+    const c = capabilitiesFor("31.0.2");
+    expect(c).toMatchObject({ behavesAs: 31, taskLimits: false, workerDisabledFlag: false });
+    expect(c.warning).toContain(`older than segops supports (${OLDEST_SUPPORTED_MAJOR} and newer)`);
+  });
+});
