@@ -31,11 +31,17 @@ export type HandoffVerdict =
       seen?: readonly TimelineSegment[];
     }
   | { state: "waiting"; version: string | null; missing: string[]; proof: OwnershipProof | null }
-  /** Someone else's newer version is live over ours: waiting cannot help. */
+  /**
+   * Someone else's newer version is live over ours (ours still used, or already marked unused by the
+   * Coordinator, see `supersededWhileGone`): waiting cannot help.
+   */
   | { state: "superseded"; version: string; liveVersions: string[] }
   /** Our segments are there, but the load rules never load some of them: waiting cannot help. */
   | { state: "never-loaded"; version: string; reason: string }
-  /** Our attempt published data, but none of it is used any more (marked unused, dropped, forgotten). */
+  /**
+   * Our attempt published data, but none of it is used any more (marked unused, dropped, forgotten) and no
+   * newer version is live over the whole interval in its place.
+   */
   | { state: "lost"; reason: string }
   /**
    * A new version exists but nothing proves it is ours (it is later than our task could have locked, or
@@ -159,6 +165,10 @@ export function handoffVerdict(
   context: HandoffContext = {},
 ): HandoffVerdict {
   const found = identifyOurs(used, q);
+  if (found.kind === "lost" && q.mode === "replace" && q.version) {
+    const newer = supersededWhileGone(used, q.interval, q.version);
+    if (newer) return { state: "superseded", version: q.version, liveVersions: newer };
+  }
   // Druid marks segments a drop rule matches unused (Druid 33's RunRules): data gone under a rule that drops
   // the interval is "never queryable under the load rules", the cause, rather than lost.
   if ((found.kind === "lost" || (found.kind === "none" && q.rowsIngested !== 0)) && context.rules) {
@@ -218,6 +228,28 @@ export function handoffVerdict(
   return missing.length === 0
     ? { state: "handed-off", version, segments: ours, proof: found.proof }
     : { state: "waiting", version, missing: [...new Set(missing)], proof: found.proof };
+}
+
+/**
+ * For a recorded version of ours (seen used and proven ours, so our task did publish it) that is no longer
+ * used: the newer versions live over the whole interval, or null. Druid's Coordinator marks a segment unused
+ * once complete newer segments over it are served (its `MarkOvershadowedSegmentsAsUnused` duty, every
+ * `druid.coordinator.period`), so this is the superseded state read after that duty ran, not a loss. Any
+ * piece of the interval with no live version, or with one not newer than ours (a rollback, a kill), leaves
+ * ours lost.
+ */
+export function supersededWhileGone(
+  used: readonly TimelineSegment[],
+  interval: Interval,
+  version: string,
+): string[] | null {
+  const newer = new Set<string>();
+  for (const p of liveTimeline(used, interval)) {
+    // Versions compare as strings (docs/druid-api.md, "Versions").
+    if (p.liveVersion === null || p.liveVersion <= version) return null;
+    newer.add(p.liveVersion);
+  }
+  return newer.size > 0 ? [...newer].sort() : null;
 }
 
 /** Reads what exists in the interval now: the baseline for the attempt about to be submitted. */

@@ -218,6 +218,64 @@ describe("done only with data that provably came from our attempt", () => {
 });
 
 /**
+ * Druid's Coordinator marks our overshadowed version unused soon after the newer segments over it load
+ * (`MarkOvershadowedSegmentsAsUnused`): the same supersession, read later, must not turn into "lost".
+ */
+describe("a recorded version of ours no longer used", () => {
+  const old = "2026-04-01T00:00:00.000Z";
+  const ours = "2026-05-01T10:00:01.000Z";
+  const newer = "2026-05-01T11:00:00.000Z";
+  const q: HandoffQuestion = { ...replace([old]), version: ours, rowsIngested: 8 };
+  const hours = (from: number, to: number) => ({
+    start: day.start + from * 3_600_000,
+    end: day.start + to * 3_600_000,
+  });
+
+  it("is superseded when a newer version is live over the whole interval", () => {
+    expect(handoffVerdict(q, [seg(old), seg(newer)])).toEqual({
+      state: "superseded",
+      version: ours,
+      liveVersions: [newer],
+    });
+  });
+
+  it("is superseded by a newer tombstone, or by several newer versions covering the interval between them", () => {
+    const tombstone = seg(newer, { tombstone: true, numRows: 0, served: false });
+    expect(handoffVerdict(q, [tombstone]).state).toBe("superseded");
+    const later = "2026-05-01T12:00:00.000Z";
+    const halves = [seg(newer, { id: "a", ...hours(0, 12) }), seg(later, { id: "b", ...hours(12, 24) })];
+    expect(handoffVerdict(q, halves)).toEqual({
+      state: "superseded",
+      version: ours,
+      liveVersions: [newer, later],
+    });
+  });
+
+  it("is lost when nothing or only an older version is live (a kill, a rollback)", () => {
+    expect(handoffVerdict(q, []).state).toBe("lost");
+    const v = handoffVerdict(q, [seg(old)]);
+    expect(v).toMatchObject({ state: "lost" });
+    expect((v as { reason: string }).reason).toContain(`our version ${ours} is no longer used`);
+  });
+
+  it("is lost when the newer version covers only part of the interval (a gap, or an older version, elsewhere)", () => {
+    const part = seg(newer, { ...hours(0, 12) });
+    expect(handoffVerdict(q, [part]).state).toBe("lost");
+    expect(handoffVerdict(q, [seg(old), part]).state).toBe("lost");
+  });
+
+  it("is lost when the newer version is incomplete (not live: Druid would not have overshadowed ours with it)", () => {
+    expect(handoffVerdict(q, [seg(old), seg(newer, { corePartitions: 2 })]).state).toBe("lost");
+  });
+
+  it("says superseded before asking the load rules, as it does while ours is still used", () => {
+    const rules = [{ type: "dropForever" }];
+    expect(handoffVerdict(q, [seg(newer)], { rules, now: day.end }).state).toBe("superseded");
+    expect(handoffVerdict(q, [seg(old)], { rules, now: day.end }).state).toBe("never-loaded");
+  });
+});
+
+/**
  * The checker hands each verdict only the segments overlapping its interval (a datasource with
  * 10,000 waiting partitions cost 10,000 × all its segments a tick). The index must find exactly what a
  * scan finds, in the same order.
