@@ -14,7 +14,12 @@ import { submitNative } from "../../src/ingest/steps/submit.js";
 import type { IngestPayload, IngestProgress } from "../../src/ingest/types.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 import { DEFAULT_SIZE_BAND } from "../../src/work/audit.js";
-import type { HandoffChecker, HandoffVerdict } from "../../src/work/handoff.js";
+import {
+  type HandoffChecker,
+  type HandoffQuestion,
+  type HandoffVerdict,
+  handoffVerdict,
+} from "../../src/work/handoff.js";
 import { segmentId, toTimelineSegment } from "../../src/work/segments.js";
 import { StatusBatcher, type StatusResult, type TaskStatusSnapshot } from "../../src/work/status-batcher.js";
 import { dailyTemplate } from "../helpers/dataset.js";
@@ -709,5 +714,103 @@ describe("audit of a chunk another writer replaced after the handoff step saw ou
     expect(error).toBeInstanceOf(TaskAbort);
     expect((error as Error).message).toMatch(/not-served/);
     expect(a.progress().outcome).toBe("audit-failed");
+  });
+});
+
+/**
+ * The same chunk read after Druid's Coordinator marked our overshadowed version unused (its
+ * `MarkOvershadowedSegmentsAsUnused` duty runs soon after the newer segments load): ours is gone from the used
+ * metadata. Both steps judge it by the handoff gate's one rule: superseded when a newer version is live over the
+ * whole interval, else lost or an audit failure, as before.
+ */
+describe("handoff and audit once the Coordinator marked our overshadowed version unused", () => {
+  const OURS = "2026-01-02T00:00:00.000Z";
+  const NEWER = "2026-01-02T00:05:00.000Z";
+  const OLDER = "2026-01-01T12:00:00.000Z";
+  const rowStats = { processed: 8, processedWithError: 0, unparseable: 0, thrownAway: 0 };
+  /** Waiting for handoff with our version recorded (seen used and proven ours at an earlier check). */
+  const waiting = () =>
+    attempt({ step: "handoff", version: OURS, versionProof: "window", taskIds: [TASK_ID], rowStats });
+  const handedOff = () =>
+    attempt({
+      step: "audit",
+      version: OURS,
+      versionProof: "window",
+      taskIds: [TASK_ID],
+      handedOffAt: Date.UTC(2026, 0, 2, 0, 3),
+      rowStats,
+    });
+  /** The handoff gate over these used segments (all served), asked the step's own question. */
+  const gate = (used: DataSegment[]) =>
+    ({
+      check: async (_ds: string, q: HandoffQuestion) =>
+        handoffVerdict(
+          q,
+          used.map((s) => toTimelineSegment(s, new Set(used.map(segmentId)))),
+        ),
+    }) as unknown as HandoffChecker;
+  const handoffOver = async (used: DataSegment[]) => {
+    const a = waiting();
+    const error = await rejects(awaitHandoff(a, { ...io({}), handoff: gate(used) }));
+    return { error: error as Error, outcome: a.progress().outcome };
+  };
+  const auditOver = async (used: DataSegment[]) => {
+    const a = handedOff();
+    const error = await rejects(auditPartition(a, io({ client: druid(used) })));
+    return { error: error as Error, outcome: a.progress().outcome, summary: a.progress().summary };
+  };
+  /** A newer version over the first half of the day only. */
+  const newerHalf: DataSegment = {
+    ...part(NEWER),
+    interval: "2026-01-01T00:00:00.000Z/2026-01-01T12:00:00.000Z",
+    identifier: `wiki_2026-01-01T00:00:00.000Z_2026-01-01T12:00:00.000Z_${NEWER}`,
+  };
+
+  it("the handoff step ends superseded when a newer version is live over the interval, not lost", async () => {
+    const { error, outcome } = await handoffOver([part(NEWER)]);
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect(error.message).toBe(
+      `superseded: a newer version (${NEWER}) replaced ours (${OURS}) in ${INTERVAL}`,
+    );
+    expect(outcome).toBe("superseded");
+  });
+
+  it("the audit ends superseded too, in the handoff step's words, not 'missing-version'", async () => {
+    const { error, outcome, summary } = await auditOver([part(NEWER)]);
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect(error.message).toBe(
+      `superseded: a newer version (${NEWER}) replaced ours (${OURS}) in ${INTERVAL} after it was handed off`,
+    );
+    expect(outcome).toBe("superseded");
+    expect(summary).toBeUndefined();
+  });
+
+  it("with nothing live over the interval, the handoff step says lost and the audit fails, as before", async () => {
+    const handoff = await handoffOver([]);
+    expect(handoff.error.message).toMatch(/its data is gone: our version .* is no longer used/);
+    expect(handoff.outcome).toBe("lost");
+    const audit = await auditOver([]);
+    expect(audit.error).toBeInstanceOf(TaskAbort);
+    expect(audit.error.message).toMatch(/ingested 8 row\(s\) but .* serves none/);
+    expect(audit.outcome).toBe("lost");
+  });
+
+  it("with an older version live (a rollback), or a newer one over part of the interval only, it still fails", async () => {
+    const missing = [/missing-version: no segment of our version/, "audit-failed"] as const;
+    const cases: Array<[DataSegment[], RegExp, string]> = [
+      [[part(OLDER)], ...missing],
+      [[newerHalf], ...missing],
+      // Both halves' rows are live: more than our task ingested.
+      [[part(OLDER), newerHalf], /serves 16 row\(s\) but .* ingested 8/, "lost"],
+    ];
+    for (const [used, message, ended] of cases) {
+      const handoff = await handoffOver(used);
+      expect(handoff.error.message).toMatch(/its data is gone: our version .* is no longer used/);
+      expect(handoff.outcome).toBe("lost");
+      const audit = await auditOver(used);
+      expect(audit.error).toBeInstanceOf(TaskAbort);
+      expect(audit.error.message).toMatch(message);
+      expect(audit.outcome).toBe(ended);
+    }
   });
 });

@@ -34,8 +34,9 @@ export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   const p = a.progress();
   const segments = a.handoffSeen ?? (await readInterval(a, io));
   // Handed off, our version was live and served. A newer version over it since (another ledger's compaction:
-  // nothing serialises it with us) is what the handoff gate calls superseded, by the same rule: a resumed
-  // audit (the partition taken over, or run again after a crash) reads afresh and may be first to see it.
+  // nothing serialises it with us) is what the handoff gate calls superseded, by the same rule, also once the
+  // Coordinator has marked ours unused: a resumed audit (the partition taken over, or run again after a crash)
+  // reads afresh and may be first to see it.
   if (p.version) {
     const verdict = handoffVerdict(handoffQuestion(a), segments);
     if (verdict.state === "superseded") await endSuperseded(a, verdict, " after it was handed off");
