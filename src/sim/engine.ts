@@ -197,6 +197,18 @@ export class SimEngine {
     this.onChange();
   }
 
+  /**
+   * A MiddleManager's `POST /druid/worker/v1/disable` (or `enable`): a disabled worker keeps its running tasks and
+   * gets no new one; pending tasks are tried again at once on enable. False when there is no worker `index`.
+   */
+  setWorkerEnabled(index: number, enabled: boolean): boolean {
+    this.sync();
+    if (!this.slots.setEnabled(index, enabled)) return false;
+    this.sync();
+    this.onChange();
+    return true;
+  }
+
   setNeverLoad(dataSource: string, never: boolean): void {
     if (never) this.options.neverLoad.add(dataSource);
     else this.options.neverLoad.delete(dataSource);

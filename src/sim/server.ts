@@ -27,6 +27,11 @@ export interface SimHandle {
   setFaults(rules: FaultRule[]): void;
   /** Makes a datasource's future segments never load (true) or load normally again (false). */
   setNeverLoad(dataSource: string, never: boolean): void;
+  /**
+   * Disables (false) or enables (true) the emulated MiddleManager `index` (0-based), as its
+   * `/druid/worker/v1/disable` and `enable` do; `/workers` then lists it as the emulated release does.
+   */
+  setWorkerEnabled(index: number, enabled: boolean): void;
   /** Request counts, submissions, per-task events and slot peaks (same as `GET /__sim/stats`). */
   stats(): SimStatsSnapshot;
   resetStats(): void;
@@ -77,6 +82,10 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
     engine,
     setFaults: (rules) => faults.set(rules),
     setNeverLoad: (ds, never) => engine.setNeverLoad(ds, never),
+    setWorkerEnabled: (index, enabled) => {
+      if (!engine.setWorkerEnabled(index, enabled))
+        throw new RangeError(`No emulated worker ${index}: there are ${engine.slots.workers.length}`);
+    },
     stats: () => {
       engine.sync();
       return snapshot(engine);
@@ -127,6 +136,20 @@ function adminRoutes(faults: FaultInjector, druidVersion: number): Route[] {
       handler: () => json(200, { version: `${druidVersion}.0.0`, modules: [] }),
     },
     { method: "GET", path: "/__sim/stats", handler: ({ engine: e }) => json(200, snapshot(e)) },
+    // The MiddleManagers' own disable/enable (`WorkerResource`), one path per emulated worker since they share a
+    // port: the answer is the MiddleManager's, `{"<host>": "disabled"}`.
+    ...(["disable", "enable"] as const).map(
+      (verb): Route => ({
+        method: "POST",
+        path: `/__sim/workers/:index/${verb}`,
+        handler: ({ engine: e, params }) => {
+          const index = Number(params.index);
+          const w = Number.isInteger(index) ? e.slots.workers[index] : undefined;
+          if (!w || !e.setWorkerEnabled(index, verb === "enable")) return text(404, "Not Found");
+          return json(200, { [w.host]: `${verb}d` });
+        },
+      }),
+    ),
     {
       method: "POST",
       path: "/__sim/reset-stats",

@@ -2,7 +2,8 @@
  * Wire details that depend on the emulated Druid release (`druidVersion`). docs/druid-api.md was written from
  * current Druid sources; a real Druid 33.0.0 answered differently in the cases below (docs/real-druid.md,
  * "Observed on Druid 33.0.0" and the conformance table). The emulator follows 33 up to and including 33 and the
- * contract from 34 on; which release between 34 and the contract's made each change is not verified.
+ * contract from 34 on; which release between 34 and the contract's made each change is not verified, except where
+ * a trait names the Druid change and its release.
  */
 export interface VersionTraits {
   /** `Preconditions.checkNotNull(x, "x")` messages are the bare field name (`problem: timestampSpec`). */
@@ -18,7 +19,12 @@ export interface VersionTraits {
   tombstoneCorePartitions: 0 | 1;
   /** `sys.segments` has a `projections` column (absent in 33; §3.6). */
   sysSegmentsProjections: boolean;
-  /** `/workers` entries carry `worker.disabled` (absent in 33; §2.9). */
+  /**
+   * `/workers` entries carry `worker.disabled`, and a disabled worker keeps its version; before, a disabled worker
+   * is announced with version `""` and no flag (§2.9). From 38 on: apache/druid #19448 (`Worker`, `WorkerHolder`);
+   * absent in 33 (observed), and in 34–37 by that change's date. segops' own table says the same
+   * (src/druid/capabilities.ts, `workerDisabledFlag`; test/sim/versions.test.ts holds the two together).
+   */
   workerDisabledField: boolean;
   /**
    * Broker SQL labels every result format `application/json`, `*Lines` and `csv` included (a real Druid 33 did);
@@ -35,7 +41,7 @@ export function versionTraits(druidVersion: number): VersionTraits {
     emptyLoadStatusIs200: upTo33,
     tombstoneCorePartitions: upTo33 ? 0 : 1,
     sysSegmentsProjections: !upTo33,
-    workerDisabledField: !upTo33,
+    workerDisabledField: druidVersion >= 38,
     sqlResultsLabelledJson: upTo33,
   };
 }

@@ -6,6 +6,11 @@
 export interface WorkerState {
   host: string;
   capacity: number;
+  /**
+   * Disabled (`POST /druid/worker/v1/disable` on the MiddleManager): its running tasks go on, the Overlord
+   * assigns it no new one (`WorkerHolder`, `HttpRemoteTaskRunner`).
+   */
+  disabled: boolean;
   /** taskId → slots held on this worker. */
   held: Map<string, number>;
   lastCompletedTaskTime: number;
@@ -27,6 +32,7 @@ export class SlotPool {
     this.workers = Array.from({ length: workers }, (_, i) => ({
       host: `localhost:${8091 + i}`,
       capacity,
+      disabled: false,
       held: new Map(),
       lastCompletedTaskTime: startMs,
     }));
@@ -49,17 +55,31 @@ export class SlotPool {
     this.#maxUsed = this.used;
   }
 
-  /** A task never needs more slots than the cluster has (it would never start otherwise). */
+  /**
+   * A task never needs more slots than the enabled workers have (it would never start otherwise: a real
+   * supervisor runs with fewer sub-tasks at once).
+   */
   need(slots: number): number {
-    return Math.max(1, Math.min(slots, this.total));
+    const enabled = this.workers.reduce((n, w) => n + (w.disabled ? 0 : w.capacity), 0);
+    return Math.max(1, Math.min(slots, enabled));
+  }
+
+  /** Disables or enables worker `index`; false when there is no such worker. */
+  setEnabled(index: number, enabled: boolean): boolean {
+    const w = this.workers[index];
+    if (!w) return false;
+    w.disabled = !enabled;
+    return true;
   }
 
   tryPlace(taskId: string, slots: number): Placement | null {
     const needed = this.need(slots);
-    if (this.total - this.used < needed) return null;
-    const byFree = this.workers
-      .map((w, i) => ({ w, i }))
-      .sort((a, b) => b.w.capacity - usedOn(b.w) - (a.w.capacity - usedOn(a.w)) || a.i - b.i);
+    const enabled = this.workers.map((w, i) => ({ w, i })).filter(({ w }) => !w.disabled);
+    const free = enabled.reduce((n, { w }) => n + w.capacity - usedOn(w), 0);
+    if (free < needed) return null;
+    const byFree = enabled.sort(
+      (a, b) => b.w.capacity - usedOn(b.w) - (a.w.capacity - usedOn(a.w)) || a.i - b.i,
+    );
     let left = needed;
     for (const { w } of byFree) {
       const take = Math.min(left, w.capacity - usedOn(w));

@@ -1,7 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import type { DruidClient } from "../druid/client.js";
-import { decideAdmission, type InFlightTask, type WorkerSnapshot } from "./admission.js";
+import { decideAdmission, type InFlightTask, isDisabledWorker, type WorkerSnapshot } from "./admission.js";
 
 /**
  * How long a blocked streak stands without a partition asking: longer than a driver's claim cycle on a
@@ -173,7 +173,7 @@ export class AdmissionTracker {
    */
   async #capacity(): Promise<WorkerSnapshot> {
     try {
-      const workers = (await this.options.client.workers()).filter((w) => !w.worker.disabled);
+      const workers = (await this.options.client.workers()).filter((w) => !isDisabledWorker(w));
       return {
         capacity: workers.reduce((sum, w) => sum + w.worker.capacity, 0),
         used: workers.reduce((sum, w) => sum + w.currCapacityUsed, 0),

@@ -4,6 +4,17 @@
  * Pure: the caller supplies a fresh `/workers` snapshot and its own in-flight list each tick.
  */
 
+/**
+ * Whether a `/workers` entry can take no task. Druid 38 flags a disabled MiddleManager or Indexer with
+ * `worker.disabled` (apache/druid #19448); up to 37 `WorkerResource`'s disable announced it with version `""` and
+ * no flag, and an empty version never passes the Overlord's `minWorkerVersion` check. Both are read whatever the
+ * cluster's release (capabilities.ts, `workerDisabledFlag`): a 38 Overlord lists a MiddleManager still on 37
+ * during a rolling upgrade the old way.
+ */
+export function isDisabledWorker(w: { worker: { version: string; disabled?: boolean } }): boolean {
+  return w.worker.disabled === true || w.worker.version === "";
+}
+
 export interface WorkerSnapshot {
   /** Σ worker.capacity over enabled workers. */
   capacity: number;

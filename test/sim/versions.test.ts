@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { flagsFor } from "../../src/druid/capabilities.js";
+import { versionTraits } from "../../src/sim/versions.js";
 import { parallelTask, startTestSim } from "../helpers/sim.js";
 
 const V1 = "/druid/indexer/v1";
@@ -161,11 +163,57 @@ describe("Druid 33 vs the contract (versions.ts; docs/real-druid.md conformance 
 describe("worker entries by version (docs/druid-api.md §2.9)", () => {
   it.each([
     [33, false],
+    [35, false],
+    [37, false],
     [38, true],
+    [39, true],
   ])("lists worker.disabled for Druid %i: %s", async (druidVersion, present) => {
     const s = await startTestSim({ druidVersion });
     const [entry] = (await s.get(`${V1}/workers`)).json as Array<{ worker: Record<string, unknown> }>;
     expect("disabled" in (entry?.worker ?? {})).toBe(present);
     expect(entry?.worker.capacity).toBe(4);
+  });
+
+  it("agrees with segops' own table on which releases flag a disabled worker", () => {
+    for (let major = 33; major <= 40; major++)
+      expect(versionTraits(major).workerDisabledField).toBe(flagsFor(major).workerDisabledFlag);
+  });
+
+  it.each([
+    [37, { version: "" }],
+    [38, { version: "0", disabled: true }],
+  ])("announces a disabled MiddleManager on Druid %i as %j", async (druidVersion, shape) => {
+    const s = await startTestSim({ druidVersion, workers: 2 });
+    const off = await s.post("/__sim/workers/1/disable", "");
+    expect([off.status, off.json]).toEqual([200, { "localhost:8092": "disabled" }]);
+    const list = (await s.get(`${V1}/workers`)).json as Array<{ worker: Record<string, unknown> }>;
+    expect(list[0]?.worker).toMatchObject({ version: "0" });
+    expect(list[0]?.worker.disabled ?? false).toBe(false);
+    expect(list[1]?.worker).toMatchObject(shape);
+    if (druidVersion < 38) expect(list[1]?.worker).not.toHaveProperty("disabled");
+    expect((await s.post("/__sim/workers/2/disable", "")).status).toBe(404);
+  });
+
+  it("gives a disabled worker no new task, lets its running one finish, and takes tasks again once enabled", async () => {
+    const s = await startTestSim({ druidVersion: 37, workers: 2, capacity: 1 });
+    const one = (id: string) =>
+      parallelTask({
+        id,
+        dataSource: `ds_${id}`, // no two share a lock
+        tuningConfig: { maxNumConcurrentSubTasks: 1 },
+        context: { simDurationMs: 10_000 },
+      });
+    await s.post(`${V1}/task`, one("a"));
+    await s.post(`${V1}/task`, one("b")); // both workers busy
+    s.sim.setWorkerEnabled(1, false);
+    await s.post(`${V1}/task`, one("c"));
+    await s.advance(10_000); // a and b end: only worker 0 takes c
+    const status = async (id: string) => (await s.get(`${V1}/task/${id}/status`)).json.status;
+    expect([(await status("a")).status, (await status("b")).status]).toEqual(["SUCCESS", "SUCCESS"]);
+    expect((await status("c")).runnerStatusCode).toBe("RUNNING");
+    await s.post(`${V1}/task`, one("d"));
+    expect((await status("d")).runnerStatusCode).toBe("PENDING"); // a free slot, on a disabled worker
+    s.sim.setWorkerEnabled(1, true);
+    expect((await status("d")).runnerStatusCode).toBe("RUNNING");
   });
 });

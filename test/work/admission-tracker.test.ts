@@ -222,3 +222,20 @@ describe("admission tracker", () => {
     expect(tracker.admit("a", 1)).toBe(true);
   });
 });
+
+describe("disabled workers hold no capacity", () => {
+  const disabled = (w: WorkerInfo, how: "flag" | "empty version"): WorkerInfo => ({
+    ...w,
+    worker: how === "flag" ? { ...w.worker, disabled: true } : { ...w.worker, version: "" },
+  });
+
+  // Druid 38 flags a disabled worker (apache/druid #19448); up to 37 it is announced with version "".
+  it.each(["flag", "empty version"] as const)("leaves out a worker disabled by its %s", async (how) => {
+    const clock = new ManualClock(0);
+    const { client } = fakeClient({ workers: () => [worker(4, 0), disabled(worker(4, 1), how)] });
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 10 });
+    await tracker.refresh();
+    expect(tracker.slots).toEqual({ ours: 0, used: 0, capacity: 4 });
+    expect([tracker.admit("a", 3), tracker.admit("b", 2)]).toEqual([true, false]);
+  });
+});

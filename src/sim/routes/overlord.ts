@@ -330,6 +330,7 @@ async function lockedIntervals(ctx: RouteContext): Promise<Reply> {
 
 /** `ImmutableWorkerInfo` list (docs/druid-api.md §2.9); `currCapacityUsed` is real slot use. */
 function workers({ engine }: RouteContext): Reply {
+  const flagged = versionTraits(engine.options.druidVersion).workerDisabledField;
   return json(
     200,
     engine.slots.workers.map((w) => {
@@ -349,10 +350,11 @@ function workers({ engine }: RouteContext): Reply {
           host: w.host,
           ip: "127.0.0.1",
           capacity: w.capacity,
-          version: "0",
+          // Up to 37 a disabled worker is announced with version "" and no flag; 38 flags it and keeps its
+          // version (apache/druid #19448; versions.ts).
+          version: w.disabled && !flagged ? "" : "0",
           category: "_default_worker_category",
-          // Druid 33 has no `disabled` (versions.ts); the contract's §2.9 lists it.
-          ...(versionTraits(engine.options.druidVersion).workerDisabledField ? { disabled: false } : {}),
+          ...(flagged ? { disabled: w.disabled } : {}),
         },
         currCapacityUsed: used,
         currParallelIndexCapacityUsed: parallel,
