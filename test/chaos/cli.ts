@@ -1,8 +1,7 @@
 // `npm run chaos -- --runs N --seed S`: the chaos harness's long mode. Runs N seeds from S, plus one
 // fault-free run per seed for the request amplification, and prints the figures (JSON lines, then a
 // summary) that docs/reliability.md quotes. Exits 1 if any run broke a guarantee.
-// `npm run chaos -- --multi --runs N --seed S [--leave-out-known-failures]`: the multi-actor family instead
-// (multi-actor.ts; the flag leaves out the interplays segops is known to fail, as the suite does).
+// `npm run chaos -- --multi --runs N --seed S`: the multi-actor family instead (multi-actor.ts).
 import { parseArgs } from "node:util";
 import { runChaos } from "./harness.js";
 import { runMultiActor } from "./multi-actor.js";
@@ -12,7 +11,6 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     seed: { type: "string", default: "1" },
     multi: { type: "boolean", default: false },
-    "leave-out-known-failures": { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -20,7 +18,7 @@ const first = Number(values.seed);
 if (!Number.isSafeInteger(runs) || runs < 1)
   throw new Error(`--runs: expected a positive whole number, got ${values.runs}`);
 if (!Number.isSafeInteger(first)) throw new Error(`--seed: expected a whole number, got ${values.seed}`);
-if (values.multi) process.exit(await multi(runs, first, values["leave-out-known-failures"]));
+if (values.multi) process.exit(await multi(runs, first));
 
 let broken = 0;
 const totals = {
@@ -73,7 +71,7 @@ process.stdout.write(
 process.exitCode = broken > 0 ? 1 : 0;
 
 /** The multi-actor long mode: one JSON line per run (figures, violations, load average), then a summary. */
-async function multi(runs: number, first: number, leaveOutKnownFailures: boolean): Promise<number> {
+async function multi(runs: number, first: number): Promise<number> {
   const { loadavg } = await import("node:os");
   const sum: Record<string, number> = {};
   const add = (key: string, n: number) => {
@@ -87,7 +85,7 @@ async function multi(runs: number, first: number, leaveOutKnownFailures: boolean
   for (let i = 0; i < runs; i++) {
     const seed = first + i;
     const t0 = Date.now();
-    const run = await runMultiActor({ seed, leaveOutKnownFailures });
+    const run = await runMultiActor({ seed });
     const load = loadavg()[0] ?? 0;
     loads.push(load);
     const f = run.figures;
@@ -100,7 +98,7 @@ async function multi(runs: number, first: number, leaveOutKnownFailures: boolean
     );
   }
   process.stdout.write(
-    `${JSON.stringify({ summary: { runs, leaveOutKnownFailures, brokenRuns, ...sum, answers, opOutcomes: outcomes, minutes: Math.round((Date.now() - started) / 60_000), load1: { min: Math.min(...loads), max: Math.max(...loads) } } })}\n`,
+    `${JSON.stringify({ summary: { runs, brokenRuns, ...sum, answers, opOutcomes: outcomes, minutes: Math.round((Date.now() - started) / 60_000), load1: { min: Math.min(...loads), max: Math.max(...loads) } } })}\n`,
   );
   return brokenRuns > 0 ? 1 : 0;
 }

@@ -54,6 +54,7 @@ type Checked = Pick<
   | "opOutcomes"
   | "takeovers"
   | "opClaimsByHosts"
+  | "opsOnOwnLedger"
 >;
 
 /** Refusals a segment operation may answer before it changes anything (exit 2), in their documented words. */
@@ -360,5 +361,6 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
     opOutcomes,
     takeovers,
     opClaimsByHosts,
+    opsOnOwnLedger: input.ops.filter((op) => !op.shared).length,
   };
 }

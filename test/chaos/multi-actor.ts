@@ -34,14 +34,6 @@ export interface MultiActorOptions {
   days?: number;
   /** `segops serve` hosts. @default 3 */
   hosts?: number;
-  /**
-   * Leave out the interplays the campaign found segops failing (docs/reliability.md, "Several actors"),
-   * the rest of the run unchanged: every segment operation runs on the shared ledger, whose chunk key keeps writers
-   * of a chunk apart (a kill on a ledger of its own ends failed when an ingestion or compaction of its
-   * chunk revokes its lock, and an ingest partition whose chunk another ledger's compaction replaced before
-   * its audit ended failed "not ours" instead of superseded). @default false
-   */
-  leaveOutKnownFailures?: boolean;
 }
 
 export interface MultiActorFigures {
@@ -69,6 +61,8 @@ export interface MultiActorFigures {
   takeovers: number;
   /** Claims by a host of partitions of a CLI segment operation on the shared ledger. */
   opClaimsByHosts: number;
+  /** Segment operations run on a ledger of their own (another writer nothing in segops serialises). */
+  opsOnOwnLedger: number;
   acceptedSubmissions: number;
   /** Ingest partitions that ended superseded: another writer replaced the chunk (documented). */
   supersededIngest: number;
@@ -262,7 +256,6 @@ export async function runMultiActor(options: MultiActorOptions): Promise<MultiAc
   const hostCount = options.hosts ?? 3;
   const rng = seededRng(options.seed * 104_729 + 7);
   const plan = drawPlan(rng, days, hostCount);
-  if (options.leaveOutKnownFailures) leaveOutKnownFailures(plan);
   const work = mkdtempSync(join(tmpdir(), `segops-multi-${options.seed}-`));
   const dataDir = join(work, "data");
   const source = writeSeededDataset(dataDir, FROM, days, rng);
@@ -654,10 +647,6 @@ function window(op: OpPlan, wanted: (day: number) => boolean): [number, number] 
   return null;
 }
 
-/** The plan with the interplays segops is known to fail left out (see `leaveOutKnownFailures`). */
-function leaveOutKnownFailures(plan: ReturnType<typeof drawPlan>): void {
-  for (const op of plan.ops) op.shared = true;
-}
 /**
  * A POST on a connection of its own (no keep-alive): a request sent on an idle pooled connection just as
  * the host closes it (a host resumed from SIGSTOP runs its overdue idle timers at once) would fail in the
