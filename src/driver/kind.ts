@@ -63,7 +63,53 @@ export interface KindRequest<R> {
    * per item for the dry run. A field wrong past the schema is a `UsageError` with `details.path`.
    */
   plan(context: RequestContext, request: R): Promise<PlannedRequest>;
+  /**
+   * Its CLI command (`segops <name> <datasource> …`): flags that fill this request's body. The same object
+   * must also be in the CLI's light list of commands (`ops/commands.ts`), which `segops --help` reads
+   * without loading the kind.
+   */
+  readonly command?: KindCommand;
 }
+
+/**
+ * A kind's CLI command: each flag and the field of the request body it fills. The CLI checks the body with
+ * the request's schema, plans it with the request's `plan` and runs the job as it runs every job. Data
+ * and nothing heavier (no zod, no commander, no I/O) in a module of its own (`ops/<kind>/command.ts`), so
+ * `segops --help` lists it without loading the kind.
+ */
+export interface KindCommand {
+  /** `segops <name>`. */
+  readonly name: string;
+  /** One line in `segops --help`. */
+  readonly description: string;
+  /** The help of its one argument, `<datasource>`: the request's `datasource`. */
+  readonly datasource: string;
+  readonly flags: readonly KindFlag[];
+  /** One partition of its job, counted in its messages: `chunk(s) to compact`. */
+  readonly unit: string;
+  /** Groups of flags (by long name: `--before`) of which exactly one must be given. */
+  readonly exactlyOne?: readonly (readonly string[])[];
+  /** Command lines shown at the end of `--help` (after `segops `). */
+  readonly examples?: readonly string[];
+}
+
+/**
+ * A flag of a kind's command and the request field it fills, by its `value`: `text` as given; `count` a
+ * whole number from 1 up; `list` repeatable, the field left out when not given; `switch` takes no value
+ * and sets the field to `sets` (`--yes`: `dryRun` false).
+ */
+export type KindFlag = {
+  /** Its spelling: `--older-than <period>`, `--all`. */
+  readonly flag: string;
+  readonly description: string;
+  /** The field of the request body it fills. */
+  readonly field: string;
+  readonly required?: boolean;
+} & (
+  | { readonly value: "text" | "list" }
+  | { readonly value: "count"; readonly default?: number }
+  | { readonly value: "switch"; readonly sets: boolean }
+);
 
 /** What a kind's request is planned with. */
 export interface RequestContext {
@@ -76,6 +122,10 @@ export interface RequestContext {
 /** A planned request: its job and partitions, and what each item of the plan does (the dry run's lines). */
 export interface PlannedRequest extends PlannedWork {
   readonly items: ReadonlyArray<{ interval: string; what: string }>;
+  /** The plan in the kind's own words, for the CLI's `--json` (else its items are shown). */
+  readonly detail?: Readonly<Record<string, unknown>>;
+  /** Lines the CLI prints after the items (e.g. every segment a kill deletes). */
+  readonly notes?: readonly string[];
 }
 
 /** A planned job: its row and its partitions' tasks, ready for `Store.createJob` (idempotent on the id). */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { UsageError } from "../../core/errors.js";
 import type { KindRequest } from "../../driver/kind.js";
 import { Datasource, IntervalText, intervalField, MB } from "../request.js";
+import { compactCommand } from "./command.js";
 import { inspectCompaction, planCompaction } from "./plan.js";
 
 export const CompactionRequest = z.strictObject({
@@ -28,6 +29,7 @@ export const compactRequest: KindRequest<CompactionRequest> = {
   summary:
     "Compact a datasource's fragmented time chunks (one compact task per chunk, data checked unchanged)",
   schema: CompactionRequest,
+  command: compactCommand,
   async plan(context, r) {
     const band = { min: r.minSegmentMb ?? 300, max: r.maxSegmentMb ?? 700 };
     if (band.min >= band.max) {
@@ -58,6 +60,7 @@ export const compactRequest: KindRequest<CompactionRequest> = {
           what: `skipped: a running task holds a lock on ${s.lockedBy}`,
         })),
       ],
+      detail: { chunks: plan.chunks, skipped: plan.skipped },
     };
   },
 };

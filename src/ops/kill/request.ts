@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { parsePeriodMs } from "../../core/interval.js";
 import type { KindRequest } from "../../driver/kind.js";
+import { segmentId } from "../../work/segments.js";
 import { Datasource, IntervalText, intervalField, requestField } from "../request.js";
+import { killCommand } from "./command.js";
 import { inspectKill, planKill } from "./plan.js";
 
 export const KillRequest = z.strictObject({
@@ -25,23 +27,29 @@ export const killRequest: KindRequest<KillRequest> = {
   summary: "Delete unused segments for good (kill tasks); a dry run unless dryRun is false",
   schema: KillRequest,
   dryRunByDefault: true,
+  command: killCommand,
   async plan(context, r) {
-    const plan = planKill(
-      await inspectKill(
-        context.client,
-        {
-          datasource: r.datasource,
-          interval: intervalField(r.interval),
-          olderThanMs:
-            r.olderThan !== undefined ? requestField("olderThan", () => parsePeriodMs(r.olderThan ?? "")) : 0,
-          ...(r.versions && r.versions.length > 0 ? { versions: r.versions } : {}),
-          batchSize: r.batchSize ?? 100,
-          cluster: context.cluster,
-        },
-        context.now(),
-        context.store,
-      ),
+    const facts = await inspectKill(
+      context.client,
+      {
+        datasource: r.datasource,
+        interval: intervalField(r.interval),
+        olderThanMs:
+          r.olderThan !== undefined ? requestField("olderThan", () => parsePeriodMs(r.olderThan ?? "")) : 0,
+        ...(r.versions && r.versions.length > 0 ? { versions: r.versions } : {}),
+        batchSize: r.batchSize ?? 100,
+        cluster: context.cluster,
+      },
+      context.now(),
+      context.store,
     );
+    const plan = planKill(facts);
+    const segmentIds = plan.batches.flatMap((b) => b.segmentIds);
+    const bytes = plan.batches.reduce((n, b) => n + b.bytes, 0);
+    const planned = new Set(segmentIds);
+    const versions = [
+      ...new Set(facts.unused.filter((u) => planned.has(segmentId(u.segment))).map((u) => u.segment.version)),
+    ].sort();
     return {
       job: plan.job,
       tasks: plan.tasks,
@@ -49,6 +57,24 @@ export const killRequest: KindRequest<KillRequest> = {
         interval: b.interval,
         what: `kill ${b.segmentIds.length} unused segment(s), ${b.bytes} bytes`,
       })),
+      detail: {
+        segments: segmentIds.length,
+        bytes,
+        batches: plan.batches.map((b) => ({
+          interval: b.interval,
+          segments: b.segmentIds.length,
+          bytes: b.bytes,
+          taskId: b.taskId,
+        })),
+        keptUsed: facts.used.length,
+        segmentIds,
+      },
+      // Every segment that would go, by id: what a dry run is read for.
+      notes: [
+        `${segmentIds.length} unused segment(s), ${bytes} bytes, versions ${versions.join(", ") || "-"}`,
+        `${facts.used.length} used segment(s) stay`,
+        ...segmentIds.map((id) => `- ${id}`),
+      ],
     };
   },
 };

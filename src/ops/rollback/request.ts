@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseInstant } from "../../core/interval.js";
 import type { KindRequest } from "../../driver/kind.js";
 import { Datasource, IntervalText, intervalField, requestField } from "../request.js";
+import { rollbackCommand } from "./command.js";
 import { inspectRollback, planRollback } from "./plan.js";
 
 export const RollbackRequest = z
@@ -27,6 +28,7 @@ export const rollbackRequest: KindRequest<RollbackRequest> = {
   operationId: "createRollback",
   summary: "Roll time chunks back to an earlier version (markUsed / markUnused, checked served)",
   schema: RollbackRequest,
+  command: rollbackCommand,
   async plan(context, r) {
     const target =
       r.toVersion !== undefined
@@ -47,6 +49,7 @@ export const rollbackRequest: KindRequest<RollbackRequest> = {
         interval: c.interval,
         what: `${c.newerVersions.length > 0 ? `mark ${c.newerVersions.join(", ")} unused, ` : ""}mark ${c.toVersion} used (${c.segmentIds.length} segment(s))`,
       })),
+      detail: { chunks: plan.chunks },
     };
   },
 };
