@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
+import { rollbackKind } from "../../src/ops/rollback/kind.js";
 import type { RollbackPayload } from "../../src/ops/rollback/plan.js";
 import { ROLLBACK_STEPS } from "../../src/ops/rollback/runner.js";
 import { auditRollback } from "../../src/ops/rollback/steps/audit.js";
@@ -146,5 +147,26 @@ describe("the rollback's step table", () => {
     await runSteps(ROLLBACK_STEPS, a, io);
     expect(marks).toEqual([]);
     expect(a.progress().step).toBe("done");
+  });
+});
+
+describe("the partition's view", () => {
+  const view = (progress: RollbackProgress) =>
+    rollbackKind.describe({ payload, progress } as unknown as Parameters<typeof rollbackKind.describe>[0]);
+
+  it("says the chunk is in rollback between its marks, and how to finish it", () => {
+    for (const p of [
+      { step: "unmark", unmarked: 1 },
+      { step: "mark", unmarked: 2 },
+    ] as RollbackProgress[])
+      expect(view(p).step).toMatch(
+        /: in rollback, the chunk between its marks \(newer versions unused, v1 not used again yet\); resume the job/,
+      );
+  });
+
+  it("shows the plain step before the first mark and once the target is used again", () => {
+    expect(view({ step: "unmark" }).step).toBe("unmark");
+    expect(view({ step: "served", marked: 1 }).step).toBe("served");
+    expect(view({ step: "done" })).toMatchObject({ step: "done", version: "v1" });
   });
 });

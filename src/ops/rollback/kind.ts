@@ -10,6 +10,11 @@ export const rollbackKind = opsKind<RollbackFacts, RollbackPayload, RollbackProg
   plan: planRollback,
   runner: rollbackRunner,
   view: (payload, p) => ({
+    ...(inRollback(p)
+      ? {
+          step: `${p.step}: in rollback, the chunk between its marks (newer versions unused, ${payload.toVersion ?? "the target"} not used again yet); resume the job to finish it before anything else touches the chunk`,
+        }
+      : {}),
     version: p.step === "done" ? (payload.toVersion ?? null) : null,
     segments: payload.segmentIds?.length ?? null,
     // Stopped because newer data appeared during it: that data is live, not the rollback's.
@@ -19,3 +24,11 @@ export const rollbackKind = opsKind<RollbackFacts, RollbackPayload, RollbackProg
   request: rollbackRequest,
   activeDruidTasks: () => [],
 });
+
+/**
+ * Between the marks: some newer version already unused, the target not yet used again, so the chunk may
+ * serve nothing (a kill refuses it; `status` and the dashboard say so).
+ */
+function inRollback(p: RollbackProgress): boolean {
+  return (p.step === "unmark" && (p.unmarked ?? 0) > 0) || p.step === "mark";
+}
