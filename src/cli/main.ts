@@ -2,12 +2,22 @@ import { Command, CommanderError } from "commander";
 import { type ErrorCode, ExitCode, SegopsError } from "../core/errors.js";
 import { VERSION } from "../core/version.js";
 import { registerCommands } from "./commands/index.js";
+import type { Kinds } from "./commands/kind-flags.js";
+
+/** What a program is built with. */
+export interface ProgramOptions {
+  /**
+   * The kinds of work it runs; each whose request declares a command gets it (as `ServiceOptions.kinds`
+   * gives the service's routes). @default this build's kinds (their commands from the light list)
+   */
+  kinds?: Kinds;
+}
 
 /**
  * Builds the `segops` program; exported so tests can drive the CLI in-process. Registrations are light:
  * each command imports its implementation when it runs, so `segops --help` starts at once.
  */
-export async function buildProgram(): Promise<Command> {
+export async function buildProgram(options: ProgramOptions = {}): Promise<Command> {
   const program = new Command("segops")
     .description("Segment Ops for Apache Druid: idempotent, handoff-gated batch ingestion and backfills")
     .version(VERSION)
@@ -16,7 +26,7 @@ export async function buildProgram(): Promise<Command> {
     .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride();
-  registerCommands(program);
+  registerCommands(program, options.kinds);
   return program;
 }
 
@@ -42,9 +52,9 @@ export function exitCodeFor(error: unknown): number {
   return ExitCode.SomeFailed;
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], options: ProgramOptions = {}): Promise<number> {
   try {
-    await (await buildProgram()).parseAsync(argv);
+    await (await buildProgram(options)).parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.Ok;
   } catch (error) {
     if (!(error instanceof CommanderError)) {

@@ -1,17 +1,24 @@
-import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { main } from "../../src/cli/main.js";
 import { UsageError } from "../../src/core/errors.js";
 import { emptyPartitionView, type KindOfWork, type KindRequest } from "../../src/driver/kind.js";
 import { TaskProgress } from "../../src/driver/signals.js";
 import { KINDS } from "../../src/jobs/kinds.js";
+import { openStore } from "../../src/ledger/open.js";
 import type { TaskRow } from "../../src/ledger/types.js";
+import { startSim } from "../../src/sim/server.js";
 import type { DruidServices } from "../../src/work/services.js";
 import { startTestService } from "../helpers/serve.js";
 
 /**
  * A kind of work declared in one object and registered in one line gets its API route, its OpenAPI entry,
- * its dry run, its run by the service's worker and its partition drawer — with no other file changed. The
- * toy kind here counts to a number per label, one checkpointed step at a time.
+ * its dry run, its run by the service's worker and its partition drawer, and its CLI command from its flag
+ * table — with no other file changed. The toy kind here counts to a number per label, one checkpointed
+ * step at a time.
  */
 
 const TallyPayload = z.looseObject({ label: z.string(), target: z.number().int() });
@@ -29,6 +36,35 @@ const tallyRequest: KindRequest<z.infer<typeof TallyRequest>> = {
   operationId: "createTally",
   summary: "Count to a number for each label (a toy kind of work)",
   schema: TallyRequest,
+  command: {
+    name: "tally",
+    description: "count to a number for each label (a toy kind of work)",
+    datasource: "whose tally it is",
+    unit: "label(s) to count",
+    flags: [
+      {
+        flag: "--label <name>",
+        description: "a label to count for (repeatable)",
+        field: "labels",
+        value: "list",
+      },
+      {
+        flag: "--target <n>",
+        description: "how far to count",
+        field: "target",
+        value: "count",
+        required: true,
+      },
+      {
+        flag: "--dry-run",
+        description: "show the labels, count nothing",
+        field: "dryRun",
+        value: "switch",
+        sets: true,
+      },
+    ],
+    examples: ["tally toys --label a --label b --target 3"],
+  },
   async plan(_context, r) {
     if (r.labels.includes("never"))
       throw new UsageError('labels: "never" is not a label', { path: "labels", problem: "no never" });
@@ -120,5 +156,97 @@ describe("a kind registered in one line", () => {
     const t = await startTestService();
     expect((await t.call("/openapi.json")).json.paths["/api/v1/tallies"]).toBeUndefined();
     expect((await t.call("/api/v1/tallies", { json: {} })).status).toBe(404);
+  });
+});
+
+/** `segops …` in this process with the kinds given: its exit code and what it printed. */
+async function segops(args: string[], options: { kinds?: typeof kinds } = { kinds }) {
+  let out = "";
+  let err = "";
+  const { write: stdout } = process.stdout;
+  const { write: stderr } = process.stderr;
+  const exitCode = process.exitCode;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    err += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    return { code: await main(["node", "segops", ...args], options), out, err };
+  } finally {
+    process.stdout.write = stdout;
+    process.stderr.write = stderr;
+    process.exitCode = exitCode;
+  }
+}
+
+describe("a kind registered in one line, on the command line", () => {
+  const work = mkdtempSync(join(tmpdir(), "segops-tally-"));
+  const ledgerPath = join(work, "ledger.db");
+  let druid: Awaited<ReturnType<typeof startSim>> | undefined;
+  afterAll(async () => {
+    await druid?.close();
+  });
+
+  it("gets its command: help, dry run, a run to done, and bad flags named", async () => {
+    druid = await startSim({ timeScale: 1000 });
+    const common = ["--druid", druid.url, "--ledger", `sqlite:${ledgerPath}`, "--tick", "20"];
+    const tally = ["tally", "toys", "--label", "a", "--label", "b", "--target", "3", ...common];
+
+    const help = await segops(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^ {2}tally \[options\] <datasource> +count to a number for each label/m);
+    const own = await segops(["tally", "--help"]);
+    expect(own.code).toBe(0);
+    expect(own.out).toContain("--label <name>");
+    expect(own.out).toContain("--target <n>");
+    expect(own.out).toContain("$ segops tally toys --label a --label b --target 3");
+
+    // A dry run prints its items and writes nothing.
+    const dry = await segops([...tally, "--dry-run"]);
+    expect(dry.code, dry.err).toBe(0);
+    expect(dry.out).toContain("tally toys (dry run, nothing changed): 2 label(s) to count");
+    expect(dry.out).toContain("  a: count to 3\n  b: count to 3\n");
+    const dryJson = await segops([...tally, "--dry-run", "--json"]);
+    expect(JSON.parse(dryJson.out)).toEqual({
+      job: "tally_toys_a-b_3",
+      dryRun: true,
+      items: [
+        { interval: "a", what: "count to 3" },
+        { interval: "b", what: "count to 3" },
+      ],
+    });
+    expect(existsSync(ledgerPath)).toBe(false);
+
+    // Bad input: the flag named with what it expects, exit 2, nothing written.
+    const tooFar = await segops(["tally", "toys", "--label", "a", "--target", "9", ...common]);
+    expect([tooFar.code, tooFar.err]).toEqual([2, expect.stringMatching(/^segops: --target: .*<=5/)]);
+    const badLabel = await segops(["tally", "toys", "--label", "A", "--target", "2", ...common]);
+    expect([badLabel.code, badLabel.err]).toEqual([2, expect.stringMatching(/^segops: --label: /)]);
+    const refused = await segops(["tally", "toys", "--label", "never", "--target", "2", ...common]);
+    expect([refused.code, refused.err]).toEqual([2, 'segops: --label: "never" is not a label\n']);
+    const notCount = await segops(["tally", "toys", "--label", "a", "--target", "x", ...common]);
+    expect(notCount.code).toBe(2);
+    expect(notCount.err).toContain("--target must be a whole number");
+    expect(existsSync(ledgerPath)).toBe(false);
+
+    // A run creates the job and drives it to the end: the report describes each label by its kind.
+    const run = await segops([...tally, "--json"]);
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out);
+    expect(report).toMatchObject({ job: "tally_toys_a-b_3", state: "done", counts: { done: 2 } });
+    expect(report.partitions.map((p: { interval: string; rows: number }) => [p.interval, p.rows])).toEqual([
+      ["a", 3],
+      ["b", 3],
+    ]);
+    const ledger = await openStore(`sqlite:${ledgerPath}`);
+    expect((await ledger.listJobs({ kind: "tally" })).map((j) => j.state)).toEqual(["done"]);
+    await ledger.close();
+
+    // Not registered, no command.
+    expect((await segops(["tally", "toys", "--target", "1"], {})).code).toBe(2);
   });
 });

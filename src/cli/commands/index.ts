@@ -1,15 +1,15 @@
 import type { Command } from "commander";
+import { KIND_COMMANDS } from "../../ops/commands.js";
 import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
-import { registerCompact } from "./compact.js";
 import { registerDemo } from "./demo.js";
 import { registerId } from "./id.js";
-import { registerKill } from "./kill.js";
+import { registerKindCommand } from "./kind-command.js";
+import type { Kinds } from "./kind-flags.js";
 import { registerLedgerCommands } from "./ledger-commands.js";
 import { registerPoll } from "./poll.js";
 import { registerRender } from "./render.js";
 import { registerResume } from "./resume.js";
-import { registerRollback } from "./rollback.js";
 import { registerRun } from "./run.js";
 import { registerServe } from "./serve.js";
 import { registerSim } from "./sim.js";
@@ -22,13 +22,15 @@ import { registerWait } from "./wait.js";
  * flags and descriptions only (commander, `../options.js`, `./ingest-flags.js`, the helpers of
  * `./render.js`); the command's implementation (the emulator, undici, the ledger drivers, the spec
  * toolkit …) is in its `*-action.ts` (or `ingest-common.ts`) and imported by its action, when it runs.
+ * The kinds' commands (rollback, kill, compact, and any kind whose request declares one) are their flag
+ * tables (`ops/<kind>/command.ts`, listed in `ops/commands.ts`) with one action for all (kind-action.ts).
  * `segops --help` therefore loads only what it uses (test/cli/startup.test.ts checks the module graph,
  * bench/startup.ts the wall time).
  */
 export type RegisterCommand = (program: Command) => void;
 
-/** Every command, in the order `segops --help` lists them. */
-export const commands: readonly RegisterCommand[] = [
+/** The commands before the kinds' commands, in the order `segops --help` lists them. */
+const BEFORE_KINDS: readonly RegisterCommand[] = [
   registerDemo,
   registerRun,
   registerBackfill,
@@ -39,15 +41,18 @@ export const commands: readonly RegisterCommand[] = [
   registerPoll,
   registerLedgerCommands,
   registerAudit,
-  registerRollback,
-  registerKill,
-  registerCompact,
-  registerSim,
-  registerRender,
-  registerValidate,
-  registerId,
 ];
 
-export function registerCommands(program: Command): void {
-  for (const register of commands) register(program);
+/** …and after them. */
+const AFTER_KINDS: readonly RegisterCommand[] = [registerSim, registerRender, registerValidate, registerId];
+
+/**
+ * Every command. `kinds`: the kinds of work the program runs, each with its command if its request
+ * declares one (tests register a kind this way); by default this build's, from the light list.
+ */
+export function registerCommands(program: Command, kinds?: Kinds): void {
+  for (const register of BEFORE_KINDS) register(program);
+  const commands = kinds ? kinds.flatMap((k) => k.request?.command ?? []) : KIND_COMMANDS;
+  for (const command of commands) registerKindCommand(program, command, kinds);
+  for (const register of AFTER_KINDS) register(program);
 }

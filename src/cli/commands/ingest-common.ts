@@ -1,11 +1,11 @@
 import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
 import { type ErrorCode, ExitCode, SegopsError, UsageError } from "../../core/errors.js";
+import type { KindOfWork } from "../../driver/kind.js";
 import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import type { IngestJobInput, PlannedJob } from "../../ingest/plan.js";
-import { openJobOfRequest } from "../../jobs/actions.js";
 import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import {
@@ -18,8 +18,8 @@ import {
 import { adoptSources, alreadyFinished } from "../../jobs/rerun.js";
 import { fileSystemProbe } from "../../jobs/source-probe.js";
 import type { Store } from "../../ledger/store.js";
-import type { NewJob, NewTask } from "../../ledger/types.js";
 import { InvalidSpecError, parseVars, readTemplateFile } from "../../spec/index.js";
+import type { DruidServices } from "../../work/services.js";
 import { connectDruid, openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
 import { BlockedCondition, progressMode, startProgress } from "../progress.js";
@@ -156,50 +156,6 @@ async function clusterOfFlags(flags: DruidFlags): Promise<ClusterBinding> {
   }
 }
 
-/**
- * For the segment operations: stores a planned job (or finds it again), says so on stderr, runs it and
- * returns the exit code; the ledger is closed afterwards. `what` finishes the sentence after the job id.
- */
-export async function runPlannedJob(options: {
-  plan: { job: NewJob; tasks: readonly NewTask[] };
-  client: DruidClient;
-  monitor: OutageMonitor;
-  flags: Parameters<typeof driveJob>[0]["flags"] & { ledger: string };
-  what: string;
-}): Promise<number> {
-  const { plan, flags } = options;
-  const store = await openLedger(flags.ledger);
-  try {
-    const { created } = await store.createJob(plan.job, plan.tasks, "cli");
-    if (!flags.json)
-      process.stderr.write(`${created ? "job" : "resuming job"} ${plan.job.id}: ${options.what}\n`);
-    return await driveJob({
-      store,
-      client: options.client,
-      monitor: options.monitor,
-      jobId: plan.job.id,
-      total: plan.tasks.length,
-      flags,
-    });
-  } finally {
-    await store.close();
-  }
-}
-
-/**
- * The open job of `kind` that a run of the same request left (it crashed or was stopped), by the
- * `requestKey` its plan stores: the same command resumes it rather than planning the work again.
- */
-export async function openJobIdIn(ledger: string, kind: string, requestKey: unknown): Promise<string | null> {
-  if (typeof requestKey !== "string") return null;
-  const store = await openLedger(ledger);
-  try {
-    return (await openJobOfRequest(store, kind, requestKey))?.id ?? null;
-  } finally {
-    await store.close();
-  }
-}
-
 /** Runs a stored job to the end (or deadline / Ctrl-C) and prints its report; returns the exit code. */
 export async function driveJob(options: {
   store: Store;
@@ -213,6 +169,8 @@ export async function driveJob(options: {
     "maxConcurrency" | "poisonAfter" | "handoffTimeout" | "tick" | "lease" | "deadline" | "json"
   > &
     Partial<Pick<IngestFlags, "druidOutageTimeout">>;
+  /** The kinds of work it runs and reports. @default KINDS (every kind of this build) */
+  kinds?: readonly KindOfWork<DruidServices>[];
 }): Promise<number> {
   const { store, client, jobId, flags } = options;
   const clock = systemClock;
@@ -249,6 +207,7 @@ export async function driveJob(options: {
       poisonAfter: flags.poisonAfter,
       handoffTimeoutMs: flags.handoffTimeout * 1000,
       signal: interrupt.signal,
+      ...(options.kinds ? { kinds: options.kinds } : {}),
       ...(flags.deadline !== undefined ? { deadline: clock.now() + flags.deadline * 1000 } : {}),
       onStep: (task, step, detail) => progress.step(task, step, detail),
       onAdmission: (admission) => blocked.attach(admission),
@@ -268,7 +227,7 @@ export async function driveJob(options: {
   }
   const job = await store.getJob(jobId);
   if (!job) throw new UsageError(`job ${jobId} vanished from the ledger`);
-  const report = await jobReport(store, job);
+  const report = await jobReport(store, job, options.kinds);
   if (result.outage) {
     // Druid stopped answering: the work was handed back like on Ctrl-C; say so, and exit 4 (unreachable).
     process.stderr.write(
