@@ -9,8 +9,8 @@
 #      asset it names without the token, the OpenAPI document's version, /readyz (the service reaches its
 #      ledger and the emulator);
 #   3. each Python package: `pip install ./<wheel>` into a fresh venv holding the integration's locked
-#      dependencies (uv, from its cache), so pip installs the package alone and `pip check` agrees; the sdist
-#      installs too; Airflow's ProvidersManager finds the provider at the version and the README's example
+#      dependencies (uv, from its cache), segops' Python client (segops-client) first, as the documents say,
+#      so pip installs each package alone and `pip check` agrees; the sdists install too; Airflow's ProvidersManager finds the provider at the version and the README's example
 #      DAG (from the sdist) parses; the Dagster example (from the sdist) loads as Definitions.
 # Every version it meets must be package.json's, and CHANGELOG.md must have a section for it.
 # Run by scripts/test-integrations.sh (inside the README's test command); on its own: bash scripts/test-release.sh
@@ -28,6 +28,7 @@ fail() {
 grep -Eq "^## \[?$version\]?( |$)" CHANGELOG.md || fail "CHANGELOG.md has no section for $version"
 # The install commands the documents give, to the letter: these are the lines this test runs.
 npm_cmd="npm install --global ./segops-$version.tgz"
+client_cmd="pip install ./segops_client-$version-py3-none-any.whl"
 airflow_cmd="pip install ./airflow_provider_segops-$version-py3-none-any.whl"
 airflow_ol_cmd="pip install \"./airflow_provider_segops-$version-py3-none-any.whl[openlineage]\""
 dagster_cmd="pip install ./dagster_segops-$version-py3-none-any.whl"
@@ -46,9 +47,10 @@ $got
 instead of:
 $want"
 }
-expect_documented README.md "## Install" "$npm_cmd" "$airflow_cmd" "$airflow_ol_cmd" "$dagster_cmd"
-expect_documented integrations/airflow/README.md "## Installation" "$airflow_cmd" "$airflow_ol_cmd"
-expect_documented integrations/dagster/README.md "## Install" "$dagster_cmd"
+expect_documented README.md "## Install" "$npm_cmd" "$client_cmd" "$airflow_cmd" "$airflow_ol_cmd" "$dagster_cmd"
+expect_documented integrations/client/README.md "## Install" "$client_cmd"
+expect_documented integrations/airflow/README.md "## Installation" "$client_cmd" "$airflow_cmd" "$airflow_ol_cmd"
+expect_documented integrations/dagster/README.md "## Install" "$client_cmd" "$dagster_cmd"
 # `segops` on PyPI is another project: no install command may name it.
 if grep -nE 'pip3? install[^`]*[ "]segops([ "`[]|$)' README.md docs/*.md integrations/*/README.md; then
   fail "a document tells users to pip install segops, an unrelated PyPI project"
@@ -127,7 +129,16 @@ expect_alone() {
     fail "pip installed more or other than $dist $version: $(grep -E '^(Successfully|Installing)' "$log")"
 }
 
+# segops' Python client: alone (its requirements are in both integrations' locks), at the version.
+client_check() {
+  "$1/bin/python" -c 'import sys, segops_client; sys.exit(segops_client.__version__ != sys.argv[1])' "$version" ||
+    fail "segops_client.__version__ in $1 is not $version"
+}
+
 fresh_venv "$work/venv-airflow" "$root/integrations/airflow/requirements-test.lock"
+run_pip "$work/venv-airflow" "$client_cmd" "$work/pip-airflow.log"
+expect_alone segops-client "$work/pip-airflow.log"
+client_check "$work/venv-airflow"
 run_pip "$work/venv-airflow" "$airflow_cmd" "$work/pip-airflow.log"
 expect_alone airflow-provider-segops "$work/pip-airflow.log"
 # With the OpenLineage extra: the lock holds that provider, so nothing more comes.
@@ -171,6 +182,9 @@ step "airflow-provider-segops: wheel installed, provider listed, example DAG par
 airflow_check
 
 fresh_venv "$work/venv-dagster" "$root/integrations/dagster/requirements-test.lock"
+run_pip "$work/venv-dagster" "$client_cmd" "$work/pip-dagster.log"
+expect_alone segops-client "$work/pip-dagster.log"
+client_check "$work/venv-dagster"
 run_pip "$work/venv-dagster" "$dagster_cmd" "$work/pip-dagster.log"
 expect_alone dagster-segops "$work/pip-dagster.log"
 dagster_check() {
@@ -201,7 +215,12 @@ dagster_check
   --no-build-isolation "./artifacts/dagster_segops-$version.tar.gz" >>"$work/pip-dagster.log" 2>&1 ||
   fail "pip install of the Dagster integration's sdist (see pip-dagster.log)"
 dagster_check
-step "dagster-segops: wheel and sdist installed, example loaded"
+"$work/venv-dagster/bin/pip" install --disable-pip-version-check --no-input --no-deps --force-reinstall \
+  --no-build-isolation "./artifacts/segops_client-$version.tar.gz" >>"$work/pip-dagster.log" 2>&1 ||
+  fail "pip install of the Python client's sdist (see pip-dagster.log)"
+client_check "$work/venv-dagster"
+dagster_check
+step "dagster-segops and segops-client: wheels and sdists installed, example loaded"
 
 # ---- the npm package, installed ----------------------------------------------------------------------------
 wait "$npm_install" || fail "npm install --global of the tarball failed (see npm-install.log)"

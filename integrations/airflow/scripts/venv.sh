@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Creates integrations/airflow/.venv from requirements-test.lock (pinned, hashed) plus this package in
-# editable mode, with uv (itself pinned in requirements-uv.lock, installed into .tools/ with pip).
-# Idempotent: when the stamp (a hash of the locks, pyproject.toml and the Python version) is unchanged it
-# returns at once. Nothing is fetched from anywhere but PyPI. Prints the venv's python on stdout.
+# Creates integrations/airflow/.venv from requirements-test.lock (pinned, hashed) plus this package and
+# segops' Python client (../client, a path dependency) in editable mode, with uv (itself pinned in
+# requirements-uv.lock, installed into .tools/ with pip). Idempotent: when the stamp (a hash of the locks,
+# both pyproject.toml and the Python version) is unchanged it returns at once. Nothing is fetched from anywhere but PyPI. Prints the venv's python on stdout.
 #   --uv-only   only make sure .tools/bin/uv exists (scripts/lock.sh uses it)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,7 +30,8 @@ fi
 [[ "${1:-}" == "--uv-only" ]] && exit 0
 
 version=$("$python" -c 'import sys; print(sys.version)')
-stamp=$(cat requirements-test.lock pyproject.toml <(echo "$version") | sha256sum | cut -c1-16)
+client=$(cd ../client && pwd)
+stamp=$(cat requirements-test.lock pyproject.toml "$client/pyproject.toml" <(echo "$version") | sha256sum | cut -c1-16)
 venv=$here/.venv
 if [[ -x "$venv/bin/python" && "$(cat "$venv/.stamp" 2>/dev/null)" == "$stamp" ]]; then
   echo "$venv/bin/python"
@@ -40,6 +41,6 @@ export UV_NO_PYTHON_DOWNLOADS=1  # only the machine's Python; uv hardlinks from 
 rm -f "$venv/.stamp"
 [[ -x "$venv/bin/python" ]] || "$uv" venv --quiet --python "$python" "$venv" >&2
 "$uv" pip sync --quiet --python "$venv/bin/python" --require-hashes requirements-test.lock >&2
-"$uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation -e . >&2
+"$uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation -e "$client" -e . >&2
 echo "$stamp" > "$venv/.stamp"
 echo "$venv/bin/python"

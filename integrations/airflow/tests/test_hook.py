@@ -13,7 +13,8 @@ from segops_test_support import daily_template
 
 from conftest import DATA_DIR, Segops, Sim
 from segops_airflow.hooks.segops import SegopsApiError, SegopsAsyncHook, SegopsHook
-from segops_airflow.operators.segops import SegopsIngestOperator
+from segops_airflow.operators.segops import SegopsBackfillOperator, SegopsIngestOperator
+from segops_airflow.template import InputName
 from segops_airflow.triggers.segops import SegopsJobTrigger
 
 
@@ -233,3 +234,32 @@ def test_a_large_jobs_partitions_are_read_page_by_page() -> None:
         assert len(intervals) == days
         assert intervals == sorted(set(intervals))
         assert intervals[-1].startswith(f"{start + dt.timedelta(days=days - 1)}T00:00:00")
+
+
+def test_lineage_inputs_are_the_input_sources_segops_renders_for_each_partition() -> None:
+    template = daily_template("hook_lineage")
+    template["spec"]["ioConfig"]["inputSource"] = {
+        "type": "combining",
+        "delegates": [
+            {"type": "local", "baseDir": "{{var.dir}}", "filter": "events-{{start:yyyy-MM-dd}}.json"},
+            {"type": "s3", "prefixes": ["s3://bucket/{{start:yyyy/MM/dd}}/"]},
+        ],
+    }
+    op = SegopsBackfillOperator(
+        task_id="lineage", template=template, start="2026-01-01", end="2026-01-04", vars={"dir": "/data"}
+    )
+    # The service plans the request again (nothing stored) and names what each partition reads.
+    names = op._lineage_inputs(
+        [
+            "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
+            "2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z",
+        ],
+        "druid://router:8888",
+    )
+    assert names == [
+        InputName("file", "/data/events-2026-01-01.json"),
+        InputName("file", "/data/events-2026-01-02.json"),
+        InputName("s3://bucket", "2026/01/01/"),
+        InputName("s3://bucket", "2026/01/02/"),
+    ]
+    assert not [j for j in SegopsHook()._client.list_jobs(limit=500)["items"] if "hook_lineage" in j["id"]]

@@ -1,5 +1,6 @@
 """The provider as Airflow discovers it: provider info against Airflow's own schema, the connection type,
-the druid:// asset scheme, and the template helpers that name lineage inputs."""
+the druid:// asset scheme, and the template helpers (the datasource a template states, the lineage names of
+an input source; rendering a template is the service's, see test_hook.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import jsonschema
 import pytest
 
 from segops_airflow.get_provider_info import get_provider_info
-from segops_airflow.hooks.segops import SegopsHook, SegopsSettings, _seconds, problem_message
-from segops_airflow.template import InputName, datasource_of, format_instant, partition_inputs
+from segops_airflow.hooks.segops import SegopsHook, SegopsSettings
+from segops_airflow.template import InputName, datasource_of, input_names
 
 UTC = dt.timezone.utc
 
@@ -89,8 +90,14 @@ class _Conn:
 
 
 def test_connection_settings() -> None:
-    s = SegopsSettings.from_connection(_Conn(host="https://segops.example/", password="t"))
-    assert (s.base_url, s.token, s.headers()["authorization"]) == ("https://segops.example", "t", "Bearer t")
+    s = SegopsSettings.from_connection(_Conn(host="https://segops.example/", password="secret-t"))
+    assert (s.base_url, s.token, s.client().url) == (
+        "https://segops.example",
+        "secret-t",
+        "https://segops.example",
+    )
+    assert "secret-t" not in repr(s)
+    assert "secret-t" not in repr(s.client())
     s = SegopsSettings.from_connection(
         _Conn(
             host="segops",
@@ -105,38 +112,9 @@ def test_connection_settings() -> None:
         300,
     )
     assert s.defaults == {"vars": {"a": "1"}}
-    assert "authorization" not in s.headers()
+    assert "token" not in repr(s)
     with pytest.raises(Exception, match="no host"):
         SegopsSettings.from_connection(_Conn(host=""))
-
-
-def test_wait_timeouts_are_json_numbers() -> None:
-    # The service reads `timeout` with JSON's number grammar: no "30." and no exponent.
-    assert [_seconds(t) for t in (30, 29.9999, 0.5, 0, -1, 299.1234)] == [
-        "30",
-        "30",
-        "0.5",
-        "0",
-        "0",
-        "299.123",
-    ]
-
-
-def test_problem_messages_name_the_fields() -> None:
-    body = {
-        "title": "The request is invalid",
-        "status": 400,
-        "detail": "the body does not match the schema",
-        "errors": [{"in": "body", "path": "minRows", "message": "must be >= 0"}],
-    }
-    message = problem_message("POST", "/api/v1/runs", 400, body)
-    assert message == (
-        "POST /api/v1/runs: 400 The request is invalid: the body does not match the schema: minRows: must be >= 0"
-    )
-    assert (
-        problem_message("GET", "/x", 502, "<html>bad gateway</html>")
-        == "GET /x: HTTP 502: <html>bad gateway</html>"
-    )
 
 
 def test_datasource_from_the_template() -> None:
@@ -148,51 +126,21 @@ def test_datasource_from_the_template() -> None:
     assert datasource_of("REPLACE INTO wiki OVERWRITE ALL SELECT 1") is None
 
 
-def test_date_formats_render_as_segops_documents_them() -> None:
-    t = dt.datetime(2026, 1, 2, 3, 4, 5, 6000, tzinfo=UTC)
-    assert format_instant(t, "yyyy/MM/dd") == "2026/01/02"
-    assert format_instant(t, "yyyyMMdd'T'HH") == "20260102T03"
-    assert format_instant(t, "yy-M-d H:mm:ss.SSS") == "26-1-2 3:04:05.006"
-    assert format_instant(t, "ooo 'W'WW kkkk") == "002 W01 2026"
-    with pytest.raises(ValueError, match="E"):
-        format_instant(t, "EEE")
-
-
-def test_lineage_inputs_are_rendered_per_partition() -> None:
-    template = {
-        "type": "index_parallel",
-        "spec": {
-            "ioConfig": {
-                "inputSource": {
-                    "type": "combining",
-                    "delegates": [
-                        {
-                            "type": "local",
-                            "baseDir": "{{var.dir}}",
-                            "filter": "events-{{start:yyyy-MM-dd}}.json",
-                        },
-                        {"type": "s3", "prefixes": ["s3://bucket/{{start:yyyy/MM/dd}}/"]},
-                        {"type": "druid", "dataSource": "other", "interval": "{{interval}}"},
-                    ],
-                }
-            }
-        },
-    }
-    names = partition_inputs(
-        template,
-        [
-            "2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z",
-            "2026-01-02T00:00:00.000Z/2026-01-03T00:00:00.000Z",
+def test_lineage_names_of_rendered_input_sources() -> None:
+    combining = {
+        "type": "combining",
+        "delegates": [
+            {"type": "local", "baseDir": "/data", "filter": "events-2026-01-01.json"},
+            {"type": "s3", "prefixes": ["s3://bucket/2026/01/01/"]},
+            {"type": "druid", "dataSource": "other", "interval": "2026-01-01/2026-01-02"},
+            {"type": "http", "uris": ["https://example.com/a.json"]},
         ],
-        {"dir": "/data"},
-        "druid://router:8888",
-    )
-    assert names == [
+    }
+    assert sorted(input_names(combining, "druid://router:8888")) == [
         InputName("druid://router:8888", "other"),
         InputName("file", "/data/events-2026-01-01.json"),
-        InputName("file", "/data/events-2026-01-02.json"),
+        InputName("https://example.com", "a.json"),
         InputName("s3://bucket", "2026/01/01/"),
-        InputName("s3://bucket", "2026/01/02/"),
     ]
 
 

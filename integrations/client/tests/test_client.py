@@ -100,10 +100,11 @@ def test_query_numbers_are_written_as_json_numbers_and_a_long_poll_extends_the_r
         return httpx.Response(200, json={"ended": False, "job": summary})
 
     c, _ = client(handler, request_timeout=5.0)
-    c.wait("j", 0.5)
-    c.wait("j", 1000)
-    assert [r.url.params["timeout"] for r in seen] == ["0.5", "300"]
-    assert seen[1].extensions["timeout"]["read"] == 305.0
+    for t in (0.5, 1000, 30, 29.9999, 0, -1, 299.1234):
+        c.wait("j", t)
+    # The service reads `timeout` with JSON's number grammar: no "30." and no exponent.
+    assert [r.url.params["timeout"] for r in seen] == ["0.5", "300", "30", "30", "0", "0", "299.123"]
+    assert seen[1].extensions["timeout"]["read"] == 305.0  # the long-poll's own length on top
     assert seen[1].extensions["timeout"]["connect"] == 5.0
 
 

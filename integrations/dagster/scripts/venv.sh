@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates integrations/dagster/.venv from requirements-test.lock (every package pinned, with hashes) and
-# installs this package into it, editable. Idempotent: when .venv/.stamp holds the hash of the lock, the
-# pyproject and the interpreter's version, nothing is done. uv does the install (pinned in the lock
+# installs this package and segops' Python client (../client, a path dependency) into it, editable.
+# Idempotent: when .venv/.stamp holds the hash of the lock, both pyprojects and the interpreter's version,
+# nothing is done. uv does the install (pinned in the lock
 # itself; bootstrapped with pip from the lock's own pin and hashes).
 #
 #   PYTHON=python3.12 integrations/dagster/scripts/venv.sh   # another interpreter (default python3.11)
@@ -9,12 +10,13 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$here/.venv"
 lock="$here/requirements-test.lock"
+client="$(cd "$here/../client" && pwd)"
 python="${PYTHON:-python3.11}"
 command -v "$python" >/dev/null || { echo "venv.sh: $python not found (set PYTHON)" >&2; exit 2; }
 
 stamp="$(
   {
-    cat "$lock" "$here/pyproject.toml"
+    cat "$lock" "$here/pyproject.toml" "$client/pyproject.toml"
     "$python" -c 'import sys; print(sys.version)'
   } | sha256sum | cut -d' ' -f1
 )"
@@ -32,6 +34,6 @@ printf '%s\n' "$uv_req" >"$venv/uv-requirement.txt"
 "$venv/bin/python" -m pip install --quiet --no-deps --require-hashes -r "$venv/uv-requirement.txt"
 export UV_PYTHON="$venv/bin/python"
 "$venv/bin/uv" pip sync --quiet --require-hashes "$lock"
-"$venv/bin/uv" pip install --quiet --no-deps --no-build-isolation -e "$here"
+"$venv/bin/uv" pip install --quiet --no-deps --no-build-isolation -e "$client" -e "$here"
 printf '%s\n' "$stamp" >"$venv/.stamp"
 echo "venv.sh: $venv ready in $((SECONDS - started)) s" >&2

@@ -13,8 +13,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-import requests
 from dagster import DagsterInstance, instance_for_test
 
 from dagster_segops import SegopsClient, SegopsResource
@@ -43,18 +43,19 @@ class Service:
         return SegopsResource(url=self.url, token=self.token if token is None else token)
 
     def client(self) -> SegopsClient:
+        """segops' Python client, as the tests use it to look at what the asset did."""
         return SegopsClient(self.url, self.token)
 
     def submissions(self, datasource: str) -> list[dict[str, Any]]:
         """The emulator's log of task submissions (POST /druid/indexer/v1/task) for one datasource."""
-        stats = requests.get(f"{self.sim_url}/__sim/stats", timeout=10).json()
+        stats = httpx.get(f"{self.sim_url}/__sim/stats", timeout=10).json()
         prefix = f"segops_{datasource}_"
         return [s for s in stats["submissions"] if str(s["id"]).startswith(prefix)]
 
     def rows(self, datasource: str) -> int:
         """The rows the datasource serves, counted by Druid SQL (the emulator's Broker)."""
         query = {"query": f'SELECT COUNT(*) AS n FROM "{datasource}"'}
-        result = requests.post(f"{self.sim_url}/druid/v2/sql", json=query, timeout=10).json()
+        result = httpx.post(f"{self.sim_url}/druid/v2/sql", json=query, timeout=10).json()
         return int(result[0]["n"]) if result else 0
 
     def accepted(self, datasource: str) -> list[str]:
@@ -77,7 +78,7 @@ def service() -> Service:
         sim_url=os.environ["SEGOPS_TEST_SIM_URL"],
         work=Path(os.environ["SEGOPS_TEST_WORK"]),
     )
-    ready = requests.get(f"{service.url}/readyz", timeout=10)
+    ready = httpx.get(f"{service.url}/readyz", timeout=10)
     assert ready.status_code == 200, ready.text
     return service
 

@@ -81,9 +81,10 @@ def test_partition_range_from_the_cli_is_one_run_and_one_segops_backfill(
         }
         assert all(c.passed for c in evaluations)
 
-    job = service.client().get_job(job_id)
-    assert job.kind == "backfill" and job.state == "done" and len(job.partitions) == 4
-    assert [j["id"] for j in service.client().list_jobs(kind="backfill") if "_ds_cli_" in j["id"]] == [job_id]
+    job = service.client().get_whole_job(job_id)
+    assert job["kind"] == "backfill" and job["state"] == "done" and len(job["partitions"]) == 4
+    listed = service.client().list_jobs(kind="backfill", limit=500)["items"]
+    assert [j["id"] for j in listed if "_ds_cli_" in j["id"]] == [job_id]
     accepted = service.accepted("ds_cli")
     assert len(accepted) == 4 and len(service.submissions("ds_cli")) == 4
     assert sorted(accepted) == sorted(t for meta in by_key.values() for t in meta["druid_task_ids"])

@@ -20,6 +20,7 @@ from dagster import (
     asset,
 )
 from dagster._core.definitions.data_version import DATA_VERSION_TAG
+from segops_client import models
 
 from dagster_segops import segops_partitioned_asset
 
@@ -215,19 +216,19 @@ def test_a_version_that_arrives_while_the_previous_one_runs_is_ingested_after_it
     )
     # Another client (an earlier run, the CLI) started the day from v1; its Druid task runs 6 s.
     client = service.client()
-    body = {
+    body: models.RunRequest = {
         "template": slow,
         "templateName": "dagster:confirm",
         "vars": {"dataDir": str(data)},
         "interval": f"{DAY}T00:00:00Z/2026-01-02T00:00:00Z",
         "sourceVersion": "v1",
     }
-    job = client.create_run(body)
-    assert job.created
+    job, created = client.create("run", body)
+    assert created
     deadline = time.monotonic() + 30
-    while client.get_job(job.id).partitions[0]["druidState"] != "RUNNING":
+    while client.get_job(job["id"])["partitions"][0]["druidState"] != "RUNNING":
         assert time.monotonic() < deadline, "v1 never ran at Druid"
-        client.wait(job.id, 0.2)  # a bounded long-poll instead of a sleep
+        client.wait(job["id"], 0.2)  # a bounded long-poll instead of a sleep
 
     write_day(data, DAY_START, rows=9)
     result = run([events], service, instance, key=DAY, config={"source_version": "v2"})
@@ -236,7 +237,7 @@ def test_a_version_that_arrives_while_the_previous_one_runs_is_ingested_after_it
     assert len(accepted) == 2
     assert service.rows("ds_confirm") == 9  # v2's rows, not v1's
     meta = materialization_metadata(result, "confirm")[DAY]
-    assert (meta["segops_job_id"], meta["druid_task_ids"], meta["rows"]) == (job.id, [accepted[1]], 9)
+    assert (meta["segops_job_id"], meta["druid_task_ids"], meta["rows"]) == (job["id"], [accepted[1]], 9)
     assert any("was already running when this step found it" in m for m in logs(instance, result))
 
 

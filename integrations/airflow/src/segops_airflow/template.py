@@ -1,15 +1,13 @@
-"""What the provider reads from a segops template on the Python side: the datasource (for the asset and
-OpenLineage output) and the input sources of each partition (for OpenLineage inputs).
+"""What the provider reads from a segops template on the Python side: the datasource it states literally
+(for the asset, declared when the DAG is parsed), and the OpenLineage names of a Druid input source.
 
-segops renders and validates templates itself (the service does, for every request); this module only
-renders the placeholders of the *input source* strings, to name lineage inputs — see docs/specs.md of
-segops for the placeholders: `{{interval}}`, `{{start}}`, `{{end}}`, `{{start:FORMAT}}`, `{{end:FORMAT}}`,
-`{{var.NAME}}`, `{{'text'}}`.
+segops renders and validates templates itself: the input sources a job's partitions read come from the
+service (`POST /api/v1/runs/plan` or `/backfills/plan`, each partition's input sources rendered), never
+from rendering the placeholders here.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 import urllib.parse
@@ -21,7 +19,6 @@ import yaml
 
 Template = Mapping[str, Any] | str
 
-_PLACEHOLDER = re.compile(r"\{\{\s*(.*?)\s*\}\}")
 _SQL = re.compile(r"^\s*(--[^\n]*\n\s*)*(REPLACE|INSERT)\b", re.IGNORECASE)
 
 
@@ -55,111 +52,12 @@ def datasource_of(template: Template) -> str | None:
     return None
 
 
-def parse_instant(text: str) -> dt.datetime:
-    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
-    return value.astimezone(dt.timezone.utc)
-
-
-def _iso(t: dt.datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
-_LETTERS = {
-    "y": lambda t: t.year,
-    "M": lambda t: t.month,
-    "d": lambda t: t.day,
-    "H": lambda t: t.hour,
-    "m": lambda t: t.minute,
-    "s": lambda t: t.second,
-    "S": lambda t: t.microsecond // 1000,
-    "o": lambda t: t.timetuple().tm_yday,
-    "W": lambda t: t.isocalendar()[1],
-    "k": lambda t: t.isocalendar()[0],
-}
-
-
-def format_instant(t: dt.datetime, fmt: str) -> str:
-    """segops' date formats: runs of y M d H m s S o W k, zero-padded to the run's length; 'quoted' text."""
-    out: list[str] = []
-    i = 0
-    while i < len(fmt):
-        ch = fmt[i]
-        if ch == "'":
-            end = fmt.find("'", i + 1)
-            if end == -1:
-                raise ValueError(f"unclosed quote in date format {fmt!r}")
-            out.append("'" if end == i + 1 else fmt[i + 1 : end])
-            i = end + 1
-            continue
-        j = i
-        while j < len(fmt) and fmt[j] == ch:
-            j += 1
-        run = j - i
-        if ch in _LETTERS:
-            value = _LETTERS[ch](t)
-            if ch in "yk" and run == 2:
-                out.append(f"{value % 100:02d}")
-            else:
-                out.append(str(value).zfill(run))
-        elif ch.isalpha():
-            raise ValueError(f"date format {fmt!r} uses {ch!r}")
-        else:
-            out.append(fmt[i:j])
-        i = j
-    return "".join(out)
-
-
-def render(text: str, start: dt.datetime, end: dt.datetime, variables: Mapping[str, str]) -> str:
-    """The placeholders of one string, rendered for the partition [start, end)."""
-
-    def one(match: re.Match[str]) -> str:
-        body = match.group(1)
-        if len(body) >= 2 and body[0] == body[-1] and body[0] in "'\"":
-            return body[1:-1]
-        if body == "interval":
-            return f"{_iso(start)}/{_iso(end)}"
-        if body in ("start", "end"):
-            return _iso(start if body == "start" else end)
-        if body.startswith(("start:", "end:")):
-            which, _, fmt = body.partition(":")
-            return format_instant(start if which == "start" else end, fmt)
-        if body.startswith("var."):
-            name = body[4:]
-            if name not in variables:
-                raise KeyError(f"missing variable {{{{var.{name}}}}}")
-            return str(variables[name])
-        raise KeyError(f"unknown placeholder {{{{{body}}}}}")
-
-    return _PLACEHOLDER.sub(one, text)
-
-
-def _render_value(value: Any, start: dt.datetime, end: dt.datetime, variables: Mapping[str, str]) -> Any:
-    if isinstance(value, str):
-        return render(value, start, end, variables)
-    if isinstance(value, list):
-        return [_render_value(v, start, end, variables) for v in value]
-    if isinstance(value, Mapping):
-        return {k: _render_value(v, start, end, variables) for k, v in value.items()}
-    return value
-
-
 @dataclass(frozen=True, order=True)
 class InputName:
     """An OpenLineage dataset name: namespace (e.g. `file`, `s3://bucket`) and name (a path)."""
 
     namespace: str
     name: str
-
-
-def input_source(template: Template) -> Mapping[str, Any] | None:
-    parsed = parse_template(template)
-    if parsed is None:
-        return None
-    io = _ingestion_spec(parsed).get("ioConfig")
-    src = io.get("inputSource") if isinstance(io, Mapping) else None
-    return src if isinstance(src, Mapping) else None
 
 
 def _url_name(url: str) -> InputName:
@@ -205,25 +103,3 @@ def input_names(src: Mapping[str, Any], druid_namespace: str | None = None) -> l
                 out.extend(input_names(delegate, druid_namespace))
         return out
     return []
-
-
-def partition_inputs(
-    template: Template,
-    intervals: list[str],
-    variables: Mapping[str, str],
-    druid_namespace: str | None = None,
-) -> list[InputName]:
-    """Every dataset the partitions over `intervals` read, rendered per partition, sorted, deduplicated."""
-    src = input_source(template)
-    if src is None:
-        return []
-    names: set[InputName] = set()
-    for interval in intervals:
-        start_text, _, end_text = interval.partition("/")
-        start, end = parse_instant(start_text), parse_instant(end_text)
-        try:
-            rendered = _render_value(src, start, end, variables)
-        except (KeyError, ValueError):
-            continue
-        names.update(input_names(rendered, druid_namespace))
-    return sorted(names)

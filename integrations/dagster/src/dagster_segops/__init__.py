@@ -7,15 +7,17 @@ materialisation metadata and blocking asset checks from segops' gates.
 
 import importlib.metadata
 
+from segops_client import SegopsApiError, SegopsClient
+
 from .asset import (
     CHECK_HANDOFF,
     CHECK_LIVE_VERSION,
     CHECK_ROW_QUALITY,
+    JobView,
     SegopsAssetConfig,
     segops_partitioned_asset,
     upstream_source_version,
 )
-from .client import JobView, SegopsApiError, SegopsClient
 from .granularity import GranularityMismatch, granularity_for_windows
 from .resource import SegopsResource
 

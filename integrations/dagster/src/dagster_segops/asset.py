@@ -6,18 +6,18 @@ the job after its inputs, so a retry, a re-execution or a re-materialisation of 
 the same job and Druid is not asked to ingest twice. Each request carries the version of the input (the
 `source_version` run config, or by default a digest of the upstream assets' data versions): the same
 version reattaches to what was ingested from it, another one ingests the partition again. The asset's
-blocking checks restate segops' gates per partition key: handoff (done: SUCCESS and served), one live
-version per time chunk (the audit, read when the check runs) and the row-quality gate (Druid's row
-counters against the configured limits).
+blocking checks report segops' answers per partition key: handoff (done: SUCCESS and served), one live
+version per time chunk (the audit, read when the check runs) and the row-quality gate (segops' verdict on
+Druid's row counters under the job's gates, read from the service).
 """
 
 import hashlib
 import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from dagster import (
@@ -42,14 +42,15 @@ from dagster import (
 )
 from dagster._core.definitions.data_version import DATA_VERSION_TAG
 from pydantic import Field
+from segops_client import SegopsApiError, SegopsClient, models
 
-from .client import JobView, SegopsApiError, SegopsClient
 from .granularity import GranularityMismatch, granularity_for_windows
 
 __all__ = [
     "CHECK_HANDOFF",
     "CHECK_LIVE_VERSION",
     "CHECK_ROW_QUALITY",
+    "JobView",
     "SegopsAssetConfig",
     "segops_partitioned_asset",
     "upstream_source_version",
@@ -59,7 +60,7 @@ __all__ = [
 CHECK_HANDOFF = "segops_handoff"
 #: The version audit: exactly one live version per time chunk of the window, the one segops published.
 CHECK_LIVE_VERSION = "segops_one_live_version"
-#: The row-quality gate: Druid's row counters within ``max_unparseable`` and ``min_rows``.
+#: The row-quality gate: segops' verdict on Druid's row counters under the job's gates.
 CHECK_ROW_QUALITY = "segops_row_quality"
 
 Window = tuple[datetime, datetime]
@@ -119,33 +120,45 @@ class SegopsAssetConfig(Config):
 
 
 @dataclass(frozen=True)
-class _Gates:
-    max_unparseable: int | str | None
-    min_rows: int | None
+class JobView:
+    """A job as the service answers it (every partition read), with the fields the asset reads."""
 
-    def verdict(self, stats: Mapping[str, Any] | None) -> str | None:
-        """segops' data-gate verdict on a partition's row counters (``gates.ts``), None when it passes."""
-        if not stats:
-            return "no row counters (the partition never finished a Druid task)"
-        processed = int(stats.get("processed", 0))
-        with_error = int(stats.get("processedWithError", 0))
-        unparseable = int(stats.get("unparseable", 0))
-        thrown = int(stats.get("thrownAway", 0))
-        read = processed + with_error + unparseable + thrown
-        ingested = processed + with_error
-        errors = unparseable + with_error
-        if ingested == 0 and unparseable > 0:
-            return f"the input produced {read} row(s) but none was ingested"
-        limit = self.max_unparseable if self.max_unparseable is not None else 0
-        if isinstance(limit, str) and limit.endswith("%"):
-            over = read > 0 and errors * 100 / read > float(limit[:-1])
-        else:
-            over = errors > int(limit)
-        if over:
-            return f"{errors} row(s) with parse errors exceed max_unparseable {limit}"
-        if self.min_rows and ingested < self.min_rows:
-            return f"{ingested} row(s) ingested, fewer than min_rows {self.min_rows}"
-        return None
+    raw: models.Job
+    #: True when the request created it (201); False when the same inputs named an existing job (200).
+    created: bool = field(default=False)
+
+    @property
+    def id(self) -> str:
+        return self.raw["id"]
+
+    @property
+    def kind(self) -> str:
+        return self.raw["kind"]
+
+    @property
+    def state(self) -> str:
+        """``open``, ``done`` (every partition handed off and audited) or ``failed``."""
+        return self.raw["state"]
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        # Every value of StateCounts is an int; mypy reads a TypedDict's values as object.
+        return cast(Mapping[str, int], self.raw["counts"])
+
+    @property
+    def partitions(self) -> list[dict[str, Any]]:
+        return [dict(p) for p in self.raw["partitions"]]
+
+    @property
+    def datasource(self) -> str | None:
+        ds = self.raw["options"].get("datasource")
+        return str(ds) if ds is not None else None
+
+    @property
+    def ended(self) -> bool:
+        """No partition can run any more."""
+        counts = self.counts
+        return not any(counts.get(s, 0) for s in ("new", "running", "suspended"))
 
 
 def segops_partitioned_asset(
@@ -209,7 +222,6 @@ def segops_partitioned_asset(
     if isinstance(key_prefix, str):
         key_prefix = [key_prefix]
     asset_key = AssetKey([*(key_prefix or []), name])
-    gates = _Gates(max_unparseable=max_unparseable, min_rows=min_rows)
     base_body: dict[str, Any] = {
         "template": dict(template) if isinstance(template, Mapping) else template,
         "templateName": template_name or f"dagster:{asset_key.to_user_string()}",
@@ -265,7 +277,7 @@ def segops_partitioned_asset(
         by_key = _partitions_by_key(client, job, keys, windows)
         job = _await(context, client, request, config, wait_timeout_s, poll_s)
         by_key = {k: _find(job, p["task"]) for k, p in by_key.items()}
-        verdicts = _verdicts(client, job, keys, windows, by_key, gates)
+        verdicts = _verdicts(client, job, keys, windows, by_key)
         metadata = {k: _partition_metadata(client, job, by_key[k]) for k in keys}
         for m in metadata.values():
             m["unchanged"] = unchanged
@@ -356,8 +368,18 @@ class _Request:
     job: JobView
 
     def send_again(self, client: SegopsClient) -> JobView:
-        create = client.create_run if self.kind == "run" else client.create_backfill
-        return create(self.body, idempotency_key=self.idempotency_key)
+        return _create(client, self.kind, self.body, self.idempotency_key)
+
+
+def _create(client: SegopsClient, kind: str, body: Mapping[str, Any], key: str | None) -> JobView:
+    """The run or backfill ``body`` names (created, or found again; a busy one found running)."""
+    job, created = client.create("run" if kind == "run" else "backfill", _request(body), idempotency_key=key)
+    return JobView(job, created=created)
+
+
+def _request(body: Mapping[str, Any]) -> models.RunRequest | models.BackfillRequest:
+    # Built from the asset's arguments; the service checks it as it checks every request.
+    return body  # type: ignore[return-value]
 
 
 def _source_text(source_version: str | None) -> str:
@@ -437,17 +459,17 @@ def _start(
         if len(keys) == 1:
             kind = "run"
             body["interval"] = _interval(windows[0])
-            job = client.create_run(body, idempotency_key=key)
+            job = _create(client, kind, body, key)
         else:
             kind = "backfill"
             try:
                 granularity = backfill_granularity or granularity_for_windows(
-                    windows, partitions_def.timezone
+                    client, body, windows, partitions_def.timezone
                 )
             except GranularityMismatch as error:
                 raise Failure(description=str(error), allow_retries=False) from error
             body.update({"from": _iso(windows[0][0]), "to": _iso(windows[-1][1]), "granularity": granularity})
-            job = client.create_backfill(body, idempotency_key=key)
+            job = _create(client, kind, body, key)
     except SegopsApiError as error:
         # 4xx: the request itself is wrong (a template segops refuses, a misaligned window): no retry helps.
         retryable = error.status is None or error.status >= 500
@@ -478,7 +500,9 @@ def _partitions_by_key(
     got = ", ".join(str(p["interval"]) for p in job.partitions)
     want = ", ".join(_interval(w) for w in windows)
     if job.created:
-        client.cancel(job.id, shutdown=True, reason="dagster-segops: partitions do not match the asset's")
+        client.cancel_job(
+            job.id, body={"shutdown": True, "reason": "dagster-segops: partitions do not match the asset's"}
+        )
     raise Failure(
         description=(
             f"segops job {job.id} has partitions {got}, but the asset's keys are windows {want}: the "
@@ -504,9 +528,11 @@ def _await(
     whatever segops plans anew then is waited for too."""
     job = request.job
 
-    def progress(summary: Mapping[str, Any]) -> None:
-        counts = {k: v for k, v in (summary.get("counts") or {}).items() if v}
-        context.log.info(f"segops job {job.id}: {summary.get('state')} {counts}")
+    def progress(summary: models.JobSummary) -> None:
+        if summary["state"] != "open":
+            return  # the end is reported with the whole job
+        counts = {k: v for k, v in summary["counts"].items() if v}
+        context.log.info(f"segops job {job.id}: {summary['state']} {counts}")
 
     confirm = not job.created and not job.ended and not config.new
     try:
@@ -520,14 +546,16 @@ def _await(
                     "new source_version (or allow_empty to empty a window on purpose)"
                 )
             else:
-                sent = client.retry(job.id).get("sent") or []
+                sent = client.retry_job(job.id)["sent"]
                 context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run")
         deadline = None if wait_timeout_s is None else time.monotonic() + wait_timeout_s
         for rounds in range(MAX_CONFIRMATIONS + 1):
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ended, job_now = client.wait_until_ended(
-                job.id, timeout_s=left, poll_s=poll_s, on_progress=progress
+            # The step's own retries (and segops' idempotence) ride out an outage: fail at once.
+            ended, whole = client.wait_until_ended(
+                job.id, timeout=left, poll=poll_s, outage_timeout=None, on_progress=progress
             )
+            job_now = JobView(whole)
             if not ended or not confirm or rounds == MAX_CONFIRMATIONS:
                 break
             again = request.send_again(client)
@@ -576,10 +604,15 @@ def _verdicts(
     keys: Sequence[str],
     windows: Sequence[Window],
     by_key: Mapping[str, Mapping[str, Any]],
-    gates: _Gates,
 ) -> dict[str, dict[str, _Verdict]]:
     handoff: dict[str, _Verdict] = {}
     quality: dict[str, _Verdict] = {}
+    try:
+        gates: dict[str, models.PartitionGates] | SegopsApiError = {
+            g["task"]: g for g in client.gates(job.id)
+        }
+    except SegopsApiError as error:
+        gates = error
     for k in keys:
         p = by_key[k]
         done = p.get("state") == "done"
@@ -597,20 +630,29 @@ def _verdicts(
                 "druid_state": str(p.get("druidState")),
             },
         )
-        stats = p.get("rowStats")
-        verdict = gates.verdict(stats)
-        quality[k] = _Verdict(
-            verdict is None,
-            "row counters within the gates" if verdict is None else verdict,
-            {
-                **{f"rows_{name}": int(v) for name, v in (stats or {}).items()},
-                "max_unparseable": str(gates.max_unparseable if gates.max_unparseable is not None else 0),
-                "min_rows": int(gates.min_rows or 0),
-                **({"parse_errors": list(p.get("parseErrors") or [])[:5]} if p.get("parseErrors") else {}),
-            },
-        )
+        quality[k] = _quality_verdict(p, gates)
     live = _live_version_verdicts(client, job, keys, windows, by_key)
     return {CHECK_HANDOFF: handoff, CHECK_LIVE_VERSION: live, CHECK_ROW_QUALITY: quality}
+
+
+def _quality_verdict(
+    p: Mapping[str, Any], gates: Mapping[str, models.PartitionGates] | SegopsApiError
+) -> _Verdict:
+    """segops' verdict on the partition's row counters under its job's gates (the runner's own rule)."""
+    stats = p.get("rowStats") or {}
+    metadata: dict[str, Any] = {f"rows_{name}": int(v) for name, v in stats.items()}
+    if p.get("parseErrors"):
+        metadata["parse_errors"] = list(p["parseErrors"])[:5]
+    if isinstance(gates, SegopsApiError):
+        return _Verdict(False, f"segops' gate verdict could not be read: {gates}", metadata)
+    answer = gates.get(str(p["task"]))
+    if answer is None or answer["gates"] is None or answer["passed"] is None:
+        return _Verdict(False, "segops gives this partition no data gates", metadata)
+    metadata["max_unparseable"] = answer["gates"]["maxUnparseable"]
+    metadata["min_rows"] = answer["gates"]["minRows"]
+    if answer["passed"]:
+        return _Verdict(True, "row counters within the gates", metadata)
+    return _Verdict(False, answer["verdict"] or "the row counters fail the gates", metadata)
 
 
 def _live_version_verdicts(
@@ -625,14 +667,11 @@ def _live_version_verdicts(
         return {k: _Verdict(False, "the job names no datasource to audit", {}) for k in keys}
     span = (windows[0][0], windows[-1][1])
     try:
-        audit = client.audit(datasource, _interval(span))
+        audit = client.audit_datasource(datasource=datasource, interval=_interval(span))
     except SegopsApiError as error:
         return {k: _Verdict(False, f"the audit could not run: {error}", {}) for k in keys}
-    chunks = [
-        (_parse_interval(str(c["interval"])), [str(v) for v in c.get("liveVersions") or []])
-        for c in audit.get("chunks") or []
-    ]
-    violations = [v for v in audit.get("violations") or [] if isinstance(v, dict)]
+    chunks = [(_parse_interval(c["interval"]), list(c["liveVersions"])) for c in audit["chunks"]]
+    violations: list[dict[str, Any]] = [dict(v) for v in audit["violations"]]
     out: dict[str, _Verdict] = {}
     for k, (start, end) in zip(keys, windows, strict=True):
         p = by_key[k]
@@ -671,8 +710,8 @@ def _live_version_verdicts(
 
 
 def _violation_overlaps(violation: Mapping[str, Any], start: datetime, end: datetime) -> bool:
-    """Whether a violation is about this window (one naming no interval is about every window)."""
-    interval = violation.get("interval")
+    """Whether a violation is about this window (one naming no time chunk is about every window)."""
+    interval = violation.get("chunk", violation.get("interval"))
     if not isinstance(interval, str) or "/" not in interval:
         return True
     w = _parse_interval(interval)

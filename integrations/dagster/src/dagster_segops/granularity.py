@@ -1,30 +1,26 @@
-"""Dagster time-window partitions as a segops (Druid) partition granularity.
+"""Dagster time-window partitions as a segops (Druid) partition granularity, proven by the service.
 
-A single-run backfill over many partition keys becomes one segops backfill, and segops cuts its range
-into Druid's own buckets of a granularity. For that backfill to hold exactly one segops partition per
-Dagster partition key, the granularity must bucket time as the partitions definition does. This module
-finds it from the windows themselves (so any cron schedule and any time zone work, as long as the
-windows are regular) and proves it by walking the buckets as Druid would
-(``PeriodGranularity``: years, months, weeks and days count in local wall time from the origin; hours,
-minutes and seconds are absolute durations) before anything is created:
-
-- daily windows at local midnight: ``{"type": "period", "period": "P1D", "timeZone": TZ}``;
-- windows that do not start where Druid's default origin puts them (weekly from Sunday, daily from
-  06:00, hourly at :30, every 15 minutes, monthly on the 5th): the same with ``"origin"`` = the range's
-  first window start;
-- windows that are not one period apart (a weekday-only schedule): :class:`GranularityMismatch`, naming
-  the first window that does not fit; pass the granularity explicitly, or backfill key by key.
+A single-run backfill over many partition keys becomes one segops backfill, and segops cuts its range into
+Druid's buckets of a granularity. For that backfill to hold exactly one segops partition per Dagster
+partition key, the granularity must bucket time as the partitions definition does. How Druid buckets time
+is segops' rule, not this package's: the first window suggests a period (calendar fields when start and
+end share the local time of day, else hours, minutes or seconds), and the service plans the backfill with
+it (``POST /api/v1/backfills/plan``: nothing is stored) — first with Druid's default origin, then with the
+range's first window start as the origin. The first whose planned partitions are exactly the windows is
+the granularity; when none is, :class:`GranularityMismatch` names the first window that does not fit.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
 from zoneinfo import ZoneInfo
 
-__all__ = ["GranularityMismatch", "Period", "granularity_for_windows", "period_of_window"]
+from segops_client import SegopsApiError, SegopsClient, models
+
+__all__ = ["GranularityMismatch", "granularity_for_windows"]
 
 Window = tuple[datetime, datetime]
 
@@ -33,132 +29,79 @@ class GranularityMismatch(ValueError):
     """The partitions' windows are not the buckets of one Druid period granularity."""
 
 
-@dataclass(frozen=True)
-class Period:
-    """One ISO-8601 period field: ``unit`` in years, months, weeks, days (calendar, in local wall time)
-    or hours, minutes, seconds (absolute)."""
-
-    unit: str
-    size: int
-
-    @property
-    def iso(self) -> str:
-        letter = {
-            "years": "Y",
-            "months": "M",
-            "weeks": "W",
-            "days": "D",
-            "hours": "H",
-            "minutes": "M",
-            "seconds": "S",
-        }[self.unit]
-        time_part = self.unit in ("hours", "minutes", "seconds")
-        return f"P{'T' if time_part else ''}{self.size}{letter}"
-
-    @property
-    def calendar(self) -> bool:
-        return self.unit in ("years", "months", "weeks", "days")
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _utc(instant: datetime) -> datetime:
-    return instant.astimezone(timezone.utc)
+def _window(interval: str) -> Window:
+    start, end = interval.split("/")
+    return (datetime.fromisoformat(start), datetime.fromisoformat(end))
 
 
-def _local(instant: datetime, zone: ZoneInfo) -> datetime:
-    return instant.astimezone(zone).replace(tzinfo=None)
-
-
-def _months_between(a: datetime, b: datetime) -> int:
-    return (b.year - a.year) * 12 + (b.month - a.month)
-
-
-def period_of_window(start: datetime, end: datetime, zone: ZoneInfo) -> Period:
-    """The period one window spans: calendar fields when start and end share the local time of day (and
-    day of month, for months), else an absolute duration in hours, minutes or seconds."""
-    a, b = _local(start, zone), _local(end, zone)
+def _period(start: datetime, end: datetime, zone: ZoneInfo) -> str:
+    """The ISO period one window spans, read off Dagster's window (the candidate the service checks)."""
+    a, b = start.astimezone(zone).replace(tzinfo=None), end.astimezone(zone).replace(tzinfo=None)
     if a.time() == b.time() and b.date() > a.date():
-        months = _months_between(a, b)
+        months = (b.year - a.year) * 12 + (b.month - a.month)
         if a.day == b.day and months > 0:
-            return Period("years", months // 12) if months % 12 == 0 else Period("months", months)
+            return f"P{months // 12}Y" if months % 12 == 0 else f"P{months}M"
         days = (b.date() - a.date()).days
-        return Period("weeks", days // 7) if days % 7 == 0 else Period("days", days)
-    # Aware datetimes of one tzinfo subtract as wall times in Python: compare instants in UTC.
-    seconds = (_utc(end) - _utc(start)).total_seconds()
+        return f"P{days // 7}W" if days % 7 == 0 else f"P{days}D"
+    seconds = (end.astimezone(timezone.utc) - start.astimezone(timezone.utc)).total_seconds()
     if seconds <= 0 or seconds != int(seconds):
         raise GranularityMismatch(
             f"window {start.isoformat()}/{end.isoformat()} is not a whole number of seconds"
         )
     s = int(seconds)
-    if s % 3600 == 0:
-        return Period("hours", s // 3600)
-    if s % 60 == 0:
-        return Period("minutes", s // 60)
-    return Period("seconds", s)
+    return f"PT{s // 3600}H" if s % 3600 == 0 else f"PT{s // 60}M" if s % 60 == 0 else f"PT{s}S"
 
 
-def _add(origin: datetime, period: Period, k: int, zone: ZoneInfo) -> datetime:
-    """``origin + k·period`` as Druid's PeriodGranularity adds it (calendar fields in local wall time, a
-    wall time in a DST gap moved forward by the gap; time fields as absolute durations)."""
-    if not period.calendar:
-        step = {"hours": 3600, "minutes": 60, "seconds": 1}[period.unit] * period.size
-        return _utc(origin) + timedelta(seconds=step * k)
-    local = _local(origin, zone)
-    if period.unit in ("years", "months"):
-        months = period.size * k * (12 if period.unit == "years" else 1)
-        total = local.year * 12 + (local.month - 1) + months
-        year, month = divmod(total, 12)
-        month += 1
-        day = min(local.day, _days_in_month(year, month))
-        local = local.replace(year=year, month=month, day=day)
-    else:
-        local = local + timedelta(days=period.size * k * (7 if period.unit == "weeks" else 1))
-    # fold=0 takes the earlier offset of an ambiguous wall time and moves one in a gap forward by the gap.
-    return local.replace(tzinfo=zone).astimezone(timezone.utc)
-
-
-def _days_in_month(year: int, month: int) -> int:
-    nxt = datetime(year + (month == 12), month % 12 + 1, 1)
-    return (nxt - timedelta(days=1)).day
-
-
-def _default_origin_fits(start: datetime, period: Period, zone: ZoneInfo) -> bool:
-    """Whether Druid's default origin (none given) puts a bucket start at ``start``: a single field of
-    size 1 truncates local wall time (to the local hour, midnight, Monday, the 1st, 1 January)."""
-    if period.size != 1:
-        return False
-    t = _local(start, zone)
-    midnight = t.time() == datetime.min.time()
-    return {
-        "seconds": t.microsecond == 0,
-        "minutes": t.second == 0 and t.microsecond == 0,
-        "hours": t.minute == 0 and t.second == 0 and t.microsecond == 0,
-        "days": midnight,
-        "weeks": midnight and t.weekday() == 0,
-        "months": midnight and t.day == 1,
-        "years": midnight and t.day == 1 and t.month == 1,
-    }[period.unit]
-
-
-def granularity_for_windows(windows: Sequence[Window], timezone_name: str) -> str:
+def granularity_for_windows(
+    client: SegopsClient,
+    body: Mapping[str, Any],
+    windows: Sequence[Window],
+    timezone_name: str,
+) -> str:
     """The segops ``granularity`` (JSON text of a Druid period granularity) whose buckets over
-    ``[windows[0].start, windows[-1].end)`` are exactly ``windows``; raises :class:`GranularityMismatch`
-    when there is none of one period."""
+    ``[windows[0].start, windows[-1].end)`` the service plans as exactly ``windows``, for the backfill
+    ``body`` (its template, vars, …). Raises :class:`GranularityMismatch` when neither candidate is, or
+    the service's refusal of the last one (a template that does not render, say)."""
     if not windows:
         raise GranularityMismatch("no partition windows")
-    zone = ZoneInfo(timezone_name)
-    windows = [(_utc(s), _utc(e)) for s, e in windows]
-    first_start, first_end = windows[0]
-    period = period_of_window(first_start, first_end, zone)
-    for k, (start, end) in enumerate(windows):
-        want = (_add(first_start, period, k, zone), _add(first_start, period, k + 1, zone))
-        if (start, end) != want:
+    utc = [(s.astimezone(timezone.utc), e.astimezone(timezone.utc)) for s, e in windows]
+    period = _period(utc[0][0], utc[0][1], ZoneInfo(timezone_name))
+    spec: dict[str, str] = {"type": "period", "period": period, "timeZone": timezone_name}
+    candidates = [spec, {**spec, "origin": _iso(utc[0][0])}]
+    planned: list[Window] = []
+    refused: SegopsApiError | None = None
+    for candidate in candidates:
+        granularity = json.dumps(candidate, separators=(",", ":"))
+        request = {**body, "from": _iso(utc[0][0]), "to": _iso(utc[-1][1]), "granularity": granularity}
+        try:
+            plan = client.plan_backfill(_backfill(request))
+        except SegopsApiError as error:
+            # A candidate whose buckets the template's segment granularity does not align with is refused.
+            if error.status != 400:
+                raise
+            refused = error
+            continue
+        planned = [_window(p["interval"]) for p in plan["partitions"]]
+        if planned == utc:
+            return granularity
+    if not planned and refused is not None:
+        raise refused
+    for k, window in enumerate(utc):
+        want = planned[k] if k < len(planned) else None
+        if window != want:
+            shown = f"{_iso(want[0])}/{_iso(want[1])}" if want else "nothing"
             raise GranularityMismatch(
-                f"the partition window {start.isoformat()}/{end.isoformat()} is not a {period.iso} bucket in "
-                f"{timezone_name} counted from {first_start.isoformat()} "
-                f"(expected {want[0].isoformat()}/{want[1].isoformat()}): the windows are not one Druid "
-                "period granularity; pass backfill_granularity= explicitly, or materialise key by key"
+                f"the partition window {_iso(window[0])}/{_iso(window[1])} is not a {period} bucket in "
+                f"{timezone_name} as segops plans it (it plans {shown} there): the windows are not one "
+                "Druid period granularity; pass backfill_granularity= explicitly, or materialise key by key"
             )
-    spec: dict[str, str] = {"type": "period", "period": period.iso, "timeZone": timezone_name}
-    if not _default_origin_fits(first_start, period, zone):
-        spec["origin"] = first_start.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-    return json.dumps(spec, separators=(",", ":"))
+    raise GranularityMismatch(f"segops plans more buckets than the {len(utc)} windows over their range")
+
+
+def _backfill(request: Mapping[str, Any]) -> models.BackfillRequest:
+    # The asset builds the body from its own arguments; the service checks it as it checks a backfill.
+    return request  # type: ignore[return-value]

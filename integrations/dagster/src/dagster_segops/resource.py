@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dagster import ConfigurableResource
 from pydantic import Field
-
-from .client import SegopsClient
+from segops_client import SegopsClient
 
 __all__ = ["SegopsResource"]
 
@@ -28,8 +27,14 @@ class SegopsResource(ConfigurableResource):  # type: ignore[type-arg]
     )
     retries: int = Field(
         default=4,
-        description="Tries again after connection errors and 502/503/504 (every call is idempotent)",
+        description="Tries again after connection errors and 408/429/502/503/504 (every call is idempotent)",
     )
 
     def get_client(self) -> SegopsClient:
-        return SegopsClient(self.url, self.token, request_timeout=self.request_timeout, retries=self.retries)
+        return SegopsClient(
+            self.url,
+            self.token,
+            request_timeout=self.request_timeout,
+            retries=self.retries,
+            user_agent="dagster-segops",
+        )

@@ -13,83 +13,41 @@ port and `schema` = `http`/`https`), password = the API token (sent as `Authoriz
 
 from __future__ import annotations
 
-import asyncio
-import time
 import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal, cast
 
-import httpx
 from airflow.sdk import BaseHook
 from airflow.sdk.exceptions import AirflowException
+from segops_client import (
+    MAX_WAIT,
+    AsyncSegopsClient,
+    SegopsApiError,
+    SegopsClient,
+    job_ended,
+    models,
+    problem_message,
+)
 
+__all__ = [
+    "MAX_POLL_TIMEOUT",
+    "JsonDict",
+    "SegopsApiError",
+    "SegopsAsyncHook",
+    "SegopsHook",
+    "SegopsSettings",
+    "job_ended",
+    "problem_message",
+]
+
+#: The operators keep the service's JSON as plain dicts (XCom-ready); segops' client types it inside.
 JsonDict = dict[str, Any]
+Kind = Literal["run", "backfill"]
 
-#: Statuses worth asking again: the service (or a proxy) is restarting, draining or overloaded.
-RETRYABLE_STATUSES = frozenset({408, 429, 502, 503, 504})
-MAX_POLL_TIMEOUT = 300.0
-
-
-#: The problem segops answers when partitions whose input changed are still running on the old input.
-BUSY_PROBLEM = "/problems/partitions-busy"
-
-
-class SegopsApiError(AirflowException):
-    """An answer of the segops service that is not a success (an RFC 9457 problem), or no answer at all."""
-
-    def __init__(self, message: str, *, status: int | None = None, problem: JsonDict | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.problem = problem or {}
-
-    @property
-    def retryable(self) -> bool:
-        """True for no answer (connection refused, reset, timeout) and for 408/429/502/503/504."""
-        return self.status is None or self.status in RETRYABLE_STATUSES
-
-
-def problem_message(method: str, path: str, status: int, body: Any) -> str:
-    """`POST /api/v1/runs: 400 invalid request: interval: …; vars.x: …` from a problem+json body."""
-    if not isinstance(body, Mapping):
-        text = str(body).strip()[:500] if body not in (None, "") else ""
-        return f"{method} {path}: HTTP {status}" + (f": {text}" if text else "")
-    title = body.get("title") or body.get("type") or "error"
-    parts = [f"{method} {path}: {status} {title}"]
-    detail = body.get("detail")
-    if detail and detail != title:
-        parts.append(str(detail))
-    errors = body.get("errors")
-    if isinstance(errors, list) and errors:
-        named = []
-        for e in errors:
-            if isinstance(e, Mapping):
-                where = e.get("path") or ""
-                named.append(f"{where}: {e.get('message')}" if where else str(e.get("message")))
-        named = [n for n in named if n not in str(detail or "")]
-        if named:
-            parts.append("; ".join(named))
-    return ": ".join(parts)
-
-
-def quote_id(job_id: str) -> str:
-    """Job ids are path segments (they contain `/` for partitions): percent-encode everything."""
-    return urllib.parse.quote(job_id, safe="")
-
-
-#: Partitions asked for per page when a large job's answer does not show them all (the API's most).
-PARTITION_PAGE = 10_000
-
-
-def partitions_path(job: Mapping[str, Any]) -> str:
-    """Where the partitions a job's answer leaves out are read, a page at a time."""
-    return f"/api/v1/jobs/{quote_id(str(job['id']))}/partitions"
-
-
-def job_ended(job: Mapping[str, Any]) -> bool:
-    """A job (or job summary) whose partitions can no longer run: done or failed (a cancel ends failed)."""
-    return job.get("state") in ("done", "failed")
+MAX_POLL_TIMEOUT = MAX_WAIT
+USER_AGENT = "airflow-provider-segops"
 
 
 @dataclass(frozen=True)
@@ -97,7 +55,8 @@ class SegopsSettings:
     """What a connection says: where the service is, its token, and defaults from the extras."""
 
     base_url: str
-    token: str | None
+    #: The API token: never in a repr or a message.
+    token: str | None = field(repr=False)
     druid_host: str | None = None
     request_timeout: float = 30.0
     poll_timeout: float = 60.0
@@ -139,31 +98,25 @@ class SegopsSettings:
             defaults=defaults,
         )
 
-    def headers(self) -> dict[str, str]:
-        h = {"accept": "application/json", "user-agent": "airflow-provider-segops"}
-        if self.token:
-            h["authorization"] = f"Bearer {self.token}"
-        return h
-
-
-def _decode(method: str, path: str, response: httpx.Response) -> JsonDict:
-    try:
-        body: Any = response.json()
-    except ValueError:
-        body = response.text
-    if response.status_code >= 400:
-        raise SegopsApiError(
-            problem_message(method, path, response.status_code, body),
-            status=response.status_code,
-            problem=body if isinstance(body, dict) else None,
+    def client(self) -> SegopsClient:
+        """segops' client for this connection: no retries of its own (a failed call fails the task, and
+        Airflow's retries reattach), the long-poll's outages ridden out by `wait_until_ended`."""
+        return SegopsClient(
+            self.base_url,
+            self.token,
+            request_timeout=self.request_timeout,
+            verify=self.verify,
+            user_agent=USER_AGENT,
         )
-    if not isinstance(body, dict):
-        raise SegopsApiError(f"{method} {path}: expected a JSON object, got {str(body)[:200]!r}")
-    return body
 
-
-def _unreachable(method: str, path: str, base: str, error: Exception) -> SegopsApiError:
-    return SegopsApiError(f"{method} {path}: the segops service at {base} did not answer: {error!r}")
+    def async_client(self) -> AsyncSegopsClient:
+        return AsyncSegopsClient(
+            self.base_url,
+            self.token,
+            request_timeout=self.request_timeout,
+            verify=self.verify,
+            user_agent=USER_AGENT,
+        )
 
 
 class SegopsHook(BaseHook):
@@ -198,87 +151,40 @@ class SegopsHook(BaseHook):
     def settings(self) -> SegopsSettings:
         return SegopsSettings.from_connection(self.get_connection(self.segops_conn_id))
 
-    def get_conn(self) -> httpx.Client:
-        s = self.settings
-        return httpx.Client(
-            base_url=s.base_url, headers=s.headers(), timeout=s.request_timeout, verify=s.verify
-        )
+    def get_conn(self) -> SegopsClient:
+        return self.settings.client()
 
     @cached_property
-    def _client(self) -> httpx.Client:
+    def _client(self) -> SegopsClient:
         return self.get_conn()
 
-    def _call(
-        self,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        read_timeout: float | None = None,
-    ) -> tuple[int, JsonDict]:
-        timeout = (
-            httpx.Timeout(self.settings.request_timeout, read=read_timeout)
-            if read_timeout
-            else httpx.USE_CLIENT_DEFAULT
-        )
-        try:
-            response = self._client.request(
-                method, path, json=json, params=params, headers=dict(headers or {}), timeout=timeout
-            )
-        except httpx.HTTPError as error:
-            raise _unreachable(method, path, self.settings.base_url, error) from error
-        return response.status_code, _decode(method, path, response)
-
-    # The API, route by route.
+    # The API, route by route, through segops' client.
 
     def create(
         self, kind: str, body: Mapping[str, Any], *, idempotency_key: str | None = None
     ) -> tuple[JsonDict, bool]:
-        """`POST /api/v1/runs` (kind "run") or `/api/v1/backfills`: (the job, whether it was created now).
+        """`POST /api/v1/runs` (kind "run") or `/api/v1/backfills`: (the whole job, whether it was created now).
 
         The same inputs name the same job: a repeated call answers 200 with that job, and nothing is
-        submitted to Druid twice.
+        submitted to Druid twice. A job whose changed partitions still run on the old input is answered as
+        found running (the client reads segops' 409 `partitions-busy` so).
         """
-        if kind not in ("run", "backfill"):
-            raise ValueError(f"kind must be 'run' or 'backfill', got {kind!r}")
-        path = "/api/v1/runs" if kind == "run" else "/api/v1/backfills"
-        headers = {"idempotency-key": idempotency_key} if idempotency_key else None
-        try:
-            status, job = self._call("POST", path, json=dict(body), headers=headers)
-        except SegopsApiError as error:
-            # A partition whose input changed is running on the old input: the job is found running, as
-            # when it was started by another try; asked again once it ended, the partition runs again.
-            instance = error.problem.get("instance")
-            if error.problem.get("type") == BUSY_PROBLEM and isinstance(instance, str):
-                return self._whole(self._call("GET", instance)[1]), False
-            raise
-        return self._whole(job), status == 201
+        job, created = self._client.create(_kind(kind), _request(body), idempotency_key=idempotency_key)
+        return _json(job), created
+
+    def plan(self, kind: str, body: Mapping[str, Any]) -> JsonDict:
+        """What the same request would create, nothing stored: the job id, each partition's interval and
+        its input sources as segops renders them, the gates."""
+        return _json(self._client.plan(_kind(kind), _request(body)))
 
     def get_job(self, job_id: str) -> JsonDict:
-        return self._whole(self._call("GET", f"/api/v1/jobs/{quote_id(job_id)}")[1])
-
-    def _whole(self, job: JsonDict) -> JsonDict:
-        """The job with every partition: a large job's answer shows the first page, the rest are paged."""
-        after = job.get("partitionsNext")
-        while isinstance(after, str):
-            params = {"after": after, "limit": PARTITION_PAGE}
-            page = self._call("GET", partitions_path(job), params=params)[1]
-            job["partitions"] = [*(job.get("partitions") or []), *page["items"]]
-            after = page.get("next")
-        job["partitionsNext"] = None
-        return job
+        """The job with every partition (a large job's are read a page at a time)."""
+        return _json(self._client.get_whole_job(job_id))
 
     def wait(self, job_id: str, timeout: float | None = None) -> JsonDict:
         """One long-poll: `{ended, job}` as soon as the job ends, or `ended: false` after `timeout` s."""
-        t = min(self.settings.poll_timeout if timeout is None else timeout, MAX_POLL_TIMEOUT)
-        return self._call(
-            "GET",
-            f"/api/v1/jobs/{quote_id(job_id)}/wait",
-            params={"timeout": _seconds(t)},
-            read_timeout=t + self.settings.request_timeout,
-        )[1]
+        t = self.settings.poll_timeout if timeout is None else timeout
+        return _json(self._client.wait(job_id, t))
 
     def wait_until_ended(
         self,
@@ -288,51 +194,38 @@ class SegopsHook(BaseHook):
         poll_timeout: float | None = None,
         outage_timeout: float = 600.0,
         on_progress: Callable[[JsonDict], None] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> JsonDict:
-        """Long-polls until the job ends (then returns the full job) or `timeout` s pass (then raises).
+        """Long-polls until the job ends (then returns the whole job) or `timeout` s pass (then raises).
 
         While the service does not answer (a restart, a SIGTERM drain) it asks again with capped backoff,
         for at most `outage_timeout` s in a row.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        backoff = _Backoff(outage_timeout)
-        while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise SegopsApiError(f"segops job {job_id} did not end within {timeout:g} s")
-            poll = self.settings.poll_timeout if poll_timeout is None else poll_timeout
-            try:
-                result = self.wait(job_id, poll if left is None else min(poll, left))
-            except SegopsApiError as error:
-                if not error.retryable:
-                    raise
-                sleep(backoff.next_delay(error))
-                continue
-            backoff.reset()
-            if on_progress is not None:
-                on_progress(result["job"])
-            if result.get("ended"):
-                return self.get_job(job_id)
+        ended, job = self._client.wait_until_ended(
+            job_id,
+            timeout=timeout,
+            poll=self.settings.poll_timeout if poll_timeout is None else poll_timeout,
+            outage_timeout=outage_timeout,
+            on_progress=(lambda summary: on_progress(_json(summary))) if on_progress else None,
+        )
+        if not ended:
+            raise SegopsApiError(f"segops job {job_id} did not end within {timeout:g} s")
+        return _json(job)
 
     def cancel(self, job_id: str, *, shutdown: bool = False, reason: str | None = None) -> JsonDict:
-        body: JsonDict = {"shutdown": shutdown}
-        if reason:
-            body["reason"] = reason[:500]
-        return self._call("POST", f"/api/v1/jobs/{quote_id(job_id)}/cancel", json=body)[1]
+        return _json(self._client.cancel_job(job_id, body=_cancel_body(shutdown, reason)))
 
     def retry(self, job_id: str) -> JsonDict:
         """Sends the job's failed, canceled and dead-lettered partitions back to run."""
-        return self._call("POST", f"/api/v1/jobs/{quote_id(job_id)}/retry")[1]
+        return _json(self._client.retry_job(job_id))
 
     def test_connection(self) -> tuple[bool, str]:
         """Airflow's "Test" button: the service is ready (ledger and Druid answer) and the token works."""
         try:
-            _, ready = self._call("GET", "/readyz")
-            self._call("GET", "/api/v1/jobs", params={"limit": 1})
+            ready = self._client.ready().body
+            self._client.list_jobs(limit=1)
         except SegopsApiError as error:
             return False, str(error)
-        if not ready.get("ready"):
+        if not ready["ready"]:
             return False, f"segops at {self.settings.base_url} is not ready: {ready}"
         return True, f"segops at {self.settings.base_url} is ready"
 
@@ -355,83 +248,37 @@ class SegopsAsyncHook(BaseHook):
             self._settings = SegopsSettings.from_connection(await self.aget_connection(self.segops_conn_id))
         return self._settings
 
-    async def _call(
-        self,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, Any] | None = None,
-        read_timeout: float | None = None,
-    ) -> JsonDict:
-        s = await self.get_settings()
-        timeout = httpx.Timeout(s.request_timeout, read=read_timeout or s.request_timeout)
-        try:
-            async with httpx.AsyncClient(
-                base_url=s.base_url, headers=s.headers(), timeout=timeout, verify=s.verify
-            ) as client:
-                response = await client.request(method, path, json=json, params=params)
-        except httpx.HTTPError as error:
-            raise _unreachable(method, path, s.base_url, error) from error
-        return _decode(method, path, response)
-
     async def get_job(self, job_id: str) -> JsonDict:
-        job = await self._call("GET", f"/api/v1/jobs/{quote_id(job_id)}")
-        after = job.get("partitionsNext")
-        while isinstance(after, str):
-            params = {"after": after, "limit": PARTITION_PAGE}
-            page = await self._call("GET", partitions_path(job), params=params)
-            job["partitions"] = [*(job.get("partitions") or []), *page["items"]]
-            after = page.get("next")
-        job["partitionsNext"] = None
-        return job
+        async with (await self.get_settings()).async_client() as client:
+            return _json(await client.get_whole_job(job_id))
 
     async def wait(self, job_id: str, timeout: float | None = None) -> JsonDict:
         s = await self.get_settings()
-        t = min(s.poll_timeout if timeout is None else timeout, MAX_POLL_TIMEOUT)
-        return await self._call(
-            "GET",
-            f"/api/v1/jobs/{quote_id(job_id)}/wait",
-            params={"timeout": _seconds(t)},
-            read_timeout=t + s.request_timeout,
-        )
+        async with s.async_client() as client:
+            return _json(await client.wait(job_id, s.poll_timeout if timeout is None else timeout))
 
     async def cancel(self, job_id: str, *, shutdown: bool = False, reason: str | None = None) -> JsonDict:
-        body: JsonDict = {"shutdown": shutdown}
-        if reason:
-            body["reason"] = reason[:500]
-        return await self._call("POST", f"/api/v1/jobs/{quote_id(job_id)}/cancel", json=body)
+        async with (await self.get_settings()).async_client() as client:
+            return _json(await client.cancel_job(job_id, body=_cancel_body(shutdown, reason)))
 
 
-def _seconds(t: float) -> str:
-    """The wait route reads a JSON number: `60`, `0.5`."""
-    text = f"{max(0.0, t):.3f}".rstrip("0").rstrip(".")
-    return text or "0"
+def _kind(kind: str) -> Kind:
+    if kind not in ("run", "backfill"):
+        raise ValueError(f"kind must be 'run' or 'backfill', got {kind!r}")
+    return cast(Kind, kind)
 
 
-class _Backoff:
-    """Capped exponential backoff across consecutive failures, bounded in total time."""
+def _request(body: Mapping[str, Any]) -> models.RunRequest | models.BackfillRequest:
+    # The operators build the body from their fields; the service checks it as it checks every request.
+    return cast("models.RunRequest | models.BackfillRequest", dict(body))
 
-    def __init__(self, budget: float, base: float = 1.0, cap: float = 30.0) -> None:
-        self.budget, self.base, self.cap = budget, base, cap
-        self.reset()
 
-    def reset(self) -> None:
-        self.failures = 0
-        self.since: float | None = None
+def _cancel_body(shutdown: bool, reason: str | None) -> models.CancelRequest:
+    body: models.CancelRequest = {"shutdown": shutdown}
+    if reason:
+        body["reason"] = reason[:500]
+    return body
 
-    def next_delay(self, error: Exception) -> float:
-        now = time.monotonic()
-        if self.since is None:
-            self.since = now
-        if now - self.since > self.budget:
-            raise SegopsApiError(
-                f"the segops service has not answered for {now - self.since:.0f} s (budget {self.budget:g} s): "
-                f"{error}"
-            ) from error
-        delay = min(self.cap, self.base * float(2**self.failures))
-        self.failures += 1
-        return delay
 
-    async def asleep(self, error: Exception) -> None:
-        await asyncio.sleep(self.next_delay(error))
+def _json(value: Mapping[str, Any]) -> JsonDict:
+    return cast(JsonDict, value)

@@ -37,7 +37,7 @@ from segops_airflow.hooks.segops import (
     job_ended,
 )
 from segops_airflow.source_version import resolve_source_version
-from segops_airflow.template import Template, datasource_of, parse_template, partition_inputs
+from segops_airflow.template import InputName, Template, datasource_of, input_names, parse_template
 from segops_airflow.triggers.segops import DEFER_GRACE, SegopsJobTrigger
 
 if TYPE_CHECKING:
@@ -545,6 +545,22 @@ class _SegopsJobOperator(BaseOperator):
             return
         self.log.info("asset event for %s", asset.uri)
 
+    def _lineage_inputs(self, intervals: Sequence[str], druid_namespace: str | None) -> list[InputName]:
+        """The datasets the partitions over `intervals` read: their input sources as segops renders them
+        (the request planned again by the service, nothing stored), sorted, deduplicated."""
+        try:
+            plan = self.hook.plan(self.kind, self.request_body())
+        except SegopsApiError as error:
+            self.log.warning("no lineage inputs: segops could not plan the request again: %s", error)
+            return []
+        wanted = set(intervals)
+        names: set[InputName] = set()
+        for p in plan["partitions"]:
+            if p["interval"] in wanted:
+                for source in p["inputSources"]:
+                    names.update(input_names(source, druid_namespace))
+        return sorted(names)
+
     def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
         """Inputs: the spec's input sources of every partition; output: the datasource with its interval,
         version and row counts (OpenLineage provider ≥ 2)."""
@@ -567,9 +583,7 @@ class _SegopsJobOperator(BaseOperator):
         parts = job.get("partitions") or []
         inputs = [
             InputDataset(namespace=n.namespace, name=n.name)
-            for n in partition_inputs(
-                self.template, [p["interval"] for p in parts], options.get("vars") or {}, namespace
-            )
+            for n in self._lineage_inputs([p["interval"] for p in parts], namespace)
         ]
         outputs = []
         if asset is not None and namespace is not None:

@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
+from segops_client import Backoff
 
-from segops_airflow.hooks.segops import MAX_POLL_TIMEOUT, SegopsApiError, SegopsAsyncHook, _Backoff
+from segops_airflow.hooks.segops import MAX_POLL_TIMEOUT, SegopsApiError, SegopsAsyncHook
 
 #: Seconds a deferred task waits at least before it resumes (the default of the operators' `defer_grace`).
 #: Airflow 3.3's scheduler can fail a task that resumes while the executor's "success" event of the worker
@@ -77,7 +78,7 @@ class SegopsJobTrigger(BaseTrigger):
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         hook = self._hook()
-        backoff = _Backoff(self.outage_timeout)
+        backoff = Backoff(self.outage_timeout)
         last_counts: Any = None
         while True:
             try:
@@ -86,7 +87,7 @@ class SegopsJobTrigger(BaseTrigger):
                 if error.retryable:
                     try:
                         self.log.warning("segops did not answer (%s); asking again", error)
-                        await backoff.asleep(error)
+                        await asyncio.sleep(backoff.next_delay(error))
                         continue
                     except SegopsApiError as gave_up:
                         error = gave_up
