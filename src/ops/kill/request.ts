@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parsePeriodMs } from "../../core/interval.js";
 import type { KindRequest } from "../../driver/kind.js";
 import { segmentId } from "../../work/segments.js";
-import { Datasource, IntervalText, intervalField, requestField } from "../request.js";
+import { Datasource, IntervalText, intervalField, PeriodText, requestField } from "../request.js";
 import { killCommand } from "./command.js";
 import { inspectKill, planKill } from "./plan.js";
 
@@ -10,7 +10,7 @@ export const KillRequest = z.strictObject({
   datasource: Datasource,
   interval: IntervalText,
   /** Only segments marked unused at least this long ago (ISO-8601 period, e.g. P30D). @default any */
-  olderThan: z.string().min(1, "must not be empty").max(50).optional(),
+  olderThan: PeriodText.optional(),
   /** Only these versions. @default every version */
   versions: z.array(z.string().min(1).max(200)).max(1000).optional(),
   /** Segments per kill task. @default 100 */

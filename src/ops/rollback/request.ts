@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseInstant } from "../../core/interval.js";
 import type { KindRequest } from "../../driver/kind.js";
-import { Datasource, IntervalText, intervalField, requestField } from "../request.js";
+import { Datasource, InstantText, IntervalText, intervalField, requestField } from "../request.js";
 import { rollbackCommand } from "./command.js";
 import { inspectRollback, planRollback } from "./plan.js";
 
@@ -12,7 +12,7 @@ export const RollbackRequest = z
     /** Restore this version in every chunk (exactly one of toVersion and before). */
     toVersion: z.string().min(1, "must not be empty").max(200).optional(),
     /** Restore, in each chunk, the newest version written before this instant. */
-    before: z.string().min(1, "must not be empty").max(100).optional(),
+    before: InstantText.optional(),
     /** @default false */
     dryRun: z.boolean().optional(),
   })
