@@ -244,7 +244,22 @@ describe("a kind registered in one line, on the command line", () => {
     ]);
     const ledger = await openStore(`sqlite:${ledgerPath}`);
     expect((await ledger.listJobs({ kind: "tally" })).map((j) => j.state)).toEqual(["done"]);
+
+    // A stored job of the kind (stopped before it ran) is resumed like any other, where it is registered.
+    const [first] = await ledger.listTasks("tally_toys_a-b_3");
+    await ledger.createJob({ id: "tally_stopped", kind: "tally", options: {} }, [
+      { id: "tally_stopped/a", kind: "tally", payload: first!.payload },
+    ]);
     await ledger.close();
+    const unknown = await segops(["resume", "tally_stopped", ...common], {});
+    expect([unknown.code, unknown.err]).toEqual([2, expect.stringContaining("is a tally job; resume runs")]);
+    const resumed = await segops(["resume", "tally_stopped", ...common, "--json"]);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(JSON.parse(resumed.out)).toMatchObject({
+      job: "tally_stopped",
+      state: "done",
+      counts: { done: 1 },
+    });
 
     // Not registered, no command.
     expect((await segops(["tally", "toys", "--target", "1"], {})).code).toBe(2);

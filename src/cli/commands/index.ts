@@ -27,7 +27,7 @@ import { registerWait } from "./wait.js";
  * `segops --help` therefore loads only what it uses (test/cli/startup.test.ts checks the module graph,
  * bench/startup.ts the wall time).
  */
-export type RegisterCommand = (program: Command) => void;
+export type RegisterCommand = (program: Command, kinds?: Kinds) => void;
 
 /** The commands before the kinds' commands, in the order `segops --help` lists them. */
 const BEFORE_KINDS: readonly RegisterCommand[] = [
@@ -51,7 +51,7 @@ const AFTER_KINDS: readonly RegisterCommand[] = [registerSim, registerRender, re
  * declares one (tests register a kind this way); by default this build's, from the light list.
  */
 export function registerCommands(program: Command, kinds?: Kinds): void {
-  for (const register of BEFORE_KINDS) register(program);
+  for (const register of BEFORE_KINDS) register(program, kinds);
   const commands = kinds ? kinds.flatMap((k) => k.request?.command ?? []) : KIND_COMMANDS;
   for (const command of commands) registerKindCommand(program, command, kinds);
   for (const register of AFTER_KINDS) register(program);

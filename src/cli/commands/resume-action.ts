@@ -1,9 +1,11 @@
 import { systemClock } from "../../core/clock.js";
 import { DEFAULTS } from "../../core/defaults.js";
 import { UsageError } from "../../core/errors.js";
+import type { KindOfWork } from "../../driver/kind.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import { jobKinds } from "../../jobs/kinds.js";
 import type { Store } from "../../ledger/store.js";
+import type { DruidServices } from "../../work/services.js";
 import { openLedger } from "../context.js";
 import type { DruidFlags } from "../options.js";
 import { connectWatched, driveJob } from "./ingest-common.js";
@@ -28,13 +30,14 @@ export type ResumeFlags = DruidFlags &
 export async function resumeJob(
   jobId: string,
   flags: ResumeFlags & { maxConcurrency?: number; poisonAfter?: number },
+  kinds?: readonly KindOfWork<DruidServices, never>[],
 ): Promise<void> {
   let store: Store | undefined;
   try {
     store = await openLedger(flags.ledger);
     const job = await store.getJob(jobId);
     if (!job) throw new UsageError(`no job ${jobId} in the ledger ${flags.ledger} (see \`segops jobs\`)`);
-    const resumable = jobKinds();
+    const resumable = jobKinds(kinds);
     if (!resumable.includes(job.kind))
       throw new UsageError(
         `job ${jobId} is a ${job.kind} job; resume runs ${resumable.join(", ")} jobs (the kinds this build knows)`,
@@ -54,6 +57,7 @@ export async function resumeJob(
         monitor,
         jobId,
         total,
+        ...(kinds ? { kinds } : {}),
         flags: {
           ...flags,
           maxConcurrency: flags.maxConcurrency ?? stored("maxConcurrency", DEFAULTS.maxConcurrency),

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { addDruidOptions, addLedgerOption } from "../options.js";
 import { addRunControlOptions } from "./ingest-flags.js";
+import type { Kinds } from "./kind-flags.js";
 import type { ResumeFlags } from "./resume-action.js";
 
 /**
@@ -8,7 +9,7 @@ import type { ResumeFlags } from "./resume-action.js";
  * so neither the template nor the command line is needed: the way back for a `--new` job, whose command
  * would plan yet another job.
  */
-export function registerResume(program: Command): void {
+export function registerResume(program: Command, kinds?: Kinds): void {
   const command = program
     .command("resume <job>")
     .description(
@@ -18,6 +19,6 @@ export function registerResume(program: Command): void {
   addLedgerOption(command);
   addRunControlOptions(command, { fromJob: true }).action(
     async (jobId: string, flags: ResumeFlags & { maxConcurrency?: number; poisonAfter?: number }) =>
-      (await import("./resume-action.js")).resumeJob(jobId, flags),
+      (await import("./resume-action.js")).resumeJob(jobId, flags, kinds),
   );
 }
