@@ -577,6 +577,21 @@ export class DruidClient {
     );
   }
 
+  /**
+   * `GET /druid/indexer/v1/worker`: the Overlord's dynamic worker config (`WorkerBehaviorConfig`: its
+   * `selectStrategy`, with `taskLimits` from Druid 33 on, worker-config.ts), or null when none was ever set (an
+   * empty answer, or `null`). Druid guards it with config read permission (`ConfigResourceFilter`).
+   */
+  async workerConfig(options?: CallOptions): Promise<Record<string, unknown> | null> {
+    const response = await this.#send(
+      { service: "overlord", method: "GET", path: `${OVERLORD}/worker`, idempotent: true },
+      options,
+    );
+    if (response.body.trim() === "") return null;
+    const body = this.#parse(response);
+    return isRecord(body) ? body : null;
+  }
+
   /** `GET /totalWorkerCapacity` (§2.9); each figure is -1 when unknown. */
   totalWorkerCapacity(options?: CallOptions): Promise<TotalWorkerCapacity> {
     return this.#json(

@@ -28,6 +28,7 @@ import { ruleKind } from "./rules.js";
 import { markUnused, markUsed, type SegmentFilter } from "./segment-state.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
 import type { SimTask, TaskLocation } from "./task.js";
+import { slotLimit, slotTypes, taskLimitsIn } from "./task-limits.js";
 import {
   analyseTimeline,
   isLoadDue,
@@ -82,6 +83,8 @@ export class SimEngine {
   readonly startedAt: number;
   /** The Coordinator dynamic config (`/druid/coordinator/v1/config`). */
   dynamicConfig: Record<string, unknown>;
+  /** The Overlord's dynamic worker config (`/druid/indexer/v1/worker`); null until one is set. */
+  workerConfig: Record<string, unknown> | null = null;
   readonly slots: SlotPool;
   readonly stats = new StatsRecorder();
   readonly rng: Rng;
@@ -207,6 +210,14 @@ export class SimEngine {
     this.sync();
     this.onChange();
     return true;
+  }
+
+  /** `POST /druid/indexer/v1/worker`: a new worker config; pending tasks are tried again under its limits. */
+  setWorkerConfig(config: Record<string, unknown>): void {
+    this.sync();
+    this.workerConfig = config;
+    this.sync();
+    this.onChange();
   }
 
   setNeverLoad(dataSource: string, never: boolean): void {
@@ -415,9 +426,15 @@ export class SimEngine {
     this.stats.event(task.id, event, at);
   }
 
-  /** Tries waiting tasks' locks and pending tasks' slots, highest priority first, then FIFO (§4.4). */
+  /**
+   * Tries waiting tasks' locks and pending tasks' slots, highest priority first, then FIFO (§4.4). A pending task
+   * whose type is at its slot limit (task-limits.ts) stays pending while later ones of other types may start, as
+   * the Overlord assigns each pending task on its own.
+   */
   #schedule(): boolean {
     let changed = false;
+    const limits = this.options.druidVersion >= 33 ? taskLimitsIn(this.workerConfig) : null;
+    let usedByType: Map<string, number> | null = null;
     const queue = [...this.tasks.values()]
       .filter((t) => t.phase === "waiting" || t.phase === "pending")
       .sort((a, b) => b.plan.priority - a.plan.priority || a.seq - b.seq);
@@ -443,14 +460,47 @@ export class SimEngine {
         changed = true;
       }
       if (task.phase === "pending") {
+        const own = slotTypes(task.plan).own;
+        const limit = limits ? slotLimit(limits, own, this.slots.enabledTotal) : null;
+        if (limit !== null) {
+          usedByType ??= this.slotsByType();
+          // `TaskLimits.canRunTask`: the type's slots in use plus this task's own (its supervisor's) one.
+          if ((usedByType.get(own) ?? 0) + 1 > limit) continue;
+        }
         const placement = this.slots.tryPlace(task.id, task.plan.slots);
         if (!placement) continue;
+        usedByType = null; // recounted for the next limited task
         task.location = { host: "localhost", port: placement.port, tlsPort: -1 };
         this.#guard(task, () => this.#start(task));
         changed = true;
       }
     }
     return changed;
+  }
+
+  /**
+   * Slots held by running tasks per task type, as Druid's `currCapacityUsedByTaskType` counts them (slotTypes); per
+   * worker when `worker` is given.
+   */
+  slotsByType(worker?: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const add = (type: string, n: number) => {
+      if (n > 0) out.set(type, (out.get(type) ?? 0) + n);
+    };
+    this.slots.workers.forEach((w, i) => {
+      if (worker !== undefined && i !== worker) return;
+      for (const [id, held] of w.held) {
+        const task = this.tasks.get(id);
+        if (!task) continue;
+        const { own, sub } = slotTypes(task.plan);
+        if (sub === null) add(own, held);
+        else if (this.slots.homeOf(id) === i) {
+          add(own, 1);
+          add(sub, held - 1);
+        } else add(sub, held);
+      }
+    });
+    return out;
   }
 
   /** Tasks with explicit intervals lock them in `isReady` (§4.4); so do kill and compact tasks. */

@@ -27,6 +27,8 @@ export interface SavedState {
   rules?: ReturnType<RuleBook["toJSON"]>;
   /** The Coordinator dynamic config. */
   dynamicConfig?: Record<string, unknown>;
+  /** The Overlord's dynamic worker config (absent in older files, and while none was set). */
+  workerConfig?: Record<string, unknown> | null;
 }
 
 export function loadState(dir: string): SavedState | null {
@@ -47,6 +49,7 @@ export function restoreState(engine: SimEngine, state: SavedState): void {
   engine.store.add(state.segments);
   if (state.rules) engine.rules.restore(state.rules);
   if (state.dynamicConfig) engine.dynamicConfig = { ...engine.dynamicConfig, ...state.dynamicConfig };
+  if (state.workerConfig) engine.workerConfig = state.workerConfig;
   for (const task of state.tasks) engine.tasks.set(task.id, task);
   engine.requeueAfterRestart(LOST_WORKER_MESSAGE);
 }
@@ -77,6 +80,7 @@ export function persistTo(dir: string, engine: SimEngine, debounceMs = 50): Pers
       segments: engine.store.toJSON(),
       rules: engine.rules.toJSON(),
       dynamicConfig: engine.dynamicConfig,
+      workerConfig: engine.workerConfig,
     };
     const path = join(dir, FILE);
     const tmp = `${path}.${process.pid}.tmp`;

@@ -25,6 +25,8 @@ export interface Placement {
 
 export class SlotPool {
   readonly workers: WorkerState[];
+  /** taskId → the worker its supervisor (or only) slot is on. */
+  readonly #homes = new Map<string, number>();
   #maxUsed = 0;
   #nextPort = 0;
 
@@ -60,8 +62,7 @@ export class SlotPool {
    * supervisor runs with fewer sub-tasks at once).
    */
   need(slots: number): number {
-    const enabled = this.workers.reduce((n, w) => n + (w.disabled ? 0 : w.capacity), 0);
-    return Math.max(1, Math.min(slots, enabled));
+    return Math.max(1, Math.min(slots, this.enabledTotal));
   }
 
   /** Disables or enables worker `index`; false when there is no such worker. */
@@ -88,13 +89,25 @@ export class SlotPool {
       if (left === 0) break;
     }
     const home = byFree[0]?.i ?? 0;
+    this.#homes.set(taskId, home);
     this.#maxUsed = Math.max(this.#maxUsed, this.used);
     // Peons get consecutive ports from 8100, like a MiddleManager's port finder.
     const port = 8100 + (this.#nextPort++ % 1000);
     return { home, port };
   }
 
+  /** The worker index holding the task's supervisor slot, while it runs. */
+  homeOf(taskId: string): number | undefined {
+    return this.#homes.get(taskId);
+  }
+
+  /** Capacity of the workers that take new tasks. */
+  get enabledTotal(): number {
+    return this.workers.reduce((n, w) => n + (w.disabled ? 0 : w.capacity), 0);
+  }
+
   release(taskId: string, now: number): void {
+    this.#homes.delete(taskId);
     for (const w of this.workers) {
       if (w.held.delete(taskId)) w.lastCompletedTaskTime = now;
     }

@@ -1,13 +1,27 @@
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import type { DruidClient } from "../druid/client.js";
-import { decideAdmission, type InFlightTask, isDisabledWorker, type WorkerSnapshot } from "./admission.js";
+import type { WorkerInfo } from "../druid/types.js";
+import { slotLimitFor, type TaskLimits, taskLimitsOf } from "../druid/worker-config.js";
+import {
+  decideAdmission,
+  type InFlightTask,
+  isDisabledWorker,
+  type TypeLimits,
+  type WorkerSnapshot,
+} from "./admission.js";
 
 /**
  * How long a blocked streak stands without a partition asking: longer than a driver's claim cycle on a
  * loaded machine, short enough that a display says "no longer waiting" soon after a cancel.
  */
 const BLOCK_STALE_MS = 10_000;
+
+/**
+ * How long the worker select strategy's `taskLimits` (a dynamic config an operator changes by hand) are kept
+ * before the next refresh reads them again: one request a minute while partitions wait, none otherwise.
+ */
+export const WORKER_CONFIG_TTL_MS = 60_000;
 
 /**
  * The process's view for admission control: which partitions it has in flight (slots, Druid id, runner
@@ -19,6 +33,11 @@ const BLOCK_STALE_MS = 10_000;
 export class AdmissionTracker {
   readonly #inFlight = new Map<string, InFlightTask & { druidTaskId: string | null; group?: string }>();
   #workers: WorkerSnapshot | null = null;
+  /** Druid's per-type limits as of the last refresh (null: none, or not readable). */
+  #typeLimits: TypeLimits | null = null;
+  #taskLimits: { limits: TaskLimits | null; readAt: number } | null = null;
+  /** The Druid task type of each job's partitions, learnt from Druid's task lists (a job submits one type). */
+  readonly #groupType = new Map<string, string>();
   #refreshedAt = Number.NEGATIVE_INFINITY;
   /** When the snapshot's answers arrived (a slow Overlord must not make every snapshot look stale). */
   #snapshotAt = Number.NEGATIVE_INFINITY;
@@ -29,11 +48,16 @@ export class AdmissionTracker {
   peakSlots = 0;
   lastDecision = "";
   /** The current blocked streak: refusals for the cluster's sake while none of ours is in flight. */
-  #blocked: { since: number; at: number; reason: string; slots: number } | null = null;
+  #blocked: { since: number; at: number; reason: string; slots: number; detail?: string } | null = null;
 
   constructor(
     private readonly options: {
-      client: Pick<DruidClient, "workers" | "tasks" | "totalWorkerCapacity">;
+      /**
+       * `capabilities` and `workerConfig` are optional: a client without them (a test double) is taken for a
+       * cluster without per-type limits.
+       */
+      client: Pick<DruidClient, "workers" | "tasks" | "totalWorkerCapacity"> &
+        Partial<Pick<DruidClient, "capabilities" | "workerConfig">>;
       clock: Clock;
       maxConcurrency: number;
       /** Refresh period. @default DEFAULTS.tickMs (1000) */
@@ -49,6 +73,7 @@ export class AdmissionTracker {
       druidTaskId,
       runnerState: current?.druidTaskId === druidTaskId ? current.runnerState : "UNKNOWN",
       ...(current?.group !== undefined ? { group: current.group } : {}),
+      ...(current?.type ? { type: current.type } : {}),
     });
     this.#notePeak();
   }
@@ -87,9 +112,16 @@ export class AdmissionTracker {
 
   /**
    * Admission for a partition about to be submitted; reserves its slots when admitted. `group` caps the
-   * partitions of one job (its own `maxConcurrency`) under the process's cap.
+   * partitions of one job (its own `maxConcurrency`) under the process's cap. `taskType` is the Druid task type
+   * it will submit, for Druid's per-type limits; without it the type is the one Druid listed for the job's
+   * earlier partitions, or unknown (then every type's limit must allow it).
    */
-  admit(ledgerTaskId: string, slots: number, group?: { id: string; cap: number }): boolean {
+  admit(
+    ledgerTaskId: string,
+    slots: number,
+    group?: { id: string; cap: number },
+    taskType?: string,
+  ): boolean {
     if (this.#inFlight.has(ledgerTaskId)) return true;
     if (group) {
       let ofGroup = 0;
@@ -120,18 +152,31 @@ export class AdmissionTracker {
       this.lastDecision = "capacity not known yet";
       return false;
     }
+    const type = taskType ?? (group ? this.#groupType.get(group.id) : undefined) ?? null;
     const decision = decideAdmission({
       workers: this.#workers,
       inFlight: [...this.#inFlight.values()],
       candidateSlots: slots,
       maxConcurrency: this.options.maxConcurrency,
       headroom: this.options.headroom ?? 0,
+      typeLimits: this.#typeLimits,
+      candidateType: type,
     });
-    this.lastDecision = decision.admit ? "admit" : decision.reason;
     if (!decision.admit) {
-      this.#noteRefusal(decision.reason, slots);
+      if (decision.reason === "task-limit") {
+        this.lastDecision = `task-limit ${decision.taskType}`;
+        this.#noteRefusal(
+          decision.reason,
+          slots,
+          `waiting for Druid's limit on ${decision.taskType} tasks: ${decision.used} of its ${decision.limit} slot(s) taken (the worker select strategy's taskLimits)`,
+        );
+      } else {
+        this.lastDecision = decision.reason;
+        this.#noteRefusal(decision.reason, slots);
+      }
       return false;
     }
+    this.lastDecision = "admit";
     this.#blocked = null;
     // Reserved, not yet submitted: its slots count at once; Druid's verdict (PENDING or not) comes with the next refresh.
     this.#inFlight.set(ledgerTaskId, {
@@ -139,6 +184,7 @@ export class AdmissionTracker {
       druidTaskId: null,
       runnerState: "UNKNOWN",
       ...(group ? { group: group.id } : {}),
+      ...(type ? { type } : {}),
     });
     this.#notePeak();
     return true;
@@ -150,20 +196,69 @@ export class AdmissionTracker {
     if (!this.#wanted || now - this.#refreshedAt < (this.options.tickMs ?? DEFAULTS.tickMs)) return;
     this.#refreshedAt = now;
     this.#wanted = false;
-    const [workers, pending, waiting] = await Promise.all([
+    // Only tasks submitted before the snapshot's requests went out can be judged by it: one submitted while they
+    // were under way may be missing from `/workers` yet absent from the pending list, and calling it RUNNING would
+    // count its slots nowhere (admitting one task too many).
+    const before = new Set(this.#submitted());
+    const [capacity, pending, waiting, taskLimits] = await Promise.all([
       this.#capacity(),
       this.options.client.tasks({ state: "pending" }),
       this.options.client.tasks({ state: "waiting" }),
+      this.#readTaskLimits(now),
     ]);
-    this.#workers = workers;
-    this.#snapshotAt = this.options.clock.now();
     const queued = new Map<string, "PENDING" | "WAITING">();
+    const types = new Map<string, string>();
     for (const t of pending) queued.set(t.id, "PENDING");
     for (const t of waiting) queued.set(t.id, "WAITING");
-    for (const [id, t] of this.#inFlight) {
-      if (!t.druidTaskId) continue; // reserved, not yet submitted
-      this.#inFlight.set(id, { ...t, runnerState: queued.get(t.druidTaskId) ?? "RUNNING" });
+    for (const t of [...pending, ...waiting]) if (t.type) types.set(t.id, t.type);
+    // Only while Druid limits some type: the types of our running tasks, so that they count against their own
+    // type's limit and not against every one.
+    if (taskLimits && capacity.listed && this.#submitted(true).some((id) => !types.has(id))) {
+      for (const t of await this.options.client.tasks({ state: "running" }))
+        if (t.type) types.set(t.id, t.type);
     }
+    this.#workers = capacity.snapshot;
+    this.#typeLimits =
+      taskLimits && capacity.listed ? typeLimitsOf(taskLimits, capacity.snapshot, capacity.listed) : null;
+    this.#snapshotAt = this.options.clock.now();
+    for (const [id, t] of this.#inFlight) {
+      if (!t.druidTaskId || !before.has(t.druidTaskId)) continue; // not submitted before the snapshot
+      const type = t.type ?? types.get(t.druidTaskId);
+      if (type && t.group !== undefined) this.#groupType.set(t.group, type);
+      this.#inFlight.set(id, {
+        ...t,
+        runnerState: queued.get(t.druidTaskId) ?? "RUNNING",
+        ...(type ? { type } : {}),
+      });
+    }
+  }
+
+  /** Druid ids of our submitted tasks (only those whose type is not known yet, when `untyped`). */
+  #submitted(untyped = false): string[] {
+    const ids: string[] = [];
+    for (const t of this.#inFlight.values())
+      if (t.druidTaskId && !(untyped && t.type)) ids.push(t.druidTaskId);
+    return ids;
+  }
+
+  /**
+   * The worker select strategy's `taskLimits`, read at most once per {@link WORKER_CONFIG_TTL_MS}, and only from a
+   * Druid that has them (capabilities.ts, `taskLimits`). A config segops may not read (403 without config
+   * permission) or cannot get means no limits are known: admission then goes by slots alone, as before.
+   */
+  async #readTaskLimits(now: number): Promise<TaskLimits | null> {
+    const client = this.options.client;
+    if (!client.capabilities || !client.workerConfig) return null;
+    if (this.#taskLimits && now - this.#taskLimits.readAt < WORKER_CONFIG_TTL_MS)
+      return this.#taskLimits.limits;
+    let limits: TaskLimits | null = null;
+    try {
+      if ((await client.capabilities()).taskLimits) limits = taskLimitsOf(await client.workerConfig());
+    } catch {
+      limits = null;
+    }
+    this.#taskLimits = { limits, readAt: now };
+    return limits;
   }
 
   /**
@@ -171,18 +266,26 @@ export class AdmissionTracker {
    * does not support worker listing", docs/druid-api.md §2.9) fall back to `/totalWorkerCapacity`, and when
    * that is unknown too (-1) only `--max-concurrency` bounds admission.
    */
-  async #capacity(): Promise<WorkerSnapshot> {
+  async #capacity(): Promise<{ snapshot: WorkerSnapshot; listed: WorkerInfo[] | null }> {
     try {
-      const workers = (await this.options.client.workers()).filter((w) => !isDisabledWorker(w));
+      const listed = await this.options.client.workers();
+      const workers = listed.filter((w) => !isDisabledWorker(w));
       return {
-        capacity: workers.reduce((sum, w) => sum + w.worker.capacity, 0),
-        used: workers.reduce((sum, w) => sum + w.currCapacityUsed, 0),
+        snapshot: {
+          capacity: workers.reduce((sum, w) => sum + w.worker.capacity, 0),
+          used: workers.reduce((sum, w) => sum + w.currCapacityUsed, 0),
+        },
+        listed,
       };
     } catch {
       // If the Overlord itself is down this throws too, and the driver logs it and tries next cycle.
       const total = await this.options.client.totalWorkerCapacity();
-      if (total.currentClusterCapacity < 0) return { capacity: Number.MAX_SAFE_INTEGER, used: 0 };
-      return { capacity: total.currentClusterCapacity, used: Math.max(0, total.usedClusterCapacity) };
+      if (total.currentClusterCapacity < 0)
+        return { snapshot: { capacity: Number.MAX_SAFE_INTEGER, used: 0 }, listed: null };
+      return {
+        snapshot: { capacity: total.currentClusterCapacity, used: Math.max(0, total.usedClusterCapacity) },
+        listed: null,
+      };
     }
   }
 
@@ -209,6 +312,8 @@ export class AdmissionTracker {
       ? `${w.used} of ${w.capacity} worker slots in use by other tasks`
       : "worker slots unknown";
     switch (b.reason) {
+      case "task-limit":
+        return `${b.detail ?? "waiting for Druid's per-type task limit"}; nothing of this run is in flight`;
       case "queue-full":
         return "waiting: Druid's task queue is full (429); nothing of this run is in flight";
       case "too-big":
@@ -218,14 +323,20 @@ export class AdmissionTracker {
     }
   }
 
-  #noteRefusal(reason: string, slots: number): void {
+  #noteRefusal(reason: string, slots: number, detail?: string): void {
     if (this.#inFlight.size > 0) {
       // Some of ours run: waiting for our own tasks to end is the normal pace of a backfill, not a block.
       this.#blocked = null;
       return;
     }
     const now = this.options.clock.now();
-    this.#blocked = { since: this.#blocked?.since ?? now, at: now, reason, slots };
+    this.#blocked = {
+      since: this.#blocked?.since ?? now,
+      at: now,
+      reason,
+      slots,
+      ...(detail ? { detail } : {}),
+    };
   }
 
   #notePeak(): void {
@@ -233,4 +344,29 @@ export class AdmissionTracker {
     for (const t of this.#inFlight.values()) sum += t.slots;
     this.peakSlots = Math.max(this.peakSlots, sum);
   }
+}
+
+/**
+ * Each limited type's slot limit at the current capacity and what its tasks hold now. The limits go by the enabled
+ * workers' capacity and the use by every listed worker's (a disabled one's running tasks too): whichever of the two
+ * Druid's `WorkerSelectUtils` counts, the answer errs towards waiting.
+ */
+function typeLimitsOf(
+  limits: TaskLimits,
+  snapshot: WorkerSnapshot,
+  listed: readonly WorkerInfo[],
+): TypeLimits {
+  const types = new Set([
+    ...Object.keys(limits.maxSlotCountByType),
+    ...Object.keys(limits.maxSlotRatioByType),
+  ]);
+  const byType: Record<string, number> = {};
+  const usedByType: Record<string, number> = {};
+  for (const type of types) {
+    const limit = slotLimitFor(limits, type, snapshot.capacity);
+    if (limit === null) continue;
+    byType[type] = limit;
+    usedByType[type] = listed.reduce((sum, w) => sum + (w.currCapacityUsedByTaskType?.[type] ?? 0), 0);
+  }
+  return { limits: byType, usedByType };
 }

@@ -243,8 +243,9 @@ describe("task status and listings (docs/druid-api.md §2.3–§2.6, §2.8, §2.
         category: "_default_worker_category",
       },
       currCapacityUsed: 4,
-      currParallelIndexCapacityUsed: 4,
-      currCapacityUsedByTaskType: { index_parallel: 4 },
+      // The supervisor's own slot counts as index_parallel, its three sub-tasks' as theirs (ImmutableWorkerInfo).
+      currParallelIndexCapacityUsed: 1,
+      currCapacityUsedByTaskType: { index_parallel: 1, single_phase_sub_task: 3 },
       runningTasks: ["w"],
     });
     expect(workers[0]).not.toHaveProperty("blacklistedUntil");

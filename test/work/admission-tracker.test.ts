@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { capabilitiesFor } from "../../src/druid/capabilities.js";
 import type { TaskStatusPlus, WorkerInfo } from "../../src/druid/types.js";
-import { AdmissionTracker } from "../../src/work/admission-tracker.js";
+import { AdmissionTracker, WORKER_CONFIG_TTL_MS } from "../../src/work/admission-tracker.js";
 
 function worker(capacity: number, used: number): WorkerInfo {
   return {
@@ -237,5 +238,115 @@ describe("disabled workers hold no capacity", () => {
     await tracker.refresh();
     expect(tracker.slots).toEqual({ ours: 0, used: 0, capacity: 4 });
     expect([tracker.admit("a", 3), tracker.admit("b", 2)]).toEqual([true, false]);
+  });
+});
+
+describe("Druid's per-type task slot limits", () => {
+  /** A cluster of 8 slots whose worker select strategy limits index_parallel to 2 slots. */
+  function limitedCluster(options: { major?: number; limits?: unknown } = {}) {
+    const calls: string[] = [];
+    const byType: Record<string, number> = {};
+    const tasks = new Map<string, { type: string; state: "pending" | "running" }>();
+    const client = {
+      async workers() {
+        calls.push("workers");
+        const w = worker(
+          8,
+          Object.values(byType).reduce((a, b) => a + b, 0),
+        );
+        return [{ ...w, currCapacityUsedByTaskType: { ...byType } }];
+      },
+      async tasks(filter: { state?: string } = {}) {
+        calls.push(`tasks ${filter.state}`);
+        return [...tasks]
+          .filter(([, t]) => t.state === filter.state)
+          .map(([id, t]) => ({ id, type: t.type }) as TaskStatusPlus);
+      },
+      async totalWorkerCapacity() {
+        return { currentClusterCapacity: 8, maximumCapacityWithAutoScale: -1, usedClusterCapacity: 0 };
+      },
+      async capabilities() {
+        calls.push("status");
+        return capabilitiesFor(`${options.major ?? 33}.0.0`);
+      },
+      async workerConfig() {
+        calls.push("worker config");
+        return {
+          type: "default",
+          selectStrategy: {
+            type: "equalDistribution",
+            taskLimits: options.limits ?? { maxSlotCountByType: { index_parallel: 2 } },
+          },
+        };
+      },
+    };
+    return { client, calls, byType, tasks };
+  }
+
+  it("admits no more of a type than Druid's limit lets run, and names the limit when it blocks", async () => {
+    const clock = new ManualClock(0);
+    const cluster = limitedCluster();
+    const tracker = new AdmissionTracker({ client: cluster.client, clock, maxConcurrency: 8 });
+    await tracker.refresh();
+    const job = { id: "J", cap: 8 };
+    expect([
+      tracker.admit("p1", 1, job, "index_parallel"),
+      tracker.admit("p2", 1, job, "index_parallel"),
+    ]).toEqual([true, true]);
+    expect(tracker.admit("p3", 1, job, "index_parallel")).toBe(false);
+    expect(tracker.lastDecision).toBe("task-limit index_parallel");
+    expect(tracker.admit("k1", 1, undefined, "kill")).toBe(true); // kill has no limit
+    // Another tool's two supervisors hold the limit: nothing of ours is in flight, so the run is blocked.
+    const other = limitedCluster();
+    other.byType.index_parallel = 2;
+    const blocked = new AdmissionTracker({ client: other.client, clock, maxConcurrency: 8 });
+    await blocked.refresh();
+    expect(blocked.admit("q1", 1, job, "index_parallel")).toBe(false);
+    expect(blocked.describeBlocked()).toBe(
+      "waiting for Druid's limit on index_parallel tasks: 2 of its 2 slot(s) taken (the worker select strategy's taskLimits); nothing of this run is in flight",
+    );
+  });
+
+  it("learns a job's task type from Druid's task lists, so its next partitions need not name it", async () => {
+    const clock = new ManualClock(0);
+    const cluster = limitedCluster({ limits: { maxSlotCountByType: { kill: 1 } } });
+    const tracker = new AdmissionTracker({ client: cluster.client, clock, maxConcurrency: 8, tickMs: 1000 });
+    await tracker.refresh();
+    const job = { id: "J", cap: 8 };
+    expect(tracker.admit("p1", 1, job)).toBe(true); // type unknown: under every limit (kill: 0 of 1)
+    expect(tracker.admit("p2", 1, job)).toBe(false); // unknown again: p1 might be a kill
+    tracker.track("p1", 1, "druid-p1");
+    cluster.tasks.set("druid-p1", { type: "index_parallel", state: "running" });
+    cluster.byType.index_parallel = 1;
+    await clock.advance(1000);
+    await tracker.refresh();
+    expect(cluster.calls).toContain("tasks running"); // asked once: p1's type was not known
+    expect([tracker.admit("p2", 1, job), tracker.admit("p3", 1, job)]).toEqual([true, true]);
+  });
+
+  it("reads the worker config at most once a minute, and not at all from a Druid without taskLimits", async () => {
+    const clock = new ManualClock(0);
+    const cluster = limitedCluster();
+    const tracker = new AdmissionTracker({ client: cluster.client, clock, maxConcurrency: 8, tickMs: 1000 });
+    for (let i = 0; i < 5; i++) {
+      tracker.admit(`w${i}`, 100); // too big: keeps asking for snapshots
+      await tracker.refresh();
+      await clock.advance(1000);
+    }
+    expect(cluster.calls.filter((c) => c === "worker config")).toHaveLength(1);
+    await clock.advance(WORKER_CONFIG_TTL_MS);
+    tracker.admit("w", 100);
+    await tracker.refresh();
+    expect(cluster.calls.filter((c) => c === "worker config")).toHaveLength(2);
+
+    const old = limitedCluster({ major: 32 });
+    const before33 = new AdmissionTracker({ client: old.client, clock, maxConcurrency: 8 });
+    await before33.refresh();
+    expect(old.calls).not.toContain("worker config");
+    expect([1, 2, 3].map((n) => before33.admit(`p${n}`, 1, undefined, "index_parallel"))).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 });

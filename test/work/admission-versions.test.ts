@@ -1,12 +1,24 @@
 // Admission against the emulator speaking the Druid releases teams run (docs/druid-versions.md).
 import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
+import { planIngestJob } from "../../src/ingest/plan.js";
+import { runIngestJob } from "../../src/jobs/engine.js";
+import { openStore } from "../../src/ledger/open.js";
+import type { Store } from "../../src/ledger/store.js";
+import { type SimHandle, startSim } from "../../src/sim/server.js";
 import { AdmissionTracker } from "../../src/work/admission-tracker.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestSim } from "../helpers/sim.js";
 
 const clients: DruidClient[] = [];
+const stores: Store[] = [];
+const opened: SimHandle[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+  await Promise.all(opened.splice(0).map((s) => s.close()));
 });
 
 function clientOf(url: string): DruidClient {
@@ -31,5 +43,79 @@ describe("admission on each Druid release", () => {
       ]);
       expect(tracker.lastDecision).toBe("capacity");
     },
+  );
+});
+
+describe("a backfill under Druid's per-type task slot limits", () => {
+  it.each([33, 37, 39])(
+    "on an emulated Druid %i with index_parallel limited to 2 of 8 slots: never more than 2 at Druid, none left PENDING",
+    async (druidVersion) => {
+      const sim = await startSim({
+        druidVersion,
+        timeScale: 200,
+        capacity: 8,
+        handoffDelayMs: 1000,
+        seed: 3,
+      });
+      opened.push(sim);
+      const client = clientOf(sim.url);
+      await client.workerConfig(); // nothing set yet
+      const set = await fetch(`${sim.url}/druid/indexer/v1/worker`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "default",
+          selectStrategy: {
+            type: "equalDistribution",
+            taskLimits: { maxSlotCountByType: { index_parallel: 2 } },
+          },
+        }),
+      });
+      expect(set.status).toBe(200);
+      const store = await openStore("sqlite::memory:");
+      stores.push(store);
+      const dataDir = writeDailyDataset({ from: "2026-01-01", days: 8, rowsPerDay: 10 });
+      const plan = planIngestJob({
+        kind: "backfill",
+        template: { kind: "task", value: dailyTemplate({ datasource: "events", k: 1 }) },
+        templateName: "daily.json",
+        range: parseInterval("2026-01-01/2026-01-09"),
+        vars: { dataDir },
+      });
+      await store.createJob(plan.job, plan.tasks);
+      const result = await runIngestJob({
+        store,
+        client,
+        clock: systemClock,
+        jobId: plan.job.id,
+        tickMs: 20,
+        maxConcurrency: 8,
+        leaseMs: 5000,
+      });
+      expect(result.counts.done).toBe(8);
+      const events = sim.stats().tasks;
+      const ours = Object.keys(events).filter((id) => sim.engine.tasks.get(id)?.type === "index_parallel");
+      expect(ours).toHaveLength(8);
+      const at = (id: string, event: string) => {
+        const e = events[id]?.find((x) => x.event === event);
+        return e ? Date.parse(e.at) : Number.NaN;
+      };
+      // No task of ours waited in PENDING: each started the instant Druid handed it to the runner.
+      for (const id of ours) expect(at(id, "running"), id).toBe(at(id, "pending"));
+      // At no instant were more than 2 of ours submitted and not yet ended.
+      const edges = ours.flatMap((id) => [
+        { t: at(id, "submitted"), d: 1 },
+        { t: at(id, "success"), d: -1 },
+      ]);
+      edges.sort((a, b) => a.t - b.t || a.d - b.d);
+      let open = 0;
+      let peak = 0;
+      for (const e of edges) {
+        open += e.d;
+        peak = Math.max(peak, open);
+      }
+      expect(peak).toBe(2);
+    },
+    60_000,
   );
 });

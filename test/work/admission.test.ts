@@ -83,3 +83,76 @@ describe("admission control", () => {
     );
   });
 });
+
+describe("Druid's per-type task slot limits (taskLimits, apache/druid #16889)", () => {
+  const workers = { capacity: 8, used: 0 };
+  const typeLimits = (usedByType: Record<string, number> = {}) => ({
+    limits: { index_parallel: 2 },
+    usedByType,
+  });
+  const ours = (type: string | null, runnerState: InFlightTask["runnerState"]): InFlightTask => ({
+    slots: 1,
+    runnerState,
+    type,
+  });
+
+  it("admits a type up to its limit, counting its slots at Druid and ours not running yet", () => {
+    const decide = (inFlight: InFlightTask[], usedByType: Record<string, number>) =>
+      decideAdmission({
+        workers: { capacity: 8, used: usedByType.index_parallel ?? 0 },
+        inFlight,
+        candidateSlots: 1,
+        maxConcurrency: 10,
+        typeLimits: typeLimits(usedByType),
+        candidateType: "index_parallel",
+      });
+    expect(decide([], {})).toEqual({ admit: true });
+    expect(decide([ours("index_parallel", "UNKNOWN")], {})).toEqual({ admit: true });
+    // One reserved or just submitted, one running at Druid (counted there): the limit is reached.
+    expect(decide([ours("index_parallel", "UNKNOWN")], { index_parallel: 1 })).toEqual({
+      admit: false,
+      reason: "task-limit",
+      taskType: "index_parallel",
+      limit: 2,
+      used: 2,
+    });
+    // Another tool's two index_parallel supervisors take the limit whatever slots are free.
+    expect(decide([], { index_parallel: 2 })).toMatchObject({ admit: false, reason: "task-limit" });
+  });
+
+  it("lets other types through, and holds a task of unknown type to every limit", () => {
+    const base = {
+      workers,
+      candidateSlots: 1,
+      maxConcurrency: 10,
+      typeLimits: typeLimits({ index_parallel: 2 }),
+    };
+    expect(decideAdmission({ ...base, inFlight: [], candidateType: "kill" })).toEqual({ admit: true });
+    expect(decideAdmission({ ...base, inFlight: [] })).toMatchObject({ reason: "task-limit" });
+    // Ours of unknown type not running yet count against the limit too.
+    const limited = { ...base, typeLimits: typeLimits({}), candidateType: "index_parallel" };
+    expect(
+      decideAdmission({ ...limited, inFlight: [ours(null, "UNKNOWN"), ours(null, "UNKNOWN")] }),
+    ).toMatchObject({
+      reason: "task-limit",
+    });
+    expect(
+      decideAdmission({ ...limited, inFlight: [ours("compact", "UNKNOWN"), ours("kill", "UNKNOWN")] }),
+    ).toEqual({
+      admit: true,
+    });
+  });
+
+  it("keeps a type with a limit of 0 out for good, even alone on an empty cluster", () => {
+    expect(
+      decideAdmission({
+        workers,
+        inFlight: [],
+        candidateSlots: 20,
+        maxConcurrency: 10,
+        typeLimits: { limits: { kill: 0 }, usedByType: {} },
+        candidateType: "kill",
+      }),
+    ).toMatchObject({ admit: false, reason: "task-limit", limit: 0 });
+  });
+});

@@ -211,6 +211,8 @@ function clusterRoutes(): Route[] {
     // The data sampler (docs/druid-api.md §2.12, src/sim/sampler.ts).
     { method: "POST", path: `${BASE}/sampler`, handler: sample },
     { method: "GET", path: `${BASE}/workers`, handler: workers },
+    { method: "GET", path: `${BASE}/worker`, handler: getWorkerConfig },
+    { method: "POST", path: `${BASE}/worker`, handler: setWorkerConfig },
     {
       method: "GET",
       path: `${BASE}/totalWorkerCapacity`,
@@ -328,22 +330,21 @@ async function lockedIntervals(ctx: RouteContext): Promise<Reply> {
   return json(200, out);
 }
 
-/** `ImmutableWorkerInfo` list (docs/druid-api.md §2.9); `currCapacityUsed` is real slot use. */
+/**
+ * `ImmutableWorkerInfo` list (docs/druid-api.md §2.9); `currCapacityUsed` is real slot use, split by task type as
+ * Druid counts it (an `index_parallel` supervisor's own slot, its sub-tasks' as theirs: `ImmutableWorkerInfo`,
+ * task-limits.ts `slotTypes`); `currParallelIndexCapacityUsed` is the supervisors' slots only.
+ */
 function workers({ engine }: RouteContext): Reply {
   const flagged = versionTraits(engine.options.druidVersion).workerDisabledField;
   return json(
     200,
-    engine.slots.workers.map((w) => {
+    engine.slots.workers.map((w, i) => {
       const running = [...w.held.keys()];
       let used = 0;
-      let parallel = 0;
-      const byType: Record<string, number> = {};
-      for (const [id, n] of w.held) {
-        used += n;
-        const type = engine.tasks.get(id)?.type ?? "unknown";
-        byType[type] = (byType[type] ?? 0) + n;
-        if (type === "index_parallel") parallel += n;
-      }
+      for (const n of w.held.values()) used += n;
+      const byType = Object.fromEntries(engine.slotsByType(i));
+      const parallel = byType.index_parallel ?? 0;
       return {
         worker: {
           scheme: "http",
@@ -365,4 +366,33 @@ function workers({ engine }: RouteContext): Reply {
       };
     }),
   );
+}
+
+/**
+ * `GET /druid/indexer/v1/worker` (`OverlordResource#getWorkerConfig`): the dynamic worker config as set, or an
+ * empty 200 while none was (the entity is null; not observed on a real cluster). Before Druid 33 a select strategy
+ * has no `taskLimits` (apache/druid #16889), so Jackson dropped it when the config was set.
+ */
+function getWorkerConfig({ engine }: RouteContext): Reply {
+  const config = engine.workerConfig;
+  if (!config) return empty(200);
+  if (engine.options.druidVersion >= 33) return json(200, config);
+  const strategy = config.selectStrategy;
+  if (!strategy || typeof strategy !== "object") return json(200, config);
+  const { taskLimits: _dropped, ...rest } = strategy as Record<string, unknown>;
+  return json(200, { ...config, selectStrategy: rest });
+}
+
+/** `POST /druid/indexer/v1/worker` (`OverlordResource#setWorkerConfig`): 200, empty. */
+async function setWorkerConfig({ engine, body }: RouteContext): Promise<Reply> {
+  let config: unknown;
+  try {
+    config = JSON.parse(await body());
+  } catch (error) {
+    return json(400, { error: (error as Error).message });
+  }
+  if (!config || typeof config !== "object" || Array.isArray(config))
+    return json(400, { error: "Expected a WorkerBehaviorConfig object" });
+  engine.setWorkerConfig(config as Record<string, unknown>);
+  return empty(200);
 }
