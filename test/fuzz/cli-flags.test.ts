@@ -5,8 +5,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { main } from "../../src/cli/main.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { type CliOutcome, segopsInProcess } from "../helpers/cli-in-process.js";
 import { ingestArgs } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
@@ -33,37 +33,7 @@ let template = "";
 let dataDir = "";
 let ledgerPath = "";
 
-interface Outcome {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** `segops …` in this process: stdout and stderr captured, `process.exitCode` left as it was. */
-async function segops(args: string[]): Promise<Outcome> {
-  let out = "";
-  let err = "";
-  const stdout = process.stdout.write;
-  const stderr = process.stderr.write;
-  const exitCode = process.exitCode;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    err += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  let code: number;
-  try {
-    code = await main(["node", "segops", ...args]);
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-    process.exitCode = exitCode;
-  }
-  return { code, out, err };
-}
+const segops = (args: string[]): Promise<CliOutcome> => segopsInProcess(args);
 
 /** The ledger's bytes (the file, and its WAL when there is one). */
 function ledgerBytes(): string {
@@ -284,7 +254,7 @@ function mutations(extra: Array<fc.Arbitrary<Mutation | Mutation[]>>): fc.Arbitr
     .map((ms) => ms.flatMap((m) => (Array.isArray(m[0]) ? (m as Mutation[]) : [m as Mutation])));
 }
 
-function expectRefused(r: Outcome, given: Mutation[], before: { subs: number; ledger: string }): void {
+function expectRefused(r: CliOutcome, given: Mutation[], before: { subs: number; ledger: string }): void {
   const text = `${r.err}\n${r.out}`;
   const what = JSON.stringify(given);
   expect(r.code, `${what}\n${text.slice(0, 1500)}`).toBe(2);

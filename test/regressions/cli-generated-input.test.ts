@@ -5,9 +5,9 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerServe } from "../../src/cli/commands/serve.js";
 import { applyConfigFile } from "../../src/cli/commands/serve-action.js";
-import { main } from "../../src/cli/main.js";
 import { deriveTaskId } from "../../src/core/task-id.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
+import { type CliOutcome, segopsInProcess } from "../helpers/cli-in-process.js";
 import { ingestArgs } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
@@ -31,26 +31,9 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function segops(args: string[]): Promise<{ code: number; err: string }> {
-  let err = "";
-  const stdout = process.stdout.write;
-  const stderr = process.stderr.write;
-  const exitCode = process.exitCode;
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    err += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(["node", "segops", ...args]), err };
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-    process.exitCode = exitCode;
-  }
-}
+const segops = (args: string[]): Promise<CliOutcome> => segopsInProcess(args);
 
-function run(...extra: string[]): Promise<{ code: number; err: string }> {
+function run(...extra: string[]): Promise<CliOutcome> {
   return segops([
     ...ingestArgs({
       template,

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { main } from "../../src/cli/main.js";
 import { UsageError } from "../../src/core/errors.js";
 import { emptyPartitionView, type KindOfWork, type KindRequest } from "../../src/driver/kind.js";
 import { TaskProgress } from "../../src/driver/signals.js";
@@ -12,6 +11,7 @@ import { openStore } from "../../src/ledger/open.js";
 import type { TaskRow } from "../../src/ledger/types.js";
 import { startSim } from "../../src/sim/server.js";
 import type { DruidServices } from "../../src/work/services.js";
+import { segopsInProcess } from "../helpers/cli-in-process.js";
 import { startTestService } from "../helpers/serve.js";
 
 /**
@@ -159,29 +159,9 @@ describe("a kind registered in one line", () => {
   });
 });
 
-/** `segops …` in this process with the kinds given: its exit code and what it printed. */
-async function segops(args: string[], options: { kinds?: typeof kinds } = { kinds }) {
-  let out = "";
-  let err = "";
-  const { write: stdout } = process.stdout;
-  const { write: stderr } = process.stderr;
-  const exitCode = process.exitCode;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    err += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(["node", "segops", ...args], options), out, err };
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-    process.exitCode = exitCode;
-  }
-}
+/** `segops …` in this process with the kinds given (by default the toy's). */
+const segops = (args: string[], options: { kinds?: typeof kinds } = { kinds }) =>
+  segopsInProcess(args, options);
 
 describe("a kind registered in one line, on the command line", () => {
   const work = mkdtempSync(join(tmpdir(), "segops-tally-"));
