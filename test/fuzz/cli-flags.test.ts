@@ -343,7 +343,10 @@ describe("bad input on the command line: generated cases per surface", () => {
 // ---- segops serve: its config file and SEGOPS_* variables ----
 
 /** `segops serve …` in this process; a case that starts the service (none should) is stopped and reported. */
-async function serve(args: string[], env: Record<string, string>): Promise<Outcome & { listened: boolean }> {
+async function serve(
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliOutcome & { listened: boolean }> {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   const before = new Set([...process.listeners("SIGTERM")]);
