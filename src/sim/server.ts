@@ -21,6 +21,8 @@ export interface SimHandle {
   /** Base URL, e.g. `http://127.0.0.1:8888` (serves every Druid path, like a Router). */
   readonly url: string;
   readonly port: number;
+  /** The Druid major release emulated (`/status` answers `<n>.0.0`). */
+  readonly druidVersion: number;
   /** The emulated cluster, for tests that need to look inside. */
   readonly engine: SimEngine;
   /** Replaces the fault rules (counts start again). */
@@ -79,6 +81,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
   return {
     url,
     port,
+    druidVersion,
     engine,
     setFaults: (rules) => faults.set(rules),
     setNeverLoad: (ds, never) => engine.setNeverLoad(ds, never),

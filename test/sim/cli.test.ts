@@ -61,6 +61,36 @@ describe("segops sim", () => {
     await expect(fetch(`${url}/status/health`)).rejects.toThrow();
   });
 
+  it.each(["33", "35", "37", "39"])("emulates Druid %s with --druid-version, /status included", async (v) => {
+    expect(simOptionsFromFlags({ druidVersion: v }).druidVersion).toBe(Number(v));
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = serveSim(
+      { port: 0, ...simOptionsFromFlags({ druidVersion: v, port: "0" }) },
+      stop.signal,
+      (l) => lines.push(l),
+    );
+    while (lines.length === 0) await new Promise((r) => setImmediate(r));
+    expect(lines[0]).toContain(` as Druid ${v}.0.0 `);
+    const url = /listening on (\S+)/.exec(lines[0] as string)?.[1] as string;
+    expect(((await (await fetch(`${url}/status`)).json()) as { version: string }).version).toBe(`${v}.0.0`);
+    stop.abort();
+    await done;
+  });
+
+  it("says which Druid it emulates by default, and refuses a version that is not a release number", async () => {
+    expect(() => simOptionsFromFlags({ druidVersion: "thirty" })).toThrow(
+      '--druid-version must be a Druid major version, got "thirty"',
+    );
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = serveSim({ port: 0 }, stop.signal, (l) => lines.push(l));
+    while (lines.length === 0) await new Promise((r) => setImmediate(r));
+    expect(lines[0]).toContain(" as Druid 38.0.0 ");
+    stop.abort();
+    await done;
+  });
+
   it("registers a sim command with its options", () => {
     const program = new Command();
     registerSim(program);

@@ -116,7 +116,9 @@ export async function serveSim(
     }
     throw error;
   }
-  write(`Druid emulator listening on ${sim.url} (Overlord, Coordinator and Broker SQL paths)`);
+  write(
+    `Druid emulator listening on ${sim.url} as Druid ${sim.druidVersion}.0.0 (Overlord, Coordinator and Broker SQL paths)`,
+  );
   if (!stop.aborted)
     await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
   await sim.close();
@@ -141,7 +143,10 @@ export function registerSim(program: Command): void {
     .option("--handoff-delay <ms>", "sim ms from publish until segments are served (default 5000)")
     .option("--faults <file>", "JSON or YAML file with an array of fault rules")
     .option("--data-dir <dir>", "persist tasks and segments in this directory across restarts")
-    .option("--druid-version <n>", "Druid major version whose error bodies to emulate (default 38)")
+    .option(
+      "--druid-version <n>",
+      "Druid release to emulate, 33 to 39: its /status version and the bodies and behaviours that differ (docs/druid-versions.md; default 38)",
+    )
     .action(async (flags: SimFlags) => {
       const options = simOptionsFromFlags(flags);
       const stop = new AbortController();
