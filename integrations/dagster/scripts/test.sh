@@ -5,16 +5,11 @@
 #   3. starts the Druid emulator (`segops sim`) and `segops serve` (with a bearer token, on a fresh SQLite
 #      ledger) from the repository root, each on a free port,
 #   4. runs pytest against them (extra arguments go to pytest), and stops both.
-# First, the checks of segops' Python client this package (and the Airflow provider) is built on
-# (../client/scripts/test.sh: its generated files current, its transport's tests), so the integrations'
-# stage of the test command runs them too.
 # Needs Node 20 with the repository's node_modules (npm ci) and python3.11 (or PYTHON=...).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 root="$(cd "$here/../.." && pwd)"
 bin="$here/.venv/bin"
-
-bash "$here/../client/scripts/test.sh" -q
 
 bash "$here/scripts/venv.sh"
 
