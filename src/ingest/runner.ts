@@ -218,6 +218,22 @@ function admitted(options: IngestRunnerOptions, task: TaskRow): boolean {
   const slots = typeof task.payload.slots === "number" ? task.payload.slots : 1;
   const cap = options.jobSettings?.(task.jobId)?.maxConcurrency;
   return options.admission
-    ? options.admission.admit(task.id, slots, cap !== undefined ? { id: task.jobId, cap } : undefined)
+    ? options.admission.admit(
+        task.id,
+        slots,
+        cap !== undefined ? { id: task.jobId, cap } : undefined,
+        druidTaskType(task.payload),
+      )
     : true;
+}
+
+/**
+ * The Druid task type a partition submits, for Druid's per-type slot limits: an SQL partition's controller
+ * (`query_controller`), else the spec's own type (`index_parallel`, `index`); unknown when unreadable.
+ */
+function druidTaskType(payload: TaskRow["payload"]): string | undefined {
+  if (payload.kind === "sql") return "query_controller";
+  const spec = payload.spec;
+  const type = spec !== null && typeof spec === "object" && !Array.isArray(spec) ? spec.type : undefined;
+  return typeof type === "string" ? type : undefined;
 }

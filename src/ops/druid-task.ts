@@ -44,7 +44,7 @@ export class BudgetedTasks {
       throw new TaskDefer(`Druid's ${this.o.budgetName} (${cap} task(s)) is in use`, tickMs);
     // Reserved before the next await, so partitions reaching this point together cannot all pass.
     this.#atDruid.add(taskId);
-    if (admission && !admission.admit(taskId, 1)) {
+    if (admission && !admission.admit(taskId, 1, undefined, this.o.taskType)) {
       this.#atDruid.delete(taskId);
       throw new TaskDefer("waiting for a free worker slot", tickMs);
     }

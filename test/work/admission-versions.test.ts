@@ -119,3 +119,48 @@ describe("a backfill under Druid's per-type task slot limits", () => {
     60_000,
   );
 });
+
+describe("a backfill beside a per-type limit on another type", () => {
+  it("is not held to it: its partitions are admitted as index_parallel, not as every type at once", async () => {
+    const sim = await startSim({
+      druidVersion: 37,
+      timeScale: 200,
+      capacity: 8,
+      handoffDelayMs: 1000,
+      seed: 4,
+    });
+    opened.push(sim);
+    const client = clientOf(sim.url);
+    // No kill task may run at all; segops' ingestion has nothing to do with it.
+    const set = await fetch(`${sim.url}/druid/indexer/v1/worker`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        type: "default",
+        selectStrategy: { type: "equalDistribution", taskLimits: { maxSlotCountByType: { kill: 0 } } },
+      }),
+    });
+    expect(set.status).toBe(200);
+    const store = await openStore("sqlite::memory:");
+    stores.push(store);
+    const dataDir = writeDailyDataset({ from: "2026-02-01", days: 4, rowsPerDay: 10 });
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: dailyTemplate({ datasource: "beside", k: 1 }) },
+      templateName: "daily.json",
+      range: parseInterval("2026-02-01/2026-02-05"),
+      vars: { dataDir },
+    });
+    await store.createJob(plan.job, plan.tasks);
+    const result = await runIngestJob({
+      store,
+      client,
+      clock: systemClock,
+      jobId: plan.job.id,
+      tickMs: 20,
+      maxConcurrency: 8,
+      leaseMs: 5000,
+    });
+    expect(result.counts.done).toBe(4);
+  }, 120_000);
+});
