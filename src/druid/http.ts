@@ -94,11 +94,22 @@ export interface DruidHttpOptions {
    * (connection failures, timeouts, 5xx, 429/503). Lets a long run notice and bound an outage.
    */
   onAttempt?: (attempt: DruidAttempt) => void;
+  /**
+   * Asked before every attempt whether it may be sent (`OutageMonitor`: while a host does not answer, one
+   * probe per backoff step); it refuses by throwing, and the call fails at once without retrying.
+   */
+  gate?: DruidGate;
+}
+
+/** Decides before each attempt whether it is sent; refuses by throwing (a `DruidUnreachableError`). */
+export interface DruidGate {
+  admit(attempt: { origin: string; endpoint: string; route: string }): void;
 }
 
 /**
  * One attempt, as `onAttempt` sees it: whether Druid answered, the endpoint (`METHOD /path`), its route
- * pattern (`METHOD /druid/indexer/v1/task/:taskId/status`, for metrics) and the HTTP status (null: no answer).
+ * pattern (`METHOD /druid/indexer/v1/task/:taskId/status`, for metrics), the HTTP status (null: no answer)
+ * and the origin it was sent to (`http://host:port`).
  */
 export type DruidAttempt =
   | {
@@ -106,6 +117,7 @@ export type DruidAttempt =
       readonly endpoint: string;
       readonly route: string;
       readonly status: number | null;
+      readonly origin?: string;
     }
   | {
       readonly reachable: false;
@@ -113,6 +125,7 @@ export type DruidAttempt =
       readonly route: string;
       readonly status: number | null;
       readonly error: DruidError;
+      readonly origin?: string;
     };
 
 export type QueryValue = string | number | boolean | undefined;
@@ -229,6 +242,7 @@ function isAbort(signal: AbortSignal | undefined): signal is AbortSignal {
 export class DruidHttp {
   readonly #bases: Partial<Record<DruidService, BaseUrl>>;
   readonly #onAttempt: ((attempt: DruidAttempt) => void) | undefined;
+  readonly #gate: DruidGate | undefined;
   readonly #authHeader: string | undefined;
   readonly #secrets: string[];
   readonly #dispatcher: Dispatcher;
@@ -263,6 +277,7 @@ export class DruidHttp {
     }
     this.#bases = bases;
     this.#onAttempt = options.onAttempt;
+    this.#gate = options.gate;
 
     const auth = options.auth ?? urlAuth;
     const secrets: string[] = [];
@@ -326,9 +341,12 @@ export class DruidHttp {
     const route = `${req.method} ${routeOf(req.path)}`;
     // A missing base URL is a configuration error: raise it before the retry loop could mistake it.
     const base = this.#base(req.service);
+    const origin = base.origin;
     let attemptsMade = 0;
     let waitedMs = 0;
     for (;;) {
+      // Outside the try: a refusal is the gate's own error, neither classified nor retried.
+      this.#gate?.admit({ origin, endpoint, route });
       attemptsMade += 1;
       let error: DruidError;
       try {
@@ -336,7 +354,7 @@ export class DruidHttp {
         const passed = req.passStatuses?.includes(response.status) ?? false;
         if ((response.status >= 200 && response.status < 300) || passed) {
           req.validate?.(response);
-          this.#onAttempt?.({ reachable: true, endpoint, route, status: response.status });
+          this.#onAttempt?.({ reachable: true, endpoint, route, status: response.status, origin });
           return response;
         }
         error = classifyResponse(response, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
@@ -348,8 +366,8 @@ export class DruidHttp {
       const status = error.status ?? null;
       this.#onAttempt?.(
         error.retryable
-          ? { reachable: false, endpoint, route, status, error }
-          : { reachable: true, endpoint, route, status },
+          ? { reachable: false, endpoint, route, status, error, origin }
+          : { reachable: true, endpoint, route, status, origin },
       );
       if (!this.#mayRetry(error, req.idempotent)) throw error;
       const decision = nextRetry(

@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { DruidClient } from "../../src/druid/client.js";
+import { isDruidUnreachable } from "../../src/druid/host-backoff.js";
+import { OutageMonitor } from "../../src/druid/outage.js";
+import { FakeDruid } from "./helpers/fake-druid.js";
+
+/**
+ * The outage monitor as the client's gate: every caller of one client shares one backoff per host. While
+ * Druid does not answer, one probe goes per backoff step and every other call is refused before it is
+ * sent; the log says so once, sums it up every five minutes, and says when Druid is back. Time is a manual
+ * clock: ten simulated minutes, counted in requests, not seconds.
+ */
+
+const WORKERS = "/druid/indexer/v1/workers";
+const CAPACITY = "/druid/indexer/v1/totalWorkerCapacity";
+const TASKS = "/druid/indexer/v1/tasks";
+
+let fake: FakeDruid;
+let client: DruidClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await fake?.close();
+});
+
+/** Lets the sockets' answers (resets, here) arrive before the manual clock moves on. */
+const io = () => new Promise((resolve) => setTimeout(resolve, 3));
+
+async function setup() {
+  fake = new FakeDruid();
+  await fake.start();
+  for (const path of [WORKERS, CAPACITY, TASKS]) fake.on("GET", path, { reset: true });
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 3));
+  const lines: Array<{ msg: string; details: Record<string, unknown> }> = [];
+  const refusedRoutes: string[] = [];
+  const attempts: Array<[number, string]> = [];
+  const monitor = new OutageMonitor(clock, undefined, {
+    log: { warn: (details, msg) => lines.push({ msg, details }) },
+    random: () => 0.5,
+    onRefused: (route) => refusedRoutes.push(route),
+  });
+  client = new DruidClient({
+    url: fake.url,
+    clock,
+    random: () => 0.5,
+    retry: { baseMs: 100, capMs: 400, maxAttempts: 5, maxTotalWaitMs: 5000 },
+    gate: monitor,
+    onAttempt: (a) => {
+      attempts.push([clock.now(), a.endpoint]);
+      monitor.record(a);
+    },
+  });
+  return { clock, monitor, lines, refusedRoutes, client, attempts };
+}
+
+describe("one backoff per host during an outage", () => {
+  it("ten minutes of a dead Druid under four callers a second: about one probe per step, a log line when it goes, one every five minutes and one when it is back, and then everything at once", async () => {
+    const { clock, monitor, lines, refusedRoutes, client: c, attempts } = await setup();
+    const start = clock.now();
+    const errors: unknown[] = [];
+    const calls: Array<Promise<unknown>> = [];
+    const callers = () => [
+      c.workers(),
+      c.totalWorkerCapacity(),
+      c.tasks({ state: "pending" }),
+      c.tasks({ state: "waiting" }),
+    ];
+    for (let second = 0; second < 600; second++) {
+      for (const call of callers()) calls.push(call.catch((e) => errors.push(e)));
+      for (let step = 0; step < 4; step++) {
+        await io();
+        await clock.advance(250);
+      }
+    }
+    await io();
+    const sentDuringOutage = fake.requests.length;
+    const seconds = (clock.now() - start) / 1000;
+    expect(seconds).toBe(600);
+    // Before: every caller retried on its own (four callers × five attempts a call, ~10 requests a second).
+    // Now: the attempts that found Druid down (unanswered for a second), then one probe per step: 2, 4, 8,
+    // 16 s apart, then 27 to 30 s (the cap, less its jitter).
+    expect(sentDuringOutage / seconds).toBeLessThanOrEqual(1);
+    expect(sentDuringOutage).toBe(attempts.length);
+    const probes = attempts.filter(([at]) => at - start >= 2000).map(([at]) => at);
+    expect(attempts.length - probes.length).toBeLessThanOrEqual(30);
+    expect(probes.length).toBeGreaterThanOrEqual(20);
+    expect(probes.length).toBeLessThanOrEqual(30);
+    const gaps = probes.slice(1).map((at, i) => at - (probes[i] as number));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1500);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(30_000);
+    // Everything else was refused here, typed, never sent.
+    expect(errors.length).toBeGreaterThan(2000);
+    expect(errors.filter(isDruidUnreachable).length).toBeGreaterThan(errors.length - 20);
+    expect(monitor.refusedTotal).toBe(refusedRoutes.length);
+    expect(monitor.refusedTotal + sentDuringOutage).toBeGreaterThan(2400);
+    // Since its first unanswered attempt (the first answer to come back, a reset, arrives a step in).
+    const since = (attempts[0] as [number, string])[0];
+    const sinceText = new Date(since).toISOString();
+    expect(since - start).toBeLessThan(5000);
+    expect(monitor.hostOutage()).toMatchObject({ host: fake.url, since });
+    expect(monitor.describe()).toContain(`Druid unreachable since ${sinceText} (`);
+    // One line when it went down, one summary five minutes later, and nothing per call.
+    expect(lines.map((l) => l.msg)).toEqual([
+      expect.stringMatching(/^Druid does not answer: work waits/),
+      expect.stringMatching(/^Druid still does not answer \(5m0\ds\)/),
+    ]);
+    expect(lines[1]?.details).toMatchObject({ since: sinceText });
+    expect((lines[1]?.details.refused as number) > 1000).toBe(true);
+
+    // Druid is back: the next probe finds it, and then every call goes.
+    fake.on("GET", WORKERS, { status: 200, body: [] });
+    fake.on("GET", CAPACITY, {
+      status: 200,
+      body: { currentClusterCapacity: 4, maximumCapacityWithAutoScale: 4, usedClusterCapacity: 0 },
+    });
+    fake.on("GET", TASKS, { status: 200, body: [] });
+    for (let second = 0; second < 31 && monitor.hostOutage() !== null; second++) {
+      for (const call of callers()) calls.push(call.catch((e) => errors.push(e)));
+      for (let step = 0; step < 4; step++) {
+        await io();
+        await clock.advance(250);
+      }
+    }
+    expect(monitor.hostOutage()).toBeNull();
+    expect(monitor.since).toBeNull();
+    // The probe that found it back came after the ten minutes, past the second summary.
+    expect(lines.map((l) => l.msg.split(" (")[0])).toEqual([
+      expect.stringMatching(/^Druid does not answer/),
+      "Druid still does not answer",
+      "Druid still does not answer",
+      expect.stringMatching(/^Druid answers again after 10m\d\ds: work resumes$/),
+    ]);
+    const back = lines[3];
+    expect(back?.details).toMatchObject({ since: sinceText });
+    expect(Object.keys(back?.details.waiting as object)).toEqual(
+      expect.arrayContaining([`GET ${WORKERS}`, `GET ${CAPACITY}`, `GET ${TASKS}`]),
+    );
+    const before = fake.requests.length;
+    await expect(Promise.all(callers())).resolves.toHaveLength(4);
+    expect(fake.requests.length - before).toBe(4);
+    await Promise.all(calls);
+  }, 60_000);
+
+  it("a host that answers, even with errors, is not down: 500s and 503s are each call's own retries", async () => {
+    const { clock, monitor, client: c } = await setup();
+    fake.on("GET", WORKERS, { status: 503, body: { error: "no leader" } });
+    for (let i = 0; i < 5; i++) {
+      const call = c.workers().catch((e) => e);
+      for (let step = 0; step < 20; step++) {
+        await io();
+        await clock.advance(250);
+      }
+      expect(isDruidUnreachable(await call)).toBe(false);
+    }
+    expect(monitor.hostOutage()).toBeNull();
+    // The endpoint family still counts as an outage of its own (what `--druid-outage-timeout` bounds).
+    expect(monitor.since).not.toBeNull();
+    expect(fake.count("GET", WORKERS)).toBe(25);
+  }, 60_000);
+
+  it("the CLI's monitor without the gate sends as before: nothing is refused", async () => {
+    const clock = new ManualClock();
+    fake = new FakeDruid();
+    await fake.start();
+    fake.on("GET", WORKERS, { reset: true });
+    const monitor = new OutageMonitor(clock);
+    client = new DruidClient({
+      url: fake.url,
+      clock,
+      random: () => 0.5,
+      retry: { baseMs: 100, capMs: 400, maxAttempts: 3, maxTotalWaitMs: 5000 },
+      onAttempt: monitor.record,
+    });
+    for (let i = 0; i < 3; i++) {
+      const call = client.workers().catch((e) => e);
+      for (let step = 0; step < 10; step++) {
+        await io();
+        await clock.advance(250);
+      }
+      expect(isDruidUnreachable(await call)).toBe(false);
+    }
+    expect(fake.count("GET", WORKERS)).toBe(9);
+    expect(monitor.refusedTotal).toBe(0);
+    // The host is down all the same: "since" holds while its calls go on failing.
+    expect(monitor.hostOutage()).not.toBeNull();
+  }, 60_000);
+});
