@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { type Clock, systemClock, yieldToEventLoop } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
+import { isDruidUnreachable } from "../druid/host-backoff.js";
 import { LedgerError } from "../ledger/errors.js";
 import type { HeldLease, Store } from "../ledger/store.js";
 import { isTerminal, type TaskRow, type Transition } from "../ledger/types.js";
@@ -192,7 +193,9 @@ export class Driver {
       try {
         await runner.onCycle?.();
       } catch (error) {
-        this.#log.warn({ kind: runner.kind, error: reasonOf(error) }, "onCycle failed");
+        // Druid not answering is logged once by its outage monitor, not once a cycle here.
+        if (!isDruidUnreachable(error))
+          this.#log.warn({ kind: runner.kind, error: reasonOf(error) }, "onCycle failed");
       }
     }
   }

@@ -1,4 +1,5 @@
 import { DEFAULTS } from "../core/defaults.js";
+import { isDruidUnreachable } from "../druid/host-backoff.js";
 import type { TaskRow, Transition } from "../ledger/types.js";
 import { defaultTaskBackoff } from "./backoff.js";
 import type { Runner } from "./runner.js";
@@ -59,6 +60,7 @@ export function decide(result: RunResult, c: DecideContext): Transition {
     default: {
       // A retry-class failure during shutdown is most likely our own abort: hand back, count nothing.
       if (c.stopping) return handBack;
+      if (isDruidUnreachable(result.error)) return awaitDruid(c, result.error.retryAt);
       const reason = signal?.kind === "retry" ? signal.reason : reasonOf(result.error);
       if (isPoison(c, result.error)) return { to: "dead", reason: `poison: ${reason}` };
       const retry = c.task.retry + 1;
@@ -72,6 +74,23 @@ export function decide(result: RunResult, c: DecideContext): Transition {
       };
     }
   }
+}
+
+/** What a partition says while Druid does not answer (the same words each time, so the wait writes one event). */
+export const AWAITING_DRUID = "Druid unreachable: waiting for it to answer (no retry counted)";
+
+/**
+ * Druid not answering is no failure of the partition: it keeps its lease and comes back when the next
+ * probe may have found Druid back, counting no retry (its first such wait is one event, the rest quiet).
+ */
+function awaitDruid(c: DecideContext, retryAt: number): Transition {
+  return {
+    to: "progress",
+    reason: AWAITING_DRUID,
+    runAt: Math.max(c.now + (c.runner.progressDelayMs ?? DEFAULTS.tickMs), retryAt),
+    leaseExpiresAt: c.now + c.leaseMs,
+    quiet: c.task.reason === AWAITING_DRUID,
+  };
 }
 
 function isPoison(c: DecideContext, error: unknown): boolean {
