@@ -8,7 +8,7 @@ import type { Store } from "../ledger/store.js";
 import type { EventFeed, JobWaiters } from "./feed.js";
 import type { LoadHistory } from "./load-history.js";
 import type { ServiceMetrics } from "./metrics.js";
-import type { ReadyWorker } from "./readiness.js";
+import type { DruidOutageSource, ReadyWorker } from "./readiness.js";
 
 /**
  * What the API's handlers are built from: the parts the service injects (ledger, Druid client, feed,
@@ -60,6 +60,8 @@ export interface ApiDeps {
   blocked?: () => BlockedState | null;
   /** The dashboard's built assets (index.html and assets/); null: `/` says it was not built. */
   webDir?: string | null;
+  /** Whether Druid answers (the client's outage monitor), for readiness and the dashboard. @default always reachable */
+  outage?: DruidOutageSource;
 }
 
 /** Since when (epoch ms) and on what a worker has waited for slots other tasks hold. */

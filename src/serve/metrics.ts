@@ -35,6 +35,8 @@ export interface MetricSources {
   progress?(): { stalled: boolean; lastProgressAt: number } | null;
   /** The kinds of work whose counters start at 0. @default every registered kind (`KINDS`) */
   kinds?: readonly string[];
+  /** Whether this process reaches Druid, and since when not (`druidReachability`). @default always reachable */
+  druid?(): { reachable: boolean; since?: string | undefined };
 }
 
 /** The transitions whose counters start at 0 for every kind (the ones alerts and dashboards read). */
@@ -54,6 +56,7 @@ export class ServiceMetrics {
   readonly #detection: Histogram;
   readonly #handoff: Histogram;
   readonly #http: Counter<"route" | "method" | "code">;
+  readonly #refused: Counter;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -68,6 +71,7 @@ export class ServiceMetrics {
     this.#detection = m.detection;
     this.#handoff = m.handoff;
     this.#http = m.http;
+    this.#refused = m.refused;
     // A labelled series exists only once it has a value, and `increase()`/`rate()` cannot see the step to
     // a series' first sample: without a 0 first, the first dead letter after a start would never alert
     // (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
@@ -80,6 +84,7 @@ export class ServiceMetrics {
     ledgerGauge(sources, registers);
     druidSlotGauges(sources, registers);
     workerGauges(sources, registers);
+    druidReachabilityGauges(sources, registers);
   }
 
   /** For `DruidHttpOptions.onAttempt`. */
@@ -88,6 +93,11 @@ export class ServiceMetrics {
       endpoint: attempt.route,
       code: attempt.status === null ? "none" : String(attempt.status),
     });
+  };
+
+  /** For `OutageMonitorOptions.onRefused`: a call refused here, not sent, while Druid does not answer. */
+  readonly druidRefused = (_route: string): void => {
+    this.#refused.inc();
   };
 
   /** For `createMachinery`'s `onStatusLookup`. */
@@ -220,6 +230,11 @@ function activityMetrics(registers: Registry[]) {
       buckets: LATENCY_BUCKETS,
       registers,
     }),
+    refused: new Counter({
+      name: "segops_druid_requests_refused_total",
+      help: "Druid calls this process refused without sending them while Druid did not answer (one probe per backoff step goes instead)",
+      registers,
+    }),
     http: new Counter({
       name: "segops_http_requests_total",
       help: "API requests answered, by route pattern, method and status code",
@@ -326,6 +341,29 @@ function workerGauges(sources: MetricSources, registers: Registry[]): void {
     collect() {
       const at = sources.lastFeedTick();
       if (at !== null) this.set(at / 1000);
+      else this.remove();
+    },
+  });
+}
+
+/** Whether this process reaches Druid: the state `/readyz` and the dashboard's banner show. */
+function druidReachabilityGauges(sources: MetricSources, registers: Registry[]): void {
+  new Gauge({
+    name: "segops_druid_reachable",
+    help: "1 while this process reaches Druid; 0 while its calls are refused for an outage (one probe per backoff step) or its worker has handed its partitions back for Druid",
+    registers,
+    collect() {
+      this.set(sources.druid?.().reachable === false ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: "segops_druid_unreachable_since_timestamp_seconds",
+    help: "Since when Druid has not answered this process (unix seconds; absent while it answers)",
+    registers,
+    collect() {
+      const state = sources.druid?.();
+      const since = state && !state.reachable && state.since ? Date.parse(state.since) : Number.NaN;
+      if (Number.isFinite(since)) this.set(since / 1000);
       else this.remove();
     },
   });

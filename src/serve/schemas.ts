@@ -161,10 +161,33 @@ export const ReadinessWorker = z.object({
 });
 export type ReadinessWorker = z.infer<typeof ReadinessWorker>;
 
+/**
+ * Whether this host reaches Druid, as `/readyz`, `/metrics` and the dashboard's banner show it
+ * (docs/operations.md, "When Druid does not answer"): unreachable while its calls are refused here (one
+ * probe per backoff step) or the worker has handed its partitions back for Druid.
+ */
+export const DruidReachability = z.object({
+  reachable: z.boolean(),
+  /** Since when Druid has not answered (its first unanswered call); absent while it answers. */
+  since: z.string().optional(),
+  /** The unanswered call and why (credentials removed). */
+  lastError: z.string().optional(),
+  /** When this host asks Druid again (one probe per backoff step); absent while it answers. */
+  nextProbeAt: z.string().optional(),
+  /** Calls this host refused meanwhile instead of sending them. */
+  refused: z.number().int().optional(),
+  /** The worker handed its partitions back (Druid silent past `--druid-outage-timeout`) and claims none until it answers. */
+  workerPaused: z.boolean(),
+});
+export type DruidReachability = z.infer<typeof DruidReachability>;
+
 export const Readiness = z.object({
   ready: z.boolean(),
   ledger: Check,
-  druid: Check,
+  druid: Check.extend({
+    /** Since when Druid has not answered, while it does not. */
+    since: z.string().optional(),
+  }),
   worker: ReadinessWorker,
 });
 

@@ -20,6 +20,7 @@ import { ALL_JOBS, EventFeed, JobWaiters } from "./feed.js";
 import { LoadHistory } from "./load-history.js";
 import { ServiceMetrics } from "./metrics.js";
 import { parserProblemResponse } from "./problems.js";
+import { druidReachability } from "./readiness.js";
 import { findWebDir } from "./web.js";
 
 /**
@@ -148,9 +149,14 @@ interface Parts {
 
 function assemble(o: ServiceOptions): Parts {
   const tickMs = o.tickMs ?? DEFAULTS.tickMs;
-  const monitor = new OutageMonitor(o.clock);
-  const streams = { open: 0 };
   let metrics: ServiceMetrics | undefined;
+  // One backoff per Druid host for every caller of this process: while Druid does not answer, one probe
+  // per step goes out and the other calls are refused here (logged once per outage, not once a call).
+  const monitor = new OutageMonitor(o.clock, undefined, {
+    log: o.log,
+    onRefused: (route) => metrics?.druidRefused(route),
+  });
+  const streams = { open: 0 };
   let worker: Worker | undefined;
   const load = new LoadHistory({
     clock: o.clock,
@@ -159,6 +165,7 @@ function assemble(o: ServiceOptions): Parts {
   });
   const client = new DruidClient({
     ...o.druid,
+    gate: monitor,
     onAttempt: (attempt) => {
       monitor.record(attempt);
       metrics?.druidAttempt(attempt);
@@ -183,6 +190,7 @@ function assemble(o: ServiceOptions): Parts {
     lastFeedTick: () => feed.lastTickAt,
     blockedSince: () => worker?.machinery.admission.blockedSince ?? null,
     progress: () => worker?.progress ?? null,
+    druid: () => druidReachability(monitor, worker ?? null, o.clock.now()),
   });
   worker = new Worker({
     store: o.store,
@@ -229,6 +237,7 @@ function apiDeps(o: ServiceOptions, p: Parts, webDir: string | null): ApiDeps {
         : { since, reason: admission.describeBlocked() ?? "waiting for worker slots" };
     },
     webDir,
+    outage: p.monitor,
     ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: o.maxBodyBytes } : {}),
     ...(o.maxPartitionsPerRequest !== undefined
       ? { maxPartitionsPerRequest: o.maxPartitionsPerRequest }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ApiDeps } from "../deps.js";
 import { jsonResponse } from "../http.js";
 import { ProblemError, problemFor } from "../problems.js";
-import { workerReadiness } from "../readiness.js";
+import { druidReachability, workerReadiness } from "../readiness.js";
 import { type Route, route } from "../routes.js";
 import * as S from "../schemas.js";
 
@@ -40,10 +40,13 @@ export function probeRoutes(deps: ApiDeps): Route[] {
         problems: [],
       },
       async ({ c }) => {
-        const [ledger, druid] = await Promise.all([
+        const [ledger, answer] = await Promise.all([
           check(() => deps.store.listJobs({ limit: 1 })),
           check(() => deps.client.totalWorkerCapacity()),
         ]);
+        // During an outage the call is refused at once (or is the probe); the monitor says since when.
+        const state = druidReachability(deps.outage, deps.worker, deps.clock.now());
+        const druid = !answer.ok && state.since ? { ...answer, since: state.since } : answer;
         const worker = workerReadiness(deps.worker);
         const ready = ledger.ok && druid.ok && worker.ok;
         return jsonResponse(c, ready ? 200 : 503, { ready, ledger, druid, worker: worker.view });

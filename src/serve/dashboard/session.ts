@@ -11,11 +11,30 @@ import * as D from "../dashboard-schemas.js";
 import type { ApiDeps } from "../deps.js";
 import { jsonResponse } from "../http.js";
 import { ProblemError } from "../problems.js";
+import { druidReachability } from "../readiness.js";
 import { type Route, route } from "../routes.js";
+import * as S from "../schemas.js";
 
-/** The dashboard's session: whether a token is needed, a login that sets an HttpOnly cookie, logout. */
+/**
+ * The dashboard's session: whether a token is needed, a login that sets an HttpOnly cookie, logout; and
+ * what every page shows beside its own view while the session lasts: whether this host reaches Druid.
+ */
 export function sessionRoutes(deps: ApiDeps): Route[] {
   return [
+    route(
+      {
+        method: "get",
+        path: "/api/v1/druid/reachability",
+        operationId: "getDruidReachability",
+        summary:
+          "Whether this host reaches Druid (the state `/readyz` reports): since when not, the unanswered call, the next probe; every dashboard page asks every few seconds, and it costs no Druid request",
+        tags: ["dashboard"],
+        auth: true,
+        responses: { 200: { description: "Druid as this host sees it", schema: S.DruidReachability } },
+        problems: [401],
+      },
+      ({ c }) => jsonResponse(c, 200, druidReachability(deps.outage, deps.worker, deps.clock.now())),
+    ),
     route(
       {
         method: "get",

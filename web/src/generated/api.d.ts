@@ -363,6 +363,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/druid/reachability": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether this host reaches Druid (the state `/readyz` reports): since when not, the unanswered call, the next probe; every dashboard page asks every few seconds, and it costs no Druid request */
+    get: operations["getDruidReachability"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/session": {
     parameters: {
       query?: never;
@@ -685,6 +702,7 @@ export interface operations {
             druid: {
               ok: boolean;
               error?: string;
+              since?: string;
             };
             worker: {
               state: string;
@@ -730,6 +748,7 @@ export interface operations {
             druid: {
               ok: boolean;
               error?: string;
+              since?: string;
             };
             worker: {
               state: string;
@@ -3004,6 +3023,60 @@ export interface operations {
       };
       /** @description A dependency (ledger or Druid) is unavailable */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getDruidReachability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Druid as this host sees it */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            reachable: boolean;
+            since?: string;
+            lastError?: string;
+            nextProbeAt?: string;
+            refused?: number;
+            workerPaused: boolean;
+          };
+        };
+      };
+      /** @description A valid bearer token is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request's header fields (or its URL) are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error */
+      500: {
         headers: {
           [name: string]: unknown;
         };
