@@ -252,6 +252,31 @@ export function supersededWhileGone(
   return newer.size > 0 ? [...newer].sort() : null;
 }
 
+/**
+ * For a replace whose version was never recorded, when the oldest new used version is later than our task's
+ * lifetime (`unproven`): ours may have been published, replaced by another writer and marked unused by the
+ * Coordinator before the gate first looked. Then it is among the unused versions, new since the baseline and
+ * within our task's lifetime (the window proof holds for it as for a used one); with newer versions live over
+ * the whole interval that is the superseded state. Null when no such version exists or something older, or
+ * nothing, shows through.
+ */
+export function supersededBeforeSeen(
+  q: HandoffQuestion,
+  used: readonly TimelineSegment[],
+  unusedVersions: readonly string[],
+): Extract<HandoffVerdict, { state: "superseded" }> | null {
+  const { notBefore, notAfter } = q;
+  if (q.mode !== "replace" || q.version || !notBefore || !notAfter) return null;
+  const before = new Set(q.baselineTrusted !== false ? q.baseline.versions : []);
+  // Versions compare as strings (docs/druid-api.md, "Versions").
+  const ours = [...new Set(unusedVersions)]
+    .filter((v) => !before.has(v) && v >= notBefore && v <= notAfter)
+    .sort()[0];
+  if (ours === undefined) return null;
+  const newer = supersededWhileGone(used, q.interval, ours);
+  return newer ? { state: "superseded", version: ours, liveVersions: newer } : null;
+}
+
 /** Reads what exists in the interval now: the baseline for the attempt about to be submitted. */
 export async function readBaseline(
   source: Pick<HandoffSource, "metadataSegments">,

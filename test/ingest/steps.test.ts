@@ -529,13 +529,49 @@ describe("handoff", () => {
       candidate: "2026-01-02T05:00:00.000Z",
       reason: "late",
     };
-    const error = await rejects(awaitHandoff(a, io({ verdict, client: { tasks } })));
+    const none = async () => [];
+    const error = await rejects(
+      awaitHandoff(a, io({ verdict, client: { tasks, unusedSegments: none, metadataSegments: none } })),
+    );
     expect(error).toBeInstanceOf(TaskAbort);
     expect((error as Error).message).toMatch(
       /1 other task\(s\) of wiki were created in between \(someone_else\)/,
     );
     expect(asked.length).toBeGreaterThan(1);
     expect(a.progress().outcome).toBe("unproven");
+  });
+
+  it("ends superseded when ours was replaced and marked unused before the gate first saw it", async () => {
+    // Our task ran 00:00–00:10; another writer's compaction (05:00) replaced the day and the Coordinator
+    // marked ours (00:00:01) unused before the first look: the only new used version is past our lifetime,
+    // another task was created in between, and ours is among the unused.
+    const created = "2026-01-02T00:00:00.000Z";
+    const ours = "2026-01-02T00:00:01.000Z";
+    const foreign = "2026-01-02T05:00:00.000Z";
+    const a = attempt({ step: "handoff", druidCreatedTime: created, druidDurationMs: 600_000 });
+    const verdict: HandoffVerdict = { state: "unproven", candidate: foreign, reason: "late" };
+    const tasks = async () => [
+      { id: TASK_ID, createdTime: created },
+      { id: "segops_compact_wiki", createdTime: "2026-01-02T04:59:00.000Z" },
+    ];
+    const error = await rejects(
+      awaitHandoff(
+        a,
+        io({
+          verdict,
+          client: {
+            tasks,
+            unusedSegments: async () => [{ segment: segment(ours), unusedSince: null }],
+            metadataSegments: async () => [segment(foreign)],
+          },
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(TaskAbort);
+    expect((error as Error).message).toBe(
+      `superseded: a newer version (${foreign}) replaced ours (${ours}) in ${a.payload.interval}`,
+    );
+    expect(a.progress().outcome).toBe("superseded");
   });
 
   it("is never done when a replace's interval serves more rows than its task ingested", async () => {

@@ -278,7 +278,11 @@ describe("done only with data that provably came from our attempt", () => {
       const rerun = await run(store, a.client, jobA.job.id);
       expect(rerun.counts).toMatchObject({ done: 0, failed: 1 });
       const [after] = await store.listTasks(jobA.job.id);
-      expect(after?.lastError).toMatch(/cannot prove that the data in .* came from/);
+      // A's version, within its task's lifetime, is among the unused under B's: superseded, never done.
+      expect(after?.lastError).toMatch(
+        /^superseded: a newer version \(\S+\) replaced ours \(\S+\) in 2026-03-01/,
+      );
+      expect(prog(after)).toMatchObject({ outcome: "superseded" });
       expect(prog(after).version ?? null).toBeNull();
     },
     60_000,

@@ -8,6 +8,7 @@ import {
   type HandoffQuestion,
   handoffVerdict,
   overlapIndex,
+  supersededBeforeSeen,
 } from "../../src/work/handoff.js";
 import { coalesceIntervals, servedByHistoricals } from "../../src/work/segments.js";
 import type { TimelineSegment } from "../../src/work/timeline.js";
@@ -214,6 +215,45 @@ describe("done only with data that provably came from our attempt", () => {
   it("an adopted append cannot tell its segments apart: unproven, never done", () => {
     const adopted: HandoffQuestion = { ...q(), mode: "append", baselineTrusted: false };
     expect(handoffVerdict(adopted, [seg(old), seg(old, { partitionNum: 1 })]).state).toBe("unproven");
+  });
+});
+
+/**
+ * Ours published, replaced by another writer and marked unused before the gate first looked (so never
+ * recorded): the unused versions hold it, within our task's lifetime.
+ */
+describe("a version of ours replaced before the gate first saw it", () => {
+  const old = "2026-04-01T00:00:00.000Z";
+  const created = "2026-05-01T10:00:00.000Z";
+  const ended = "2026-05-01T10:05:00.000Z";
+  const ours = "2026-05-01T10:00:01.000Z";
+  const foreign = "2026-05-01T11:00:00.000Z";
+  const q: HandoffQuestion = { ...replace([old]), notBefore: created, notAfter: ended, rowsIngested: 8 };
+
+  it("is superseded when an unused version within our task's lifetime lies under a newer one over the whole interval", () => {
+    expect(handoffVerdict(q, [seg(old), seg(foreign)]).state).toBe("unproven");
+    expect(supersededBeforeSeen(q, [seg(old), seg(foreign)], [ours, old])).toEqual({
+      state: "superseded",
+      version: ours,
+      liveVersions: [foreign],
+    });
+  });
+
+  it("is not when no unused version is ours: outside our task's lifetime, or there before we ran", () => {
+    const used = [seg(old), seg(foreign)];
+    expect(supersededBeforeSeen(q, used, [])).toBeNull();
+    expect(supersededBeforeSeen(q, used, ["2026-05-01T10:30:00.000Z"])).toBeNull(); // after our task ended
+    expect(supersededBeforeSeen(q, used, ["2026-05-01T09:59:00.000Z"])).toBeNull(); // before it was created
+    expect(
+      supersededBeforeSeen({ ...q, baseline: { versions: [old, ours], segmentIds: [] } }, used, [ours]),
+    ).toBeNull();
+  });
+
+  it("is not when part of the interval shows nothing newer than ours, an append, or a recorded version", () => {
+    const half = { start: day.start, end: day.start + 12 * 3_600_000 };
+    expect(supersededBeforeSeen(q, [seg(old), seg(foreign, half)], [ours])).toBeNull();
+    expect(supersededBeforeSeen({ ...q, mode: "append" }, [seg(foreign)], [ours])).toBeNull();
+    expect(supersededBeforeSeen({ ...q, version: ours }, [seg(foreign)], [ours])).toBeNull();
   });
 });
 

@@ -1,5 +1,13 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
-import { type HandoffQuestion, type HandoffVerdict, proveSoleTask } from "../../work/handoff.js";
+import type { UnusedSegment } from "../../druid/client.js";
+import type { DataSegment } from "../../druid/types.js";
+import {
+  type HandoffQuestion,
+  type HandoffVerdict,
+  proveSoleTask,
+  supersededBeforeSeen,
+} from "../../work/handoff.js";
+import { toTimelineSegment } from "../../work/segments.js";
 import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } from "./attempt.js";
 
 /**
@@ -99,6 +107,8 @@ async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
         await a.save({ version: verdict.candidate, versionProof: "sole-task" });
         throw new TaskProgress(`version ${verdict.candidate} of ${payload.interval} proven ours`, 0);
       }
+      const replaced = verdict.candidate !== null ? await replacedBeforeSeen(a, io) : null;
+      if (replaced) return endSuperseded(a, replaced);
       await a.save({ outcome: "unproven" });
       throw new TaskAbort(
         `not done: cannot prove that the data in ${payload.interval} came from ${taskId}: ${verdict.reason}${typeof proven === "string" ? `; ${proven}` : ""}. Check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
@@ -133,4 +143,31 @@ async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
       });
   }
   return false;
+}
+
+/**
+ * Ours published, replaced by another writer and already marked unused before the gate first looked
+ * (`supersededBeforeSeen`): read the interval's unused versions and what is used now, only on this rare path.
+ */
+async function replacedBeforeSeen(
+  a: Attempt,
+  io: StepIO,
+): Promise<Extract<HandoffVerdict, { state: "superseded" }> | null> {
+  const { datasource, interval } = a.payload;
+  let reads: [UnusedSegment[], DataSegment[]];
+  try {
+    reads = await Promise.all([
+      io.client.unusedSegments(datasource, interval, a.call),
+      io.client.metadataSegments(datasource, [interval], a.call),
+    ]);
+  } catch (error) {
+    if (!isFatal(error)) throw error;
+    return null; // the Coordinator refused the read: the partition ends unproven, as it would have
+  }
+  const [unused, used] = reads;
+  return supersededBeforeSeen(
+    handoffQuestion(a),
+    used.map((s) => toTimelineSegment(s, new Set())),
+    unused.map((u) => u.segment.version),
+  );
 }
