@@ -191,6 +191,7 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
         .flatMap((t) => (t.payload as { newerVersions?: string[] }).newerVersions ?? []),
     ),
   );
+  const publishedBy = new Map(engine.store.all(input.datasource).map((s) => [s.taskId, s.version]));
   let rolledBackIngest = 0;
   // Versions a done partition vouches for: what it published, or restored.
   const vouched = new Set<string>();
@@ -203,8 +204,11 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
         continue;
       }
       if (t.state !== "done") {
-        const p = t.progress as { version?: string; outcome?: string };
-        if (t.kind === "ingest" && p.outcome === "lost" && p.version && rolledBack.has(p.version)) {
+        const p = t.progress as { version?: string; outcome?: string; taskId?: string };
+        // The version its attempt published: recorded, or (marked unused before segops first looked, so
+        // never recorded) the one Druid's store says that attempt's task published.
+        const version = p.version ?? publishedBy.get(p.taskId ?? "");
+        if (t.kind === "ingest" && p.outcome === "lost" && version && rolledBack.has(version)) {
           rolledBackIngest++;
           continue;
         }
