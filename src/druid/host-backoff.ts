@@ -33,7 +33,7 @@ export interface ProbeSchedule {
   jitter?: number;
 }
 
-/** What makes a host down: unanswered attempts in a row, over some time (one reset is no outage). */
+/** What makes a host down: unanswered attempts in a row (one reset is no outage). */
 export interface TripRule {
   /**
    * Unanswered attempts in a row, with no answer in between.
@@ -41,8 +41,9 @@ export interface TripRule {
    */
   failures?: number;
   /**
-   * Time from the first of them to the last, in ms.
-   * @default 1000
+   * Time from the first of them to the last, in ms. None by default: a call's own retries can all fail
+   * within a second, and it should find the host down, not give up on its own and cost its work a retry.
+   * @default 0
    */
   spanMs?: number;
   /**
@@ -61,7 +62,7 @@ export const DEFAULT_PROBE_SCHEDULE: Readonly<Required<ProbeSchedule>> = {
 
 export const DEFAULT_TRIP_RULE: Readonly<Required<TripRule>> = {
   failures: 3,
-  spanMs: 1000,
+  spanMs: 0,
   probeTimeoutMs: 60_000,
 };
 
@@ -190,26 +191,38 @@ export function admit(state: HostState, now: number, rule: TripRule = {}): Admis
 }
 
 /**
- * A call refused before it was sent because its Druid host does not answer (a probe goes out once per
- * backoff step; see `OutageMonitor`). Nothing reached Druid, so it is safe to send again, and it is no
- * failure of the work that made it: the driver comes back to that work later, counting no retry.
+ * A call to a Druid host that does not answer: refused before it was sent (a probe goes out once per
+ * backoff step; see `OutageMonitor`), or given up after its own attempts found the host down. Safe to send
+ * again (a refused call reached nobody; a given-up one was retried only if idempotent or never sent), and
+ * no failure of the work that made it: the driver comes back to that work later, counting no retry.
  */
 export class DruidUnreachableError extends UnavailableError {
   /** The mark `isDruidUnreachable` reads (a copy of this module from another package has its own class). */
   readonly druidUnreachable = true;
-  /** Nothing was sent. */
-  readonly requestSent = false;
+  /** Whether this call's request may have reached Druid (false: refused here, never sent). */
+  readonly requestSent: boolean;
   /** Since when the host has not answered (ms since the epoch). */
   readonly unreachableSince: number;
   /** When the next probe may find it back (ms since the epoch): a good time to try again. */
   readonly retryAt: number;
   readonly host: string;
 
-  constructor(init: { endpoint: string; host: string; since: number; retryAt: number; lastError?: string }) {
+  constructor(init: {
+    endpoint: string;
+    host: string;
+    since: number;
+    retryAt: number;
+    lastError?: string;
+    /** The failure of the call's own last attempt, when it was sent (default: refused, never sent). */
+    cause?: Error & { requestSent?: boolean };
+  }) {
+    const sent = init.cause !== undefined;
     super({
       endpoint: init.endpoint,
-      druidMessage: `${init.host} has not answered since ${new Date(init.since).toISOString()}${init.lastError ? ` (${init.lastError})` : ""}; not sent, the next probe at ${new Date(init.retryAt).toISOString()}`,
+      druidMessage: `${init.host} has not answered since ${new Date(init.since).toISOString()}${init.lastError ? ` (${init.lastError})` : ""}; ${sent ? "no answer to this call either" : "not sent"}, the next probe at ${new Date(init.retryAt).toISOString()}`,
+      ...(sent ? { cause: init.cause } : {}),
     });
+    this.requestSent = sent && init.cause?.requestSent !== false;
     this.unreachableSince = init.since;
     this.retryAt = init.retryAt;
     this.host = init.host;

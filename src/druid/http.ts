@@ -104,6 +104,8 @@ export interface DruidHttpOptions {
 /** Decides before each attempt whether it is sent; refuses by throwing (a `DruidUnreachableError`). */
 export interface DruidGate {
   admit(attempt: { origin: string; endpoint: string; route: string }): void;
+  /** The error a call that gives up leaves with (a host found down meanwhile says so); default: its own. */
+  giveUp?(attempt: { origin: string; endpoint: string; route: string }, error: DruidError): DruidError;
 }
 
 /**
@@ -380,6 +382,9 @@ export class DruidHttp {
         this.#random,
       );
       if (!decision.retry) {
+        const settled = this.#gate?.giveUp?.({ origin, endpoint, route }, error) ?? error;
+        // A host found down is said once by the gate, not once per call that gave up on it.
+        if (settled !== error) throw settled;
         this.#logger?.warn(
           {
             endpoint,

@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import type { DruidError } from "./errors.js";
 import {
   admit,
   afterAttempt,
@@ -23,6 +24,9 @@ interface FamilyState {
   lastFailure: number;
   error: string;
   endpoint: string;
+  /** Where its last failure was sent, and whether the host answered at all (a 5xx) or not. */
+  origin: string | undefined;
+  hostAnswered: boolean;
 }
 
 /** A Druid host (`http://host:port`) as the gate keeps it, with what its outage refused. */
@@ -118,6 +122,8 @@ export class OutageMonitor implements DruidGate {
       lastFailure: now,
       error: attempt.error.message,
       endpoint: attempt.endpoint,
+      origin: attempt.origin,
+      hostAnswered: hostAnswered(attempt.status),
     });
   };
 
@@ -142,6 +148,21 @@ export class OutageMonitor implements DruidGate {
       since: host.state.downSince as number,
       retryAt: decision.retryAt,
       ...(host.lastError ? { lastError: host.lastError } : {}),
+    });
+  };
+
+  /** Pass as the client's `gate`: a call that gave up on a host found down meanwhile says so. */
+  readonly giveUp = (call: { origin: string; endpoint: string }, error: DruidError): DruidError => {
+    const host = this.#hosts.get(call.origin);
+    const since = host?.state.downSince ?? null;
+    if (!host || since === null || !error.retryable || hostAnswered(error.status ?? null)) return error;
+    return new DruidUnreachableError({
+      endpoint: call.endpoint,
+      host: call.origin,
+      since,
+      retryAt: Math.max(this.clock.now(), host.state.nextProbeAt),
+      ...(host.lastError ? { lastError: host.lastError } : {}),
+      cause: error,
     });
   };
 
@@ -176,6 +197,10 @@ export class OutageMonitor implements DruidGate {
         "Druid does not answer: work waits (nothing is lost), its calls are refused here and one probe goes per backoff step until it answers",
       );
     } else if (wasDown !== null && host.state.downSince === null) {
+      // The host answers: what its families failed with while it did not answer was the outage, not them
+      // (a family not tried since, e.g. submissions held back, would otherwise stay "down" for minutes).
+      for (const [family, f] of this.#failing)
+        if (f.origin === attempt.origin && !f.hostAnswered) this.#failing.delete(family);
       this.#options.log?.warn(
         {
           druid: attempt.origin,

@@ -4,6 +4,7 @@ import {
   admit,
   afterAttempt,
   DEFAULT_PROBE_SCHEDULE,
+  DEFAULT_TRIP_RULE,
   DruidUnreachableError,
   type HostState,
   hostAnswered,
@@ -54,24 +55,32 @@ describe("probeDelay", () => {
 describe("a host goes down, is probed, comes back", () => {
   const fail = (s: HostState, now: number) => afterAttempt(s, { answered: false, now }, {}, {}, top);
 
-  it("down after three unanswered attempts in a row spanning a second, not before", () => {
+  it("down after three unanswered attempts in a row; an answer in between starts the count again", () => {
     let s = upState();
     s = fail(s, 0);
-    s = fail(s, 100);
-    s = fail(s, 200);
-    expect(s.downSince).toBeNull(); // three, but within 200 ms: a blip
-    s = fail(s, 1000);
+    s = fail(s, 10);
+    expect(s.downSince).toBeNull();
+    s = fail(s, 20);
     expect(s.downSince).toBe(0);
-    expect(s.nextProbeAt).toBe(2000);
-    // An answer in between starts the count again.
+    expect(s.nextProbeAt).toBe(20 + 1000);
     let t = fail(fail(upState(), 0), 600);
     t = afterAttempt(t, { answered: true, now: 700 });
     t = fail(fail(t, 1200), 1700);
     expect(t.downSince).toBeNull();
+    expect(DEFAULT_TRIP_RULE).toEqual({ failures: 3, spanMs: 0, probeTimeoutMs: 60_000 });
+  });
+
+  it("a trip rule may also ask the failures to span some time", () => {
+    const rule = { failures: 3, spanMs: 1000 };
+    const failAt = (s: HostState, now: number) => afterAttempt(s, { answered: false, now }, rule, {}, top);
+    let s = failAt(failAt(failAt(upState(), 0), 100), 200);
+    expect(s.downSince).toBeNull(); // three, but within 200 ms
+    s = failAt(s, 1000);
+    expect(s.downSince).toBe(0);
   });
 
   it("while down: one probe when due, every other call refused until then", () => {
-    let s = fail(fail(fail(upState(), 0), 500), 1000); // down, first probe at 2000
+    let s = fail(fail(fail(upState(), 0), 500), 1000); // down since 0, first probe at 2000
     const early = admit(s, 1500);
     expect(early).toMatchObject({ send: false, retryAt: 2000 });
     const probe = admit(s, 2000);
@@ -146,6 +155,20 @@ describe("DruidUnreachableError", () => {
     expect(isDruidUnreachable(e)).toBe(true);
     expect(e.message).toMatch(/http:\/\/druid:8888 has not answered since 2026-01-01T12:03:00.000Z/);
     expect(e.message).toMatch(/not sent, the next probe at 2026-01-01T12:04:00.000Z/);
+    // A call that gave up on a host found down meanwhile: its own failure is the cause.
+    const cause = Object.assign(new Error("refused"), { requestSent: false });
+    const gaveUp = new DruidUnreachableError({ endpoint: "GET /x", host: "h", since: 0, retryAt: 1, cause });
+    expect(gaveUp.cause).toBe(cause);
+    expect(gaveUp.requestSent).toBe(false);
+    expect(gaveUp.message).toMatch(/no answer to this call either/);
+    const sent = new DruidUnreachableError({
+      endpoint: "GET /x",
+      host: "h",
+      since: 0,
+      retryAt: 1,
+      cause: new Error("reset"),
+    });
+    expect(sent.requestSent).toBe(true);
     // Recognised by shape too (a copy of the module from another package).
     const copy = Object.assign(new Error("x"), { druidUnreachable: true, retryAt: 1 });
     expect(isDruidUnreachable(copy)).toBe(true);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { DruidClient } from "../../src/druid/client.js";
+import { TransientError } from "../../src/druid/errors.js";
 import { isDruidUnreachable } from "../../src/druid/host-backoff.js";
 import { OutageMonitor } from "../../src/druid/outage.js";
 import { FakeDruid } from "./helpers/fake-druid.js";
@@ -21,6 +22,8 @@ let client: DruidClient | undefined;
 afterEach(async () => {
   await client?.close();
   await fake?.close();
+  client = undefined;
+  fake = undefined as unknown as FakeDruid;
 });
 
 /** Lets the sockets' answers (resets, here) arrive before the manual clock moves on. */
@@ -77,8 +80,8 @@ describe("one backoff per host during an outage", () => {
     const seconds = (clock.now() - start) / 1000;
     expect(seconds).toBe(600);
     // Before: every caller retried on its own (four callers × five attempts a call, ~10 requests a second).
-    // Now: the attempts that found Druid down (unanswered for a second), then one probe per step: 2, 4, 8,
-    // 16 s apart, then 27 to 30 s (the cap, less its jitter).
+    // Now: the attempts that found Druid down (three unanswered in a row), then one probe per step: 1, 2,
+    // 4, 8, 16 s apart, then 27 to 30 s (the cap, less its jitter).
     expect(sentDuringOutage / seconds).toBeLessThanOrEqual(1);
     expect(sentDuringOutage).toBe(attempts.length);
     const probes = attempts.filter(([at]) => at - start >= 2000).map(([at]) => at);
@@ -86,7 +89,7 @@ describe("one backoff per host during an outage", () => {
     expect(probes.length).toBeGreaterThanOrEqual(20);
     expect(probes.length).toBeLessThanOrEqual(30);
     const gaps = probes.slice(1).map((at, i) => at - (probes[i] as number));
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1500);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(30_000);
     // Everything else was refused here, typed, never sent.
     expect(errors.length).toBeGreaterThan(2000);
@@ -140,6 +143,75 @@ describe("one backoff per host during an outage", () => {
     expect(fake.requests.length - before).toBe(4);
     await Promise.all(calls);
   }, 60_000);
+
+  it("a call whose own attempts find the host down leaves as Druid unreachable, not as its last failure", async () => {
+    const { clock, monitor, lines } = await setup();
+    const few = new DruidClient({
+      url: fake.url,
+      clock,
+      random: () => 0.5,
+      retry: { baseMs: 100, capMs: 400, maxAttempts: 3, maxTotalWaitMs: 5000 },
+      gate: monitor,
+      onAttempt: monitor.record,
+    });
+    try {
+      const call = few.workers().catch((e) => e);
+      for (let step = 0; step < 10; step++) {
+        await io();
+        await clock.advance(250);
+      }
+      const error = await call;
+      expect(fake.count("GET", WORKERS)).toBe(3);
+      expect(isDruidUnreachable(error)).toBe(true);
+      expect(error.requestSent).toBe(true); // a reset: the request had gone out
+      expect(error.cause).toMatchObject({ code: "Transient" });
+      expect(lines).toHaveLength(1);
+    } finally {
+      await few.close();
+    }
+  }, 60_000);
+
+  it("once the host answers, what its calls failed with while it did not is over; a 500 of its own is not", () => {
+    const clock = new ManualClock();
+    const monitor = new OutageMonitor(clock);
+    const origin = "http://druid:8888";
+    const noAnswer = (endpoint: string) => ({
+      reachable: false as const,
+      endpoint,
+      route: endpoint,
+      status: null,
+      origin,
+      error: new TransientError({ endpoint, requestSent: false }),
+    });
+    // The status endpoint fails with a 500 of its own (Druid answers that much).
+    monitor.record({
+      reachable: false,
+      endpoint: "POST /druid/indexer/v1/taskStatus",
+      route: "POST /druid/indexer/v1/taskStatus",
+      status: 500,
+      origin,
+      error: new TransientError({
+        endpoint: "POST /druid/indexer/v1/taskStatus",
+        status: 500,
+        requestSent: true,
+      }),
+    });
+    // Submissions failed while Druid was down, and are held back since (nothing tries them again).
+    monitor.record(noAnswer("POST /druid/indexer/v1/task"));
+    monitor.record(noAnswer("GET /druid/indexer/v1/workers"));
+    monitor.record(noAnswer("GET /druid/indexer/v1/workers"));
+    expect(monitor.hostOutage()).not.toBeNull();
+    monitor.record({
+      reachable: true,
+      endpoint: "GET /druid/indexer/v1/totalWorkerCapacity",
+      route: "GET /druid/indexer/v1/totalWorkerCapacity",
+      status: 200,
+      origin,
+    });
+    expect(monitor.hostOutage()).toBeNull();
+    // The status endpoint's own 500 still counts (what --druid-outage-timeout bounds); the rest is over.
+    expect(monitor.lastError).toMatch(/^POST \/druid\/indexer\/v1\/taskStatus/);
+  });
 
   it("a host that answers, even with errors, is not down: 500s and 503s are each call's own retries", async () => {
     const { clock, monitor, client: c } = await setup();
