@@ -208,7 +208,9 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
         // The version its attempt published: recorded, or (marked unused before segops first looked, so
         // never recorded) the one Druid's store says that attempt's task published.
         const version = p.version ?? publishedBy.get(p.taskId ?? "");
-        if (t.kind === "ingest" && p.outcome === "lost" && version && rolledBack.has(version)) {
+        // Lost at handoff, or at the audit (its version missing, an older one live again): the same rollback.
+        const gone = p.outcome === "lost" || p.outcome === "audit-failed";
+        if (t.kind === "ingest" && gone && version && rolledBack.has(version)) {
           rolledBackIngest++;
           continue;
         }
