@@ -50,6 +50,8 @@ export type TimelineSegment = Timeline["segments"][number];
 export type TimelineGap = Timeline["gaps"][number];
 export type GapReason = TimelineGap["reason"];
 export type DruidLoad = Got<"/api/v1/druid/load">;
+/** Whether the service reaches Druid: the state its `/readyz` reports, shown on every page. */
+export type DruidReachability = Got<"/api/v1/druid/reachability">;
 export type Quantiles = DruidLoad["latency"]["detection"];
 type Problem = components["schemas"]["Problem"];
 

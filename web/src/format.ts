@@ -61,6 +61,12 @@ export function time(iso: string | null | undefined): string {
   return iso.replace("T", " ").replace(/\.\d{3}Z$/, "Z");
 }
 
+/** A moment as a wall clock in UTC: `12:03 UTC` today, `2026-01-01 12:03 UTC` another day. */
+export function clock(iso: string, now = new Date()): string {
+  const hm = iso.slice(11, 16);
+  return iso.slice(0, 10) === now.toISOString().slice(0, 10) ? `${hm} UTC` : `${iso.slice(0, 10)} ${hm} UTC`;
+}
+
 export function num(n: number | null | undefined): string {
   return n === null || n === undefined ? "–" : n.toLocaleString("en-US");
 }

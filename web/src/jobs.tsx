@@ -36,7 +36,17 @@ function Progress({ job }: { job: DashboardJob }) {
   );
 }
 
-export function JobsView({ query }: { query: URLSearchParams }) {
+/**
+ * The job list. `druidReachable` is Druid's state as the service reports it (null: not known yet): the
+ * list may be live while the work is not, so the indicator is green only while Druid answers.
+ */
+export function JobsView({
+  query,
+  druidReachable,
+}: {
+  query: URLSearchParams;
+  druidReachable: boolean | null;
+}) {
   const [state, setState] = useState(query.get("state") ?? "");
   const [datasource, setDatasource] = useState(query.get("datasource") ?? "");
   const [jobs, setJobs] = useState<Map<string, DashboardJob>>(new Map());
@@ -110,9 +120,15 @@ export function JobsView({ query }: { query: URLSearchParams }) {
     <section aria-labelledby="jobs-title">
       <div class="heading">
         <h1 id="jobs-title">Jobs</h1>
-        <span class={`live-${live}`} role="status">
-          {live === "live" ? "● live" : live === "idle" ? "○ nothing running" : "… connecting"}
-        </span>
+        {druidReachable === false && live !== "connecting" ? (
+          <span class="live-paused" role="status">
+            ‖ paused: Druid unreachable
+          </span>
+        ) : (
+          <span class={`live-${live}`} role="status">
+            {live === "live" ? "● live" : live === "idle" ? "○ nothing running" : "… connecting"}
+          </span>
+        )}
       </div>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>

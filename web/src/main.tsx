@@ -5,12 +5,14 @@ import { BackfillView } from "./backfill";
 import { DruidView } from "./druid";
 import { JobsView } from "./jobs";
 import { Login } from "./login";
+import { DruidBanner, useDruidReachability } from "./outage";
 import "./style.css";
 import { TimelineView } from "./timeline";
 
 /**
  * The dashboard: a hash router over four views (jobs, one job's partitions, a datasource's segment
- * timeline, Druid's load), behind the login when the service has a token.
+ * timeline, Druid's load), behind the login when the service has a token; every view under a banner
+ * while Druid does not answer.
  */
 
 interface Route {
@@ -66,10 +68,24 @@ function App() {
 
   if (session === "unknown") return <p class="loading">Loading…</p>;
   if (session === "login") return <Login onDone={() => setSession("in")} />;
+  return <Pages route={route} authRequired={authRequired} onLogout={() => setSession("login")} />;
+}
+
+/** The pages behind the login: the header, Druid's banner when it does not answer, the current view. */
+function Pages({
+  route,
+  authRequired,
+  onLogout,
+}: {
+  route: Route;
+  authRequired: boolean;
+  onLogout: () => void;
+}) {
+  const druid = useDruidReachability();
 
   const logout = async () => {
     await api.post("/api/v1/logout");
-    setSession("login");
+    onLogout();
   };
   const nav = (view: Route["view"], href: string, label: string) => (
     <a
@@ -97,8 +113,9 @@ function App() {
           </button>
         )}
       </header>
+      <DruidBanner state={druid} />
       <main id="main" tabIndex={-1}>
-        {route.view === "jobs" && <JobsView query={route.query} />}
+        {route.view === "jobs" && <JobsView query={route.query} druidReachable={druid?.reachable ?? null} />}
         {route.view === "job" && <BackfillView jobId={route.arg} />}
         {route.view === "datasource" && <TimelineView datasource={route.arg} query={route.query} />}
         {route.view === "druid" && <DruidView />}
