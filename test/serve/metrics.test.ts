@@ -247,11 +247,11 @@ describe("docs/alerts.yml", () => {
 
   it("the example alert rules of docs/operations.md pass promtool check rules", () => {
     const check = promtool(["check", "rules", join(root, "docs/alerts.yml")]);
-    expect(check.output).toMatch(/SUCCESS: 9 rules found/);
+    expect(check.output).toMatch(/SUCCESS: 10 rules found/);
     expect(check.status).toBe(0);
   });
 
-  it("fire as documented (promtool test rules: dead letter, stale feed, stalled worker, ledger-wide gauge under max)", () => {
+  it("fire as documented (promtool test rules: dead letter, stale feed, stalled worker, Druid unreachable, ledger-wide gauge under max)", () => {
     const run = promtool(["test", "rules", join(root, "test/serve/alerts.promtest.yml")]);
     expect(run.output).toMatch(/SUCCESS/);
     expect(run.status).toBe(0);
