@@ -72,6 +72,8 @@ export function fakeClient(
 ): DruidClient {
   return {
     metadataSegments: async () => druid.used,
+    // Druid's active tasks of a type (kill tasks, for a rollback): none unless a test says so.
+    tasks: async () => [],
     unusedSegments: async () => druid.unused.map((segment) => ({ segment, unusedSince: 0 })),
     servedInInterval: async () =>
       druid.used

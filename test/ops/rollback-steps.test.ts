@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
+import { TaskAbort, TaskDefer, TaskProgress } from "../../src/driver/signals.js";
 import { rollbackKind } from "../../src/ops/rollback/kind.js";
 import type { RollbackPayload } from "../../src/ops/rollback/plan.js";
 import { ROLLBACK_STEPS } from "../../src/ops/rollback/runner.js";
@@ -30,9 +30,11 @@ const payload: RollbackPayload = {
 const part = (progress: RollbackProgress) => fakePart<RollbackPayload, RollbackProgress>(payload, progress);
 
 /** A client over `druid` whose marks move segments between its used and unused lists, and are recorded. */
-function marking(druid: FakeDruid) {
+function marking(druid: FakeDruid, kills: string[][] = []) {
   const marks: string[] = [];
   const client = fakeClient(druid, {
+    // Each listing of Druid's active kill tasks answers the next entry (none once they run out).
+    tasks: async () => (kills.shift() ?? []).map((id) => ({ id, type: "kill", statusCode: "RUNNING" })),
     markSegments: async (_ds: string, to: "used" | "unused", filter: { versions: string[] }) => {
       marks.push(`${to} ${filter.versions.join(",")}`);
       const moving = [...druid.used, ...druid.unused].filter((s) => filter.versions.includes(s.version));
@@ -54,6 +56,28 @@ describe("unmark", () => {
     await unmarkNewer(a, io);
     expect(marks).toEqual(["unused v2"]);
     expect(a.saved).toEqual([{ step: "mark", unmarked: 1 }]);
+  });
+
+  it("waits, changing nothing, while Druid runs a kill task of the datasource", async () => {
+    const { io, marks } = marking({ used: [target, bad], unused: [] }, [["kill_wiki_other"]]);
+    const a = part({});
+    const e = await thrown(unmarkNewer(a, io));
+    expect(e).toBeInstanceOf(TaskDefer);
+    expect((e as Error).message).toMatch(
+      /^waiting for Druid's kill task\(s\) of wiki to end before leaving .* with no used version: kill_wiki_other/,
+    );
+    expect([marks, a.saved]).toEqual([[], []]);
+  });
+
+  it("uses the newer versions again when a kill task appeared while it marked them unused, and waits", async () => {
+    const druid = { used: [target, bad], unused: [] };
+    const { io, marks } = marking(druid, [[], ["kill_wiki_other"]]);
+    const a = part({});
+    const e = await thrown(unmarkNewer(a, io));
+    expect(e).toBeInstanceOf(TaskDefer);
+    expect(marks).toEqual(["unused v2", "used v2"]);
+    expect(druid.used.map((s) => s.version)).toContain("v2");
+    expect(a.saved).toEqual([]);
   });
 
   it("changes nothing when the target lost a segment since the plan (killed)", async () => {
