@@ -39,6 +39,8 @@ interface HostRecord {
   /** Probes let through during the current outage. */
   probes: number;
   lastSummaryAt: number;
+  /** Its last attempt or refused call: a host nothing has asked for `staleMs` no longer counts. */
+  lastSeen: number;
 }
 
 /** The pino-compatible subset the monitor logs through. */
@@ -132,6 +134,7 @@ export class OutageMonitor implements DruidGate {
     const host = this.#hosts.get(call.origin);
     if (!host || host.state.downSince === null) return;
     const now = this.clock.now();
+    host.lastSeen = now;
     const decision = admit(host.state, now, this.#options.trip);
     host.state = decision.state;
     if (decision.send) {
@@ -173,9 +176,17 @@ export class OutageMonitor implements DruidGate {
     let host = this.#hosts.get(attempt.origin);
     if (!host) {
       if (answered) return;
-      host = { state: upState(), lastError: null, refused: new Map(), probes: 0, lastSummaryAt: now };
+      host = {
+        state: upState(),
+        lastError: null,
+        refused: new Map(),
+        probes: 0,
+        lastSummaryAt: now,
+        lastSeen: now,
+      };
       this.#hosts.set(attempt.origin, host);
     }
+    host.lastSeen = now;
     const wasDown = host.state.downSince;
     host.state = afterAttempt(
       host.state,
@@ -240,10 +251,11 @@ export class OutageMonitor implements DruidGate {
 
   /** The host down the longest, or null while every host answers (or has not failed enough to be down). */
   hostOutage(): HostOutage | null {
+    const now = this.clock.now();
     let oldest: HostOutage | null = null;
     for (const [origin, h] of this.#hosts) {
       const since = h.state.downSince;
-      if (since === null || (oldest && oldest.since <= since)) continue;
+      if (since === null || now - h.lastSeen > this.staleMs || (oldest && oldest.since <= since)) continue;
       oldest = {
         host: origin,
         since,

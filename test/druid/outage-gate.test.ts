@@ -213,6 +213,33 @@ describe("one backoff per host during an outage", () => {
     expect(monitor.lastError).toMatch(/^POST \/druid\/indexer\/v1\/taskStatus/);
   });
 
+  it("a host down that nothing asks for any more stops counting, like an endpoint family no longer tried", async () => {
+    const clock = new ManualClock();
+    const monitor = new OutageMonitor(clock, 60_000);
+    const origin = "http://druid:8888";
+    for (let i = 0; i < 3; i++)
+      monitor.record({
+        reachable: false,
+        endpoint: "GET /druid/indexer/v1/workers",
+        route: "GET /druid/indexer/v1/workers",
+        status: null,
+        origin,
+        error: new TransientError({ endpoint: "GET /druid/indexer/v1/workers", requestSent: false }),
+      });
+    expect(monitor.hostOutage()).not.toBeNull();
+    await clock.advance(30_000);
+    // Calls are made (the first is the probe, the next refused while it is out): the outage still counts
+    // while something waits on it.
+    const call = { origin, endpoint: "GET /druid/indexer/v1/tasks", route: "GET /druid/indexer/v1/tasks" };
+    expect(() => monitor.admit(call)).not.toThrow();
+    expect(() => monitor.admit(call)).toThrow(/not sent/);
+    await clock.advance(45_000);
+    expect(monitor.hostOutage()).not.toBeNull();
+    await clock.advance(20_000);
+    expect(monitor.hostOutage()).toBeNull();
+    expect(monitor.since).toBeNull();
+  });
+
   it("a host that answers, even with errors, is not down: 500s and 503s are each call's own retries", async () => {
     const { clock, monitor, client: c } = await setup();
     fake.on("GET", WORKERS, { status: 503, body: { error: "no leader" } });
