@@ -191,6 +191,16 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
         .flatMap((t) => (t.payload as { newerVersions?: string[] }).newerVersions ?? []),
     ),
   );
+  // Chunks a rollback began to restore (past its plan), with the version it restores: a version of an
+  // ingestion newer than that, over the same chunk, was taken away by the operator too (e.g. an ingestion
+  // compacted by another ledger, then rolled back to before both).
+  const restoredTo = ledgers.flatMap((l) =>
+    l.tasks
+      .filter((t) => t.kind === "rollback" && (t.progress as { step?: string }).step !== undefined)
+      .map((t) => t.payload as { interval: string; toVersion: string }),
+  );
+  const rolledBackOver = (interval: string, version: string) =>
+    restoredTo.some((r) => r.interval === interval && r.toVersion < version);
   const publishedBy = new Map(engine.store.all(input.datasource).map((s) => [s.taskId, s.version]));
   let rolledBackIngest = 0;
   // Versions a done partition vouches for: what it published, or restored.
@@ -206,11 +216,17 @@ export async function checkMultiActor(input: CheckInput): Promise<Checked> {
       if (t.state !== "done") {
         const p = t.progress as { version?: string; outcome?: string; taskId?: string };
         // The version its attempt published: recorded, or (marked unused before segops first looked, so
-        // never recorded) the one Druid's store says that attempt's task published.
-        const version = p.version ?? publishedBy.get(p.taskId ?? "");
+        // never recorded) the one Druid's store (or, once killed, its task) says that attempt published.
+        const version =
+          p.version ??
+          publishedBy.get(p.taskId ?? "") ??
+          engine.tasks.get(p.taskId ?? "")?.version ??
+          undefined;
         // Lost at handoff, or at the audit (its version missing, an older one live again): the same rollback.
         const gone = p.outcome === "lost" || p.outcome === "audit-failed";
-        if (t.kind === "ingest" && gone && version && rolledBack.has(version)) {
+        const interval = (t.payload as { interval?: string }).interval ?? "";
+        const operators = version && (rolledBack.has(version) || rolledBackOver(interval, version));
+        if (t.kind === "ingest" && gone && operators) {
           rolledBackIngest++;
           continue;
         }
