@@ -114,7 +114,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
 
   // The emulator's base clock, which a forgetting restart freezes for a moment: the tasks in flight when it
   // looks stay in flight until it is stopped (at 1000× a task ends in a millisecond or two).
-  let frozenAt: number | null = null;
+  let frozenAt: number | null = options.restart === "forget" ? Date.now() : null;
   const clock: Clock = {
     now: () => frozenAt ?? Date.now(),
     sleep: (ms, signal) => systemClock.sleep(ms, signal),
@@ -171,7 +171,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
   // Seeded kill points (by accepted submissions) and one emulator restart point.
   const kills = withFaults ? 1 + rng.int(0, 2) : 0;
   const killAt = Array.from({ length: kills }, () => rng.int(1, partitions - 1)).sort((a, b) => a - b);
-  const restartAt = withFaults && rng.next() < 0.7 ? rng.int(1, partitions - 1) : null;
+  const drawnRestart = withFaults && rng.next() < 0.7 ? rng.int(1, partitions - 1) : null;
+  // A forgetting restart asked for comes at the first accepted submission, with the emulator's time stopped
+  // from the start (below): a task is then surely in flight. At 1000× a whole run can otherwise end before
+  // the harness sees its trigger (a loaded machine starves the harness, not the CLI), forgetting nothing.
+  const restartAt = options.restart === "forget" ? 1 : drawnRestart;
   let restarts = 0;
   let killed = 0;
   let last: CliResult | null = null;
@@ -227,10 +231,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosRun> {
             await until(
               "a task in flight",
               () => {
-                frozenAt = Date.now();
+                const wasFrozen = frozenAt !== null;
+                frozenAt ??= Date.now();
                 sim.engine.sync();
                 if ([...sim.engine.tasks.values()].some(isActive)) return true;
-                frozenAt = null;
+                if (!wasFrozen) frozenAt = null;
                 return false;
               },
               { timeoutMs: 60_000, whileRunning: cli },
