@@ -1,7 +1,6 @@
 // Admission against the emulator speaking the Druid releases teams run (docs/druid-versions.md).
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
-import { parseInterval } from "../../src/core/interval.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
@@ -25,6 +24,41 @@ function clientOf(url: string): DruidClient {
   const c = new DruidClient({ url });
   clients.push(c);
   return c;
+}
+
+/** Sets the emulated Overlord's worker select strategy with these per-type task limits. */
+async function setTaskLimits(url: string, taskLimits: Record<string, unknown>): Promise<void> {
+  const set = await fetch(`${url}/druid/indexer/v1/worker`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "default", selectStrategy: { type: "equalDistribution", taskLimits } }),
+  });
+  expect(set.status).toBe(200);
+}
+
+/** A daily backfill of `days` days from `from` into `datasource`, run to its end with 8 partitions at once. */
+async function backfill(client: DruidClient, datasource: string, from: string, days: number) {
+  const store = await openStore("sqlite::memory:");
+  stores.push(store);
+  const dataDir = writeDailyDataset({ from, days, rowsPerDay: 10 });
+  const start = Date.parse(`${from}T00:00:00.000Z`);
+  const plan = planIngestJob({
+    kind: "backfill",
+    template: { kind: "task", value: dailyTemplate({ datasource, k: 1 }) },
+    templateName: "daily.json",
+    range: { start, end: start + days * 86_400_000 },
+    vars: { dataDir },
+  });
+  await store.createJob(plan.job, plan.tasks);
+  return runIngestJob({
+    store,
+    client,
+    clock: systemClock,
+    jobId: plan.job.id,
+    tickMs: 20,
+    maxConcurrency: 8,
+    leaseMs: 5000,
+  });
 }
 
 describe("admission on each Druid release", () => {
@@ -60,38 +94,8 @@ describe("a backfill under Druid's per-type task slot limits", () => {
       opened.push(sim);
       const client = clientOf(sim.url);
       await client.workerConfig(); // nothing set yet
-      const set = await fetch(`${sim.url}/druid/indexer/v1/worker`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          type: "default",
-          selectStrategy: {
-            type: "equalDistribution",
-            taskLimits: { maxSlotCountByType: { index_parallel: 2 } },
-          },
-        }),
-      });
-      expect(set.status).toBe(200);
-      const store = await openStore("sqlite::memory:");
-      stores.push(store);
-      const dataDir = writeDailyDataset({ from: "2026-01-01", days: 8, rowsPerDay: 10 });
-      const plan = planIngestJob({
-        kind: "backfill",
-        template: { kind: "task", value: dailyTemplate({ datasource: "events", k: 1 }) },
-        templateName: "daily.json",
-        range: parseInterval("2026-01-01/2026-01-09"),
-        vars: { dataDir },
-      });
-      await store.createJob(plan.job, plan.tasks);
-      const result = await runIngestJob({
-        store,
-        client,
-        clock: systemClock,
-        jobId: plan.job.id,
-        tickMs: 20,
-        maxConcurrency: 8,
-        leaseMs: 5000,
-      });
+      await setTaskLimits(sim.url, { maxSlotCountByType: { index_parallel: 2 } });
+      const result = await backfill(client, "events", "2026-01-01", 8);
       expect(result.counts.done).toBe(8);
       const events = sim.stats().tasks;
       const ours = Object.keys(events).filter((id) => sim.engine.tasks.get(id)?.type === "index_parallel");
@@ -132,35 +136,8 @@ describe("a backfill beside a per-type limit on another type", () => {
     opened.push(sim);
     const client = clientOf(sim.url);
     // No kill task may run at all; segops' ingestion has nothing to do with it.
-    const set = await fetch(`${sim.url}/druid/indexer/v1/worker`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        type: "default",
-        selectStrategy: { type: "equalDistribution", taskLimits: { maxSlotCountByType: { kill: 0 } } },
-      }),
-    });
-    expect(set.status).toBe(200);
-    const store = await openStore("sqlite::memory:");
-    stores.push(store);
-    const dataDir = writeDailyDataset({ from: "2026-02-01", days: 4, rowsPerDay: 10 });
-    const plan = planIngestJob({
-      kind: "backfill",
-      template: { kind: "task", value: dailyTemplate({ datasource: "beside", k: 1 }) },
-      templateName: "daily.json",
-      range: parseInterval("2026-02-01/2026-02-05"),
-      vars: { dataDir },
-    });
-    await store.createJob(plan.job, plan.tasks);
-    const result = await runIngestJob({
-      store,
-      client,
-      clock: systemClock,
-      jobId: plan.job.id,
-      tickMs: 20,
-      maxConcurrency: 8,
-      leaseMs: 5000,
-    });
+    await setTaskLimits(sim.url, { maxSlotCountByType: { kill: 0 } });
+    const result = await backfill(client, "beside", "2026-02-01", 4);
     expect(result.counts.done).toBe(4);
   }, 120_000);
 });
