@@ -408,6 +408,23 @@ export function conformanceSuite(target: ConformanceTarget): void {
         expect(tasks.map((t) => t.id).sort()).toEqual([badId, okId].sort());
         for (const t of tasks) expect(t.runnerStatusCode).toBe("NONE");
       });
+
+      it("bounds the complete tasks by max and by createdTimeInterval's length alone (docs/druid-api.md §12)", async () => {
+        const ids = async (query: string) =>
+          (json(await get(`${OV}/tasks?datasource=${dataSource}&${query}`)) as TaskStatusPlus[])
+            .map((t) => t.id)
+            .filter((id) => id === okId || id === badId)
+            .sort();
+        // max=0: no complete task at all (what a poller that wants only active ones sends).
+        expect(await ids("max=0")).toEqual([]);
+        expect(await ids("max=1")).toHaveLength(1);
+        // A window one millisecond long, wherever it lies, holds no task created before the last millisecond…
+        expect(await ids("createdTimeInterval=2000-01-01T00:00:00.000Z_2000-01-01T00:00:00.001Z")).toEqual(
+          [],
+        );
+        // …and one of a century, though it ends in 2100, holds every task created within its length of now.
+        expect(await ids("createdTimeInterval=2000-01-01_2100-01-01")).toEqual([badId, okId].sort());
+      });
     });
 
     describe("GET /task/{id}/reports (docs/druid-api.md §2.7)", () => {

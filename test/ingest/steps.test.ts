@@ -311,8 +311,11 @@ describe("running: waiting for the Druid task to end", () => {
   });
 
   it("takes a failed parallel supervisor's evidence from its sub-tasks (Druid 33 reports zeros there)", async () => {
-    const a = attempt({ step: "running" });
+    const clock = new ManualClock(Date.UTC(2026, 0, 2));
+    const submittedAt = clock.now() - 20 * 60_000;
+    const a = attempt({ step: "running", submittedAt });
     const sub = "single_phase_sub_task_wiki_x";
+    const filters: Array<{ datasource?: string; createdTimeInterval?: string }> = [];
     const error = await rejects(
       awaitTerminal(
         a,
@@ -333,26 +336,37 @@ describe("running: waiting for the Druid task to end", () => {
                       payload: { ...reports(0, 0).ingestionStatsAndErrors.payload, errorMsg: null },
                     },
                   },
-            tasks: async () => [
-              {
-                id: TASK_ID,
-                groupId: TASK_ID,
-                statusCode: "FAILED",
-                errorMsg: "Failed in phase[segment generation]. See task logs for details.",
-              },
-              {
-                id: sub,
-                groupId: TASK_ID,
-                statusCode: "FAILED",
-                errorMsg: "Max parse exceptions[0] exceeded",
-              },
-              { id: "other_task", groupId: "other_task", statusCode: "SUCCESS", errorMsg: null },
-            ],
+            tasks: async (filter: { datasource?: string; createdTimeInterval?: string }) => {
+              filters.push(filter);
+              return [
+                {
+                  id: TASK_ID,
+                  groupId: TASK_ID,
+                  statusCode: "FAILED",
+                  errorMsg: "Failed in phase[segment generation]. See task logs for details.",
+                },
+                {
+                  id: sub,
+                  groupId: TASK_ID,
+                  statusCode: "FAILED",
+                  errorMsg: "Max parse exceptions[0] exceeded",
+                },
+                { id: "other_task", groupId: "other_task", statusCode: "SUCCESS", errorMsg: null },
+              ];
+            },
           },
+          clock,
         }),
       ),
     );
     expect(error).toBeInstanceOf(AttemptFailed);
+    // The list is bounded to tasks created since the submission (an hour's margin for clock skew), not the
+    // datasource's last day of complete tasks.
+    expect(filters).toHaveLength(1);
+    const window = parseInterval(filters[0]?.createdTimeInterval ?? "");
+    expect(filters[0]?.datasource).toBe("wiki");
+    expect(window.start).toBe(submittedAt - 3_600_000);
+    expect(window.end).toBe(clock.now() + 3_600_000);
     expect(a.progress().rowStats).toMatchObject({ processed: 0, unparseable: 50 });
     expect(a.progress().parseErrors).toEqual(["Unable to parse row [x]"]);
     expect(a.progress().failures?.[0]).toMatchObject({

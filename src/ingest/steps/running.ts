@@ -1,4 +1,5 @@
 import { TaskAbort, TaskProgress } from "../../driver/signals.js";
+import { createdSince } from "../../druid/task-window.js";
 import { classifyTaskFailure } from "../../work/failure.js";
 import { checkDataGates, checkRowDrop, DEFAULT_GATES, firstParseErrors } from "../gates.js";
 import { msqEvidence, statementEvidence } from "../msq.js";
@@ -255,7 +256,11 @@ async function subTaskEvidence(
   parseErrors: string[];
   errorMsg: string | null;
 } | null> {
-  const subs = (await io.client.tasks({ datasource: a.payload.datasource }, a.call))
+  // Sub-tasks are created after their supervisor was submitted: a window from then keeps the list to this
+  // run's tasks instead of a day of the datasource's history (task-window.ts).
+  const since = a.progress().submittedAt;
+  const window = since !== undefined ? { createdTimeInterval: createdSince(since, io.clock.now()) } : {};
+  const subs = (await io.client.tasks({ datasource: a.payload.datasource, ...window }, a.call))
     .filter((t) => t.groupId === a.taskId && t.id !== a.taskId)
     .slice(0, 20);
   if (subs.length === 0) return null;
