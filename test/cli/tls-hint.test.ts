@@ -26,7 +26,10 @@ describe("a Druid whose certificate is not trusted", () => {
   });
 
   it("is reached once its CA is given", async () => {
-    druid.on("GET", "/druid/indexer/v1/totalWorkerCapacity", { status: 200, body: { currentClusterCapacity: 2 } });
+    druid.on("GET", "/druid/indexer/v1/totalWorkerCapacity", {
+      status: 200,
+      body: { currentClusterCapacity: 2 },
+    });
     const r = await segopsInProcess(["audit", "wiki", "--druid", druid.url, "--ca-file", CA]);
     expect(r.err).not.toContain("certificate is not trusted");
     expect(r.code).not.toBe(4);
