@@ -8,7 +8,9 @@ DRUID_HOME=${SEGOPS_DRUID_HOME:-/tmp/segops-druid}
 DRUID_HOST=127.0.0.1
 
 # Start order; stop goes in reverse.
-DRUID_SERVICES=(zk coordinator-overlord historical broker indexer router)
+# router-noproxy: a second Router without the management proxy, so the real-Druid stage can show what segops says
+# when pointed at one (docs/real-druid.md).
+DRUID_SERVICES=(zk coordinator-overlord historical broker indexer router router-noproxy)
 
 # Ports a running cluster was started with win over the environment, so status/stop/smoke agree with start.
 if [[ -f $DRUID_HOME/run/ports.env ]]; then
@@ -22,6 +24,10 @@ BROKER_PORT=${BROKER_PORT:-${SEGOPS_DRUID_BROKER_PORT:-8082}}
 HISTORICAL_PORT=${HISTORICAL_PORT:-${SEGOPS_DRUID_HISTORICAL_PORT:-8083}}
 INDEXER_PORT=${INDEXER_PORT:-${SEGOPS_DRUID_INDEXER_PORT:-8091}}
 ROUTER_PORT=${ROUTER_PORT:-${SEGOPS_DRUID_ROUTER_PORT:-8888}}
+# The Router's HTTPS port (by default 9088, Druid's tlsPort for a Router), with a certificate from a CA made per
+# cluster, and the second Router's port: both follow the Router's, so a cluster on shifted ports shifts them too.
+ROUTER_TLS_PORT=${ROUTER_TLS_PORT:-${SEGOPS_DRUID_ROUTER_TLS_PORT:-$((ROUTER_PORT + 200))}}
+ROUTER_NOPROXY_PORT=${ROUTER_NOPROXY_PORT:-${SEGOPS_DRUID_ROUTER_NOPROXY_PORT:-$((ROUTER_PORT + 1))}}
 
 log() { printf 'druid: %s\n' "$*" >&2; }
 die() {
@@ -37,6 +43,7 @@ svc_port() {
   historical) echo "$HISTORICAL_PORT" ;;
   indexer) echo "$INDEXER_PORT" ;;
   router) echo "$ROUTER_PORT" ;;
+  router-noproxy) echo "$ROUTER_NOPROXY_PORT" ;;
   *) die "unknown service $1" ;;
   esac
 }
