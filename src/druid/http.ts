@@ -120,6 +120,8 @@ export type DruidAttempt =
       readonly route: string;
       readonly status: number | null;
       readonly origin?: string;
+      /** Bytes of the response body (0: no body, or no answer); what the call cost Druid to send, for metrics. */
+      readonly bytes?: number;
     }
   | {
       readonly reachable: false;
@@ -128,6 +130,7 @@ export type DruidAttempt =
       readonly status: number | null;
       readonly error: DruidError;
       readonly origin?: string;
+      readonly bytes?: number;
     };
 
 export type QueryValue = string | number | boolean | undefined;
@@ -351,12 +354,14 @@ export class DruidHttp {
       this.#gate?.admit({ origin, endpoint, route });
       attemptsMade += 1;
       let error: DruidError;
+      let bytes = 0;
       try {
         const response = await this.#attempt(req, base, endpoint);
+        bytes = Buffer.byteLength(response.body);
         const passed = req.passStatuses?.includes(response.status) ?? false;
         if ((response.status >= 200 && response.status < 300) || passed) {
           req.validate?.(response);
-          this.#onAttempt?.({ reachable: true, endpoint, route, status: response.status, origin });
+          this.#onAttempt?.({ reachable: true, endpoint, route, status: response.status, origin, bytes });
           return response;
         }
         error = classifyResponse(response, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
@@ -368,8 +373,8 @@ export class DruidHttp {
       const status = error.status ?? null;
       this.#onAttempt?.(
         error.retryable
-          ? { reachable: false, endpoint, route, status, error, origin }
-          : { reachable: true, endpoint, route, status, origin },
+          ? { reachable: false, endpoint, route, status, error, origin, bytes }
+          : { reachable: true, endpoint, route, status, origin, bytes },
       );
       if (!this.#mayRetry(error, req.idempotent)) throw error;
       const decision = nextRetry(

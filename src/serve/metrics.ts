@@ -47,6 +47,7 @@ const LATENCY_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800];
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly #druidRequests: Counter<"endpoint" | "code">;
+  readonly #druidBytes: Counter<"endpoint">;
   readonly #transitions: Counter<"kind" | "to">;
   readonly #attempts: Counter<"kind">;
   readonly #retries: Counter<"kind">;
@@ -62,6 +63,7 @@ export class ServiceMetrics {
     const registers = [this.registry];
     const m = activityMetrics(registers);
     this.#druidRequests = m.druidRequests;
+    this.#druidBytes = m.druidBytes;
     this.#transitions = m.transitions;
     this.#attempts = m.attempts;
     this.#retries = m.retries;
@@ -93,6 +95,7 @@ export class ServiceMetrics {
       endpoint: attempt.route,
       code: attempt.status === null ? "none" : String(attempt.status),
     });
+    this.#druidBytes.inc({ endpoint: attempt.route }, attempt.bytes ?? 0);
   };
 
   /** For `OutageMonitorOptions.onRefused`: a call refused here, not sent, while Druid does not answer. */
@@ -181,6 +184,12 @@ function activityMetrics(registers: Registry[]) {
       name: "segops_druid_requests_total",
       help: "HTTP requests (each attempt, retries included) this process sent to Druid, by endpoint route and status code ('none': no answer)",
       labelNames: ["endpoint", "code"],
+      registers,
+    }),
+    druidBytes: new Counter({
+      name: "segops_druid_response_bytes_total",
+      help: "Bytes of the response bodies Druid sent this process (each attempt, retries included), by endpoint route",
+      labelNames: ["endpoint"],
       registers,
     }),
     transitions: new Counter({

@@ -154,6 +154,18 @@ describe("segops serve: /metrics", () => {
       ]),
     );
     expect(select(samples, "segops_druid_requests_total", { code: "none" })).toEqual([]);
+    // Response bytes by the same routes: one series per endpoint requested, and the submissions' answers
+    // ({"task": id}, as the emulator serialises them) to the byte.
+    const bytes = select(samples, "segops_druid_response_bytes_total");
+    expect(bytes.map((s) => s.labels.endpoint).sort()).toEqual(Object.keys(received).sort());
+    const accepted = t.sim.stats().submissions.filter((r) => r.accepted && r.id !== null);
+    expect(accepted).toHaveLength(3);
+    expect(
+      total(samples, "segops_druid_response_bytes_total", { endpoint: "POST /druid/indexer/v1/task" }),
+    ).toBe(accepted.reduce((n, r) => n + Buffer.byteLength(JSON.stringify({ task: r.id })), 0));
+    expect(
+      total(samples, "segops_druid_response_bytes_total", { endpoint: "POST /druid/indexer/v1/taskStatus" }),
+    ).toBeGreaterThan(0);
 
     expect(total(samples, "segops_partitions", { kind: "ingest", state: "done" })).toBe(3);
     expect(total(samples, "segops_partitions", { kind: "ingest" })).toBe(3);
