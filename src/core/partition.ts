@@ -82,12 +82,14 @@ export function splitInterval(
   let target = range;
   if (!options.widen) {
     const problems: string[] = [];
+    const misaligned: ("start" | "end")[] = [];
     for (const [label, ms] of [
       ["start", range.start],
       ["end", range.end],
     ] as const) {
       const { floor, ceil } = alignedBounds(gran, ms);
       if (floor !== ms) {
+        misaligned.push(label);
         problems.push(
           `the ${label} ${describeInstant(gran, ms)} is not on a ${name} boundary (nearest: ${describeInstant(gran, floor)} before, ${describeInstant(gran, ceil)} after)`,
         );
@@ -97,7 +99,13 @@ export function splitInterval(
       const widened = widenToGranularity(range, gran);
       throw new PartitionError(
         `range ${formatInterval(range)} is not aligned to ${name}: ${problems.join("; ")}. Use ${formatInterval(widened)} instead, or a finer granularity`,
-        { range: formatInterval(range), granularity: name, widened: formatInterval(widened) },
+        {
+          range: formatInterval(range),
+          granularity: name,
+          widened: formatInterval(widened),
+          // Which bound is off, so a caller names the flag or field that gave it (`--from`, `--to`).
+          misaligned,
+        },
       );
     }
   } else {

@@ -102,13 +102,17 @@ export function datasourcePart(datasource: string): string {
   return `${head}~${tag}`;
 }
 
-function datasourceOf(spec: unknown): string | undefined {
+function datasourceField(spec: unknown): unknown {
   if (!spec || typeof spec !== "object") return undefined;
   const s = spec as Record<string, unknown>;
   const inner = s.spec as Record<string, unknown> | undefined;
   const schema =
     inner && typeof inner === "object" ? (inner.dataSchema as Record<string, unknown>) : undefined;
-  const ds = schema && typeof schema === "object" ? schema.dataSource : s.dataSource;
+  return schema && typeof schema === "object" ? schema.dataSource : s.dataSource;
+}
+
+function datasourceOf(spec: unknown): string | undefined {
+  const ds = datasourceField(spec);
   return typeof ds === "string" && ds.length > 0 ? ds : undefined;
 }
 
@@ -129,8 +133,12 @@ export function deriveTaskId(input: TaskIdInput): string {
   }
   const datasource = input.datasource ?? datasourceOf(input.spec);
   if (datasource === undefined) {
+    // Said as the field to fix, not as the id it blocks: the user edits the template, not the id.
+    const path = "spec.dataSchema.dataSource";
+    const empty = datasourceField(input.spec) === "";
     throw new TaskIdError(
-      "cannot derive a task id: the spec names no datasource (spec.dataSchema.dataSource)",
+      `${path} is ${empty ? "empty" : "missing"}: set ${path} in the template to the datasource to write (e.g. "wikipedia")`,
+      { path },
     );
   }
   const slug = intervalSlug(input.interval);

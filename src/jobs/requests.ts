@@ -258,7 +258,11 @@ function jobInputOf(
 /** The range cut into too many (or misaligned) partitions: the range's own field is at fault. */
 function rangeError(kind: "run" | "backfill", error: unknown, options: PlanRequestOptions): unknown {
   if (!(error instanceof PartitionError)) return error;
-  const field = kind === "run" ? "interval" : "to";
+  // A misaligned start is the `from` field's fault; anything else about the range (its end, its
+  // length) is named by `to`, where the range ends.
+  const misaligned = error.details.misaligned;
+  const field =
+    kind === "run" ? "interval" : Array.isArray(misaligned) && misaligned[0] === "start" ? "from" : "to";
   const cap = options.maxPartitions;
   if (cap !== undefined && error.details.maxPartitions === cap) {
     const range = String(error.details.range ?? "");

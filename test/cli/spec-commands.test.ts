@@ -302,7 +302,7 @@ describe("bad input found while preparing", () => {
     const r = await run("id", noDs, "--interval", "2026-01-01/P1D");
     expect([r.code, r.err]).toEqual([
       2,
-      "segops: cannot derive a task id: the spec names no datasource (spec.dataSchema.dataSource)\n",
+      'segops: spec.dataSchema.dataSource is missing: set spec.dataSchema.dataSource in the template to the datasource to write (e.g. "wikipedia")\n',
     ]);
   });
 

@@ -224,7 +224,7 @@ describe("deterministic task ids", () => {
       /prefix "a_b"/,
     );
     expect(() => deriveTaskId({ spec: { type: "noop" }, interval: day, specVersion: "1" })).toThrow(
-      /names no datasource/,
+      /spec\.dataSchema\.dataSource is missing: set spec\.dataSchema\.dataSource in the template/,
     );
   });
 });

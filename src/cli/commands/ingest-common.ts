@@ -112,7 +112,8 @@ export async function executeIngest(
     // The range cannot be named in a task id or cut into partitions (e.g. a day of year 9999 ends in
     // 10000): the flags that gave it are named, as for every other refusal.
     const flag = kind === "run" ? "--interval" : "--from/--to";
-    if (error instanceof SegopsError && RANGE_CODES.has(error.code))
+    // A task-id error naming a spec field (an empty dataSource) is the template's, not the range's.
+    if (error instanceof SegopsError && RANGE_CODES.has(error.code) && error.details.path === undefined)
       throw new UsageError(`${flag}: ${error.message}`, { flag });
     // The partition's interval, injected into the spec, broke Druid's rules (not on the spec's
     // segmentGranularity): the flag it came from is named before the spec's path.

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { segopsInProcess } from "../helpers/cli-in-process.js";
+import { dailyTemplate } from "../helpers/dataset.js";
+
+/**
+ * What a new user meets in the first hour: each message names the field or flag, what was expected and
+ * what to do. Refusals found while planning need no Druid: the URL below is never called.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), "segops-first-hour-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const NO_DRUID = "http://127.0.0.1:9";
+
+function file(name: string, value: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  return path;
+}
+
+function backfill(template: string, from: string, to: string, ...extra: string[]) {
+  return segopsInProcess([
+    "backfill",
+    template,
+    "--from",
+    from,
+    "--to",
+    to,
+    "--druid",
+    NO_DRUID,
+    "--ledger",
+    `sqlite:${join(dir, "ledger.db")}`,
+    "--var",
+    "dataDir=/nowhere",
+    ...extra,
+  ]);
+}
+
+describe("range and datasource refusals name what to fix", () => {
+  const good = file("good.json", dailyTemplate({ datasource: "first" }));
+
+  it("a misaligned start is a --from problem, a misaligned end a --to problem", async () => {
+    const start = await backfill(good, "2026-06-01T05:00", "2026-06-04");
+    expect(start.code).toBe(2);
+    expect(start.err).toMatch(
+      /^segops: --from: range .* the start 2026-06-01T05:00:00\.000Z is not on a DAY boundary/,
+    );
+    const end = await backfill(good, "2026-06-01", "2026-06-04T03:00");
+    expect(end.code).toBe(2);
+    expect(end.err).toMatch(
+      /^segops: --to: range .* the end 2026-06-04T03:00:00\.000Z is not on a DAY boundary/,
+    );
+  });
+
+  it("an empty dataSource says which field is empty and to set it in the template", async () => {
+    const template = dailyTemplate({ datasource: "" });
+    const r = await backfill(file("empty-ds.json", template), "2026-06-01", "2026-06-04");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      "segops: spec.dataSchema.dataSource is empty: set spec.dataSchema.dataSource in the template",
+    );
+    expect(r.err).not.toContain("--from/--to");
+    expect(r.err).not.toContain("cannot derive a task id");
+  });
+});
