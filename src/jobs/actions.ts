@@ -8,8 +8,17 @@ import { type ClusterBinding, clusterOf, jobCluster, sameCluster } from "../drui
 import { INGEST_KIND } from "../ingest/types.js";
 import type { Store } from "../ledger/store.js";
 import { isTerminal, type JobRow, type TaskRow } from "../ledger/types.js";
+import { readCompactionConfig } from "../ops/compaction-config.js";
 import { KILL_KIND } from "../ops/kill/plan.js";
-import { type AuditReport, auditTimeline, explainGaps, type Gap, type GapFact } from "../work/audit.js";
+import {
+  type AuditReport,
+  auditTimeline,
+  DEFAULT_SIZE_BAND,
+  explainGaps,
+  type Gap,
+  type GapFact,
+} from "../work/audit.js";
+import { bandWithCompactionConfig } from "../work/compaction-config.js";
 import { coalesceIntervals, toTimelineSegment } from "../work/segments.js";
 import { settleJob } from "./engine.js";
 import { KINDS } from "./kinds.js";
@@ -211,9 +220,10 @@ export async function auditDatasource(
   const granularity: Granularity | undefined = request.granularity
     ? parseGranularityText(request.granularity)
     : undefined;
-  const [used, served] = await Promise.all([
+  const [used, served, compactionConfig] = await Promise.all([
     client.metadataSegments(request.datasource, [formatInterval(interval)]),
     client.servedSegments(request.datasource),
+    readCompactionConfig(client, request.datasource),
   ]);
   const servedIds = new Set(served);
   const segments = used.map((s) => toTimelineSegment(s, servedIds));
@@ -221,6 +231,8 @@ export async function auditDatasource(
     datasource: request.datasource,
     interval,
     segments,
+    // The candidate rule judges chunks by the rows cap Druid's compaction of this datasource would use.
+    sizeBand: bandWithCompactionConfig(DEFAULT_SIZE_BAND, compactionConfig),
     ...(granularity ? { granularity } : {}),
     ...(request.interval ? {} : { gapsWithin: spanOf(segments) }),
   });

@@ -285,9 +285,14 @@ export function auditTimeline(input: AuditInput): AuditReport {
   const violations: Violation[] = [];
   const chunks: ChunkAudit[] = [];
   const liveById = new Map<string, TimelineSegment>();
+  const candidates = new Map<string, CompactionCandidate>();
+  const band = input.sizeBand ?? DEFAULT_SIZE_BAND;
   for (const window of chunkWindows(input, pieces)) {
     const audit = auditChunk(input, pieces, window);
     for (const s of audit.live) liveById.set(s.id, s);
+    // A segment spanning several chunks is judged once, in the first.
+    for (const c of chunkCompactionCandidates(audit.live, band))
+      if (!candidates.has(c.segment)) candidates.set(c.segment, c);
     violations.push(...audit.violations);
     chunks.push(audit.chunk);
   }
@@ -300,7 +305,7 @@ export function auditTimeline(input: AuditInput): AuditReport {
     ok: violations.length === 0,
     chunks,
     violations,
-    compactionCandidates: compactionCandidates(liveById.values(), input.sizeBand ?? DEFAULT_SIZE_BAND),
+    compactionCandidates: [...candidates.values()],
     totals: totals(chunks, liveById.size),
     gaps: within ? findGaps(pieces, within, input.granularity) : [],
   };
@@ -425,17 +430,37 @@ function missingVersion(input: AuditInput, pieces: readonly TimelinePiece[]): Vi
   };
 }
 
-/** Live segments outside the healthy size band: too many rows, too large or too small. */
-function compactionCandidates(live: Iterable<TimelineSegment>, band: SizeBand): CompactionCandidate[] {
+/**
+ * How many segments a chunk's data needs under the band's caps (at least one): fewer than it has means
+ * compaction would merge some of them.
+ */
+export function segmentsNeeded(rows: number | null, bytes: number, band: SizeBand): number {
+  return Math.max(1, rows === null ? 1 : Math.ceil(rows / band.maxRows), Math.ceil(bytes / band.maxBytes));
+}
+
+/**
+ * The live segments of one time chunk that compacting the chunk would change (docs/operations.md,
+ * "Compaction candidates"): a segment above the band's rows or bytes (compaction splits it), and the small
+ * segments of a chunk holding more segments than its rows and bytes need (compaction merges them). A small
+ * segment that is all the chunk needs is no candidate: compacting it would write it again as it is, so a
+ * small datasource is not flagged forever, right after its compaction included.
+ */
+export function chunkCompactionCandidates(
+  live: readonly TimelineSegment[],
+  band: SizeBand,
+): CompactionCandidate[] {
+  const data = live.filter((s) => !s.tombstone);
+  const rows = sumRows(data);
+  const bytes = data.reduce((sum, s) => sum + s.sizeBytes, 0);
+  const mergeable = data.length > segmentsNeeded(rows, bytes, band);
   const out: CompactionCandidate[] = [];
-  for (const s of live) {
-    if (s.tombstone) continue;
+  for (const s of data) {
     const reason =
       s.numRows !== null && s.numRows > band.maxRows
         ? "rows"
         : s.sizeBytes > band.maxBytes
           ? "large"
-          : s.sizeBytes < band.minBytes
+          : mergeable && s.sizeBytes < band.minBytes
             ? "small"
             : null;
     if (reason) out.push({ segment: s.id, reason, sizeBytes: s.sizeBytes, rows: s.numRows });

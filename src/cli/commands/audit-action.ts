@@ -60,7 +60,7 @@ function printText(out: (s: string) => void, report: AuditResult, gaps: Gap[], n
   for (const v of report.violations) out(`VIOLATION ${v.chunk} ${v.kind}: ${v.message}\n`);
   if (report.compactionCandidates.length > 0) {
     out(
-      `${report.compactionCandidates.length} segment(s) outside the target size band (compaction candidates)\n`,
+      `${report.compactionCandidates.length} segment(s) that compacting their chunk would merge or split (compaction candidates)\n`,
     );
   }
   printGaps(out, gaps, note);

@@ -8,8 +8,10 @@ import type { DataSegment } from "../../druid/types.js";
 import type { JsonObject, NewJob, NewTask } from "../../ledger/types.js";
 import { type AuditReport, auditTimeline, DEFAULT_SIZE_BAND, type SizeBand } from "../../work/audit.js";
 import { chunkExclusionKey } from "../../work/chunk.js";
+import { bandWithCompactionConfig, compactionRows } from "../../work/compaction-config.js";
 import { toTimelineSegment } from "../../work/segments.js";
 import { liveTimeline, type TimelineSegment } from "../../work/timeline.js";
+import { readCompactionConfig } from "../compaction-config.js";
 
 /**
  * Compacting a datasource's fragmented time chunks (`segops compact`): one partition per chunk the
@@ -28,7 +30,7 @@ export interface CompactRequest {
   all?: boolean;
   /** The healthy segment size: chunks with a segment outside it are flagged. @default DEFAULT_SIZE_BAND */
   sizeBand?: SizeBand;
-  /** Rows per segment a compaction writes (dynamic partitioning). @default 5,000,000 */
+  /** Rows per segment a compaction writes (dynamic partitioning). @default the datasource compaction config's rows cap, else 5,000,000 */
   maxRowsPerSegment?: number;
   cluster?: ClusterBinding;
 }
@@ -42,6 +44,11 @@ export interface CompactFacts {
   served: string[];
   /** Intervals that running tasks of the datasource hold locks on (`/lockedIntervals`). */
   locked: string[];
+  /**
+   * The datasource's auto-compaction config (null: none, or the cluster config could not be read): its rows
+   * cap replaces the band's, as the audit's.
+   */
+  compactionConfig?: Record<string, unknown> | null;
 }
 
 export interface CompactPayload {
@@ -70,15 +77,11 @@ export interface ChunkVerdict {
 }
 
 /**
- * The chunks of an audit report and why each needs compacting (pure): more than one live version, a
- * segment above the band (bytes or rows), or several segments of which one is below the band (merging
- * them helps; a lone small segment cannot get bigger). Tombstone-only chunks hold nothing to compact.
+ * The chunks of an audit report and why each needs compacting (pure): more than one live version, or a
+ * compaction candidate of the audit (a segment above the band, or small ones merging would make fewer).
+ * Tombstone-only chunks hold nothing to compact.
  */
-export function chunkVerdicts(
-  report: AuditReport,
-  segments: readonly TimelineSegment[],
-  band: SizeBand,
-): ChunkVerdict[] {
+export function chunkVerdicts(report: AuditReport, segments: readonly TimelineSegment[]): ChunkVerdict[] {
   const window = parseInterval(report.interval);
   const pieces = liveTimeline(segments, window);
   const candidates = new Map(report.compactionCandidates.map((c) => [c.segment, c]));
@@ -96,28 +99,24 @@ export function chunkVerdicts(
       if (chunk.liveVersions.length > 1) reasons.push(`${chunk.liveVersions.length} live versions`);
       const big = flagged.filter((c) => c.reason !== "small");
       if (big.length > 0) reasons.push(`${big.length} segment(s) above the size band`);
-      // Small segments are worth merging only while the chunk has more segments than its rows and bytes
-      // need under the band's caps: a split forced by maxRows leaves a small last segment behind.
+      // The audit flags small segments only where the chunk has more segments than its rows and bytes need
+      // under the band's caps (a split forced by maxRows leaves a small last segment behind; a lone small
+      // segment cannot get bigger), so a flagged small one means merging helps.
       const small = flagged.filter((c) => c.reason === "small");
-      const needed = Math.max(
-        1,
-        chunk.rows === null ? 1 : Math.ceil(chunk.rows / band.maxRows),
-        Math.ceil(chunk.bytes / band.maxBytes),
-      );
-      if (small.length > 0 && chunk.segments > needed)
-        reasons.push(`${chunk.segments} segments, ${small.length} below the size band`);
+      if (small.length > 0) reasons.push(`${chunk.segments} segments, ${small.length} below the size band`);
       return { interval: chunk.interval, reasons, inputs: live, bytes: chunk.bytes, rows: chunk.rows };
     });
 }
 
 export async function inspectCompaction(client: DruidClient, request: CompactRequest): Promise<CompactFacts> {
   const text = formatInterval(request.interval);
-  const [used, served, locked] = await Promise.all([
+  const [used, served, locked, compactionConfig] = await Promise.all([
     client.metadataSegments(request.datasource, [text]),
     client.servedSegments(request.datasource),
     client.lockedIntervals(request.datasource, { intervals: [text] }),
+    readCompactionConfig(client, request.datasource),
   ]);
-  return { request, used, served, locked };
+  return { request, used, served, locked, compactionConfig };
 }
 
 /** The audit of `interval` and the verdict on each of its chunks, from the used segments and the served ids. */
@@ -130,7 +129,7 @@ export function judgeChunks(
 ): { report: AuditReport; verdicts: ChunkVerdict[] } {
   const segments = used.map((s) => toTimelineSegment(s, served));
   const report = auditTimeline({ datasource, interval, segments, sizeBand });
-  return { report, verdicts: chunkVerdicts(report, segments, sizeBand) };
+  return { report, verdicts: chunkVerdicts(report, segments) };
 }
 
 export interface CompactPlan {
@@ -145,8 +144,13 @@ export interface CompactPlan {
 export function planCompaction(facts: CompactFacts): CompactPlan {
   const { request } = facts;
   const ds = request.datasource;
-  const band = request.sizeBand ?? DEFAULT_SIZE_BAND;
-  const maxRows = request.maxRowsPerSegment ?? 5_000_000;
+  const config = facts.compactionConfig ?? null;
+  // An explicit maxRowsPerSegment wins over the datasource's compaction config, for judging and writing.
+  const band =
+    request.maxRowsPerSegment !== undefined
+      ? (request.sizeBand ?? DEFAULT_SIZE_BAND)
+      : bandWithCompactionConfig(request.sizeBand ?? DEFAULT_SIZE_BAND, config);
+  const maxRows = request.maxRowsPerSegment ?? compactionRows(config)?.maxRows ?? 5_000_000;
   const verdicts = judgeChunks(ds, request.interval, facts.used, new Set(facts.served), band).verdicts.filter(
     (v) => request.all || v.reasons.length > 0,
   );

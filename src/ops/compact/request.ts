@@ -15,7 +15,7 @@ export const CompactionRequest = z.strictObject({
   minSegmentMb: z.number().int().min(1).max(1_000_000).optional(),
   /** Segments above this size (MiB) are large. @default 700 */
   maxSegmentMb: z.number().int().min(1).max(1_000_000).optional(),
-  /** Rows per segment the compaction writes. @default 5,000,000 */
+  /** Rows per segment the compaction writes. @default the datasource's auto-compaction rows cap, else 5,000,000 */
   maxRowsPerSegment: z.number().int().min(1).max(2_147_483_647).optional(),
   /** Answer with the plan and change nothing. @default false */
   dryRun: z.boolean().optional(),
@@ -36,14 +36,15 @@ export const compactRequest: KindRequest<CompactionRequest> = {
       const problem = `must be below maxSegmentMb (${band.max})`;
       throw new UsageError(`minSegmentMb (${band.min}) ${problem}`, { path: "minSegmentMb", problem });
     }
-    const maxRows = r.maxRowsPerSegment ?? 5_000_000;
+    // Without the flag, the datasource's auto-compaction config may set the rows cap (planCompaction).
+    const maxRows = r.maxRowsPerSegment;
     const plan = planCompaction(
       await inspectCompaction(context.client, {
         datasource: r.datasource,
         interval: intervalField(r.interval),
         all: r.all === true,
-        sizeBand: { minBytes: band.min * MB, maxBytes: band.max * MB, maxRows },
-        maxRowsPerSegment: maxRows,
+        sizeBand: { minBytes: band.min * MB, maxBytes: band.max * MB, maxRows: maxRows ?? 5_000_000 },
+        ...(maxRows !== undefined ? { maxRowsPerSegment: maxRows } : {}),
         cluster: context.cluster,
       }),
     );
