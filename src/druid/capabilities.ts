@@ -22,6 +22,23 @@ export interface DruidCapabilityFlags {
    * keeps its real version. Before, a disabled worker is announced with `worker.version: ""` and no flag.
    */
   readonly workerDisabledFlag: boolean;
+  /**
+   * An HTTP SQL request may open with `SET key = value;` statements that build its query context, and they take
+   * precedence over the request's own context. Before, a query with them is several statements and is refused.
+   */
+  readonly sqlSetStatements: boolean;
+  /**
+   * A task action of a task whose lock was revoked fails at once (a `forbidden` DruidException the task action
+   * client does not retry), so the task FAILS soon after another writer takes its interval.
+   */
+  readonly lockRevokedFailsFast: boolean;
+  /** Native expressions have `now()` (the wall clock, per row, at ingestion): a template using it is not idempotent. */
+  readonly nowExpression: boolean;
+  /**
+   * A datasource's auto-compaction config carries `skipIntervals`: intervals the Coordinator (or the compaction
+   * supervisor) never picks for compaction.
+   */
+  readonly compactionSkipIntervals: boolean;
 }
 
 export interface CapabilityRow {
@@ -49,6 +66,33 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
     since: 38,
     what: 'a disabled worker is listed with worker.disabled: true and its real version; before, with worker.version "" and no flag',
     source: "apache/druid #19448 (Worker.disabled, WorkerHolder, WorkerResource)",
+  },
+  {
+    key: "sqlSetStatements",
+    since: 34,
+    what: "SQL over HTTP takes leading SET statements as query context, over the request's context; before, they are refused as several statements",
+    source:
+      "apache/druid #17894 (HttpStatement, SqlStatementFactory; SET for INSERT and REPLACE too), first in 34.0.0",
+  },
+  {
+    key: "lockRevokedFailsFast",
+    since: 34,
+    what: "a task whose lock was revoked fails at its next task action instead of retrying it (~10 minutes of retries before)",
+    source:
+      "apache/druid #18182 (a forbidden DruidException for revoked locks, not retried by ServiceClient; RemoteTaskActionClient's retries cut to 13)",
+  },
+  {
+    key: "nowExpression",
+    since: 38,
+    what: "native expressions have now(), the wall clock evaluated per row; it breaks idempotency (not allowed for __time)",
+    source: "apache/druid #19386 (the now() expression macro)",
+  },
+  {
+    key: "compactionSkipIntervals",
+    since: 39,
+    what: "a datasource compaction config's skipIntervals are never compacted (Coordinator duty and compaction supervisors)",
+    source:
+      "apache/druid #19792 (DataSourceCompactionConfig.getSkipIntervals, DataSourceCompactibleSegmentIterator.findInitialSearchInterval)",
   },
 ];
 
@@ -90,7 +134,14 @@ export function rowApplies(row: CapabilityRow, major: number): boolean {
 
 /** The flags of every row for one major release. */
 export function flagsFor(major: number): DruidCapabilityFlags {
-  const flags: Record<keyof DruidCapabilityFlags, boolean> = { taskLimits: false, workerDisabledFlag: false };
+  const flags: Record<keyof DruidCapabilityFlags, boolean> = {
+    taskLimits: false,
+    workerDisabledFlag: false,
+    sqlSetStatements: false,
+    lockRevokedFailsFast: false,
+    nowExpression: false,
+    compactionSkipIntervals: false,
+  };
   for (const row of CAPABILITY_ROWS) flags[row.key] = rowApplies(row, major);
   return flags;
 }

@@ -20,6 +20,7 @@ import {
   validateSpec,
   validateSql,
 } from "../spec/index.js";
+import { templateLints } from "../spec/template-lints.js";
 import { chunkExclusionKey } from "../work/chunk.js";
 import { type DataGates, DEFAULT_GATES, tuningWithGates } from "./gates.js";
 import { contextWithGates, slotsForSql } from "./msq.js";
@@ -167,7 +168,13 @@ export async function planIngestJobYielding(
 
 /** The planning of a job, suspended after every `PLAN_STEP` partitions. */
 function* planSteps(input: IngestJobInput): Generator<void, PlannedJob> {
-  return input.template.kind === "sql" ? yield* planSqlJob(input) : yield* planNativeJob(input);
+  // What no partition can fix (a SET over a pinned key, the clock read in a template): refused once, up front.
+  const lints = templateLints(input.template);
+  if (lints.errors.length > 0) throw new InvalidSpecError(lints.errors, { template: input.templateName });
+  const planned = input.template.kind === "sql" ? yield* planSqlJob(input) : yield* planNativeJob(input);
+  return lints.warnings.length > 0
+    ? { ...planned, warnings: [...lints.warnings, ...planned.warnings] }
+    : planned;
 }
 
 function* planNativeJob(input: IngestJobInput): Generator<void, PlannedJob> {

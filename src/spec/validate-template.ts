@@ -6,6 +6,7 @@ import { validateSql } from "./msq.js";
 import { prepareSpec } from "./prepare.js";
 import type { RuleScope } from "./rules.js";
 import { hasPlaceholders, INTERVAL_RULE, type LoadedTemplate, renderTemplate } from "./template.js";
+import { templateLints } from "./template-lints.js";
 import { validateSpec } from "./validate.js";
 
 /** Options of {@link validateTemplate}. */
@@ -33,6 +34,16 @@ export function validateTemplate(
   template: LoadedTemplate,
   options: ValidateTemplateOptions = {},
 ): ValidationResult {
+  const result = validateRendered(template, options);
+  if ((options.rules ?? "all") !== "all") return result;
+  // segops' own promises (template-lints.ts): SETs over what it pins, the clock read in a template.
+  const lints = templateLints(template);
+  if (lints.errors.length === 0 && lints.warnings.length === 0) return result;
+  const errors = [...lints.errors, ...result.errors];
+  return { valid: errors.length === 0, errors, warnings: [...lints.warnings, ...result.warnings] };
+}
+
+function validateRendered(template: LoadedTemplate, options: ValidateTemplateOptions): ValidationResult {
   const { interval, rules } = options;
   const vars = options.vars ?? {};
   const scope = rules !== undefined ? { rules } : {};

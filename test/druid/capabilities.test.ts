@@ -58,6 +58,33 @@ describe("the capabilities table", () => {
   ])("worker.disabled on Druid %i: %s", (major, expected) => {
     expect(flagsFor(major).workerDisabledFlag).toBe(expected);
   });
+
+  // Rows from 34: SET statements over the request context (apache/druid #17894) and task actions of a task
+  // whose lock was revoked failing at once (apache/druid #18182).
+  it.each([
+    [33, false],
+    [34, true],
+    [39, true],
+  ])("SET statements and fail-fast on a revoked lock on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).sqlSetStatements).toBe(expected);
+    expect(flagsFor(major).lockRevokedFailsFast).toBe(expected);
+  });
+
+  // Row: now() in native expressions (apache/druid #19386), from 38 on.
+  it.each([
+    [37, false],
+    [38, true],
+  ])("now() on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).nowExpression).toBe(expected);
+  });
+
+  // Row: compaction skipIntervals (apache/druid #19792, DataSourceCompactionConfig), from 39 on.
+  it.each([
+    [38, false],
+    [39, true],
+  ])("compaction skipIntervals on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).compactionSkipIntervals).toBe(expected);
+  });
 });
 
 describe("what segops assumes for what /status said", () => {

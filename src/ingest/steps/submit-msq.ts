@@ -1,6 +1,7 @@
 import { TaskAbort, TaskDefer } from "../../driver/signals.js";
 import { type DruidError, isDruidError } from "../../druid/errors.js";
 import type { JsonObject } from "../../ledger/types.js";
+import { setStatementsToContext } from "../../spec/sql-set.js";
 import { type Attempt, describeError, isFatal, type Step, type StepIO } from "./attempt.js";
 
 /**
@@ -19,10 +20,24 @@ export const submitMsq: Step = async (a: Attempt, io: StepIO): Promise<void> => 
   const spec = a.payload.spec as { query?: unknown; context?: unknown };
   if (typeof spec.query !== "string")
     throw new TaskAbort("the partition's SQL query is missing from its payload");
-  const context = { ...((spec.context as JsonObject | undefined) ?? {}), sqlQueryId: sqlQueryIdOf(a.taskId) };
+  let query = spec.query;
+  let context = { ...((spec.context as JsonObject | undefined) ?? {}), sqlQueryId: sqlQueryIdOf(a.taskId) };
+  if (!(await setStatementsTaken(io))) {
+    // A Druid before 34 refuses SET statements (several statements): the same context goes in the request.
+    // The template's SETs were checked at planning (none overrides what segops pins), so nothing is lost.
+    const moved = setStatementsToContext(query, context);
+    if (moved.moved.length > 0) {
+      query = moved.query;
+      context = { ...moved.context, sqlQueryId: sqlQueryIdOf(a.taskId) };
+      a.note(
+        "context",
+        `Druid before 34 takes no SET statements: sent ${moved.moved.join(", ")} in the request context`,
+      );
+    }
+  }
   let reattached = false;
   try {
-    const result = await io.client.submitSqlTask(spec.query, { ...a.call, context });
+    const result = await io.client.submitSqlTask(query, { ...a.call, context });
     if (result.taskId !== a.taskId) {
       throw new TaskAbort(`Druid accepted the query as ${result.taskId}, not the pinned ${a.taskId}`);
     }
@@ -44,6 +59,13 @@ export const submitMsq: Step = async (a: Attempt, io: StepIO): Promise<void> => 
     ...(reattached ? {} : { forgotten: 0 }),
   });
 };
+
+/** Whether the cluster reads SET statements (capabilities.ts, `sqlSetStatements`); a client without the read: yes. */
+async function setStatementsTaken(io: StepIO): Promise<boolean> {
+  const read = (io.client as Partial<Pick<typeof io.client, "capabilities">>).capabilities;
+  if (!read) return true;
+  return (await read.call(io.client)).sqlSetStatements !== false;
+}
 
 /** `query-<sqlQueryId>` → the sqlQueryId (MSQTasks.controllerTaskId). */
 export function sqlQueryIdOf(controllerTaskId: string): string {
