@@ -158,7 +158,13 @@ describe("segops id", () => {
 describe("segops validate", () => {
   it("exits 0 for a valid template rendered for a partition", async () => {
     const r = await run("validate", template, "--interval", "2026-01-01/P1D", "--var", "env=prod");
-    expect(r).toEqual({ code: 0, out: "", err: "" });
+    expect(r).toEqual({
+      code: 0,
+      out: `ok: ${template} — index_parallel task; rendered for 2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z (alignment and interval rules checked); variables env; Druid 33–39's spec rules, release-dependent ones as Druid 39 (offline: no cluster asked)\n`,
+      err: "",
+    });
+    // A variable's value may be a secret: only its name is said.
+    expect(r.out).not.toContain("prod");
   });
 
   it("exits 2 with one path: message line per error", async () => {
@@ -237,6 +243,9 @@ describe("segops validate", () => {
     );
     const r = await run("validate", spec);
     expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /^ok: .*spec\.json — index_parallel task; as written \(no --interval: the partition rules were not checked\); .* 1 warning above\n$/,
+    );
     expect(r.err).toBe(
       "warning: spec.ioConfig.dropExistng: unknown field: Druid ignores it silently (docs/druid-api.md §0); check the spelling\n",
     );

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { SegopsError } from "../../core/errors.js";
-import type { Interval } from "../../core/interval.js";
+import { formatInterval, type Interval } from "../../core/interval.js";
+import { NEWEST_KNOWN_MAJOR, OLDEST_SUPPORTED_MAJOR } from "../../druid/capabilities.js";
 import {
   type LoadedTemplate,
   parsePartitionInterval,
@@ -19,6 +20,34 @@ export interface ValidateFlags {
   json?: boolean;
 }
 
+/**
+ * The line a valid file gets, so silence is never the answer: what was checked (the task type, the
+ * partition it was rendered for, the variables by name — their values may be secrets — and the Druid
+ * release whose rules apply, none being asked).
+ */
+export function okLine(
+  file: string,
+  template: LoadedTemplate,
+  interval: Interval | undefined,
+  vars: Record<string, string>,
+  warnings: number,
+): string {
+  const type =
+    template.kind === "sql"
+      ? "SQL (MSQ) template"
+      : `${typeof template.value.type === "string" ? template.value.type : "untyped"} task`;
+  const checked = [
+    type,
+    interval !== undefined
+      ? `rendered for ${formatInterval(interval)} (alignment and interval rules checked)`
+      : "as written (no --interval: the partition rules were not checked)",
+    ...(Object.keys(vars).length > 0 ? [`variables ${Object.keys(vars).join(", ")}`] : []),
+    `Druid ${OLDEST_SUPPORTED_MAJOR}–${NEWEST_KNOWN_MAJOR}'s spec rules, release-dependent ones as Druid ${NEWEST_KNOWN_MAJOR} (offline: no cluster asked)`,
+    ...(warnings > 0 ? [`${warnings} warning${warnings === 1 ? "" : "s"} above`] : []),
+  ];
+  return `ok: ${file} — ${checked.join("; ")}\n`;
+}
+
 function check(
   template: LoadedTemplate,
   interval: Interval | undefined,
@@ -32,7 +61,8 @@ export async function validateAction(file: string, flags: ValidateFlags, cmd: Co
   const { out, err } = writers(cmd);
   const interval = flags.interval === undefined ? undefined : parsePartitionInterval(flags.interval);
   const vars = parseVars(flags.var ?? []);
-  const result = check(await readTemplateFile(file), interval, vars);
+  const template = await readTemplateFile(file);
+  const result = check(template, interval, vars);
   if (flags.json) {
     out(
       `${JSON.stringify({ valid: result.valid, errors: result.errors, warnings: result.warnings }, null, 2)}\n`,
@@ -40,6 +70,7 @@ export async function validateAction(file: string, flags: ValidateFlags, cmd: Co
   } else {
     printWarnings(err, result.warnings);
     for (const e of result.errors) err(`${e.path}: ${e.message}\n`);
+    if (result.valid) out(okLine(file, template, interval, vars, result.warnings.length));
   }
   if (!result.valid) {
     const n = result.errors.length;
