@@ -24,9 +24,15 @@ const RULES: readonly Rule[] = [
     pattern: /max parse exceptions|unparseable|parse exception|TooManyWarnings|CannotParseExternalData/i,
   },
   {
+    // Another writer took the interval: retry later, never poison. Druid's wordings: the emulator's and the
+    // Overlord's "Lock revoked", AbstractBatchIndexTask's "Lock for interval [%s] was revoked.", TaskLockbox's
+    // "Lock was revoked.", SegmentNukeAction's "Some locks for task[%s] are already revoked", and from Druid 34
+    // the forbidden DruidException of a task action under revoked locks (apache/druid #18182; its exact words
+    // not verified, so any "lock … revoked" in one line); MSQ's InsertLockPreempted.
     name: "lock-revoked",
     deterministic: false,
-    pattern: /lock revoked|cannot acquire a lock|InsertLockPreempted/i,
+    pattern:
+      /\blocks?\b[^\n]{0,160}\brevoked\b|\brevoked\b[^\n]{0,40}\blocks?\b|cannot acquire a lock|InsertLockPreempted/i,
   },
   { name: "shutdown", deterministic: false, pattern: /shutdown request from user|canceled: query canceled/i },
   {
