@@ -133,12 +133,51 @@ export const TimelineGap = z.object({
   error: z.string().optional(),
 });
 
+const ChunkCount = z.object({ versions: z.number().int(), segments: z.number().int() });
+
+/** One version's segments in a time chunk, with one status (a version can be live in one chunk only). */
+export const TimelineChunkVersion = z.object({
+  version: z.string(),
+  status: z.enum(["live", "overshadowed", "unused"]),
+  segments: z.number().int(),
+  rows: z.number().nullable(),
+  bytes: z.number(),
+  /** Published by a segops job of this datasource (the ledger's ingestion or compaction partitions). */
+  ours: z.boolean(),
+});
+
+/**
+ * A time chunk (one segment interval) as the timeline's lanes draw it: its live version and that version's
+ * state — `tombstone` (no rows), `not-served` (a live segment no Historical serves), `ours` (published by
+ * segops, served) or `served` (another writer's, served) — what is overshadowed or unused there, and each
+ * version's figures, newest first.
+ */
+export const TimelineChunk = z.object({
+  interval: z.string(),
+  live: z
+    .object({
+      version: z.string(),
+      state: z.enum(["tombstone", "not-served", "ours", "served"]),
+      segments: z.number().int(),
+      rows: z.number().nullable(),
+      bytes: z.number(),
+      /** Its segments the audit names compaction candidates. */
+      candidates: z.number().int(),
+    })
+    .nullable(),
+  overshadowed: ChunkCount,
+  unused: ChunkCount,
+  versions: z.array(TimelineChunkVersion),
+});
+
 export const Timeline = z.object({
   datasource: z.string(),
   interval: z.string(),
   segments: z.array(TimelineSegmentView),
   /** More segments than one answer carries (5,000): the newest versions are kept. */
   truncated: z.boolean(),
+  /** Every segment (never truncated) per time chunk, oldest first. */
+  chunks: z.array(TimelineChunk),
   audit: AuditResult,
   /** Oldest first; without an interval, only between the first and the last segment. */
   gaps: z.array(TimelineGap),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { formatInterval, parseInterval } from "../../core/interval.js";
+import { clusterOf } from "../../druid/cluster.js";
 import { auditDatasource } from "../../jobs/actions.js";
 import { toTimelineSegment } from "../../work/segments.js";
 import { liveTimeline } from "../../work/timeline.js";
@@ -8,6 +9,8 @@ import type { ApiDeps } from "../deps.js";
 import { iso, jsonResponse } from "../http.js";
 import { ProblemError } from "../problems.js";
 import { type Route, route } from "../routes.js";
+import { ourVersions } from "./our-versions.js";
+import { timelineChunks } from "./timeline-chunks.js";
 
 const SEGMENT_LIMIT = 5000;
 const ALL_TIME = "1000-01-01T00:00:00.000Z/3000-01-01T00:00:00.000Z";
@@ -24,7 +27,7 @@ export function timelineRoutes(deps: ApiDeps): Route[] {
         path: "/api/v1/datasources/{datasource}/timeline",
         operationId: "datasourceTimeline",
         summary:
-          "A datasource's segments over an interval: live, overshadowed and unused versions, tombstones, sizes and rows, with the version audit and the gaps (parts with no live data, with the ledger's reason where it knows one)",
+          "A datasource's segments over an interval: live, overshadowed and unused versions, tombstones, sizes and rows, with the version audit, the gaps (parts with no live data, with the ledger's reason where it knows one) and the same per time chunk (its live version and state, what is overshadowed or unused, each version's figures)",
         tags: ["dashboard"],
         auth: true,
         params: D.DatasourceParam,
@@ -40,7 +43,7 @@ export function timelineRoutes(deps: ApiDeps): Route[] {
 async function timelineOf(deps: ApiDeps, datasource: string, q: z.infer<typeof D.TimelineQuery>) {
   const interval = q.interval ? intervalField(q.interval) : ALL_TIME;
   const window = parseInterval(interval);
-  const [used, unused, served, { gaps, ...audit }] = await Promise.all([
+  const [used, unused, served, { gaps, ...audit }, ours] = await Promise.all([
     deps.client.metadataSegments(datasource, [interval]),
     deps.client.unusedSegments(datasource, interval),
     deps.client.servedSegments(datasource),
@@ -50,6 +53,7 @@ async function timelineOf(deps: ApiDeps, datasource: string, q: z.infer<typeof D
       { datasource, ...(q.interval ? { interval } : {}) },
       { gaps: { store: deps.store } },
     ),
+    ourVersions(deps.store, datasource, clusterOf(deps.client)),
   ]);
   const servedIds = new Set(served);
   const usedView = used.map((s) => toTimelineSegment(s, servedIds));
@@ -65,6 +69,8 @@ async function timelineOf(deps: ApiDeps, datasource: string, q: z.infer<typeof D
     interval,
     segments: all.slice(0, SEGMENT_LIMIT),
     truncated: all.length > SEGMENT_LIMIT,
+    // Of every segment, the truncated ones included: the lanes are whole however many segments there are.
+    chunks: timelineChunks(all, ours),
     audit,
     gaps: gaps ?? [],
   };

@@ -523,7 +523,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A datasource's segments over an interval: live, overshadowed and unused versions, tombstones, sizes and rows, with the version audit and the gaps (parts with no live data, with the ledger's reason where it knows one) */
+    /** A datasource's segments over an interval: live, overshadowed and unused versions, tombstones, sizes and rows, with the version audit, the gaps (parts with no live data, with the ledger's reason where it knows one) and the same per time chunk (its live version and state, what is overshadowed or unused, each version's figures) */
     get: operations["datasourceTimeline"];
     put?: never;
     post?: never;
@@ -3856,6 +3856,35 @@ export interface operations {
               compactionCandidate: ("small" | "large" | "rows") | null;
             }[];
             truncated: boolean;
+            chunks: {
+              interval: string;
+              live: {
+                version: string;
+                /** @enum {string} */
+                state: "tombstone" | "not-served" | "ours" | "served";
+                segments: number;
+                rows: number | null;
+                bytes: number;
+                candidates: number;
+              } | null;
+              overshadowed: {
+                versions: number;
+                segments: number;
+              };
+              unused: {
+                versions: number;
+                segments: number;
+              };
+              versions: {
+                version: string;
+                /** @enum {string} */
+                status: "live" | "overshadowed" | "unused";
+                segments: number;
+                rows: number | null;
+                bytes: number;
+                ours: boolean;
+              }[];
+            }[];
             audit: {
               datasource: string;
               interval: string;
