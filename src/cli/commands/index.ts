@@ -3,6 +3,7 @@ import { KIND_COMMANDS } from "../../ops/commands.js";
 import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
 import { registerDemo } from "./demo.js";
+import { registerDoctor } from "./doctor.js";
 import { registerId } from "./id.js";
 import { registerKindCommand } from "./kind-command.js";
 import type { Kinds } from "./kind-flags.js";
@@ -44,7 +45,13 @@ const BEFORE_KINDS: readonly RegisterCommand[] = [
 ];
 
 /** …and after them. */
-const AFTER_KINDS: readonly RegisterCommand[] = [registerSim, registerRender, registerValidate, registerId];
+const AFTER_KINDS: readonly RegisterCommand[] = [
+  registerSim,
+  registerRender,
+  registerValidate,
+  registerId,
+  registerDoctor,
+];
 
 /**
  * Every command. `kinds`: the kinds of work the program runs, each with its command if its request

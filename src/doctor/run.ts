@@ -1,0 +1,155 @@
+import { CAPABILITY_ROWS, capabilitiesFor, rowApplies } from "../druid/capabilities.js";
+import { isDruidError } from "../druid/errors.js";
+import { DruidHttp, type DruidHttpOptions, type DruidResponse } from "../druid/http.js";
+import type { LoadedTemplate } from "../spec/template.js";
+import { lintTemplate, templateDataSource } from "./lints.js";
+import { permissionFindings, permissionResult } from "./permissions.js";
+import { API_PROBES, type ApiProbe, PROBE_DATASOURCE } from "./probes.js";
+import { type DoctorReport, type Finding, type PermissionResult, settle } from "./report.js";
+import { routerVerdict } from "./router.js";
+import { compactionFindings, killFindings } from "./settings.js";
+
+/** What the doctor examines: a cluster (client options as every command builds them) and templates. */
+export interface DoctorInput {
+  readonly druid: DruidHttpOptions;
+  /** Whether the Overlord and Coordinator are reached through the one `--druid` URL (no --overlord/--coordinator). */
+  readonly throughOneUrl: boolean;
+  readonly templates: readonly { readonly file: string; readonly template: LoadedTemplate }[];
+}
+
+/** One answer: the status (null: none) and the parsed JSON body when there was one. */
+interface Answer {
+  readonly status: number | null;
+  readonly body: unknown;
+  readonly error?: string;
+}
+
+async function ask(
+  http: DruidHttp,
+  req: {
+    service: ApiProbe["service"];
+    method: "GET" | "POST";
+    path: string;
+    query?: Record<string, string | boolean>;
+    json?: unknown;
+  },
+): Promise<Answer> {
+  try {
+    const response: DruidResponse = await http.send({ ...req, idempotent: true });
+    let body: unknown = null;
+    try {
+      body = JSON.parse(response.body);
+    } catch {
+      body = response.body;
+    }
+    return { status: response.status, body };
+  } catch (error) {
+    if (isDruidError(error)) return { status: error.status ?? null, body: null, error: error.message };
+    return { status: null, body: null, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Fills `{dataSource}` in a path, query or body (path segments encoded). */
+function fill<T>(value: T, ds: string, encode: boolean): T {
+  if (typeof value === "string")
+    return value.replaceAll("{dataSource}", encode ? encodeURIComponent(ds) : ds) as T;
+  if (Array.isArray(value)) return value.map((v) => fill(v, ds, encode)) as T;
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, ds, encode)])) as T;
+  return value;
+}
+
+/**
+ * Runs the doctor: reads the release, tries every API segops needs (read-only: GETs, and POSTs that read),
+ * tells a Router without its management proxy, reads the compaction and kill settings, and lints the templates.
+ * Never throws for what Druid answers: every answer is part of the report.
+ */
+export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
+  const http = new DruidHttp(input.druid);
+  try {
+    return await examine(http, input);
+  } finally {
+    await http.close();
+  }
+}
+
+async function examine(http: DruidHttp, input: DoctorInput): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const status = await ask(http, { service: "overlord", method: "GET", path: "/status" });
+  const version =
+    status.body !== null && typeof status.body === "object"
+      ? (status.body as { version?: unknown }).version
+      : undefined;
+  const caps = capabilitiesFor(status.status !== null && status.status < 300 ? version : null, status.error);
+  const reported = caps.version?.text ?? null;
+  if (caps.warning && status.status !== 404)
+    findings.push({ severity: "note", code: "release", message: caps.warning });
+
+  const [coordinatorLeader, overlordLeader] = await Promise.all([
+    ask(http, { service: "coordinator", method: "GET", path: "/druid/coordinator/v1/leader" }),
+    ask(http, { service: "overlord", method: "GET", path: "/druid/indexer/v1/leader" }),
+  ]);
+  if (status.status === null && coordinatorLeader.status === null && overlordLeader.status === null) {
+    findings.push({
+      severity: "blocker",
+      code: "druid-unreachable",
+      message: `Druid did not answer: ${status.error ?? "no answer"}. Is Druid running at ${http.endpoints().overlord}?`,
+    });
+  }
+  const router = routerVerdict({
+    throughOneUrl: input.throughOneUrl,
+    status: status.status,
+    coordinatorLeader: coordinatorLeader.status,
+    overlordLeader: overlordLeader.status,
+  });
+  if (router.finding) findings.push(router.finding);
+
+  const templates = input.templates.map((t) => ({ ...t, dataSource: templateDataSource(t.template) }));
+  const dataSources = [...new Set(templates.flatMap((t) => (t.dataSource ? [t.dataSource] : [])))];
+  const probeDs = dataSources[0] ?? PROBE_DATASOURCE;
+  // Behind a Router without its proxy (or a wrong URL) every management API is absent: said once, by the router.
+  const managementMissing = router.verdict === "no-management-proxy" || router.verdict === "not-druid";
+  const permissions: PermissionResult[] = [];
+  const bodies = new Map<string, unknown>();
+  // One at a time: a doctor run should not add load to a cluster that may be struggling already.
+  for (const probe of API_PROBES) {
+    const path = fill(probe.path, probeDs, true);
+    const answer = await ask(http, {
+      service: probe.service,
+      method: probe.method,
+      path,
+      ...(probe.query ? { query: fill({ ...probe.query }, probeDs, false) } : {}),
+      ...(probe.body !== undefined ? { json: fill(probe.body, probeDs, false) } : {}),
+    });
+    permissions.push(
+      permissionResult(
+        probe,
+        `${probe.method} ${path}`,
+        answer.status,
+        router.verdict === "no-management-proxy",
+      ),
+    );
+    if (answer.status !== null && answer.status < 300) bodies.set(probe.id, answer.body);
+  }
+  findings.push(...permissionFindings(permissions, managementMissing));
+  findings.push(...compactionFindings(bodies.get("coordinator.compactionConfig"), dataSources));
+  findings.push(...killFindings(bodies.get("coordinator.dynamicConfig"), dataSources));
+  for (const t of templates)
+    findings.push(...lintTemplate(t.file, t.template, caps.version ? caps.behavesAs : null));
+
+  const settled = settle(findings);
+  return {
+    endpoints: http.endpoints(),
+    release: { reported, behavesAs: caps.behavesAs, warning: caps.warning },
+    behaviours: CAPABILITY_ROWS.map((row) => ({
+      key: row.key,
+      applies: rowApplies(row, caps.behavesAs),
+      what: row.what,
+      source: row.source,
+    })),
+    router: { verdict: router.verdict, detail: router.detail },
+    permissions,
+    templates: templates.map((t) => ({ file: t.file, dataSource: t.dataSource })),
+    ...settled,
+  };
+}

@@ -1,0 +1,58 @@
+import type { Finding } from "./report.js";
+
+/**
+ * Coordinator settings that act on what a backfill writes: a datasource's auto-compaction config (it rewrites
+ * intervals segops has verified, and its tasks take slots and locks), and the kill settings (a kill deletes the
+ * unused segments a rollback would mark used again). Pure: the two configs as Druid answered them (null: not
+ * read) and the templates' datasources.
+ */
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function compactionFindings(config: unknown, dataSources: readonly string[]): Finding[] {
+  if (!isRecord(config)) return [];
+  const out: Finding[] = [];
+  const list = Array.isArray(config.compactionConfigs) ? config.compactionConfigs.filter(isRecord) : [];
+  for (const ds of dataSources) {
+    const entry = list.find((c) => c.dataSource === ds);
+    if (!entry) continue;
+    const skip =
+      typeof entry.skipOffsetFromLatest === "string" ? entry.skipOffsetFromLatest : "P1D (Druid's default)";
+    out.push({
+      severity: "warning",
+      code: "auto-compaction",
+      message: `auto-compaction is configured for ${ds} (skipOffsetFromLatest ${skip}): it rewrites backfilled intervals older than that with new segment versions after segops verified them, and its tasks compete with the backfill for slots and locks. Pause it for the datasource during the backfill, or run segops compact instead`,
+    });
+  }
+  const ratio = config.compactionTaskSlotRatio;
+  const max = config.maxCompactionTaskSlots;
+  if (list.length > 0 && typeof ratio === "number") {
+    out.push({
+      severity: "note",
+      code: "compaction-slots",
+      message: `auto-compaction may take up to ${Math.round(ratio * 100)}% of task slots${typeof max === "number" && max < 2_147_483_647 ? ` (at most ${max})` : ""} (compactionTaskSlotRatio): admission counts them as busy`,
+    });
+  }
+  return out;
+}
+
+export function killFindings(dynamicConfig: unknown, dataSources: readonly string[]): Finding[] {
+  if (!isRecord(dynamicConfig)) return [];
+  const out: Finding[] = [];
+  const listed = Array.isArray(dynamicConfig.killDataSourceWhitelist)
+    ? dynamicConfig.killDataSourceWhitelist.filter((x): x is string => typeof x === "string")
+    : [];
+  const maxKill = dynamicConfig.maxKillTaskSlots;
+  const killsAll = listed.length === 0;
+  const hit = killsAll ? [...dataSources] : dataSources.filter((d) => listed.includes(d));
+  const scope = killsAll
+    ? "every datasource (killDataSourceWhitelist is empty)"
+    : `only ${listed.join(", ")}`;
+  out.push({
+    severity: hit.length > 0 ? "warning" : "note",
+    code: "coordinator-kill",
+    message: `when the Coordinator's kill duty is on (druid.coordinator.kill.on, a runtime property the API does not show), it deletes unused segments of ${scope} older than druid.coordinator.kill.durationToRetain${typeof maxKill === "number" && maxKill < 2_147_483_647 ? `, ${maxKill} kill task(s) at a time` : ""}${hit.length > 0 ? `: a rollback of ${hit.join(", ")} needs the replaced segments, so keep the retention longer than the time you may want to roll back` : ""}`,
+  });
+  return out;
+}
