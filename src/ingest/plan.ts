@@ -255,7 +255,9 @@ function* planNativeJob(input: IngestJobInput): Generator<void, PlannedJob> {
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
   }
-  if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
+  // The warnings too: an unknown field's "check the spelling" often explains the errors.
+  if (errors.length > 0)
+    throw new InvalidSpecError(errors, { template: input.templateName, warnings: [...warnings.values()] });
   return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
 }
 
@@ -348,7 +350,9 @@ function* planSqlJob(input: IngestJobInput): Generator<void, PlannedJob> {
     };
     tasks.push(partitionTask(jobId, datasource, interval, payload));
   }
-  if (errors.length > 0) throw new InvalidSpecError(errors, { template: input.templateName });
+  // The warnings too: an unknown field's "check the spelling" often explains the errors.
+  if (errors.length > 0)
+    throw new InvalidSpecError(errors, { template: input.templateName, warnings: [...warnings.values()] });
   return plannedJob(input, { jobId, baseId, partitionGranularity, datasource, specVersion, tasks, warnings });
 }
 

@@ -21,22 +21,68 @@ export class TemplateError extends SegopsError {
   }
 }
 
-/** A spec that failed pre-flight validation; `details.errors` holds every {@link SpecIssue}. Exit code 2. */
+/**
+ * A spec that failed pre-flight validation; `details.errors` holds every {@link SpecIssue} (planning's
+ * per partition, each message after its interval), `details.warnings` any warnings found with them.
+ * The message says each distinct problem once, with the partitions it is in. Exit code 2.
+ */
 export class InvalidSpecError extends SegopsError {
   readonly errors: readonly SpecIssue[];
   constructor(errors: readonly SpecIssue[], details: Record<string, unknown> = {}) {
-    const first = errors[0];
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-    super(
-      "InvalidSpec",
-      `invalid spec: ${first ? `${first.path}: ${first.message}` : "unknown problem"}${more}`,
-      {
-        ...details,
-        errors,
-      },
-    );
+    const distinct = summariseIssues(errors);
+    const first = distinct[0];
+    const more = distinct.length > 1 ? ` (and ${distinct.length - 1} more)` : "";
+    super("InvalidSpec", `invalid spec: ${first ? formatSummary(first) : "unknown problem"}${more}`, {
+      ...details,
+      errors,
+    });
     this.errors = errors;
   }
+}
+
+/** One problem as said once: where, what, and the partitions (intervals) it was found in, if any. */
+export interface IssueSummary {
+  readonly path: string;
+  readonly message: string;
+  readonly partitions: readonly string[];
+}
+
+/** Planning's prefix of a partition's issue: its interval, `START/END: ` (ISO instants, no spaces). */
+const PARTITION_PREFIX = /^([-+]?\d{4,6}-\d\d-\d\dT[\d:.]+Z\/[-+]?\d{4,6}-\d\d-\d\dT[\d:.]+Z): /;
+
+/**
+ * The distinct problems of a list of issues, in first-seen order: planning reports an error once per
+ * partition (`2026-06-01T…/2026-06-02T…: timestampSpec must not be null` nine times for nine days), which
+ * is one problem to fix, said once with its partitions.
+ */
+export function summariseIssues(issues: readonly SpecIssue[]): IssueSummary[] {
+  const byKey = new Map<string, { path: string; message: string; partitions: string[] }>();
+  for (const issue of issues) {
+    const match = PARTITION_PREFIX.exec(issue.message);
+    const message = match ? issue.message.slice(match[0].length) : issue.message;
+    const key = `${issue.path}\u0000${message}`;
+    let summary = byKey.get(key);
+    if (!summary) {
+      summary = { path: issue.path, message, partitions: [] };
+      byKey.set(key, summary);
+    }
+    if (match?.[1] !== undefined) summary.partitions.push(match[1]);
+  }
+  return [...byKey.values()];
+}
+
+/** `path: in 9 partitions (first A, last B): message`; one partition is named, none (a plain spec) left out. */
+export function formatSummary(summary: IssueSummary): string {
+  const p = summary.partitions;
+  const where =
+    p.length === 0
+      ? ""
+      : p.length === 1
+        ? `${p[0]}: `
+        : p.length === 2
+          ? `in 2 partitions (${p[0]}, ${p[1]}): `
+          : `in ${p.length} partitions (first ${p[0]}, last ${p[p.length - 1]}): `;
+  return `${summary.path}: ${where}${summary.message}`;
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

@@ -66,3 +66,25 @@ describe("range and datasource refusals name what to fix", () => {
     expect(r.err).not.toContain("cannot derive a task id");
   });
 });
+
+describe("spec errors during a backfill", () => {
+  it("are said once with the partitions they are in, after the warnings that explain them", async () => {
+    const template = dailyTemplate({ datasource: "first" }) as {
+      spec: { dataSchema: Record<string, unknown> };
+    };
+    // A misspelt key: Druid ignores timestampspec and misses timestampSpec, in every partition.
+    template.spec.dataSchema.timestampspec = template.spec.dataSchema.timestampSpec;
+    delete template.spec.dataSchema.timestampSpec;
+    const r = await backfill(file("misspelt.json", template), "2026-06-01", "2026-06-10");
+    expect(r.code).toBe(2);
+    const lines = r.err.trim().split("\n");
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: spec\.dataSchema\.timestampspec: unknown field: .*check the spelling$/,
+      ),
+      "spec.dataSchema.timestampSpec: in 9 partitions (first 2026-06-01T00:00:00.000Z/2026-06-02T00:00:00.000Z, last 2026-06-09T00:00:00.000Z/2026-06-10T00:00:00.000Z): timestampSpec must not be null",
+      expect.stringMatching(/^segops: .*misspelt\.json: 1 error in 9 partitions, nothing submitted/),
+    ]);
+    expect(r.err).not.toContain("more)");
+  });
+});

@@ -55,6 +55,8 @@ describe("segops backfill/run on bad input: one clear message, non-zero exit, no
     template?: string;
     code: number;
     message: RegExp;
+    /** Lines on stderr: one, or (an invalid spec) its warnings and each distinct error before the verdict. */
+    lines?: number;
   }> = [
     {
       name: "a missing template",
@@ -106,7 +108,9 @@ describe("segops backfill/run on bad input: one clear message, non-zero exit, no
         `dataDir=${dataDir}`,
       ],
       code: 2,
-      message: /spec\.ioConfig/,
+      message:
+        /^warning: spec\.ioConfig\.appendToExisting: .*\nspec\.ioConfig\.dropExisting: in 3 partitions .*\nsegops: .*invalid\.json: 1 error in 3 partitions, nothing submitted/,
+      lines: 3,
     },
     {
       name: "an interval not aligned to the granularity",
@@ -131,7 +135,7 @@ describe("segops backfill/run on bad input: one clear message, non-zero exit, no
       const result = await runCli([...c.args(), "--druid", sim.url, "--ledger", `sqlite:${ledger}`]).done;
       expect(result.code).toBe(c.code);
       expect(result.stderr).toMatch(c.message);
-      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr.trim().split("\n")).toHaveLength(c.lines ?? 1);
       expect(sim.stats().submissions.length).toBe(before);
       expect(await jobsIn(ledger)).toBe(0);
     });

@@ -18,7 +18,14 @@ import {
 import { adoptSources, alreadyFinished } from "../../jobs/rerun.js";
 import { fileSystemProbe } from "../../jobs/source-probe.js";
 import type { Store } from "../../ledger/store.js";
-import { InvalidSpecError, parseVars, readTemplateFile } from "../../spec/index.js";
+import {
+  formatSummary,
+  InvalidSpecError,
+  parseVars,
+  readTemplateFile,
+  type SpecIssue,
+  summariseIssues,
+} from "../../spec/index.js";
 import type { DruidServices } from "../../work/services.js";
 import { connectDruid, openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
@@ -119,6 +126,7 @@ export async function executeIngest(
     // segmentGranularity): the flag it came from is named before the spec's path.
     if (error instanceof InvalidSpecError && error.errors[0]?.path.startsWith(INTERVALS_PATH))
       throw new UsageError(`${flag}: ${error.message}`, { flag, errors: error.errors });
+    if (error instanceof InvalidSpecError) throw reportInvalidSpec(templatePath, error);
     throw error;
   }
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
@@ -145,6 +153,26 @@ export async function executeIngest(
     await store?.close();
     await client.close();
   }
+}
+
+/**
+ * A spec refused while planning, said as `validate` says it: the warnings (an unknown field's "check the
+ * spelling" often explains an error), then each distinct error once with the partitions it is in — not
+ * the first of nine copies — and the error to exit with.
+ */
+function reportInvalidSpec(templatePath: string, error: InvalidSpecError): SegopsError {
+  const warnings = (error.details.warnings ?? []) as SpecIssue[];
+  for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+  const distinct = summariseIssues(error.errors);
+  for (const e of distinct) process.stderr.write(`${formatSummary(e)}\n`);
+  const partitions = new Set(distinct.flatMap((e) => e.partitions)).size;
+  const n = distinct.length;
+  const where = partitions > 1 ? ` in ${partitions} partitions` : "";
+  return new SegopsError(
+    "InvalidSpec",
+    `${templatePath}: ${n} error${n === 1 ? "" : "s"}${where}, nothing submitted (segops validate ${templatePath} --interval … checks one partition)`,
+    { errors: error.errors, warnings },
+  );
 }
 
 /** The cluster the flags point at (no connection is made). */
