@@ -6,6 +6,7 @@ dagster asset materialize -f definitions.py --select events --partition-range 20
 """
 
 import os
+import warnings
 
 import dagster as dg
 
@@ -45,6 +46,11 @@ events = segops_partitioned_asset(
     pool="druid",  # `dagster instance concurrency set druid N`: N from Druid's worker slots
     group_name="druid",
 )
+
+
+# Dagster marks `backfill_policy` beta and would print a BetaWarning on every command; single-run is what
+# lets a range of the report run in the same run as its segops backfill.
+warnings.filterwarnings("ignore", category=dg.BetaWarning, message=r"Parameter `backfill_policy`")
 
 
 @dg.asset(

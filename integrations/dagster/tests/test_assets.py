@@ -287,16 +287,25 @@ def test_a_missing_day_fails_with_the_gate_reason_and_blocks_downstream(
     assert not materialization_metadata(result, "gated")
     assert not materialization_metadata(result, "gated_report")  # blocked downstream
 
-    # Again: the same inputs name the same ended job, so it fails at once with the same reason and
-    # Druid is asked for nothing.
-    again = run([events], service, instance, key=MISSING_DAY)
+    # Again with `retry_failed: false`: the same inputs name the same ended job, so it fails at once with
+    # the same reason, Druid is asked for nothing, and the message names the option that would retry.
+    again = run([events], service, instance, key=MISSING_DAY, config={"retry_failed": False})
     assert not again.success
-    assert "fewer than --min-rows 1" in failure_message(again)
+    message = failure_message(again)
+    assert "fewer than --min-rows 1" in message
+    assert "retry_failed is false for this run" in message and "retry_failed: true (the default)" in message
     assert service.accepted("ds_gated") == attempts
 
-    # The day arrives; `retry_failed` sends the dead partition back to run: one more submission.
+    # Again by default: the failed partition is sent back to run (one more submission) and fails again.
+    retried = run([events], service, instance, key=MISSING_DAY)
+    assert not retried.success
+    assert "retry_failed is on (the default)" in failure_message(retried)
+    assert len(service.accepted("ds_gated")) == len(attempts) + 1
+    attempts = service.accepted("ds_gated")
+
+    # The day arrives: the dead partition runs again, one more submission.
     write_day(data, datetime(2026, 1, 5, tzinfo=timezone.utc))
-    fixed = run([events, report], service, instance, key=MISSING_DAY, config={"retry_failed": True})
+    fixed = run([events, report], service, instance, key=MISSING_DAY)
     assert fixed.success, failure_message(fixed)
     after = service.accepted("ds_gated")
     assert after[: len(attempts)] == attempts and len(after) == len(attempts) + 1

@@ -14,6 +14,7 @@ Druid's row counters under the job's gates, read from the service).
 import hashlib
 import json
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -28,8 +29,10 @@ from dagster import (
     AssetCheckSpec,
     AssetExecutionContext,
     AssetKey,
+    AssetMaterialization,
     AssetsDefinition,
     BackfillPolicy,
+    BetaWarning,
     Config,
     DagsterInvariantViolationError,
     DataVersion,
@@ -37,6 +40,7 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
     Output,
+    PreviewWarning,
     TimeWindowPartitionsDefinition,
     asset,
 )
@@ -44,6 +48,7 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG
 from pydantic import Field
 from segops_client import SegopsApiError, SegopsClient, models
 
+from ._compat import PARTITIONED_CHECKS
 from .granularity import GranularityMismatch, granularity_for_windows
 
 __all__ = [
@@ -87,10 +92,13 @@ class SegopsAssetConfig(Config):
     """Run configuration of a segops asset (all optional)."""
 
     retry_failed: bool = Field(
-        default=False,
+        default=True,
         description=(
             "When the job these inputs name has failed (e.g. the input was missing and is there now), send "
-            "its failed and dead-lettered partitions back to run instead of failing at once"
+            "its failed and dead-lettered partitions back to run: materialising a failed partition again is "
+            "asking for it to run again (as the Airflow provider does by default). Partitions that ended "
+            "rolled-back or refused-empty are not sent back on the same input, which could only repeat "
+            "them. false: fail at once with the job's reasons"
         ),
     )
     new: bool = Field(
@@ -237,13 +245,7 @@ def segops_partitioned_asset(
     }
     base_body.update({k: v for k, v in optional.items() if v is not None})
     check_specs = [
-        AssetCheckSpec(
-            check_name,
-            asset=asset_key,
-            blocking=True,
-            description=text,
-            partitions_def=partitions_def,
-        )
+        _check_spec(check_name, asset_key, text, partitions_def)
         for check_name, text in (
             (CHECK_HANDOFF, "segops handed the partition off: Druid SUCCESS and the version served"),
             (
@@ -285,9 +287,26 @@ def segops_partitioned_asset(
                 m["source_version"] = source_version
 
         if job.state != "done":
+            done = [k for k in keys if by_key[k].get("state") == "done"]
+            if len(keys) > 1:
+                # A range runs in one step: the keys that are done are materialised now, each with its
+                # own data version, so they count as materialised (and their downstream may run) although
+                # the step fails for the others.
+                for k in done:
+                    yield AssetMaterialization(
+                        asset_key=asset_key,
+                        partition=k,
+                        metadata=metadata[k],
+                        tags={DATA_VERSION_TAG: _druid_data_version([by_key[k]]).value},
+                    )
+                if done:
+                    context.log.info(
+                        f"segops job {job.id}: {len(done)} of {len(keys)} partition(s) done and materialised "
+                        f"({_keys_text(done)}); the step fails for the others"
+                    )
             yield from _check_events(context, asset_key, keys, verdicts, single=len(keys) == 1)
             raise Failure(
-                description=_failure_text(job, keys, by_key),
+                description=_failure_text(job, keys, by_key, retry_failed=config.retry_failed),
                 metadata={
                     "segops_job_id": job.id,
                     "segops_job_state": job.state,
@@ -321,19 +340,44 @@ def segops_partitioned_asset(
         yield MaterializeResult(metadata=_job_metadata(client, job), data_version=data_version)
         yield from _check_events(context, asset_key, keys, verdicts, single=False)
 
-    decorate = asset(
-        name=name,
-        key_prefix=list(key_prefix) if key_prefix else None,
-        partitions_def=partitions_def,
-        backfill_policy=backfill_policy if backfill_policy is not None else BackfillPolicy.single_run(),
-        check_specs=check_specs,
-        required_resource_keys={resource_key},
-        description=description or f"Ingested into Druid by segops ({base_body['templateName']})",
-        kinds=kinds,
-        **asset_kwargs,
-    )
-    assets_def: AssetsDefinition = decorate(_segops_asset)
+    with warnings.catch_warnings():
+        # `backfill_policy` is marked beta in Dagster; the single-run policy is what makes a range one segops
+        # backfill, and the suite runs on the oldest and newest Dagster supported, so a change shows there.
+        warnings.filterwarnings("ignore", category=BetaWarning, message=r"Parameter `backfill_policy`")
+        decorate = asset(
+            name=name,
+            key_prefix=list(key_prefix) if key_prefix else None,
+            partitions_def=partitions_def,
+            backfill_policy=backfill_policy if backfill_policy is not None else BackfillPolicy.single_run(),
+            check_specs=check_specs,
+            required_resource_keys={resource_key},
+            description=description or f"Ingested into Druid by segops ({base_body['templateName']})",
+            kinds=kinds,
+            **asset_kwargs,
+        )
+        assets_def: AssetsDefinition = decorate(_segops_asset)
     return assets_def
+
+
+def _check_spec(
+    check_name: str, asset_key: AssetKey, description: str, partitions_def: TimeWindowPartitionsDefinition
+) -> AssetCheckSpec:
+    """A blocking check of the asset: one result per partition key where Dagster has partitioned checks
+    (1.12+), one per step before."""
+    if not PARTITIONED_CHECKS:
+        return AssetCheckSpec(check_name, asset=asset_key, blocking=True, description=description)
+    with warnings.catch_warnings():
+        # Partitioned checks are marked preview in Dagster 1.12 and 1.13, and printed a PreviewWarning on
+        # every command. They are what makes a check belong to its key (a range's bad day fails its own
+        # checks, not the good days'); the suite runs on the Dagster versions the package allows.
+        warnings.filterwarnings("ignore", category=PreviewWarning, message=r"Specifying a partitions_def")
+        return AssetCheckSpec(
+            check_name,
+            asset=asset_key,
+            blocking=True,
+            description=description,
+            partitions_def=partitions_def,
+        )
 
 
 # -- steps -----------------------------------------------------------------------------------------------
@@ -747,10 +791,14 @@ def _check_events(
 ) -> Iterator[Any]:
     """The checks' results: one AssetCheckResult per check for one key (Dagster attaches it to the key);
     for a range, one evaluation per check and key (Dagster would attach an AssetCheckResult to no key)
-    and the check's output once."""
+    and the check's output once. Without partitioned checks (Dagster before 1.12), one result per check
+    for the whole range: it passes when every key passes."""
     for name, by_key in verdicts.items():
         if single:
             yield _check_result(asset_key, name, by_key[keys[0]])
+            continue
+        if not PARTITIONED_CHECKS:
+            yield _check_result(asset_key, name, _range_verdict(keys, by_key))
             continue
         check_key = AssetCheckKey(asset_key, name)
         yield Output(None, output_name=context.assets_def.get_output_name_for_asset_check_key(check_key))
@@ -768,11 +816,26 @@ def _check_events(
             )
 
 
+def _range_verdict(keys: Sequence[str], by_key: Mapping[str, _Verdict]) -> _Verdict:
+    """One verdict over a range's keys (for checks that cannot belong to a key)."""
+    failing = [k for k in keys if not by_key[k].passed]
+    if not failing:
+        return _Verdict(True, f"every partition passed ({len(keys)}): {by_key[keys[0]].description}", {})
+    reasons = "; ".join(f"{k}: {by_key[k].description}" for k in failing[:5])
+    return _Verdict(
+        False,
+        f"{len(failing)} of {len(keys)} partition(s) failed: {reasons}",
+        {"failed_partitions": failing, "passed_partitions": [k for k in keys if by_key[k].passed]},
+    )
+
+
 # -- metadata and errors ---------------------------------------------------------------------------------
 
 
 def _job_url(client: SegopsClient, job: JobView) -> str:
-    return f"{client.url}/api/v1/jobs/{quote(job.id, safe='')}"
+    """The job's page on segops' dashboard: it works with the dashboard's login (a session cookie), where
+    the API's URL would answer 401 to a browser without the bearer token."""
+    return f"{client.url.rstrip('/')}/#/jobs/{quote(job.id, safe='')}"
 
 
 def _partition_metadata(client: SegopsClient, job: JobView, p: Mapping[str, Any]) -> dict[str, Any]:
@@ -823,14 +886,26 @@ def _outcome_text(outcome: Any) -> str:
     return f", outcome {outcome}" + (f" ({meaning})" if meaning else "")
 
 
-def _failure_text(job: JobView, keys: Sequence[str], by_key: Mapping[str, Mapping[str, Any]]) -> str:
-    failed = [by_key[k] for k in keys if by_key[k].get("state") != "done"]
+def _keys_text(keys: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(keys[:limit])
+    return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def _failure_text(
+    job: JobView, keys: Sequence[str], by_key: Mapping[str, Mapping[str, Any]], *, retry_failed: bool
+) -> str:
+    failed_keys = [k for k in keys if by_key[k].get("state") != "done"]
+    failed = [by_key[k] for k in failed_keys]
     outcomes = sorted({str(p["outcome"]) for p in failed if p.get("outcome")})
-    lines = [
-        f"segops job {job.id} ended {job.state}"
-        + (f" (outcome {', '.join(outcomes)})" if outcomes else "")
-        + ":"
-    ]
+    head = f"segops job {job.id} ended {job.state}"
+    if outcomes:
+        head += f" (outcome {', '.join(outcomes)})"
+    if len(keys) > 1:
+        head += (
+            f"; failed partition(s) {_keys_text(failed_keys)}, "
+            f"{len(keys) - len(failed_keys)} of {len(keys)} done and materialised"
+        )
+    lines = [head + ":"]
     for k in keys:
         p = by_key[k]
         if p.get("state") == "done":
@@ -842,7 +917,28 @@ def _failure_text(job: JobView, keys: Sequence[str], by_key: Mapping[str, Mappin
         if p.get("parseErrors"):
             line += f"; first parse errors: {' | '.join(str(e) for e in list(p['parseErrors'])[:3])}"
         lines.append(line)
+    lines.append(_next_step_text(failed, retry_failed=retry_failed))
     return "\n".join(lines)
+
+
+def _next_step_text(failed: Sequence[Mapping[str, Any]], *, retry_failed: bool) -> str:
+    """What to do next about the failed partitions, in the terms of the run config."""
+    final = sorted({str(p["outcome"]) for p in failed if p.get("outcome") in FINAL_ON_SAME_INPUT})
+    if final and len(final) == len({str(p.get("outcome")) for p in failed}):
+        return (
+            f"The same input can only repeat {', '.join(final)}: fix the input and materialise again (a "
+            "changed file or upstream is a new source version), or set allow_empty to empty a window on "
+            "purpose."
+        )
+    if retry_failed:
+        return (
+            "retry_failed is on (the default): the failed partitions were sent back to run on this input "
+            "and failed again; fix the input and materialise again."
+        )
+    return (
+        "retry_failed is false for this run, so the failed partitions were not sent back to run: fix the "
+        "input and materialise again with retry_failed: true (the default), or run `segops retry JOB`."
+    )
 
 
 def _problem_metadata(error: SegopsApiError) -> dict[str, Any]:
