@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBackfillBench } from "./backfill.js";
 import { runBaselinesBench } from "./baselines.js";
+import { runCostBench } from "./cost.js";
 import { runHandoffBench } from "./handoff.js";
 import { runLargeRequestBench } from "./large-request.js";
 import type { BenchResult } from "./lib/result.js";
@@ -41,6 +42,7 @@ const ALL = [
   "handoff",
   "overhead",
   "large-request",
+  "cost",
 ] as const;
 type Name = (typeof ALL)[number];
 /** `--quick`: the README's headline figures, at a smaller size. */
@@ -96,6 +98,7 @@ const RUNNERS: Record<Name, () => Promise<BenchResult>> = {
   handoff: () => runHandoffBench({ quick }),
   overhead: () => runOverheadBench({ quick }),
   "large-request": runLargeRequestBench,
+  cost: () => runCostBench({ quick }),
 };
 
 function section(r: BenchResult): string {

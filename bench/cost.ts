@@ -1,0 +1,342 @@
+/**
+ * What each poller costs a production-sized Druid: the emulator seeded with a day of history (20,000 complete
+ * tasks over 24 h, 200,000 served segments over 50 datasources, straight into its stores: src/sim/history.ts),
+ * then the same 100- and 1,000-partition daily backfill (16 slots) driven by
+ *
+ *   segops          `runIngestJob` (SQLite ledger, 1 s tick), waiting for handoff and the audit;
+ *   seed-style      a pool of 16: submit, then one status GET per task with backoff 2 s → 30 s;
+ *   operator-style  a pool of 16: submit, then one status GET per task every second (Airflow's DruidOperator).
+ *
+ * Requests and response bytes per endpoint are counted by each run's client (`onAttempt`: every attempt, and the
+ * body Druid answered with), per task and per emulated minute; detection latency is SUCCESS at Druid (the
+ * emulator's finish event) to the poller seeing it. Emulated time throughout.
+ *
+ *   node --import tsx bench/cost.ts [--quick]       # --quick: the 100-partition backfill only
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { parseInterval } from "../src/core/interval.js";
+import { DruidClient, type TaskSpec } from "../src/druid/client.js";
+import { type PlannedJob, planIngestJob } from "../src/ingest/plan.js";
+import type { IngestPayload } from "../src/ingest/types.js";
+import { runIngestJob } from "../src/jobs/engine.js";
+import { openStore } from "../src/ledger/open.js";
+import type { JsonObject } from "../src/ledger/types.js";
+import { type HistoryOptions, seedHistory } from "../src/sim/history.js";
+import { startSim } from "../src/sim/server.js";
+import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";
+import { backoffBackfill, pollEvery, pool, type Seen } from "./lib/baselines.js";
+import { logNormalDurations } from "./lib/durations.js";
+import type { BenchEnv } from "./lib/env.js";
+import { RequestMeter } from "./lib/request-meter.js";
+import { type BenchResult, Checks } from "./lib/result.js";
+import { finishedAt } from "./lib/sim-events.js";
+import { simTime } from "./lib/sim-time.js";
+import { quantile } from "./lib/stats.js";
+import { markdownTable, num } from "./lib/table.js";
+
+export interface CostBenchOptions {
+  /** Only the 100-partition backfill. */
+  quick?: boolean;
+  /** Sim ms per real ms. @default 20 */
+  timeScale?: number;
+  seed?: number;
+  /** The history seeded before each run. @default 20,000 tasks, 200,000 segments, 50 datasources */
+  history?: Omit<HistoryOptions, "names" | "segmentsBefore">;
+}
+
+const DATASOURCE = "events";
+const FROM = "2026-01-01";
+const SLOTS = { workers: 2, capacity: 8 };
+const HANDOFF_MS = 10_000;
+const TICK = 1000;
+const PRODUCTION: Omit<HistoryOptions, "names" | "segmentsBefore"> = {
+  tasks: 20_000,
+  segments: 200_000,
+  dataSources: 50,
+};
+
+type Poller = "segops" | "seed" | "operator";
+const LABEL: Record<Poller, string> = {
+  segops: "**segops** (`runIngestJob`, 1 s tick, waits for handoff + audit)",
+  seed: "seed-style: pool of 16, status GET per task, backoff 2 s → 30 s",
+  operator: "operator-style: pool of 16, status GET per task every 1 s",
+};
+
+interface CostRun {
+  poller: Poller;
+  partitions: number;
+  makespanMs: number;
+  meter: RequestMeter;
+  detection: number[];
+  /** Active tasks (running or pending) averaged over the run, for the cost model. */
+  seenSucceeded: number;
+}
+
+function planBackfill(dataDir: string, durations: readonly number[]): PlannedJob {
+  const start = Date.parse(`${FROM}T00:00:00Z`);
+  const end = new Date(start + durations.length * 86_400_000).toISOString().slice(0, 10);
+  const plan = planIngestJob({
+    kind: "backfill",
+    template: { kind: "task", value: dailyTemplate({ datasource: DATASOURCE, k: 1 }) },
+    templateName: "bench-daily.json",
+    range: parseInterval(`${FROM}/${end}`),
+    vars: { dataDir },
+  });
+  for (const [i, task] of plan.tasks.entries()) {
+    const spec = (task.payload as unknown as IngestPayload).spec as { context?: JsonObject };
+    spec.context = { ...(spec.context ?? {}), simDurationMs: durations[i] as number };
+  }
+  return plan;
+}
+
+/** One emulator with the history seeded, and a client whose every attempt the meter counts. */
+async function withCostEnv<T>(
+  o: { timeScale: number; seed: number; history: CostBenchOptions["history"] },
+  fn: (env: BenchEnv, meter: RequestMeter) => Promise<T>,
+): Promise<T> {
+  const time = simTime(o.timeScale);
+  const sim = await startSim({
+    ...SLOTS,
+    seed: o.seed,
+    baseDurationMs: 60_000,
+    handoffDelayMs: HANDOFF_MS,
+    clock: time.clock,
+  });
+  time.pause();
+  seedHistory(sim.engine, {
+    ...(o.history ?? PRODUCTION),
+    names: [DATASOURCE],
+    segmentsBefore: Date.parse(`${FROM}T00:00:00Z`),
+  });
+  time.resume();
+  const meter = new RequestMeter();
+  const client = new DruidClient({ url: sim.url, connections: 16, onAttempt: meter.record });
+  try {
+    return await fn({ sim, client, time }, meter);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+}
+
+function detectionOf(env: BenchEnv, seen: readonly Seen[]): number[] {
+  const tasks = env.sim.stats().tasks;
+  return seen.flatMap((s) => {
+    const f = finishedAt(tasks, s.id);
+    return f === null ? [] : [Math.max(0, s.at - f)];
+  });
+}
+
+async function runOne(
+  poller: Poller,
+  plan: PlannedJob,
+  o: { timeScale: number; seed: number; history: CostBenchOptions["history"] },
+  checks: Checks,
+): Promise<CostRun> {
+  const partitions = plan.tasks.length;
+  return withCostEnv(o, async (env, meter) => {
+    const clock = env.time.clock;
+    const start = clock.now();
+    let seen: Seen[] = [];
+    if (poller === "segops") {
+      const dir = mkdtempSync(join(tmpdir(), "segops-bench-cost-"));
+      const store = await openStore(`sqlite:${join(dir, "ledger.db")}`);
+      try {
+        await store.createJob(plan.job, plan.tasks, "bench");
+        const result = await runIngestJob({
+          store,
+          client: env.client,
+          clock,
+          jobId: plan.job.id,
+          tickMs: TICK,
+          maxConcurrency: 16,
+          onStep: (_task, step, detail) => {
+            if (step === "succeeded") seen.push({ id: detail, outcome: "SUCCESS", at: clock.now() });
+          },
+        });
+        checks.equal(result.counts.done, partitions, `cost ${partitions} segops: partitions done`);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } else {
+      const specs = plan.tasks.map(
+        (t) => (t.payload as unknown as IngestPayload).spec as unknown as TaskSpec,
+      );
+      seen =
+        poller === "seed"
+          ? await backoffBackfill(env.client, specs, { clock, poolSize: 16 })
+          : await pool(specs, 16, async (spec) => {
+              const { taskId } = await env.client.submitTask(spec);
+              return pollEvery(env.client, taskId, clock, 1000);
+            });
+    }
+    const makespanMs = clock.now() - start;
+    const succeeded = seen.filter((s) => s.outcome === "SUCCESS").length;
+    checks.equal(succeeded, partitions, `cost ${partitions} ${poller}: successes seen`);
+    return {
+      poller,
+      partitions,
+      makespanMs,
+      meter,
+      detection: detectionOf(env, seen),
+      seenSucceeded: succeeded,
+    };
+  });
+}
+
+const perMin = (n: number, ms: number) => (n / ms) * 60_000;
+const kib = (bytes: number) => `${num(bytes / 1024, 1)} KiB`;
+const secs = (ms: number) => `${num(ms / 1000, 2)} s`;
+
+function summaryTable(runs: readonly CostRun[]): string {
+  const base = runs.find((r) => r.poller === "segops");
+  const rows = runs.map((r) => {
+    const t = r.meter.total();
+    const bt = base?.meter.total();
+    return [
+      LABEL[r.poller],
+      `${num(r.makespanMs / 60_000, 1)} min`,
+      num(t.requests, 0),
+      num(t.requests / r.partitions, 1),
+      kib(t.bytes / r.partitions),
+      num(perMin(t.requests, r.makespanMs), 0),
+      kib(perMin(t.bytes, r.makespanMs)),
+      `${secs(quantile(r.detection, 0.5))} / ${secs(quantile(r.detection, 0.99))}`,
+      bt ? `${num(t.requests / bt.requests, 2)}× / ${num(t.bytes / bt.bytes, 2)}×` : "",
+    ];
+  });
+  return markdownTable(
+    [
+      "poller",
+      "makespan",
+      "requests",
+      "requests / task",
+      "bytes / task",
+      "requests / min",
+      "bytes / min",
+      "detection p50 / p99",
+      "requests / bytes vs segops",
+    ],
+    rows,
+    "figures",
+  );
+}
+
+function endpointTable(runs: readonly CostRun[]): string {
+  const rows: string[][] = [];
+  for (const r of runs)
+    for (const [endpoint, c] of r.meter.byEndpoint())
+      rows.push([
+        r.poller,
+        `\`${endpoint}\``,
+        num(c.requests, 0),
+        num(perMin(c.requests, r.makespanMs), 1),
+        kib(perMin(c.bytes, r.makespanMs)),
+        num(c.requests / r.partitions, 2),
+        `${num(c.bytes / Math.max(1, c.requests), 0)} B`,
+      ]);
+  return markdownTable(
+    ["poller", "endpoint", "requests", "per min", "bytes / min", "per task", "bytes / request"],
+    rows,
+    "figures",
+  );
+}
+
+export async function runCostBench(options: CostBenchOptions = {}): Promise<BenchResult> {
+  const checks = new Checks();
+  const timeScale = options.timeScale ?? 20;
+  const seed = options.seed ?? 7;
+  const history = options.history ?? PRODUCTION;
+  const sizes = options.quick ? [100] : [100, 1000];
+  const tables: string[] = [];
+  const figures: Record<string, unknown> = {};
+  const headline: BenchResult["headline"] = [];
+  const notes: string[] = [];
+  const loadBefore = loadavg()[0] ?? Number.NaN;
+  for (const partitions of sizes) {
+    const durations = logNormalDurations(partitions, seed, {
+      medianMs: 60_000,
+      sigma: 0.5,
+      minMs: 20_000,
+      maxMs: 5 * 60_000,
+    });
+    const dataDir = mkdtempSync(join(tmpdir(), "segops-bench-cost-data-"));
+    try {
+      writeDailyDataset({ dir: dataDir, from: FROM, days: partitions, rowsPerDay: 20 });
+      const plan = planBackfill(dataDir, durations);
+      const runs: CostRun[] = [];
+      for (const poller of ["segops", "seed", "operator"] as const)
+        runs.push(await runOne(poller, plan, { timeScale, seed, history }, checks));
+      tables.push(`**${partitions} partitions**`, summaryTable(runs), endpointTable(runs));
+      const [s, b, op] = runs.map((r) => r.meter.total());
+      const segops = runs[0] as CostRun;
+      const p99 = quantile(segops.detection, 0.99);
+      figures[`cost${partitions}`] = Object.fromEntries(
+        runs.map((r) => [
+          r.poller,
+          {
+            requestsPerTask: r.meter.total().requests / r.partitions,
+            bytesPerTask: r.meter.total().bytes / r.partitions,
+            detectionP99Ms: quantile(r.detection, 0.99),
+            makespanMs: r.makespanMs,
+          },
+        ]),
+      );
+      const cheapest =
+        s &&
+        b &&
+        op &&
+        s.requests <= Math.min(b.requests, op.requests) &&
+        s.bytes <= Math.min(b.bytes, op.bytes);
+      notes.push(
+        `${partitions} partitions: segops ${cheapest ? "sends the fewest requests and bytes per task" : "is **not** the cheapest per task"} (${num((s?.requests ?? 0) / partitions, 1)} requests, ${kib((s?.bytes ?? 0) / partitions)} a task), detection p99 ${secs(p99)} (goal ≤ 2 s: ${p99 <= 2000 ? "met" : "**missed**"}).`,
+      );
+      headline.push([
+        `cost: ${partitions}-partition backfill against a production-sized history (emulated)`,
+        `${num((s?.requests ?? 0) / partitions, 1)} requests, ${kib((s?.bytes ?? 0) / partitions)} a task; detection p99 ${secs(p99)}`,
+        `seed-style ${num((b?.requests ?? 0) / partitions, 1)} requests, ${kib((b?.bytes ?? 0) / partitions)}; operator-style ${num((op?.requests ?? 0) / partitions, 1)} requests, ${kib((op?.bytes ?? 0) / partitions)} a task`,
+      ]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  const setup = [
+    `The emulator seeded with a production-sized history (${num(history.tasks, 0)} complete tasks over 24 h,`,
+    `${num(history.segments, 0)} served segments over ${history.dataSources} datasources; the backfill's datasource is one of them),`,
+    `then a daily backfill (log-normal task durations, median 1 min, σ 0.5, 20 s–5 min) on ${SLOTS.workers} × ${SLOTS.capacity} = 16 slots,`,
+    `segments served ${HANDOFF_MS / 1000} s after publish, at time scale ${timeScale}; all figures in emulated time.`,
+    "Requests and response bytes are every attempt each run's client sent and the body it got back, per endpoint (route template).",
+    "segops waits for handoff and audits each partition; the baselines stop at SUCCESS.",
+    `1-min load average ${num(loadBefore, 1)} before, ${num(loadavg()[0] ?? Number.NaN, 1)} after.`,
+  ].join(" ");
+  return {
+    title: "What segops costs a Druid",
+    setup,
+    tables,
+    notes,
+    headline,
+    problems: checks.problems,
+    figures,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { quick: { type: "boolean", default: false }, scale: { type: "string" } },
+  });
+  const result = await runCostBench({
+    quick: values.quick,
+    ...(values.scale ? { timeScale: Number(values.scale) } : {}),
+  });
+  console.log(`## ${result.title}\n\n${result.setup}\n\n${result.tables.join("\n\n")}\n`);
+  for (const n of result.notes) console.log(`- ${n}`);
+  for (const p of result.problems) console.log(`PROBLEM: ${p}`);
+  process.exitCode = result.problems.length > 0 ? 1 : 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
