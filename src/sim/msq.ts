@@ -3,9 +3,24 @@ import type { Interval } from "../core/interval.js";
 import { type IngestResult, parseTimestamp } from "./ingest.js";
 import { readInput } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
-import type { DimensionSpec, IngestPlan, MsqPlan, TaskPlan } from "./plans.js";
+import { checkGrouping, dimensionsOf, metricsOf, readSelectItems, type SelectItem } from "./msq-select.js";
+import {
+  closing,
+  IDENT,
+  literal,
+  MsqPlanError,
+  mask,
+  splitTopLevel,
+  stripComments,
+  unquoteIdent,
+} from "./msq-text.js";
+import type { DimensionSpec, IngestPlan, MetricSpec, MsqPlan, TaskPlan } from "./plans.js";
 import { simKnobs } from "./spec.js";
 import type { SimTask } from "./task.js";
+
+export { MsqPlanError } from "./msq-text.js";
+
+type TimeItem = Extract<SelectItem, { kind: "time" }>;
 
 /**
  * SQL-based ingestion (MSQ, docs/druid-api.md §6): `INSERT`/`REPLACE … OVERWRITE WHERE` over `EXTERN` of a
@@ -23,33 +38,12 @@ export interface MsqFault {
   [key: string]: unknown;
 }
 
-export class MsqPlanError extends Error {
-  constructor(
-    message: string,
-    readonly errorCode = "invalidInput",
-  ) {
-    super(message);
-  }
-}
-
 /** `CanceledFault`: what workers (and a shut-down controller) report when the query is canceled. */
 export const CANCELED_MESSAGE = "Canceled: Query canceled by user or by task shutdown.";
 const DEFAULT_ROWS_PER_SEGMENT = 3_000_000;
 const PARSE_CODE = "CannotParseExternalData";
 
 // ------------------------------------------------------------------------------------------- reading SQL
-
-/** Comments out, quoted text kept (a `--` inside a literal is not a comment). */
-function stripComments(sql: string): string {
-  return sql.replace(/('(?:[^']|'')*')|("(?:[^"]|"")*")|--[^\n]*|\/\*[\s\S]*?\*\//g, (m, q1, q2) =>
-    q1 !== undefined || q2 !== undefined ? m : " ",
-  );
-}
-
-/** Quoted literals and identifiers blanked (same length), so keywords are found only in SQL text. */
-function mask(sql: string): string {
-  return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, (q) => `${q[0]}${" ".repeat(q.length - 2)}${q[0]}`);
-}
 
 const SET = /^\s*SET\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^']|'')*'|[^;']*?)\s*;/i;
 
@@ -82,15 +76,6 @@ function takeSets(sql: string, context: Record<string, unknown>): string {
 export function setStatementsRefused(query: string, druidVersion: number): string | null {
   if (druidVersion >= 34 || !SET.test(stripComments(query))) return null;
   return `Multiple statements detected in SQL string[${query}], but only a single statement is supported`;
-}
-
-function unquoteIdent(s: string): string {
-  const t = s.trim();
-  return t.startsWith('"') ? t.slice(1, -1).replace(/""/g, '"') : t;
-}
-
-function literal(s: string): string {
-  return s.slice(1, -1).replace(/''/g, "'");
 }
 
 /** `2026-01-01 00:00:00[.fff]` (or ISO) in UTC → ms, NaN when unreadable. */
@@ -160,76 +145,6 @@ function partitionedBy(clause: string): { granularity: Granularity; label: strin
       `Invalid granularity[${c}] specified after PARTITIONED BY clause. Expected 'SECOND', 'MINUTE', 'FIVE_MINUTE', 'TEN_MINUTE', 'FIFTEEN_MINUTE', 'THIRTY_MINUTE', 'HOUR', 'SIX_HOUR', 'EIGHT_HOUR', 'DAY', 'MONTH', 'QUARTER', 'YEAR', 'ALL', ALL TIME, FLOOR() or TIME_FLOOR()`,
     );
   }
-}
-
-/** Splits on commas outside parentheses and quotes. */
-function splitTopLevel(text: string): string[] {
-  const masked = mask(text);
-  const out: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < masked.length; i++) {
-    const ch = masked[i];
-    if (ch === "(") depth++;
-    else if (ch === ")") depth--;
-    else if (ch === "," && depth === 0) {
-      out.push(text.slice(from, i));
-      from = i + 1;
-    }
-  }
-  out.push(text.slice(from));
-  return out.map((s) => s.trim()).filter((s) => s !== "");
-}
-
-/** The index of the `)` closing the `(` at `open` in masked text, or -1. */
-function closing(masked: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < masked.length; i++) {
-    if (masked[i] === "(") depth++;
-    else if (masked[i] === ")" && --depth === 0) return i;
-  }
-  return -1;
-}
-
-const IDENT = `(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)`;
-
-interface SelectPlan {
-  time: { column: string; format: string } | null;
-  dimensions: string[] | "*";
-}
-
-/** The SELECT list: `TIME_PARSE(col) AS __time` / `MILLIS_TO_TIMESTAMP(col) AS __time`, columns, `*`. */
-function selectList(list: string): SelectPlan {
-  const out: SelectPlan = { time: null, dimensions: [] };
-  const time = new RegExp(
-    String.raw`^(TIME_PARSE|MILLIS_TO_TIMESTAMP)\s*\(\s*(${IDENT})\s*\)\s+AS\s+("?__time"?)$`,
-    "i",
-  );
-  const column = new RegExp(String.raw`^(${IDENT})(?:\s+AS\s+(${IDENT}))?$`, "i");
-  for (const item of splitTopLevel(list)) {
-    const t = time.exec(item);
-    if (t) {
-      out.time = {
-        column: unquoteIdent(t[2] as string),
-        format: (t[1] as string).toUpperCase() === "TIME_PARSE" ? "iso" : "millis",
-      };
-      continue;
-    }
-    if (item === "*") {
-      out.dimensions = "*";
-      continue;
-    }
-    const c = column.exec(item);
-    if (c && (c[2] === undefined || unquoteIdent(c[2]) === unquoteIdent(c[1] as string))) {
-      if (out.dimensions !== "*") out.dimensions.push(unquoteIdent(c[1] as string));
-      continue;
-    }
-    throw new MsqPlanError(
-      `The emulator reads SELECT items only as columns, * and TIME_PARSE(col) or MILLIS_TO_TIMESTAMP(col) AS __time, got [${item}]`,
-      "unsupported",
-    );
-  }
-  return out;
 }
 
 /** `EXTERN('<inputSource>', '<inputFormat>', '<signature>')` → the three JSON objects. */
@@ -361,7 +276,12 @@ function readFrom(
   sql: string,
   masked: string,
   c: Clauses,
-): { source: ReturnType<typeof extern>; filter: Interval | null; fromIndex: number } {
+): {
+  source: ReturnType<typeof extern>;
+  filter: Interval | null;
+  groupBy: string[] | null;
+  fromIndex: number;
+} {
   const from = keywordAt(masked, /\bFROM\b/, c.select.index);
   if (!from || from.index > c.partitioned.index)
     throw new MsqPlanError("Expected FROM TABLE(EXTERN(...))", "unsupported");
@@ -380,29 +300,37 @@ function readFrom(
     afterFrom = afterFrom.slice(close + 1).trim();
   }
   const source = extern(sql.slice(from.index + from[0].length, tableClose + 1), extend);
+  let groupBy: string[] | null = null;
+  const group = keywordAt(mask(afterFrom), /\bGROUP\s+BY\b/);
+  if (group) {
+    groupBy = splitTopLevel(afterFrom.slice(group.index + group[0].length));
+    afterFrom = afterFrom.slice(0, group.index).trim();
+  }
   let filter: Interval | null = null;
   if (afterFrom !== "") {
     const where = /^WHERE\b([\s\S]*)$/i.exec(afterFrom);
     if (!where) throw new MsqPlanError(`The emulator reads no [${afterFrom}] after FROM`, "unsupported");
     filter = readWindow(where[1] as string, "WHERE");
   }
-  return { source, filter, fromIndex: from.index };
+  return { source, filter, groupBy, fromIndex: from.index };
 }
 
-/** The SELECT list, which must name the __time column. */
+/** The SELECT list, which must name the __time column, and its grouping. */
 function readSelect(
   sql: string,
   c: Clauses,
   fromIndex: number,
-): SelectPlan & { time: NonNullable<SelectPlan["time"]> } {
-  const items = selectList(sql.slice(c.select.index + c.select[0].length, fromIndex));
-  if (!items.time) {
+  groupBy: string[] | null,
+): { items: SelectItem[]; time: TimeItem; rollup: boolean } {
+  const items = readSelectItems(sql.slice(c.select.index + c.select[0].length, fromIndex));
+  const time = items.find((i): i is TimeItem => i.kind === "time");
+  if (!time) {
     throw new MsqPlanError(
       "The emulator needs the __time column as TIME_PARSE(col) AS __time or MILLIS_TO_TIMESTAMP(col) AS __time",
       "unsupported",
     );
   }
-  return { time: items.time, dimensions: items.dimensions };
+  return { items, time, rollup: checkGrouping(items, groupBy) };
 }
 
 /**
@@ -465,28 +393,13 @@ function readLimits(context: Record<string, unknown>): {
   };
 }
 
-/** The selected columns (all but the time column for `*`) typed by the EXTERN signature. */
-function resolveDimensions(
-  items: SelectPlan & { time: NonNullable<SelectPlan["time"]> },
-  signature: ReadonlyArray<{ name: string; type: string }>,
-): DimensionSpec[] {
-  const types = new Map(signature.map((c) => [c.name, c.type]));
-  const names =
-    items.dimensions === "*"
-      ? signature.map((c) => c.name).filter((n) => n !== items.time.column)
-      : items.dimensions;
-  return names.map((name) => {
-    const t = types.get(name);
-    if (t === undefined) throw new MsqPlanError(`Column '${name}' not found in any table`);
-    return { name, type: t === "long" || t === "double" || t === "float" ? t : "string" };
-  });
-}
-
 /** The ingestion the controller runs, in the native model's terms (ingest.ts). */
 function controllerIngest(q: {
   verb: Clauses["verb"];
-  time: NonNullable<SelectPlan["time"]>;
+  time: TimeItem;
   dimensions: DimensionSpec[];
+  metrics: MetricSpec[];
+  rollup: boolean;
   granularity: Granularity;
   overwrite: Interval | null;
   filter: Interval | null;
@@ -500,10 +413,12 @@ function controllerIngest(q: {
       timestamp: { column: q.time.column, format: q.time.format, missingValue: null },
       dimensions: q.dimensions,
       dimensionExclusions: [],
-      metrics: [],
+      metrics: q.metrics,
       segmentGranularity: q.granularity,
-      queryGranularity: { kind: "none" },
-      rollup: false,
+      queryGranularity: q.time.granularity,
+      // A GROUP BY writes one row per group and time. Druid marks the segments rolled up only with
+      // finalizeAggregations false; the emulator groups the same rows either way and marks them rolled up.
+      rollup: q.rollup,
       intervals: q.overwrite ? [q.overwrite] : q.filter ? [q.filter] : null,
     },
     inputSource: q.source.inputSource,
@@ -540,15 +455,16 @@ export function planMsq(
   const masked = mask(sql);
   const clauses = readClauses(sql, masked);
   const overwrite = readOverwrite(sql, masked, clauses);
-  const { source, filter, fromIndex } = readFrom(sql, masked, clauses);
-  const items = readSelect(sql, clauses, fromIndex);
+  const { source, filter, groupBy, fromIndex } = readFrom(sql, masked, clauses);
+  const select = readSelect(sql, clauses, fromIndex, groupBy);
   const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, filter);
   const { workers, maxParseExceptions, rowsPerSegment } = readLimits(context);
-  const dimensions = resolveDimensions(items, source.signature);
   const ingest = controllerIngest({
     verb: clauses.verb,
-    time: items.time,
-    dimensions,
+    time: select.time,
+    dimensions: dimensionsOf(select.items, select.time.column, source.signature),
+    metrics: metricsOf(select.items, source.signature),
+    rollup: select.rollup,
     granularity,
     overwrite,
     filter,

@@ -186,6 +186,36 @@ describe("MSQ backfill on the emulator", () => {
     expect(workers).toHaveLength(6);
   }, 90_000);
 
+  it("a rollup REPLACE (GROUP BY with SUM and COUNT) backfills to exit 0: one live version a day, the day's rows counted once", async () => {
+    const ds = "msqrollup";
+    const rollupTemplate = [
+      `REPLACE INTO "${ds}" OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'`,
+      `SELECT TIME_FLOOR(TIME_PARSE("ts"), 'P1D') AS __time, "channel", SUM("added") AS "added", COUNT(*) AS "rows"`,
+      `FROM TABLE(EXTERN('{"type":"local","baseDir":"{{var.dataDir}}","filter":"events-{{start:yyyy-MM-dd}}.json"}', '{"type":"json"}', '${SIGNATURE}'))`,
+      "GROUP BY 1, 2",
+      "PARTITIONED BY DAY",
+      "",
+    ].join("\n");
+    const { args } = setup(ds, rollupTemplate);
+    const run = await runCli(args()).done;
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as JobReport;
+    expect(report.partitions.map((p) => p.state)).toEqual(["done", "done", "done", "done"]);
+    for (const p of report.partitions) expect(p.step, p.interval).toBe("done");
+    const res = await fetch(`${sim.url}/druid/v2/sql`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        query: `SELECT TIME_FLOOR(__time, 'P1D') AS "day", COUNT(*) AS "groups", SUM("rows") AS "rows" FROM "${ds}" GROUP BY 1 ORDER BY 1`,
+      }),
+    });
+    // 20 source rows a day in 5 channels, floored to the day: 5 rows a day, each day's rows counted once.
+    const days = (await res.json()) as Array<{ day: string; groups: number; rows: number }>;
+    expect(days.map((d) => d.rows)).toEqual([20, 20, 20, 20]);
+    expect(days.map((d) => d.groups)).toEqual([5, 5, 5, 5]);
+    expect(submissionsOf(ds).filter((s) => s.accepted)).toHaveLength(4);
+  }, 90_000);
+
   it("under a percentage gate the query SUCCEEDS with warnings and the data gate fails the day", async () => {
     const ds = "msqpct";
     const { dataDir, args } = setup(ds);
