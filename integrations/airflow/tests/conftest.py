@@ -71,14 +71,22 @@ def write_day(directory: Path, day: str, rows: int) -> Path:
     return path
 
 
+def write_corrupt_day(directory: Path, day: str) -> Path:
+    """A day whose second line is not JSON: Druid fails its task (max parse exceptions 0), every time."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"events-{day}.json"
+    path.write_text(
+        json.dumps({"ts": f"{day}T01:00:00Z", "channel": "#c1", "page": "p1", "added": 1})
+        + "\nthis line is not json\n"
+    )
+    return path
+
+
 def write_data(directory: Path) -> None:
     """One JSON-lines file per day."""
     for day, rows in GOOD_DAYS.items():
         write_day(directory, day, rows)
-    (directory / f"events-{CORRUPT_DAY}.json").write_text(
-        json.dumps({"ts": f"{CORRUPT_DAY}T01:00:00Z", "channel": "#c1", "page": "p1", "added": 1})
-        + "\nthis line is not json\n"
-    )
+    write_corrupt_day(directory, CORRUPT_DAY)
 
 
 def airflow_env(home: Path, dags_folder: Path, lineage_file: Path) -> dict[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -159,6 +160,59 @@ def test_killing_a_waiting_task_cancels_the_job(sim: Sim) -> None:
     assert final["canceled"] is True
     assert final["partitions"][0]["error"].startswith("canceled")
     assert "failed" in sim.task_events(druid_id)
+
+
+def _trigger_of_try(job_id: str, state: str, monkeypatch: pytest.MonkeyPatch) -> SegopsJobTrigger:
+    """A trigger as the triggerer runs it (its task instance set), Airflow answering `state` for it."""
+    from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+
+    def states(**query: Any) -> dict[str, Any]:
+        assert query["task_ids"] == ["ingest"]
+        return {"run-1": {"ingest": state}}
+
+    monkeypatch.setattr(RuntimeTaskInstance, "get_task_states", staticmethod(states))
+    trigger = SegopsJobTrigger(job_id=job_id)
+    trigger.task_instance = SimpleNamespace(  # type: ignore[assignment]
+        dag_id="d", task_id="ingest", run_id="run-1", map_index=-1, try_number=1
+    )
+    return trigger
+
+
+def test_a_cleared_deferred_task_leaves_the_job_to_its_new_try(
+    sim: Sim, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_kill_cleared", "2026-01-03", slow_seconds=3))
+    druid_id = _running_druid_task(hook, job["id"])
+    # Cleared: Airflow has the task instance scheduled for its next try, which reattaches to the job.
+    asyncio.run(_trigger_of_try(job["id"], "scheduled", monkeypatch).on_kill())
+    final = hook.wait_until_ended(job["id"], timeout=60)
+    assert (final["state"], final["canceled"]) == ("done", False)
+    assert "failed" not in sim.task_events(druid_id)
+
+
+def test_a_deferred_task_marked_failed_cancels_its_job(sim: Sim, monkeypatch: pytest.MonkeyPatch) -> None:
+    hook = SegopsHook()
+    job, _ = hook.create("run", run_body("hook_kill_marked", "2026-01-03", slow_seconds=30))
+    druid_id = _running_druid_task(hook, job["id"])
+    asyncio.run(_trigger_of_try(job["id"], "failed", monkeypatch).on_kill())
+    final = hook.wait_until_ended(job["id"], timeout=30)
+    assert final["canceled"] is True
+    assert "d/ingest/run-1/-1/1 was marked failed" in final["partitions"][0]["error"]
+    assert "failed" in sim.task_events(druid_id)
+
+
+def test_a_task_killed_by_its_execution_timeout_leaves_the_job_running(sim: Sim) -> None:
+    hook = SegopsHook()
+    op = SegopsIngestOperator(task_id="timeout", template=daily_template("hook_timeout_op", slow_seconds=3))
+    job, _ = hook.create("run", run_body("hook_timeout_op", "2026-01-02", slow_seconds=3))
+    druid_id = _running_druid_task(hook, job["id"])
+    op.job_id = job["id"]
+    op._timed_out = True  # what _wait sets when Airflow's execution_timeout interrupts it
+    op.on_kill()  # Airflow calls it after the timeout, too
+    final = hook.wait_until_ended(job["id"], timeout=60)
+    assert (final["state"], final["canceled"]) == ("done", False)
+    assert "failed" not in sim.task_events(druid_id)
 
 
 def test_the_async_hook_reads_what_the_sync_hook_reads() -> None:

@@ -57,6 +57,44 @@ def test_airflow_discovers_the_provider_through_its_entry_point() -> None:
     assert (SegopsHook.conn_type, SegopsHook.default_conn_name) == ("segops", "segops_default")
 
 
+def test_the_connection_form_is_the_one_airflows_ui_shows() -> None:
+    """What the UI's connection form is built from (the api-server's hook metadata): labels, placeholders
+    and the extra fields, declared in provider info (a generic form has no standard_fields)."""
+    from airflow.api_fastapi.core_api.services.ui.connections import HookMetaService
+
+    (meta,) = [m for m in HookMetaService.hook_meta_data() if m.connection_type == "segops"]
+    fields = meta.standard_fields
+    assert fields is not None
+    assert fields.login is not None
+    assert fields.login.hidden
+    assert fields.host is not None
+    assert (fields.host.title, fields.host.placeholder) == ("Service URL", "http://segops.internal:7077")
+    assert fields.password is not None
+    assert fields.password.title == "API token"
+    extra = meta.extra_fields or {}
+    assert set(extra) == {"druid_host", "request_timeout", "poll_timeout", "verify"}
+    assert extra["druid_host"]["schema"]["title"] == "Druid host in asset URIs"
+    assert extra["poll_timeout"]["value"] == 60
+
+
+def test_the_forms_extra_fields_are_read_as_the_connection_says_them() -> None:
+    from airflow.models import Connection
+
+    conn = Connection(
+        conn_id="form",
+        conn_type="segops",
+        host="http://segops:7077",
+        extra={"extra__segops__druid_host": "router:8888", "poll_timeout": "", "request_timeout": 12},
+    )
+    settings = SegopsSettings.from_connection(conn)
+    assert (settings.druid_host, settings.poll_timeout, settings.request_timeout) == ("router:8888", 60, 12)
+    bad = Connection(
+        conn_id="bad", conn_type="segops", host="http://segops:7077", extra={"poll_timeout": "x"}
+    )
+    with pytest.raises(Exception, match="extra poll_timeout must be a positive number of seconds"):
+        SegopsSettings.from_connection(bad)
+
+
 def test_druid_asset_uris_are_normalized_and_checked() -> None:
     from airflow.sdk import Asset
 

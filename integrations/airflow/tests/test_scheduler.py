@@ -21,7 +21,18 @@ from typing import Any, TypeVar
 import pytest
 from segops_test_support import daily_template
 
-from conftest import DATA_DIR, HERE, WORK, Segops, Sim, airflow_env, lineage_events, query, write_day
+from conftest import (
+    DATA_DIR,
+    HERE,
+    WORK,
+    Segops,
+    Sim,
+    airflow_env,
+    lineage_events,
+    query,
+    write_corrupt_day,
+    write_day,
+)
 from segops_airflow.hooks.segops import SegopsHook
 from segops_airflow.source_version import ASSET_EVENTS_PREFIX, asset_events_version
 
@@ -37,9 +48,17 @@ EXPECTED_RUNS = {
     "segops_cleared": 1,
     "segops_upstream": 1,
     "segops_consumer": 1,
+    "segops_timeout_deferred": 1,
+    "segops_timeout_worker": 1,
+    "segops_poison": 1,
 }
 CLEARED_DIR = Path(f"{DATA_DIR}-af_cleared")
 CONSUMER_DIR = Path(f"{DATA_DIR}-af_consumer")
+CLEAR_DEFERRED_DIR = Path(f"{DATA_DIR}-af_clear_deferred")
+TIMEOUT_DIR = Path(f"{DATA_DIR}-af_timeout")
+POISON_DIR = Path(f"{DATA_DIR}-af_poison")
+#: segops serve's `--poison-after` (its default): Druid attempts of a deterministic failure per input.
+POISON_AFTER = 3
 
 
 def free_port() -> int:
@@ -83,10 +102,15 @@ def airflow(migrated_db: Path) -> Iterator[dict[str, str]]:
         "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
         "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(free_port()),
         "AIRFLOW__TRIGGERER__DEFAULT_CAPACITY": "50",
+        # The scheduler resumes a deferred task whose timeout passed at this check (default every 15 s).
+        "AIRFLOW__SCHEDULER__TRIGGER_TIMEOUT_CHECK_INTERVAL": "1",
     }
     airflow_bin = str(Path(sys.executable).with_name("airflow"))
     write_day(CLEARED_DIR, "2026-03-05", 10)
     write_day(CONSUMER_DIR, "2026-03-06", 12)
+    write_day(CLEAR_DEFERRED_DIR, "2026-03-10", 8)
+    write_day(TIMEOUT_DIR, "2026-03-12", 9)
+    write_corrupt_day(POISON_DIR, "2026-03-14")
     airflow_cli(env, "variables", "set", "af_cleared_version", "upstream-run-1")
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
@@ -162,6 +186,17 @@ def task_log(dag_id: str, run_id: str, attempt: int) -> str:
         HOME / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / "task_id=ingest" / f"attempt={attempt}.log"
     )
     return path.read_text()
+
+
+def trigger_logs(dag_id: str, run_id: str) -> str:
+    """Every trigger log of the task instance (the triggerer writes them beside the task's)."""
+    folder = HOME / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / "task_id=ingest"
+    return "\n".join(p.read_text() for p in sorted(folder.glob("*.trigger.*.log")))
+
+
+def killed(sim: Sim, druid_task_id: str) -> bool:
+    """Whether Druid's task ended other than by succeeding (a shutdown fails it)."""
+    return "failed" in sim.task_events(druid_task_id)
 
 
 def _processes_alive(env: dict[str, str]) -> None:
@@ -353,3 +388,144 @@ def test_a_run_triggered_by_an_asset_event_sends_the_events_digest(airflow: dict
     )
     assert (created, job["state"], job["id"]) == (False, "done", summary["job_id"])
     assert sim.submissions("af_consumer") == [submitted]
+
+
+def test_a_task_cleared_while_deferred_leaves_its_druid_work_to_the_new_try(
+    airflow: dict[str, str], segops: Segops, sim: Sim
+) -> None:
+    airflow_cli(airflow, "dags", "trigger", "segops_clear_deferred", "-l", "2026-03-10T00:00:00+00:00")
+
+    def deferred_while_running() -> tuple[str, str, str] | None:
+        for run_id, state, _ in task_instances("segops_clear_deferred"):
+            job_id = xcom("segops_clear_deferred", run_id, "job_id")
+            if state != "deferred" or not job_id:
+                continue
+            partition = segops.job(job_id)["partitions"][0]
+            if partition["druidState"] == "RUNNING":
+                return run_id, job_id, partition["druidTaskId"]
+        return None
+
+    run_id, job_id, druid_task_id = poll(
+        "segops_clear_deferred deferred while its Druid task runs", deferred_while_running, timeout=120
+    )
+    airflow_cli(
+        airflow,
+        "tasks",
+        "clear",
+        "segops_clear_deferred",
+        "-t",
+        "ingest",
+        "-s",
+        "2026-03-10",
+        "-e",
+        "2026-03-10",
+        "-y",
+    )
+    poll(
+        "the cleared segops_clear_deferred task to end",
+        lambda: [t for t in task_instances("segops_clear_deferred") if t[1] in ("success", "failed")],
+        timeout=180,
+        every=0.5,
+    )
+    assert task_instances("segops_clear_deferred") == [(run_id, "success", 2)]
+    # The job ran once and finished: one Druid submission, never shut down, the job not canceled.
+    assert [s["id"] for s in sim.submissions("af_clear_deferred")] == [druid_task_id]
+    assert not killed(sim, druid_task_id)
+    job = segops.job(job_id)
+    assert (job["state"], job["canceled"]) == ("done", False)
+    assert sim.rows("af_clear_deferred") == 8
+    assert "reattached to the Druid work in flight" in task_log("segops_clear_deferred", run_id, 2)
+    assert "left running for the new try" in trigger_logs("segops_clear_deferred", run_id)
+
+
+@pytest.mark.parametrize("dag_id", ["segops_timeout_deferred", "segops_timeout_worker"])
+def test_execution_timeout_leaves_the_druid_work_for_the_next_try(
+    airflow: dict[str, str], segops: Segops, sim: Sim, dag_id: str
+) -> None:
+    def ended() -> list[tuple[str, str, int]] | None:
+        tis = task_instances(dag_id)
+        return tis if tis and tis[0][1] in ("success", "failed") else None
+
+    ((run_id, state, tries),) = poll(f"the {dag_id} run", ended, timeout=300, every=0.5)
+    # Timed out at least once (the Druid task outlasts execution_timeout), then a try found it done.
+    assert state == "success"
+    assert tries >= 2
+    first = task_log(dag_id, run_id, 1)
+    assert "execution_timeout passed while segops job" in first
+    assert "keep running" in first
+    # One Druid submission for every try, and it was never shut down.
+    datasource = f"af_{dag_id.removeprefix('segops_')}"
+    (submitted,) = sim.submissions(datasource)
+    assert not killed(sim, submitted["id"])
+    assert xcom(dag_id, run_id, "druid_task_ids") == [submitted["id"]]
+    assert sim.rows(datasource) == 9
+    later = task_log(dag_id, run_id, 2)
+    assert "already exists" in later
+
+
+def test_a_corrupt_day_costs_poison_after_attempts_then_a_fixed_file_is_ingested_once(
+    airflow: dict[str, str], segops: Segops, sim: Sim
+) -> None:
+    def ended() -> list[tuple[str, str, int]] | None:
+        tis = task_instances("segops_poison")
+        return tis if tis and tis[0][1] in ("success", "failed") else None
+
+    # retries=2, yet the task failed on its first try: segops' poison rule was the retrying.
+    ((run_id, state, tries),) = poll("the segops_poison run", ended, timeout=300, every=0.5)
+    assert (state, tries) == ("failed", 1)
+    attempts = sim.submissions("af_poison")
+    assert len(attempts) == POISON_AFTER
+    log = task_log("segops_poison", run_id, 1)
+    assert "SegopsJobFailedOnInput" in log
+    assert "not retried by Airflow" in log
+    assert "Unable to parse row [this line is not json]" in log
+
+    # The upstream fixed the file; a clear ingests it once (segops fingerprints the changed file).
+    write_day(POISON_DIR, "2026-03-14", 15)
+    airflow_cli(
+        airflow,
+        "tasks",
+        "clear",
+        "segops_poison",
+        "-t",
+        "ingest",
+        "-s",
+        "2026-03-14",
+        "-e",
+        "2026-03-14",
+        "-y",
+    )
+    poll(
+        "segops_poison try 2 to succeed",
+        lambda: task_instances("segops_poison") == [(run_id, "success", 2)],
+        timeout=180,
+        every=0.5,
+    )
+    reloaded = sim.submissions("af_poison")[len(attempts) :]
+    assert len(reloaded) == 1
+    assert reloaded[0]["accepted"]
+    assert sim.rows("af_poison") == 15
+
+    # Cleared again with the file unchanged: nothing submitted, said so in the log.
+    airflow_cli(
+        airflow,
+        "tasks",
+        "clear",
+        "segops_poison",
+        "-t",
+        "ingest",
+        "-s",
+        "2026-03-14",
+        "-e",
+        "2026-03-14",
+        "-y",
+    )
+    poll(
+        "segops_poison try 3 to succeed",
+        lambda: task_instances("segops_poison") == [(run_id, "success", 3)],
+        timeout=180,
+        every=0.5,
+    )
+    assert len(sim.submissions("af_poison")) == POISON_AFTER + 1
+    assert "was already done from the same source" in task_log("segops_poison", run_id, 3)
+    assert sim.rows("af_poison") == 15

@@ -8,6 +8,46 @@ from segops_airflow import __version__
 
 INTEGRATION = "segops"
 
+#: The connection form, declared (Airflow ≥ 3.2 reads it here without importing the hook; older versions
+#: ask `SegopsHook.get_ui_field_behaviour`, which says the same). Extra fields are stored in the
+#: connection's extra under their own names, where `SegopsSettings` reads them.
+UI_FIELD_BEHAVIOUR: dict[str, Any] = {
+    "hidden-fields": ["login"],
+    "relabeling": {
+        "host": "Service URL",
+        "password": "API token",
+        "schema": "Scheme (bare host only)",
+    },
+    "placeholders": {
+        "host": "http://segops.internal:7077",
+        "password": "the token segops serve reads from --api-token-file",
+        "schema": "http",
+        "extra": '{"vars": {"dataDir": "/data"}, "min_rows": 1}',
+    },
+}
+CONN_FIELDS: dict[str, Any] = {
+    "druid_host": {
+        "label": "Druid host in asset URIs",
+        "description": "host[:port] of druid://<host>/<datasource> assets (default: the job's Overlord host)",
+        "schema": {"type": ["string", "null"]},
+    },
+    "request_timeout": {
+        "label": "Request timeout (s)",
+        "description": "seconds one HTTP request to the service may take",
+        "schema": {"type": ["number", "null"], "default": 30, "minimum": 1},
+    },
+    "poll_timeout": {
+        "label": "Long-poll timeout (s)",
+        "description": "seconds one long-poll of a job waits (at most 300)",
+        "schema": {"type": ["number", "null"], "default": 60, "minimum": 1, "maximum": 300},
+    },
+    "verify": {
+        "label": "TLS verification",
+        "description": "true, false, or the path of a CA bundle",
+        "schema": {"type": ["string", "null"], "default": "true"},
+    },
+}
+
 
 def get_provider_info() -> dict[str, Any]:
     return {
@@ -35,6 +75,8 @@ def get_provider_info() -> dict[str, Any]:
                 "connection-type": "segops",
                 "hook-class-name": "segops_airflow.hooks.segops.SegopsHook",
                 "hook-name": "segops",
+                "ui-field-behaviour": UI_FIELD_BEHAVIOUR,
+                "conn-fields": CONN_FIELDS,
             }
         ],
         "asset-uris": [

@@ -11,6 +11,7 @@ from segops_test_support import (
     DAILY,
     DATA_DIR,
     SIM_HOST,
+    START,
     CrashAfterCreate,
     daily_template,
     produce,
@@ -127,4 +128,63 @@ with DAG(
         druid_host=SIM_HOST,
         deferrable=True,
         poll_timeout=20,
+    )
+
+# Cleared while deferred: the test triggers a run, clears the task while its Druid task runs, and the new try
+# reattaches; the old try's trigger must not cancel the job (its on_kill comes after the clear).
+with DAG("segops_clear_deferred", schedule=None, start_date=START, catchup=False, tags=["segops-test"]):
+    SegopsIngestOperator(
+        task_id="ingest",
+        template=daily_template("af_clear_deferred", slow_seconds=20),
+        interval="2026-03-10T00:00:00+00:00/2026-03-11T00:00:00+00:00",
+        vars={"dataDir": f"{DATA_DIR}-af_clear_deferred"},
+        druid_host=SIM_HOST,
+        deferrable=True,
+        poll_timeout=20,
+    )
+
+# execution_timeout shorter than the Druid task, in the triggerer and in the worker: each try times out, the
+# job keeps running, a later try reattaches and finds it done. One Druid submission, none shut down.
+for name, deferrable in (("segops_timeout_deferred", True), ("segops_timeout_worker", False)):
+    with DAG(
+        name,
+        schedule=DAILY,
+        start_date=dt.datetime(2026, 3, 12, tzinfo=UTC),
+        end_date=dt.datetime(2026, 3, 12, tzinfo=UTC),
+        catchup=True,
+        tags=["segops-test"],
+    ):
+        SegopsIngestOperator(
+            task_id="ingest",
+            template=daily_template(f"af_{name.removeprefix('segops_')}", slow_seconds=14),
+            vars={"dataDir": f"{DATA_DIR}-af_timeout"},
+            druid_host=SIM_HOST,
+            deferrable=deferrable,
+            defer_grace=2,
+            poll_timeout=5,
+            execution_timeout=dt.timedelta(seconds=6),
+            retries=6,
+            retry_delay=dt.timedelta(0),
+        )
+
+# A corrupt day with Airflow retries: segops' poison rule dead-letters it after its own attempts and the
+# task fails without Airflow's retries. The test then fixes the file and clears the task (ingested once),
+# and clears it again unchanged (nothing submitted).
+with DAG(
+    "segops_poison",
+    schedule=DAILY,
+    start_date=dt.datetime(2026, 3, 14, tzinfo=UTC),
+    end_date=dt.datetime(2026, 3, 14, tzinfo=UTC),
+    catchup=True,
+    tags=["segops-test"],
+):
+    SegopsIngestOperator(
+        task_id="ingest",
+        template=daily_template("af_poison"),
+        vars={"dataDir": f"{DATA_DIR}-af_poison"},
+        druid_host=SIM_HOST,
+        deferrable=True,
+        poll_timeout=20,
+        retries=2,
+        retry_delay=dt.timedelta(0),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import Asset
+from segops_airflow._compat import Asset
 
 if TYPE_CHECKING:
     from urllib.parse import SplitResult

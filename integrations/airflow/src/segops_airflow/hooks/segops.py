@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, cast
 
-from airflow.sdk import BaseHook
-from airflow.sdk.exceptions import AirflowException
 from segops_client import (
     MAX_WAIT,
     AsyncSegopsClient,
@@ -30,6 +28,8 @@ from segops_client import (
     models,
     problem_message,
 )
+
+from segops_airflow._compat import AirflowException, BaseHook
 
 __all__ = [
     "MAX_POLL_TIMEOUT",
@@ -79,10 +79,10 @@ class SegopsSettings:
         else:
             scheme = (conn.schema or "http").strip() or "http"
             base = f"{scheme}://{host}" + (f":{conn.port}" if conn.port else "")
-        extra = conn.extra_dejson or {}
+        extra = _extras(conn.extra_dejson or {})
         verify: bool | str = extra.get("verify", True)
-        if isinstance(verify, str) and verify.lower() in ("true", "false"):
-            verify = verify.lower() == "true"
+        if isinstance(verify, str) and verify.strip().lower() in ("true", "false", ""):
+            verify = verify.strip().lower() != "false"
         defaults = {
             k: extra[k]
             for k in ("vars", "spec_version", "prefix", "min_rows", "max_unparseable")
@@ -92,8 +92,8 @@ class SegopsSettings:
             base_url=base,
             token=conn.password or None,
             druid_host=extra.get("druid_host") or None,
-            request_timeout=float(extra.get("request_timeout", 30)),
-            poll_timeout=min(float(extra.get("poll_timeout", 60)), MAX_POLL_TIMEOUT),
+            request_timeout=_seconds(extra, "request_timeout", 30.0, conn.conn_id),
+            poll_timeout=min(_seconds(extra, "poll_timeout", 60.0, conn.conn_id), MAX_POLL_TIMEOUT),
             verify=verify,
             defaults=defaults,
         )
@@ -133,18 +133,13 @@ class SegopsHook(BaseHook):
 
     @classmethod
     def get_ui_field_behaviour(cls) -> dict[str, Any]:
+        """The connection form for Airflow < 3.2 (later versions read the provider info's declaration)."""
+        from segops_airflow.get_provider_info import UI_FIELD_BEHAVIOUR
+
         return {
-            "hidden_fields": ["login"],
-            "relabeling": {
-                "host": "Service URL",
-                "password": "API token",
-                "schema": "Scheme (bare host only)",
-            },
-            "placeholders": {
-                "host": "http://segops.internal:7077",
-                "password": "the token segops serve reads from --api-token-file",
-                "extra": '{"druid_host": "router.druid.internal:8888", "vars": {"dataDir": "/data"}}',
-            },
+            "hidden_fields": list(UI_FIELD_BEHAVIOUR["hidden-fields"]),
+            "relabeling": dict(UI_FIELD_BEHAVIOUR["relabeling"]),
+            "placeholders": dict(UI_FIELD_BEHAVIOUR["placeholders"]),
         }
 
     @cached_property
@@ -260,6 +255,35 @@ class SegopsAsyncHook(BaseHook):
     async def cancel(self, job_id: str, *, shutdown: bool = False, reason: str | None = None) -> JsonDict:
         async with (await self.get_settings()).async_client() as client:
             return _json(await client.cancel_job(job_id, body=_cancel_body(shutdown, reason)))
+
+
+#: The prefix a connection form's extra fields may carry in the extra (`extra__segops__druid_host`).
+FORM_PREFIX = "extra__segops__"
+
+
+def _extras(extra: Mapping[str, Any]) -> JsonDict:
+    """The extra with the form's prefixed keys read as plain ones (a plain key wins); blank values dropped."""
+    out: JsonDict = {}
+    for key, value in extra.items():
+        if value in (None, ""):
+            continue
+        plain = key.removeprefix(FORM_PREFIX)
+        if plain not in out or key == plain:
+            out[plain] = value
+    return out
+
+
+def _seconds(extra: Mapping[str, Any], key: str, default: float, conn_id: str | None) -> float:
+    value = extra.get(key, default)
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if seconds <= 0:
+        raise AirflowException(
+            f"segops connection {conn_id!r}: extra {key} must be a positive number of seconds, got {value!r}"
+        )
+    return seconds
 
 
 def _kind(kind: str) -> Kind:

@@ -26,9 +26,16 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from airflow.sdk import Asset, AssetAlias, BaseOperator, conf
-from airflow.sdk.exceptions import AirflowException
-
+from segops_airflow._compat import (
+    AirflowException,
+    AirflowFailException,
+    AirflowTaskTimeout,
+    Asset,
+    AssetAlias,
+    BaseOperator,
+    TaskDeferralTimeout,
+    conf,
+)
 from segops_airflow.assets.druid import druid_asset_uri, split_druid_uri
 from segops_airflow.hooks.segops import (
     JsonDict,
@@ -41,7 +48,7 @@ from segops_airflow.template import InputName, Template, datasource_of, input_na
 from segops_airflow.triggers.segops import DEFER_GRACE, SegopsJobTrigger
 
 if TYPE_CHECKING:
-    from airflow.sdk import Context
+    from segops_airflow._compat import Context
 
 #: The gates segops applies to every partition, by their Python and API names.
 GATE_NAMES = {
@@ -84,6 +91,27 @@ class SegopsJobFailed(AirflowException):
             for p in job.get("partitions") or []
             if p.get("state") != "done" and p.get("outcome")
         ]
+
+
+class SegopsJobFailedOnInput(SegopsJobFailed, AirflowFailException):
+    """The job failed in a way the same input can only repeat: a partition dead-lettered by segops' poison
+    rule (it failed the same deterministic way `--poison-after` times), rolled back by a data gate or
+    refused as empty. Airflow does not retry it (an `AirflowFailException`): segops' own attempts were the
+    retries, so the input costs at most `--poison-after` Druid attempts. A changed input (a new file, a new
+    `source_version`) runs again when the task is cleared."""
+
+
+class SegopsRequestRefused(AirflowFailException):
+    """segops refused the request (400/409/413/422: a field no retry can fix); the message names it."""
+
+
+#: HTTP statuses of a refused request that a retry of the same request can only repeat.
+TRANSIENT_STATUSES = frozenset({408, 425, 429})
+
+
+def _deterministic(partition: Mapping[str, Any]) -> bool:
+    """A partition that did not end done in a way the same input can only repeat."""
+    return partition.get("state") == "dead" or partition.get("outcome") in FINAL_ON_SAME_INPUT
 
 
 def _gates(gates: Mapping[str, Any] | None) -> JsonDict:
@@ -205,6 +233,7 @@ class _SegopsJobOperator(BaseOperator):
         defer_grace: float = DEFER_GRACE,
         cancel_on_kill: bool = True,
         shutdown_on_kill: bool = True,
+        cancel_on_timeout: bool = False,
         datasource: str | None = None,
         druid_host: str | None = None,
         asset_alias: str | None = None,
@@ -245,11 +274,14 @@ class _SegopsJobOperator(BaseOperator):
         self.defer_grace = defer_grace
         self.cancel_on_kill = cancel_on_kill
         self.shutdown_on_kill = shutdown_on_kill
+        self.cancel_on_timeout = cancel_on_timeout
         self.asset_alias = alias
         self.job_id: str | None = None
         self._job: JsonDict | None = None
         #: The source version this try sends (resolved from `source_version` and the context in execute).
         self._source_version: str | None = None
+        #: Set when this try's `execution_timeout` passed: the job is left running (see `on_kill`).
+        self._timed_out = False
 
     @cached_property
     def hook(self) -> SegopsHook:
@@ -302,9 +334,21 @@ class _SegopsJobOperator(BaseOperator):
     # Execution.
 
     def execute(self, context: Context) -> Any:
-        body = self.request_body(context)
+        try:
+            body = self.request_body(context)
+        except ValueError as error:
+            raise SegopsRequestRefused(str(error)) from error  # the DAG's fault: no retry fixes it
         owed = _owed_job(context, self.log)
-        job, created = self.hook.create(self.kind, body, idempotency_key=self._key(context))
+        try:
+            job, created = self.hook.create(self.kind, body, idempotency_key=self._key(context))
+        except SegopsApiError as error:
+            if (
+                error.status is not None
+                and 400 <= error.status < 500
+                and error.status not in TRANSIENT_STATUSES
+            ):
+                raise SegopsRequestRefused(f"segops refused the request (not retried): {error}") from error
+            raise
         self.job_id = job_id = str(job["id"])
         context["ti"].xcom_push(key="job_id", value=job_id)
         source = (
@@ -317,16 +361,23 @@ class _SegopsJobOperator(BaseOperator):
                 len(job.get("partitions") or []),
                 source,
             )
-        else:
+        elif not job_ended(job):
             self.log.info(
-                "segops job %s already exists (created %s, %s): same inputs, same job — reattached; "
-                "no Druid task is submitted twice (%s)",
+                "segops job %s already exists and runs (created %s): same inputs, same job — reattached to "
+                "the Druid work in flight, nothing submitted again (%s)",
                 job_id,
                 job.get("createdAt"),
-                job.get("state"),
                 source,
             )
-            if job_ended(job) and job.get("state") != "done" and (self.retry_failed or job.get("canceled")):
+        else:
+            self.log.info(
+                "segops job %s already exists and ended %s (created %s): same inputs, same job (%s)",
+                job_id,
+                job.get("state"),
+                job.get("createdAt"),
+                source,
+            )
+            if job.get("state") != "done" and (self.retry_failed or job.get("canceled")):
                 job = self._retry(job)
         for p in job.get("partitions") or []:
             self.log.info(
@@ -354,26 +405,41 @@ class _SegopsJobOperator(BaseOperator):
         # The job runs now for this task (created, planned anew for a changed source, sent back to run, or
         # found running): its asset event is owed until this task instance reports it, even by a later try.
         _set_owed(context, job_id, self.log)
-        return self._wait(context, job_id, confirm=not created and not self.new, rounds=0)
+        return self._wait(
+            context, job_id, confirm=not created and not self.new, rounds=0, deadline=self._deadline(context)
+        )
+
+    def _deadline(self, context: Context) -> float | None:
+        """Epoch seconds when this try's `execution_timeout` passes (from the try's start), if it has one.
+        Airflow enforces `execution_timeout` in the worker only; the deferred wait is bounded by it here."""
+        if self.execution_timeout is None:
+            return None
+        start = getattr(context["ti"], "start_date", None)
+        began = start.timestamp() if isinstance(start, dt.datetime) else time.time()
+        return began + self.execution_timeout.total_seconds()
 
     def _retry(self, job: JsonDict) -> JsonDict:
-        """Sends an ended job's failed partitions back to run, unless each would only end the same way."""
+        """Sends an ended job's failed partitions back to run, unless each would only end the same way on
+        the same input: dead-lettered by segops' poison rule (its attempts were the retries), rolled back
+        or refused as empty. A changed input needs no sending back: segops plans it anew by itself."""
         job_id = str(job["id"])
         failed = [p for p in job.get("partitions") or [] if p.get("state") != "done"]
-        final = [p for p in failed if p.get("outcome") in FINAL_ON_SAME_INPUT]
+        final = [p for p in failed if _deterministic(p)]
         if failed and len(final) == len(failed) and not job.get("canceled"):
             self.log.warning(
                 "segops job %s ended %s and is not sent back to run: its partitions ended %s, which the same "
-                "input (same source version) can only repeat. Give the changed input a new source_version "
-                "(or allow_empty=True to empty an interval on purpose)",
+                "input (same source version) can only repeat. Fix the input (a changed local or http file "
+                "is a new version by itself) or give it a new source_version, then clear the task; "
+                "allow_empty=True empties an interval on purpose; `segops retry %s` forces another attempt",
                 job_id,
                 job.get("state"),
-                ", ".join(sorted({str(p.get("outcome")) for p in final})),
+                ", ".join(sorted({str(p.get("outcome") or p.get("state")) for p in final})),
+                job_id,
             )
             return job
         sent = self.hook.retry(job_id).get("sent") or []
         self.log.info(
-            "segops job %s had ended %s%s: sent %d partition(s) back to run",
+            "segops job %s had ended %s%s: sent %d partition(s) back to run (new Druid attempts)",
             job_id,
             job.get("state"),
             " (canceled)" if job.get("canceled") else "",
@@ -381,9 +447,17 @@ class _SegopsJobOperator(BaseOperator):
         )
         return self.hook.get_job(job_id) if sent else job
 
-    def _wait(self, context: Context, job_id: str, *, confirm: bool, rounds: int) -> Any:
+    def _wait(
+        self, context: Context, job_id: str, *, confirm: bool, rounds: int, deadline: float | None = None
+    ) -> Any:
+        limits = [t for t in (self.wait_timeout, None if deadline is None else deadline - time.time()) if t]
+        timeout = max(0.0, min(limits)) if limits else None
         if self.deferrable:
-            self.log.info("deferring: the triggerer long-polls segops until job %s ends", job_id)
+            self.log.info(
+                "deferring: the triggerer long-polls segops until job %s ends%s",
+                job_id,
+                f" (at most {timeout:.0f} s)" if timeout is not None else "",
+            )
             self.defer(
                 trigger=SegopsJobTrigger(
                     job_id=job_id,
@@ -393,21 +467,59 @@ class _SegopsJobOperator(BaseOperator):
                     cancel_on_kill=self.cancel_on_kill,
                     shutdown_on_kill=self.shutdown_on_kill,
                     not_before=time.time() + self.defer_grace if self.defer_grace > 0 else None,
-                    echo={"confirm": confirm, "rounds": rounds},
+                    echo={"confirm": confirm, "rounds": rounds, "deadline": deadline},
                 ),
                 method_name="execute_complete",
-                timeout=dt.timedelta(seconds=self.wait_timeout) if self.wait_timeout else None,
+                # Airflow does not apply execution_timeout to a deferred task: the trigger's timeout does.
+                timeout=dt.timedelta(seconds=timeout) if timeout is not None else None,
             )
-        final = self.hook.wait_until_ended(
+        try:
+            final = self.hook.wait_until_ended(
+                job_id,
+                timeout=self.wait_timeout,
+                poll_timeout=self.poll_timeout,
+                outage_timeout=self.outage_timeout,
+                on_progress=lambda j: self.log.info(
+                    "segops job %s: %s %s", job_id, j.get("state"), j.get("counts")
+                ),
+            )
+        except AirflowTaskTimeout:
+            self._timed_out = True
+            self._on_timeout(job_id)
+            raise
+        return self._ended(context, final, confirm=confirm, rounds=rounds, deadline=deadline)
+
+    def _on_timeout(self, job_id: str) -> None:
+        """This try's `execution_timeout` passed while the job runs: leave the Druid work for the next try
+        to reattach to, unless `cancel_on_timeout`."""
+        if self.cancel_on_timeout:
+            result = self.hook.cancel(
+                job_id, shutdown=self.shutdown_on_kill, reason="the Airflow task's execution_timeout passed"
+            )
+            self.log.warning(
+                "execution_timeout passed: canceled segops job %s (cancel_on_timeout=True): %s",
+                job_id,
+                result,
+            )
+            return
+        self.log.warning(
+            "execution_timeout passed while segops job %s runs: the job and its Druid tasks keep running "
+            "(cancel_on_timeout=False); the next try (retries) or a clear reattaches to it, nothing is "
+            "submitted again. Cancel it with `segops cancel %s` if it is not wanted",
             job_id,
-            timeout=self.wait_timeout,
-            poll_timeout=self.poll_timeout,
-            outage_timeout=self.outage_timeout,
-            on_progress=lambda j: self.log.info(
-                "segops job %s: %s %s", job_id, j.get("state"), j.get("counts")
-            ),
+            job_id,
         )
-        return self._ended(context, final, confirm=confirm, rounds=rounds)
+
+    def resume_execution(self, next_method: str, next_kwargs: dict[str, Any] | None, context: Context) -> Any:
+        try:
+            return super().resume_execution(next_method, next_kwargs, context)
+        except TaskDeferralTimeout:
+            # The deferred wait outlived its timeout (execution_timeout or wait_timeout): the trigger was
+            # stopped, the job was not (Airflow calls no on_kill for a timeout).
+            job_id = context["ti"].xcom_pull(task_ids=self.task_id, key="job_id")
+            if job_id:
+                self._on_timeout(str(job_id))
+            raise
 
     def execute_complete(self, context: Context, event: Mapping[str, Any]) -> Any:
         self.job_id = job_id = str(event.get("job_id"))
@@ -415,14 +527,18 @@ class _SegopsJobOperator(BaseOperator):
             raise SegopsApiError(f"waiting for segops job {job_id} failed: {event.get('message')}")
         self._source_version = resolve_source_version(self.source_version, context)
         echo = event.get("echo") or {}
+        deadline = echo.get("deadline")
         return self._ended(
             context,
             self.hook.get_job(job_id),
             confirm=bool(echo.get("confirm")),
             rounds=int(echo.get("rounds") or 0),
+            deadline=float(deadline) if deadline is not None else None,
         )
 
-    def _ended(self, context: Context, job: JsonDict, *, confirm: bool, rounds: int) -> Any:
+    def _ended(
+        self, context: Context, job: JsonDict, *, confirm: bool, rounds: int, deadline: float | None = None
+    ) -> Any:
         """The job this task waited for ended. When the task had found it running, it may have been
         running from another source version: segops leaves a partition that runs alone when a request with
         another version arrives (409 `partitions-busy`, which the hook reads as the job found running). Ask
@@ -440,7 +556,9 @@ class _SegopsJobOperator(BaseOperator):
                     job.get("state"),
                     f"source version {self._source_version}" if self._source_version else "no source version",
                 )
-                return self._wait(context, str(again["id"]), confirm=True, rounds=rounds + 1)
+                return self._wait(
+                    context, str(again["id"]), confirm=True, rounds=rounds + 1, deadline=deadline
+                )
         return self._finish(context, job, fresh=True)
 
     def _finish(self, context: Context, job: JsonDict, *, fresh: bool) -> JsonDict:
@@ -470,7 +588,15 @@ class _SegopsJobOperator(BaseOperator):
                 self.log.error("%s", line)
             failed = [p for p in job.get("partitions") or [] if p.get("state") != "done"]
             outcomes = sorted({str(p["outcome"]) for p in failed if p.get("outcome")})
-            raise SegopsJobFailed(
+            # Every partition ended the way the same input can only repeat: Airflow's retries would only
+            # cost Druid attempts (and, with retry_failed, poison-after more each).
+            final = bool(failed) and all(_deterministic(p) for p in failed) and not job.get("canceled")
+            if final:
+                self.log.error(
+                    "not retried by Airflow: the same input can only end the same way; fix the input (or give "
+                    "it a new source_version) and clear the task"
+                )
+            raise (SegopsJobFailedOnInput if final else SegopsJobFailed)(
                 f"segops job {job['id']} {job.get('state')}: {len(failed)} of "
                 f"{len(job.get('partitions') or [])} partition(s) not done"
                 + (f" (outcome {', '.join(outcomes)})" if outcomes else "")
@@ -624,7 +750,10 @@ class _SegopsJobOperator(BaseOperator):
         return self.get_openlineage_facets_on_complete(task_instance)
 
     def on_kill(self) -> None:
-        """The task was killed while waiting in the worker: cancel the segops job (and its Druid tasks)."""
+        """The task was killed while waiting in the worker: cancel the segops job (and its Druid tasks) —
+        but not after an `execution_timeout` (Airflow calls `on_kill` then too), which `_on_timeout` handled."""
+        if self._timed_out:
+            return
         if self.job_id and self.cancel_on_kill:
             result = self.hook.cancel(
                 self.job_id, shutdown=self.shutdown_on_kill, reason="the Airflow task was killed"

@@ -8,14 +8,13 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import BaseSensorOperator, PokeReturnValue, conf
-
+from segops_airflow._compat import BaseSensorOperator, PokeReturnValue, conf
 from segops_airflow.hooks.segops import JsonDict, SegopsApiError, SegopsHook, job_ended
 from segops_airflow.operators.segops import SegopsJobFailed, failure_report, summarize
 from segops_airflow.triggers.segops import DEFER_GRACE, SegopsJobTrigger
 
 if TYPE_CHECKING:
-    from airflow.sdk import Context
+    from segops_airflow._compat import Context
 
 
 class SegopsSensor(BaseSensorOperator):

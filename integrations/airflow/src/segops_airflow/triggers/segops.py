@@ -120,10 +120,62 @@ class SegopsJobTrigger(BaseTrigger):
                 return
 
     async def on_kill(self) -> None:
-        """Airflow ≥ 3.3 calls this when a user kills the deferred task (mark failed/success, clear)."""
+        """Airflow ≥ 3.3 calls this when a user acts on the deferred task: marks it failed or succeeded, or
+        clears it. Only the first two end the task instance; a clear starts a new try, which reattaches to
+        the same job (usually before this runs), so the job is canceled only when the try this trigger
+        waits for still owns the task instance, i.e. it ended by the user's hand."""
         if not self.cancel_on_kill:
             return
+        owner = _owner(self)
+        state = await _task_state(self)
+        if state is not None and state not in ENDED_BY_USER:
+            self.log.info(
+                "the deferred task %s was cleared (now %s): segops job %s is left running for the new try, "
+                "which reattaches to it; nothing canceled",
+                owner,
+                state,
+                self.job_id,
+            )
+            return
         result = await self._hook().cancel(
-            self.job_id, shutdown=self.shutdown_on_kill, reason="the deferred Airflow task was killed"
+            self.job_id,
+            shutdown=self.shutdown_on_kill,
+            reason=f"the deferred Airflow task {owner} was marked {state or 'ended'} by a user",
         )
         self.log.info("canceled segops job %s: %s", self.job_id, result)
+
+
+#: Task instance states a user's "mark failed" / "mark success" leaves; any other state after an on_kill
+#: means the task instance was cleared and a new try owns it.
+ENDED_BY_USER = frozenset({"failed", "success", "skipped", "removed", "upstream_failed"})
+
+
+def _owner(trigger: BaseTrigger) -> str:
+    """`<dag>/<task>/<run>/<map index>/<try>` of the try this trigger waits for (`?` when unknown)."""
+    ti = getattr(trigger, "task_instance", None)
+    parts = ("dag_id", "task_id", "run_id", "map_index", "try_number")
+    return "/".join(str(getattr(ti, p, "?")) for p in parts)
+
+
+async def _task_state(trigger: BaseTrigger) -> str | None:
+    """The task instance's state now, asked of Airflow (None when it cannot be asked: then the kill is
+    taken as the user's, as before this check existed)."""
+    ti = getattr(trigger, "task_instance", None)
+    if ti is None:
+        return None
+    try:
+        from airflow.sdk.execution_time.task_runner import RuntimeTaskInstance
+        from asgiref.sync import sync_to_async
+
+        states = await sync_to_async(RuntimeTaskInstance.get_task_states)(
+            dag_id=ti.dag_id,
+            task_ids=[ti.task_id],
+            run_ids=[ti.run_id],
+            map_index=ti.map_index if ti.map_index >= 0 else None,
+        )
+    except Exception as error:  # a refinement: never let it keep a user's kill from canceling
+        trigger.log.warning("could not read the state of task %s: %s", _owner(trigger), error)
+        return None
+    key = ti.task_id if ti.map_index < 0 else f"{ti.task_id}_{ti.map_index}"
+    state = (states.get(ti.run_id) or {}).get(key)
+    return str(getattr(state, "value", state)) if state is not None else "none"
