@@ -1,6 +1,7 @@
 import { Duration, IANAZone } from "luxon";
 import { SegopsError } from "./errors.js";
 import { formatInstant, type Interval, parseInstant } from "./interval.js";
+import { jsonSyntaxProblem } from "./json-text.js";
 
 /**
  * Druid granularities, bucketed exactly as Druid buckets them (docs/druid-api.md §5).
@@ -964,7 +965,8 @@ export function parseGranularityText(text: string): Granularity {
     try {
       value = JSON.parse(t);
     } catch (error) {
-      throw new GranularityError(`invalid granularity JSON ${t}: ${(error as Error).message}`, {
+      const at = jsonSyntaxProblem(t, error as Error);
+      throw new GranularityError(`invalid granularity JSON ${t}: column ${at.column}: ${at.message}`, {
         value: text,
       });
     }

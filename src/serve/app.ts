@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { matchedRoutes } from "hono/route";
 import type { z } from "zod";
 import { tooDeepAt } from "../core/canonical-json.js";
+import { jsonSyntaxProblem } from "../core/json-text.js";
 import { KINDS } from "../jobs/kinds.js";
 import { auditRoutes } from "./api/audit.js";
 import { deadLetterRoutes } from "./api/dead-letters.js";
@@ -219,8 +220,10 @@ async function readBody(c: Context, schema: z.ZodType, optional: boolean): Promi
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ProblemError("invalid-request", `the body is not JSON: ${(error as Error).message}`, {
-      errors: [{ in: "body", path: "", message: "not valid JSON" }],
+    const at = jsonSyntaxProblem(text, error as Error);
+    const where = `line ${at.line}, column ${at.column}`;
+    throw new ProblemError("invalid-request", `the body is not JSON: ${where}: ${at.message}`, {
+      errors: [{ in: "body", path: "", message: `not valid JSON: ${where}: ${at.message}` }],
     });
   }
   // Measured without recursion before zod (which recurses per level) or anything else walks it.

@@ -8,6 +8,7 @@ import {
   parseInterval,
   sameInterval,
 } from "../core/interval.js";
+import { parseJsonText } from "../core/json-text.js";
 import { describeValue, formatPath, type SpecIssue, TemplateError } from "./issues.js";
 
 /**
@@ -95,9 +96,10 @@ export function parseTemplateText(text: string, name = "template"): LoadedTempla
   let value: unknown;
   if (kind === "json") {
     try {
-      value = JSON.parse(text);
+      value = parseJsonText(text, name);
     } catch (e) {
-      throw new TemplateError(`cannot parse ${name} as JSON: ${(e as Error).message}`, { file: name });
+      // `name:line:column: what`, as compilers say it, so an editor can jump there.
+      throw new TemplateError((e as Error).message, { file: name });
     }
   } else {
     // The YAML composer recurses per level: measure the depth on the (iterative) CST first.

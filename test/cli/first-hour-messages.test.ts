@@ -88,3 +88,22 @@ describe("spec errors during a backfill", () => {
     expect(r.err).not.toContain("more)");
   });
 });
+
+describe("a template that is not JSON", () => {
+  it("is refused with its file, line and column and what was expected there", async () => {
+    const text = JSON.stringify(dailyTemplate({ datasource: "first" }), null, 2).replace(
+      '"queryGranularity": "none",',
+      '"queryGranularity": "none"',
+    );
+    const path = file("syntax.json", text);
+    const line = text.split("\n").findIndex((l) => l.includes('"rollup"')) + 1;
+    for (const args of [
+      ["validate", path, "--interval", "2026-06-01/P1D"],
+      ["backfill", path, "--from", "2026-06-01", "--to", "2026-06-04", "--druid", NO_DRUID],
+    ]) {
+      const r = await segopsInProcess(args);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`segops: ${path}:${line}:9: expected ',' or '}' after a property\n`);
+    }
+  });
+});

@@ -228,6 +228,8 @@ describe("segops serve: creating work", () => {
     });
     expectProblem(text, 400, "invalid-request");
     expect(text.json.errors[0].path).toBe("template");
+    // Where the text goes wrong, as line and column (V8 says a position, or nothing).
+    expect(text.json.errors[0].message).toMatch(/:1:3: expected a double-quoted property name or '}'$/);
 
     const notJson = await t.call("/api/v1/backfills", {
       method: "POST",
@@ -235,6 +237,9 @@ describe("segops serve: creating work", () => {
       headers: { "content-type": "application/json" },
     });
     expectProblem(notJson, 400, "invalid-request");
+    expect(notJson.json.detail).toBe(
+      "the body is not JSON: line 1, column 2: expected a double-quoted property name or '}'",
+    );
     const wrongType = await t.call("/api/v1/backfills", {
       method: "POST",
       body: "from=2026",

@@ -238,7 +238,9 @@ describe("loading template text", () => {
     expect(() => parseTemplateText("a: !!js/function 'x'\n", "tag.yaml")).toThrow(
       /cannot parse tag.yaml as YAML/,
     );
-    expect(() => parseTemplateText("{nope", "bad.json")).toThrow(/cannot parse bad.json as JSON/);
+    expect(() => parseTemplateText('{\n  "a": 1\n  "b": 2\n}', "bad.json")).toThrow(
+      "bad.json:3:3: expected ',' or '}' after a property",
+    );
     expect(() => parseTemplateText("[1]", "arr.json")).toThrow(/must hold a JSON\/YAML object/);
   });
 
