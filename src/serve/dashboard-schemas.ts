@@ -209,6 +209,8 @@ export const DruidLoad = z.object({
   ),
   /** Requests to Druid per minute between one sample and the one before, by endpoint route. */
   requestsPerMinute: z.array(z.object({ endpoint: z.string(), values: z.array(z.number()) })),
+  /** Bytes of Druid's answers per minute over the same samples, by the same endpoint routes. */
+  bytesPerMinute: z.array(z.object({ endpoint: z.string(), values: z.array(z.number()) })),
   /** Seconds, from the service's histograms (interpolated within buckets, as Prometheus does). */
   latency: z.object({ detection: Quantiles, handoff: Quantiles }),
 });

@@ -3,7 +3,7 @@ import type { DruidAttempt } from "../druid/http.js";
 
 /**
  * What the dashboard's Druid view draws over time: worker slots (segops' own, used by anything, all of
- * them) and requests to Druid per endpoint, sampled every `sampleMs` into a ring of `keep` samples (an
+ * them) and requests to Druid and their response bytes per endpoint, sampled every `sampleMs` into a ring of `keep` samples (an
  * hour at the defaults). Kept in memory by this process: it is what this host saw, like its counters.
  */
 
@@ -14,6 +14,8 @@ export interface LoadSample {
   capacity: number | null;
   /** Requests per endpoint since the previous sample. */
   requests: Map<string, number>;
+  /** Response bytes per endpoint since the previous sample. */
+  bytes: Map<string, number>;
 }
 
 export interface LoadHistoryOptions {
@@ -32,6 +34,7 @@ export class LoadHistory {
   readonly #keep: number;
   readonly #samples: LoadSample[] = [];
   #pending = new Map<string, number>();
+  #pendingBytes = new Map<string, number>();
   #stop = new AbortController();
   #loop: Promise<void> = Promise.resolve();
 
@@ -42,9 +45,13 @@ export class LoadHistory {
     this.#keep = options.keep ?? 360;
   }
 
-  /** For the Druid client's `onAttempt`: one request to an endpoint. */
+  /** For the Druid client's `onAttempt`: one request to an endpoint, and the bytes of its answer. */
   readonly druidAttempt = (attempt: DruidAttempt): void => {
     this.#pending.set(attempt.route, (this.#pending.get(attempt.route) ?? 0) + 1);
+    this.#pendingBytes.set(
+      attempt.route,
+      (this.#pendingBytes.get(attempt.route) ?? 0) + (attempt.bytes ?? 0),
+    );
   };
 
   /** Takes one sample now. */
@@ -56,8 +63,10 @@ export class LoadHistory {
       used: slots?.used ?? null,
       capacity: slots?.capacity ?? null,
       requests: this.#pending,
+      bytes: this.#pendingBytes,
     });
     this.#pending = new Map();
+    this.#pendingBytes = new Map();
     if (this.#samples.length > this.#keep) this.#samples.splice(0, this.#samples.length - this.#keep);
   }
 

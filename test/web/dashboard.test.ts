@@ -506,6 +506,22 @@ describe("dashboard: Druid load, themes, narrow windows", () => {
     await page.locator('[data-testid="requests"] tr').first().waitFor();
     const endpoints = await page.locator('[data-testid="requests"] th').allTextContents();
     expect(endpoints).toContain("POST /druid/indexer/v1/task");
+    // Bytes per endpoint: the submissions' answers ({"task": id}, 4 of them) add up to what the service counted.
+    const load = (await t.call("/api/v1/druid/load")).json as {
+      sampleMs: number;
+      bytesPerMinute: Array<{ endpoint: string; values: number[] }>;
+    };
+    const submitted = load.bytesPerMinute.find((b) => b.endpoint === "POST /druid/indexer/v1/task");
+    const bytes = ((submitted?.values ?? []).reduce((a, b) => a + b, 0) * load.sampleMs) / 60_000;
+    expect(bytes).toBeGreaterThan(4 * '{"task":""}'.length);
+    const cell = page.locator('tr[data-endpoint="POST /druid/indexer/v1/task"] [data-testid="bytes"]');
+    expect(await cell.textContent()).toBe(
+      bytes < 1024 ? `${Math.round(bytes)} B` : `${(bytes / 1024).toFixed(1)} KiB`,
+    );
+    const status = page.locator(
+      'tr[data-endpoint="POST /druid/indexer/v1/taskStatus"] [data-testid="bytes"]',
+    );
+    expect(await status.textContent()).not.toBe("0 B");
     const latency = await page.locator('[data-testid="latency"] tbody tr').allTextContents();
     expect(latency[1]).toMatch(/handoff.*4$/);
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);

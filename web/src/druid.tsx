@@ -5,7 +5,7 @@ import { api, type DruidLoad, type Quantiles } from "./api";
 
 /**
  * What this host of `segops serve` sees of Druid: worker slots (held by segops, used by other tasks,
- * free) and requests per minute by endpoint over the last hour, sampled by the service; detection and
+ * free) and requests and response bytes per minute by endpoint over the last hour, sampled by the service; detection and
  * handoff latency percentiles from its histograms. Charts are uPlot (canvas); the latest figures are in
  * tables beside them, for screen readers and for reading without colour.
  */
@@ -66,6 +66,13 @@ function Chart({
       <div ref={box} role="img" aria-label={`${title} (chart; the table beside it has the latest values)`} />
     </figure>
   );
+}
+
+/** Bytes as people read them: 812 B, 14.2 KiB, 3.1 MiB. */
+function formatBytes(n: number): string {
+  if (n < 1024) return `${Math.round(n)} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 const fmt = (v: number | null) =>
@@ -133,6 +140,10 @@ export function DruidView() {
     { label: "others", stroke: PALETTE[1], width: 2, dash: [6, 3] },
     { label: "free", stroke: PALETTE[2], width: 2, dash: [2, 3] },
   ];
+  const bytesOf = new Map(load.bytesPerMinute.map((b) => [b.endpoint, b.values]));
+  // Each value is a rate over one sample: times the sample's length in minutes, its bytes.
+  const totalOf = (perMinute: readonly number[]) =>
+    perMinute.reduce((a, b) => a + b, 0) * (load.sampleMs / 60_000);
   const reqData: uPlot.AlignedData = [xs, ...load.requestsPerMinute.map((r) => r.values)];
   const reqSeries: uPlot.Series[] = load.requestsPerMinute.map((r, i) => ({
     label: r.endpoint,
@@ -187,10 +198,18 @@ export function DruidView() {
             legend={false}
           />
           <table class="figures" data-testid="requests">
-            <caption>Last sample, per minute</caption>
+            <caption>Per minute in the last sample, and the bytes Druid sent over the samples shown</caption>
+            <thead>
+              <tr>
+                <td />
+                <th scope="col">requests / min</th>
+                <th scope="col">bytes / min</th>
+                <th scope="col">bytes in all</th>
+              </tr>
+            </thead>
             <tbody>
               {load.requestsPerMinute.map((r, i) => (
-                <tr>
+                <tr data-endpoint={r.endpoint}>
                   <th scope="row" class="mono">
                     <span
                       class={`key${i >= PALETTE.length ? " dashed" : ""}`}
@@ -200,6 +219,8 @@ export function DruidView() {
                     {r.endpoint}
                   </th>
                   <td>{r.values.at(-1) ?? 0}</td>
+                  <td>{formatBytes(bytesOf.get(r.endpoint)?.at(-1) ?? 0)}</td>
+                  <td data-testid="bytes">{formatBytes(totalOf(bytesOf.get(r.endpoint) ?? []))}</td>
                 </tr>
               ))}
             </tbody>

@@ -15,7 +15,7 @@ export function loadRoutes(deps: ApiDeps, load: LoadHistory | null): Route[] {
         path: "/api/v1/druid/load",
         operationId: "druidLoad",
         summary:
-          "What this host saw of Druid over time: worker slots (segops', others', free), requests per minute by endpoint, detection and handoff latency; and whether the cluster blocks it now",
+          "What this host saw of Druid over time: worker slots (segops', others', free), requests and response bytes per minute by endpoint, detection and handoff latency; and whether the cluster blocks it now",
         tags: ["dashboard"],
         auth: true,
         responses: { 200: { description: "The samples", schema: D.DruidLoad } },
@@ -37,6 +37,10 @@ export function loadRoutes(deps: ApiDeps, load: LoadHistory | null): Route[] {
           requestsPerMinute: [...endpoints].sort().map((endpoint) => ({
             endpoint,
             values: samples.map((s) => Math.round(((s.requests.get(endpoint) ?? 0) / minutes) * 10) / 10),
+          })),
+          bytesPerMinute: [...endpoints].sort().map((endpoint) => ({
+            endpoint,
+            values: samples.map((s) => Math.round((s.bytes.get(endpoint) ?? 0) / minutes)),
           })),
           latency,
         });

@@ -540,7 +540,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** What this host saw of Druid over time: worker slots (segops', others', free), requests per minute by endpoint, detection and handoff latency; and whether the cluster blocks it now */
+    /** What this host saw of Druid over time: worker slots (segops', others', free), requests and response bytes per minute by endpoint, detection and handoff latency; and whether the cluster blocks it now */
     get: operations["druidLoad"];
     put?: never;
     post?: never;
@@ -4021,6 +4021,10 @@ export interface operations {
               capacity: number | null;
             }[];
             requestsPerMinute: {
+              endpoint: string;
+              values: number[];
+            }[];
+            bytesPerMinute: {
               endpoint: string;
               values: number[];
             }[];
