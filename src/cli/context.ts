@@ -6,6 +6,7 @@ import { DruidClient, type DruidClientOptions } from "../druid/client.js";
 import { type DruidError, isDruidError } from "../druid/errors.js";
 import { openStore, parseLedgerUrl } from "../ledger/open.js";
 import type { Store } from "../ledger/store.js";
+import { startupHint } from "./druid-hints.js";
 import { type DruidFlags, druidOptionsFrom } from "./options.js";
 
 /** Druid cannot be reached (or refuses our credentials): exit code 4, nothing submitted. */
@@ -49,19 +50,11 @@ export async function connectDruid(
     const why = isDruidError(error) ? error.message : error instanceof Error ? error.message : String(error);
     const tries = isDruidError(error) && error.attempts > 1 ? error.attempts : 0;
     const spent = tries > 0 ? `; gave up after ${tries} attempts (retry budget ${budgetS} s)` : "";
-    const hint = !isDruidError(error)
-      ? UNREACHABLE_HINT
-      : error.code === "Unauthorized" || error.code === "Forbidden"
-        ? "check --user / SEGOPS_DRUID_PASSWORD or SEGOPS_DRUID_TOKEN"
-        : error.code === "Tls"
-          ? "the server's certificate is not trusted: pass the CA that signed it with --ca-file (PEM), or --insecure for a throwaway test cluster only"
-          : UNREACHABLE_HINT;
+    const hint = startupHint(error, flags.overlord ?? flags.druid);
     throw new UnreachableError(`cannot reach Druid at ${where}: ${why}${spent}; ${hint}`);
   }
   return client;
 }
-
-const UNREACHABLE_HINT = "is Druid running there? (try `segops sim` for a local emulator)";
 
 /**
  * The startup check, with the client's backoff curve and wait budget. A Druid that answers 429, 503 or

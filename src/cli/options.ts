@@ -143,7 +143,10 @@ function checkUrl(flag: string, value: string | undefined): string | undefined {
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`${flag}: expected an http:// or https:// URL, got ${url.protocol}`);
+    // `localhost:8888` parses as the scheme "localhost:": say the whole value, and what to write.
+    const shown = redactUserinfo(value);
+    const fix = value.includes("://") ? "" : `: add the scheme, e.g. http://${shown}`;
+    throw new UsageError(`${flag}: expected http(s)://host:port, got ${shown}${fix}`, { flag });
   }
   if (url.username || url.password) {
     throw new UsageError(`${flag}: do not put credentials in the URL; use --user with SEGOPS_DRUID_PASSWORD`);

@@ -209,7 +209,17 @@ const DESCRIPTION: Record<string, string> = {
   ETIMEDOUT: "the connection timed out",
   ENOTFOUND: "the host name did not resolve",
   EAI_AGAIN: "the host name did not resolve (temporary DNS failure)",
+  // OpenSSL read an HTTP answer where a TLS record belongs: an https:// URL for a plain-HTTP port.
+  ERR_SSL_WRONG_VERSION_NUMBER: "the server answered plain HTTP to a TLS handshake: use http:// for this URL",
+  ERR_SSL_PACKET_LENGTH_TOO_LONG:
+    "the server answered plain HTTP to a TLS handshake: use http:// for this URL",
 };
+
+/** Transport codes of an https:// URL whose server speaks plain HTTP (no certificate is involved). */
+export const PLAIN_HTTP_CODES: ReadonlySet<string> = new Set([
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+]);
 
 function errorCodeOf(error: unknown): string | undefined {
   if (error === null || typeof error !== "object") return undefined;

@@ -16,7 +16,7 @@ import { SegopsError } from "../core/errors.js";
  * | `Capacity`           | yes       | 429: task queue full or query capacity exceeded                  |
  * | `Unavailable`        | yes       | 503: no leader / leader not ready / Router has no destination    |
  * | `Transient`          | yes       | other 5xx, resets, timeouts, socket errors                       |
- * | `Tls`                | no        | certificate verification failed: a configuration problem        |
+ * | `Tls`                | no        | TLS failed (certificate, or plain HTTP): a configuration problem |
  * | `UnexpectedResponse` | no        | a 2xx/3xx the client cannot use (bad JSON, redirect without URL) |
  */
 export type { DruidErrorCode };
@@ -47,7 +47,8 @@ const SUMMARY: Record<DruidErrorCode, string> = {
   Capacity: "Druid is at capacity",
   Unavailable: "Druid is unavailable",
   Transient: "Druid request failed",
-  Tls: "TLS verification failed talking to Druid",
+  // Not only verification: a plain-HTTP server behind an https:// URL fails the handshake too.
+  Tls: "TLS failed talking to Druid",
   UnexpectedResponse: "Druid sent a response the client cannot use",
 };
 

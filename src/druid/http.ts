@@ -347,6 +347,9 @@ export class DruidHttp {
     // A missing base URL is a configuration error: raise it before the retry loop could mistake it.
     const base = this.#base(req.service);
     const origin = base.origin;
+    // Errors say the path as sent, with the base URL's prefix: a 404 for `/druid/druid/indexer/…` shows
+    // why (a prefix in --druid), which `/druid/indexer/…` hid.
+    const sent = base.prefix ? `${req.method} ${base.prefix}${req.path}` : endpoint;
     let attemptsMade = 0;
     let waitedMs = 0;
     for (;;) {
@@ -356,7 +359,7 @@ export class DruidHttp {
       let error: DruidError;
       let bytes = 0;
       try {
-        const response = await this.#attempt(req, base, endpoint);
+        const response = await this.#attempt(req, base, sent);
         bytes = Buffer.byteLength(response.body);
         const passed = req.passStatuses?.includes(response.status) ?? false;
         if ((response.status >= 200 && response.status < 300) || passed) {
@@ -364,10 +367,14 @@ export class DruidHttp {
           this.#onAttempt?.({ reachable: true, endpoint, route, status: response.status, origin, bytes });
           return response;
         }
-        error = classifyResponse(response, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
+        error = classifyResponse(response, {
+          endpoint: sent,
+          now: this.#clock.now(),
+          secrets: this.#secrets,
+        });
       } catch (caught) {
         if (isAbort(req.signal)) throw req.signal.reason;
-        error = classify(caught, { endpoint, now: this.#clock.now(), secrets: this.#secrets });
+        error = classify(caught, { endpoint: sent, now: this.#clock.now(), secrets: this.#secrets });
       }
       error.attempts = attemptsMade;
       const status = error.status ?? null;
