@@ -4,7 +4,9 @@ import { duration, JOB_STATE_GLYPH, time } from "./format";
 
 /**
  * The job list, live: one event stream (`/api/v1/stream`) sends the newest jobs, then each job again
- * whenever one of its partitions changes — no request per row. Filters by state and datasource.
+ * whenever one of its partitions changes — no request per row. Filters by state and datasource. Below
+ * 760 px wide each job is a card (style.css, "Jobs on a phone"): the name on one line, its progress bar
+ * across the card, the other columns labelled beneath.
  */
 
 const STATES: JobState[] = ["open", "done", "failed"];
@@ -162,9 +164,7 @@ export function JobsView({
                 <th scope="col">Job</th>
                 <th scope="col">Kind</th>
                 <th scope="col">State</th>
-                <th scope="col" class="wide">
-                  Progress
-                </th>
+                <th scope="col">Progress</th>
                 <th scope="col">Started</th>
                 <th scope="col">Duration</th>
                 <th scope="col">
@@ -179,23 +179,34 @@ export function JobsView({
                 return (
                   <tr key={j.id} data-job={j.id} data-state={j.state}>
                     <td class="id">
-                      <a href={`#/jobs/${enc(j.id)}`}>{j.datasource ?? j.id}</a>
-                      <small>{j.range ? j.range.replace(/T00:00:00\.000Z/g, "") : j.id}</small>
+                      {/* On a phone the name and range keep one line each, cut with an ellipsis: the title has them whole. */}
+                      <a href={`#/jobs/${enc(j.id)}`} title={j.id}>
+                        {j.datasource ?? j.id}
+                      </a>
+                      <small title={j.range ?? j.id}>
+                        {j.range ? j.range.replace(/T00:00:00\.000Z/g, "") : j.id}
+                      </small>
                     </td>
-                    <td>{j.kind}</td>
-                    <td>
+                    <td class="kind" data-label="Kind">
+                      {j.kind}
+                    </td>
+                    <td class="state" data-label="State">
                       <span class={`badge j-${j.state}`}>
                         <span aria-hidden="true">{JOB_STATE_GLYPH[j.state]} </span>
                         {j.state}
                         {j.canceled ? " (canceled)" : ""}
                       </span>
                     </td>
-                    <td class="wide">
+                    <td class="progress-cell">
                       <Progress job={j} />
                     </td>
-                    <td>{time(j.createdAt)}</td>
-                    <td>{duration(ms)}</td>
-                    <td class="counts">
+                    <td class="started" data-label="Started">
+                      {time(j.createdAt)}
+                    </td>
+                    <td class="duration" data-label="Duration">
+                      {duration(ms)}
+                    </td>
+                    <td class="counts" data-label="Done / failed / dead">
                       {j.counts.done} / {j.counts.failed} / {j.counts.dead}
                       <small> of {total(j)}</small>
                     </td>
