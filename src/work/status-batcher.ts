@@ -1,6 +1,7 @@
 import { backoffDelay } from "../core/backoff.js";
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
+import { isDruidUnreachable } from "../druid/host-backoff.js";
 import { type Batch, TickBatcher } from "./tick-batcher.js";
 
 /**
@@ -140,7 +141,13 @@ export class StatusBatcher {
       if (still.size > 0) this.#batcher.requeue(still);
     } catch (error) {
       this.stats.failures++;
-      if (this.#opts.isRetryable(error) && !signal.aborted) {
+      if (isDruidUnreachable(error) && !signal.aborted) {
+        // Druid does not answer and the host's one backoff (host-backoff.ts) already paces what is sent: a lookup
+        // each tick is refused here, sent nothing, until the gate lets one through as the probe or another
+        // caller's answer opens it. A backoff of the batcher's own on top would leave it up to its cap behind.
+        this.#failures = 0;
+        this.#batcher.requeue(batch);
+      } else if (this.#opts.isRetryable(error) && !signal.aborted) {
         this.#failures++;
         this.#batcher.requeue(batch);
       } else {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { TransientError } from "../../src/druid/errors.js";
+import { OutageMonitor } from "../../src/druid/outage.js";
 import { StatusBatcher, type StatusLookup, type TaskStatusSnapshot } from "../../src/work/status-batcher.js";
 
 function fakeDruid(states: Record<string, TaskStatusSnapshot["state"]>) {
@@ -93,6 +95,75 @@ describe("status batcher", () => {
     expect((await answer).state).toBe("SUCCESS");
     expect(calls.length).toBe(3);
     expect(calls[2]! - calls[1]!).toBeGreaterThan(calls[1]! - calls[0]!);
+    await batcher.stop();
+  });
+
+  it("shares the host's backoff while Druid does not answer: nothing sent but the probes, and the tick after the gate opens polls", async () => {
+    const clock = new ManualClock(0);
+    const monitor = new OutageMonitor(clock, undefined, { random: () => 0 });
+    const call = {
+      origin: "http://druid:8888",
+      endpoint: "POST /druid/indexer/v1/taskStatus",
+      route: "POST /druid/indexer/v1/taskStatus",
+    };
+    let down = true;
+    const sent: number[] = [];
+    // The client's part, on the injected clock: the gate admits or refuses before sending, and every attempt's
+    // outcome is recorded (what DruidHttp does with `gate` and `onAttempt`).
+    const batcher = new StatusBatcher({
+      clock,
+      tickMs: 1000,
+      lookup: async (ids) => {
+        monitor.admit(call);
+        sent.push(clock.now());
+        if (down) {
+          const error = new TransientError({ endpoint: call.endpoint, druidMessage: "connection refused" });
+          monitor.record({
+            reachable: false,
+            endpoint: call.endpoint,
+            route: call.route,
+            status: null,
+            error,
+            origin: call.origin,
+          });
+          throw monitor.giveUp(call, error);
+        }
+        monitor.record({
+          reachable: true,
+          endpoint: call.endpoint,
+          route: call.route,
+          status: 200,
+          origin: call.origin,
+        });
+        return new Map(ids.map((id) => [id, { id, state: "SUCCESS" as const, duration: 1, errorMsg: null }]));
+      },
+    });
+    const answer = batcher.get("x");
+    // Three unanswered lookups take the host down (the first two backed off as any failure); from then on one
+    // probe per step (1, 2, 4, 8, 16 s) is sent.
+    for (let t = 0; t < 40; t++) await clock.advance(1000);
+    // Once the host is down the batcher backs off no more on its own: it asks every tick, and the gate refuses
+    // all but the probes before anything is sent.
+    expect(monitor.refusedTotal).toBeGreaterThan(25);
+    const probes = sent.slice(3);
+    expect(probes.length).toBeGreaterThanOrEqual(3);
+    expect(probes.length).toBeLessThanOrEqual(5);
+    expect(monitor.hostOutage()).not.toBeNull();
+    // Another caller's answer opens the gate at 40.3 s (Druid is back): the batcher's next tick polls and succeeds,
+    // where a backoff of its own (up to 30 s) would have waited on.
+    down = false;
+    await clock.advance(300);
+    monitor.record({
+      reachable: true,
+      endpoint: "GET /druid/indexer/v1/workers",
+      route: "GET /druid/indexer/v1/workers",
+      status: 200,
+      origin: call.origin,
+    });
+    const opened = clock.now();
+    await clock.advance(1000);
+    expect((await answer).state).toBe("SUCCESS");
+    expect(sent.at(-1)! - opened).toBeLessThanOrEqual(1000);
     await batcher.stop();
   });
 
