@@ -2,6 +2,8 @@
 # CI stage "real Druid": assembles and starts a real Apache Druid 33.0.0 from Maven Central
 # (scripts/druid/start; jars cached in ~/.m2 between runs), runs the REST conformance suite against it and the
 # segops end-to-end run (scripts/druid/e2e), and always stops Druid and deletes its data, whatever happened.
+# Before starting it, holds `segops validate` to Druid 33's own reading of every spec corpus file, mutation and
+# rendered template (the spec oracle, scripts/druid/oracle; no cluster needed).
 # Exits non-zero on any failure. When Maven Central cannot be reached the stage FAILS (exit 2) with a clear
 # message: it never passes without having run against a real Druid.
 #
@@ -40,6 +42,15 @@ if [[ $code != 200 ]]; then
 stage cannot assemble Druid and does not pass without it; fix the network or the mirror in $SETTINGS and rerun." 2
 fi
 say "Maven Central reachable at $central"
+
+# --- spec oracle (no cluster needed) ----------------------------------------------------------------------------
+# Every spec fixture, mutation and rendered template read by Druid 33's own Overlord mapper (one JVM,
+# scripts/druid/oracle) and by `segops validate --druid-version 33`: any disagreement fails the stage.
+say "spec oracle: segops validate against Druid 33's reading of every spec"
+t=$(date +%s)
+(cd "$REPO" && node --import tsx scripts/druid/oracle/agree.ts) ||
+  die "segops validate and Druid 33 disagree on a spec (both verdicts above), or the oracle did not run"
+say "spec oracle agreed in $(($(date +%s) - t)) s"
 
 stop_druid() {
   local rc=$?

@@ -1,5 +1,9 @@
 import type { z } from "zod";
 import { describeValue, formatPath, type SpecIssue } from "./issues.js";
+import { DEFAULT_DRUID_VERSION } from "./rule-context.js";
+import { DIMENSION_TYPES } from "./schema.js";
+
+const KNOWN_DIMENSION_TYPES: ReadonlySet<string> = new Set(DIMENSION_TYPES);
 
 /**
  * A task as Druid's deserialisation reads it, so that validation refuses only what Druid refuses. Druid reads
@@ -54,13 +58,25 @@ export function withoutNulls(value: unknown): unknown {
 }
 
 /** Druid's default implementations of type-less polymorphic objects (see the module comment). */
-function applyDefaults(task: Obj, warnings: SpecIssue[]): void {
+function applyDefaults(task: Obj, warnings: SpecIssue[], druidVersion: number): void {
   const setType = (o: Obj | undefined, type: string) => {
     if (o && o.type === undefined) o.type = type;
   };
-  const dims = (spec: unknown) => {
+  const dims = (spec: unknown, base: string) => {
     const list = obj(spec)?.dimensions;
-    for (const d of Array.isArray(list) ? list : []) setType(obj(d), "string");
+    (Array.isArray(list) ? list : []).forEach((d, i) => {
+      const o = obj(d);
+      setType(o, "string");
+      // Before Druid 35 (apache/druid #18565) an unknown dimension type falls back to DimensionSchema's default
+      // implementation, a string dimension: "LONG" or "int" silently makes a string column.
+      if (o && typeof o.type === "string" && !KNOWN_DIMENSION_TYPES.has(o.type) && druidVersion < 35) {
+        warnings.push({
+          path: `${base}.dimensions[${i}].type`,
+          message: `Druid ${druidVersion} does not know dimension type ${JSON.stringify(o.type)} (type names are case-sensitive) and reads the column as a string dimension; Druid 35 and later refuse it. Write one of ${DIMENSION_TYPES.map((t) => JSON.stringify(t)).join(", ")}`,
+        });
+        o.type = "string";
+      }
+    });
   };
   const partitions = (tuning: unknown, base: string) => {
     const ps = obj(obj(tuning)?.partitionsSpec);
@@ -74,14 +90,14 @@ function applyDefaults(task: Obj, warnings: SpecIssue[]): void {
     }
   };
   if (task.type === "compact") {
-    dims(task.dimensionsSpec);
-    dims(task.dimensions);
+    dims(task.dimensionsSpec, "dimensionsSpec");
+    dims(task.dimensions, "dimensions");
     partitions(task.tuningConfig, "tuningConfig");
     return;
   }
   const spec = obj(task.spec);
   const schema = obj(spec?.dataSchema);
-  dims(schema?.dimensionsSpec);
+  dims(schema?.dimensionsSpec, "spec.dataSchema.dimensionsSpec");
   setType(obj(schema?.granularitySpec), "uniform");
   partitions(spec?.tuningConfig, "spec.tuningConfig");
 }
@@ -164,10 +180,10 @@ function setAt(root: Obj, path: Path, value: unknown): void {
  * Reads a task the way Druid does (see the module comment) against its structural schema: the schema's type
  * mismatches that Jackson would coerce are coerced in the view, each with a warning.
  */
-export function readAsDruid(task: Obj, schema: z.ZodType): DruidView {
+export function readAsDruid(task: Obj, schema: z.ZodType, druidVersion = DEFAULT_DRUID_VERSION): DruidView {
   const view = withoutNulls(task) as Obj;
   const warnings: SpecIssue[] = [];
-  applyDefaults(view, warnings);
+  applyDefaults(view, warnings, druidVersion);
   const fixed = new Set<string>();
   // Each pass coerces every mismatch the schema reports; a coerced value can reveal another (a string "1.5"
   // for an integer is refused by Jackson, so it is not coerced twice: one fix per path).

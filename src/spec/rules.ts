@@ -10,6 +10,9 @@ import {
 import { alignedBounds } from "../core/partition.js";
 import { druidIdProblem } from "../core/task-id.js";
 import type { SpecIssue } from "./issues.js";
+import { DEFAULT_DRUID_VERSION, type RuleContext, type RuleScope } from "./rule-context.js";
+import { checkFilter } from "./rules-filters.js";
+import { checkInputFormat, checkInputSource } from "./rules-io.js";
 
 /**
  * Cross-field rules: Druid's own submit-time checks (each with the Druid class and rule it models; messages
@@ -20,18 +23,7 @@ import type { SpecIssue } from "./issues.js";
 
 type Obj = Record<string, unknown>;
 
-/** Which rules run: Druid's and segops' (`all`, the default), or only Druid's (`druid`). */
-export type RuleScope = "all" | "druid";
-
-export interface RuleContext {
-  readonly task: Obj;
-  /** The partition interval the task must cover exactly, when known. */
-  readonly partition?: Interval;
-  /** `druid`: only the rules Druid enforces (no partition alignment, no idempotence warnings). */
-  readonly scope: RuleScope;
-  error(path: string, message: string): void;
-  warn(path: string, message: string): void;
-}
+export { DEFAULT_DRUID_VERSION, type RuleContext, type RuleScope } from "./rule-context.js";
 
 function obj(v: unknown): Obj | undefined {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
@@ -232,7 +224,13 @@ export function checkIds(ctx: RuleContext, dataSourcePath: string, dataSource: u
     const p = druidIdProblem("Task ID", task.id);
     if (p) ctx.error("id", p);
   }
-  if (typeof dataSource === "string") {
+  if (dataSource === "") {
+    // IdUtils.validateId: Druid says "must not be null" for an empty name too.
+    ctx.error(
+      dataSourcePath,
+      'must not be empty: name the datasource (Druid reports an empty one as "must not be null")',
+    );
+  } else if (typeof dataSource === "string") {
     const p = druidIdProblem("dataSource", dataSource);
     if (p) ctx.error(dataSourcePath, p);
   }
@@ -323,7 +321,9 @@ export function checkColumns(
     const path = at(`metricsSpec[${i}]`);
     const agg = obj(m);
     if (!agg) return;
-    const { type, name } = agg;
+    const { type } = agg;
+    // FilteredAggregatorFactory takes its delegate's name when it has none of its own.
+    const name = type === "filtered" && agg.name === undefined ? obj(agg.aggregator)?.name : agg.name;
     if (name === undefined || name === "") {
       ctx.error(`${path}.name`, `Encountered metric with null or empty name at position ${i}`);
     } else if (typeof name === "string") {
@@ -370,16 +370,126 @@ function checkAggregator(ctx: RuleContext, path: string, type: string, agg: Obj)
         `Must have a valid, non-null fieldName or expression: a ${type} aggregator takes one of them, found both`,
       );
     }
-  } else if (FIELD_AGGREGATORS.test(type) && !hasField) {
+  } else if (
+    (FIELD_AGGREGATORS.test(type) || ONE_FIELD_AGGREGATORS.has(type)) &&
+    agg.fieldName === undefined
+  ) {
     ctx.error(`${path}.fieldName`, `a ${type} aggregator needs fieldName (the input column), found nothing`);
+  }
+  checkAggregatorArguments(ctx, path, type, agg);
+}
+
+/**
+ * Aggregators of Druid core and druid-datasketches that read one input column: their constructors refuse a
+ * null fieldName (`HyperUniquesAggregatorFactory`, `DoubleMeanAggregatorFactory`, `HistogramAggregatorFactory`,
+ * `SketchAggregatorFactory`, `HllSketchAggregatorFactory`, `DoublesSketchAggregatorFactory`,
+ * `KllSketchAggregatorFactory`, `ArrayOfDoublesSketchAggregatorFactory`).
+ */
+const ONE_FIELD_AGGREGATORS = new Set([
+  "hyperUnique",
+  "doubleMean",
+  "histogram",
+  "thetaSketch",
+  "sketchBuild",
+  "sketchMerge",
+  "HLLSketch",
+  "HLLSketchBuild",
+  "HLLSketchMerge",
+  "quantilesDoublesSketch",
+  "quantilesDoublesSketchMerge",
+  "KllDoublesSketch",
+  "KllDoublesSketchMerge",
+  "KllFloatsSketch",
+  "KllFloatsSketchMerge",
+  "arrayOfDoublesSketch",
+]);
+
+const HLL_TYPES = new Set(["HLL_4", "HLL_6", "HLL_8"]);
+
+function isPowerOfTwo(n: number): boolean {
+  return Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
+}
+
+/** The other arguments aggregator constructors check (each class named at its rule). */
+function checkAggregatorArguments(ctx: RuleContext, path: string, type: string, agg: Obj): void {
+  switch (type) {
+    case "cardinality": // CardinalityAggregatorFactory
+      if (agg.fields === undefined && agg.fieldNames === undefined) {
+        ctx.error(`${path}.fields`, "Must provide 'fieldNames' if 'fields' is null: list the input columns");
+      }
+      return;
+    case "javascript": // JavaScriptAggregatorFactory
+      for (const key of ["fnAggregate", "fnReset", "fnCombine"]) {
+        if (agg[key] === undefined) ctx.error(`${path}.${key}`, `Must have a valid, non-null ${key}`);
+      }
+      return;
+    case "expression": // ExpressionLambdaAggregatorFactory
+      if (agg.fold === undefined)
+        ctx.error(`${path}.fold`, "an expression aggregator needs fold (the expression that accumulates)");
+      if (agg.combine === undefined && (!Array.isArray(agg.fields) || agg.fields.length !== 1)) {
+        ctx.error(`${path}.fields`, "Must have a single input field if no combine expression is supplied");
+      }
+      return;
+    case "filtered": // FilteredAggregatorFactory
+      if (agg.aggregator === undefined) ctx.error(`${path}.aggregator`, "aggregator must not be null");
+      if (agg.filter === undefined) ctx.error(`${path}.filter`, "filter must not be null");
+      else checkFilter(ctx, `${path}.filter`, agg.filter);
+      {
+        const inner = obj(agg.aggregator);
+        if (inner && typeof inner.type === "string")
+          checkAggregator(ctx, `${path}.aggregator`, inner.type, inner);
+      }
+      return;
+    case "thetaSketch": // SketchAggregatorFactory: Util.checkIfPowerOf2(size)
+    case "sketchBuild":
+    case "sketchMerge":
+      if (typeof agg.size === "number" && !isPowerOfTwo(agg.size)) {
+        ctx.error(
+          `${path}.size`,
+          `The value of the int argument "size" must be a positive integer-power of 2, found ${agg.size}`,
+        );
+      }
+      return;
+    case "quantilesDoublesSketch": // DoublesSketchAggregatorFactory: DoublesSketch's k
+    case "quantilesDoublesSketchMerge":
+      if (typeof agg.k === "number" && !isPowerOfTwo(agg.k)) {
+        ctx.error(
+          `${path}.k`,
+          `The value of the int argument "k" must be a positive integer-power of 2, found ${agg.k}`,
+        );
+      }
+      return;
+    case "HLLSketch": // HllSketchAggregatorFactory: TgtHllType.valueOf
+    case "HLLSketchBuild":
+    case "HLLSketchMerge":
+      if (agg.tgtHllType !== undefined && !HLL_TYPES.has(String(agg.tgtHllType))) {
+        ctx.error(
+          `${path}.tgtHllType`,
+          `No enum constant TgtHllType.${String(agg.tgtHllType)}: expected "HLL_4", "HLL_6" or "HLL_8"`,
+        );
+      }
+      return;
+    default:
   }
 }
 
-/** `TransformSpec`'s creator: "Transform name '%s' cannot be used twice". */
+/**
+ * `TransformSpec`'s creator ("Transform name '%s' cannot be used twice"), `ExpressionTransform`'s (a name and
+ * an expression) and its filter's (`DimFilter` subtypes, rules-filters.ts).
+ */
 function checkTransforms(ctx: RuleContext, path: string, transformSpec: unknown): void {
   const seen = new Set<string>();
+  if (obj(transformSpec)?.filter !== undefined)
+    checkFilter(ctx, `${path}.filter`, obj(transformSpec)?.filter);
   (arr(obj(transformSpec)?.transforms) ?? []).forEach((t, i) => {
-    const name = obj(t)?.name;
+    const tr = obj(t);
+    if (tr?.type === "expression") {
+      for (const key of ["name", "expression"]) {
+        if (tr[key] === undefined)
+          ctx.error(`${path}.transforms[${i}].${key}`, `${key} must not be null (ExpressionTransform)`);
+      }
+    }
+    const name = tr?.name;
     if (typeof name !== "string") return;
     if (seen.has(name))
       ctx.error(`${path}.transforms[${i}].name`, `Transform name '${name}' cannot be used twice`);
@@ -415,11 +525,14 @@ export function checkIngestion(ctx: RuleContext, type: "index_parallel" | "index
   const tuning = obj(spec.tuningConfig);
   if (schema) {
     checkIds(ctx, "spec.dataSchema.dataSource", schema.dataSource);
-    // DataSchema (Druid 37): the parser is gone and the timestampSpec is required.
+    // DataSchema: before Druid 37 a parser cannot be used with an inputSource ((Parallel)IndexIngestionSpec);
+    // from 37 it is gone. Either way the timestampSpec is required.
     if (schema.parser !== undefined) {
       ctx.error(
         "spec.dataSchema.parser",
-        "parser was removed in Druid 37, define the timestampSpec and dimensionsSpec on the schema directly instead of nested inside the parser definition",
+        ctx.druidVersion >= 37
+          ? "parser was removed in Druid 37, define the timestampSpec and dimensionsSpec on the schema directly instead of nested inside the parser definition"
+          : `Cannot use parser and inputSource together (Druid ${ctx.druidVersion}): define the timestampSpec and dimensionsSpec on the dataSchema and the format as ioConfig.inputFormat (Druid 37 removes parser entirely)`,
       );
     }
     if (schema.timestampSpec === undefined) {
@@ -437,6 +550,8 @@ export function checkIngestion(ctx: RuleContext, type: "index_parallel" | "index
     }
     const source = obj(io.inputSource);
     if (!source) ctx.error("spec.ioConfig.inputSource", "inputSource must not be null");
+    checkInputSource(ctx, "spec.ioConfig.inputSource", source);
+    checkInputFormat(ctx, "spec.ioConfig.inputFormat", io.inputFormat);
     // (Parallel)IndexIngestionSpec: a source whose needsFormat() is true needs an inputFormat.
     if (io.inputFormat === undefined && needsFormat(source)) {
       ctx.error(
@@ -558,11 +673,30 @@ function checkPartitionsSpec(ctx: RuleContext, path: string, type: string, ps: O
     return set[0];
   };
   if (type === "dynamic") {
-    positive("maxRowsPerSegment", effective(ps.maxRowsPerSegment));
-    positive("maxTotalRows", effective(ps.maxTotalRows));
+    // DynamicPartitionsSpec checks its sizes from Druid 36 on (apache/druid #18684); before, 0 or a negative
+    // size is accepted and every row makes its own segment (or the limit is ignored).
+    for (const key of ["maxRowsPerSegment", "maxTotalRows"]) {
+      const v = effective(ps[key]);
+      if (v === undefined || v > 0) continue;
+      if (ctx.druidVersion >= 36) positive(key, v);
+      else {
+        ctx.warn(
+          `${path}.${key}`,
+          `${key} ${v}: Druid ${ctx.druidVersion} accepts it, Druid 36 and later refuse it (${key} must be greater than 0); leave it out for the default`,
+        );
+      }
+    }
     return;
   }
   if (type === "hashed") {
+    // HashPartitionFunction.fromString: an enum name, any case.
+    const fn = ps.partitionFunction;
+    if (fn !== undefined && (typeof fn !== "string" || fn.toLowerCase() !== "murmur3_32_abs")) {
+      ctx.error(
+        `${path}.partitionFunction`,
+        `No enum constant HashPartitionFunction.${String(fn).toUpperCase()}: the only hash function is "murmur3_32_abs"; leave it out for the default`,
+      );
+    }
     const target = atMostOne(["targetRowsPerSegment", "targetPartitionSize", "maxRowsPerSegment"]);
     const shards = effective(ps.numShards);
     if (target !== undefined && shards !== undefined) {
@@ -613,12 +747,21 @@ function checkLegacyPartitioning(ctx: RuleContext, base: string, tuning: Obj, pe
     if (shards !== undefined && shards <= 0)
       ctx.error(`${base}.numShards`, `numShards should be positive, found ${shards}`);
   } else {
-    if (rows !== undefined && rows <= 0) {
-      ctx.error(`${base}.${rowsKey}`, `maxRowsPerSegment must be greater than 0, found ${rows}`);
+    // A DynamicPartitionsSpec: its sizes are checked from Druid 36 on (see checkPartitionsSpec).
+    const sizes: [string, number | undefined][] = [
+      [rowsKey, rows],
+      ["maxTotalRows", effective(tuning.maxTotalRows)],
+    ];
+    for (const [key, v] of sizes) {
+      if (v === undefined || v > 0) continue;
+      if (ctx.druidVersion >= 36) ctx.error(`${base}.${key}`, `${key} must be greater than 0, found ${v}`);
+      else {
+        ctx.warn(
+          `${base}.${key}`,
+          `${key} ${v}: Druid ${ctx.druidVersion} accepts it, Druid 36 and later refuse it (${key} must be greater than 0); leave it out for the default`,
+        );
+      }
     }
-    const total = effective(tuning.maxTotalRows);
-    if (total !== undefined && total <= 0)
-      ctx.error(`${base}.maxTotalRows`, `maxTotalRows must be greater than 0, found ${total}`);
   }
 }
 
@@ -692,7 +835,20 @@ function checkAligned(ctx: RuleContext, path: string, iv: Interval, seg: Granula
 /** The rules of a `compact` task (`CompactionTask`'s creator) and segops' partition rules for it. */
 export function checkCompact(ctx: RuleContext): void {
   const { task } = ctx;
-  checkIds(ctx, "dataSource", task.dataSource);
+  if (task.dataSource === "" && ctx.scope === "druid") {
+    // CompactionTask only checks for null: Druid queues it, and it compacts nothing.
+    ctx.warn("dataSource", "empty: Druid accepts the task but it compacts nothing; name the datasource");
+  } else checkIds(ctx, "dataSource", task.dataSource);
+  const await_ = num(obj(task.tuningConfig)?.awaitSegmentAvailabilityTimeoutMillis);
+  if (await_ !== undefined && await_ > 0) {
+    // CompactionTask.CompactionTuningConfig: only null or 0 (a compaction does not wait for handoff).
+    ctx.error(
+      "tuningConfig.awaitSegmentAvailabilityTimeoutMillis",
+      `awaitSegmentAvailabilityTimeoutMillis is not supported for Compaction Task, found ${await_}; remove it (segops' handoff gate waits instead)`,
+    );
+  }
+  if (obj(task.transformSpec)?.filter !== undefined)
+    checkFilter(ctx, "transformSpec.filter", obj(task.transformSpec)?.filter);
   const dimsKey =
     task.dimensionsSpec === undefined && task.dimensions !== undefined ? "dimensions" : "dimensionsSpec";
   checkColumns(ctx, "", task[dimsKey], task.metricsSpec, dimsKey);
@@ -748,6 +904,7 @@ export function collector(
   task: Obj,
   partition?: Interval,
   scope: RuleScope = "all",
+  druidVersion: number = DEFAULT_DRUID_VERSION,
 ): RuleContext & { errors: SpecIssue[]; warnings: SpecIssue[] } {
   const errors: SpecIssue[] = [];
   const warnings: SpecIssue[] = [];
@@ -755,6 +912,7 @@ export function collector(
     task,
     ...(partition !== undefined ? { partition } : {}),
     scope,
+    druidVersion,
     errors,
     warnings,
     error: (path, message) => errors.push({ path, message }),

@@ -13,7 +13,8 @@ import { parseInterval } from "../core/interval.js";
 
 const granularity = z.unknown().superRefine((value, ctx) => {
   try {
-    parseGranularity(value);
+    // Granularity.fromString: a plain string is a GranularityType name only ("P1D" is refused).
+    parseGranularity(value, { druidJson: true });
   } catch (e) {
     ctx.addIssue({ code: "custom", message: (e as Error).message, input: value });
   }

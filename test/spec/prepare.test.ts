@@ -17,7 +17,7 @@ const TEMPLATE = parseTemplateText(
       },
       ioConfig: {
         type: "index_parallel",
-        inputSource: { type: "local", baseDir: "/data/{{var.env}}/{{start:yyyy-MM-dd}}" },
+        inputSource: { type: "local", baseDir: "/data/{{var.env}}/{{start:yyyy-MM-dd}}", filter: "*.json" },
         inputFormat: { type: "json" },
         dropExisting: true,
       },

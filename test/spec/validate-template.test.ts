@@ -16,7 +16,7 @@ describe("validateTemplate (what `segops validate` reports, every problem found)
         dataSchema: { timestampSpec: { column: "t", format: "yyyy qq" }, granularitySpec: {} },
         ioConfig: {
           type: "index_parallel",
-          inputSource: { type: "local", baseDir: "/d" },
+          inputSource: { type: "local", baseDir: "/d", filter: "*" },
           dropExisting: true,
         },
         tuningConfig: { type: "index_parallel", maxNumConcurrentSubTasks: 0 },
@@ -41,7 +41,11 @@ describe("validateTemplate (what `segops validate` reports, every problem found)
       },
     });
     const r = validateTemplate(t, { interval: day, vars: { ds: "" } });
-    expect(r.errors.map((e) => e.path)).toEqual(["spec.dataSchema.dataSource", "spec.ioConfig.inputFormat"]);
+    expect(r.errors.map((e) => e.path)).toEqual([
+      "spec.dataSchema.dataSource",
+      "spec.ioConfig.inputSource.baseDir",
+      "spec.ioConfig.inputFormat",
+    ]);
     expect(r.errors[0]?.message).toMatch(/--var ds is empty/);
   });
 
@@ -56,7 +60,7 @@ describe("validateTemplate (what `segops validate` reports, every problem found)
         },
         ioConfig: {
           type: "index_parallel",
-          inputSource: { type: "local", baseDir: "/d/{{start:yyyy-MM-dd}}" },
+          inputSource: { type: "local", baseDir: "/d/{{start:yyyy-MM-dd}}", filter: "*" },
           inputFormat: { type: "json" },
           dropExisting: true,
         },

@@ -61,10 +61,10 @@ function good(): Spec {
   };
 }
 
-function check(mutate: (s: Spec) => void, partition = day): ValidationResult {
+function check(mutate: (s: Spec) => void, partition = day, druidVersion?: number): ValidationResult {
   const s = good();
   mutate(s);
-  return validateSpec(s, { partition });
+  return validateSpec(s, { partition, ...(druidVersion !== undefined ? { druidVersion } : {}) });
 }
 
 function errorAt(result: ValidationResult, path: string): string {
@@ -126,9 +126,14 @@ describe("structure (zod), with found and expected in every message", () => {
     expect(onlyErrorAt(r, "spec.dataSchema.granularitySpec.queryGranularity")).toMatch(
       /unknown granularity "fortnight"/,
     );
-    for (const ok of ["HOUR", "fifteen_minute", "PT1H", { type: "period", period: "P1D" }, "all"]) {
+    for (const ok of ["HOUR", "fifteen_minute", { type: "period", period: "PT1H" }, "all"]) {
       expect(check((s) => (s.spec.dataSchema.granularitySpec.queryGranularity = ok)).errors).toEqual([]);
     }
+    // Granularity.fromString reads a plain string as a GranularityType name only (confirmed by the oracle).
+    const iso = check((s) => (s.spec.dataSchema.granularitySpec.queryGranularity = "PT1H"));
+    expect(onlyErrorAt(iso, "spec.dataSchema.granularitySpec.queryGranularity")).toMatch(
+      /plain string as a granularity name only .* write \{"type":"period","period":"PT1H"\}/,
+    );
   });
   it("refuses an unparsable interval", () => {
     const r = validateSpec(
@@ -142,10 +147,14 @@ describe("structure (zod), with found and expected in every message", () => {
       /invalid ISO-8601 time "yesterday"/,
     );
   });
-  it("refuses unknown dimension types and reports the object branch of a dimension", () => {
-    const r = check((s) => {
-      s.spec.dataSchema.dimensionsSpec.dimensions = ["page", { type: "int", name: "n" }, 7];
-    });
+  it("refuses unknown dimension types (Druid 35 on) and reports the object branch of a dimension", () => {
+    const r = check(
+      (s) => {
+        s.spec.dataSchema.dimensionsSpec.dimensions = ["page", { type: "int", name: "n" }, 7];
+      },
+      day,
+      35,
+    );
     expect(errorAt(r, "spec.dataSchema.dimensionsSpec.dimensions[1].type")).toBe(
       'expected one of "string", "long", "float", "double", "spatial", "json", "auto", found string "int"',
     );
@@ -327,7 +336,12 @@ describe("Druid's submit-time rules (docs/druid-api.md §5, §4.3, §2.2)", () =
     const r = check((s) => {
       s.spec.dataSchema.parser = { type: "string" };
     });
-    expect(onlyErrorAt(r, "spec.dataSchema.parser")).toMatch(/^parser was removed in Druid 37/);
+    // Worded for the target: Druid 33 refuses a parser beside an inputSource, Druid 37 has none at all.
+    expect(onlyErrorAt(r, "spec.dataSchema.parser")).toMatch(
+      /^Cannot use parser and inputSource together \(Druid 33\): .*ioConfig\.inputFormat/,
+    );
+    const r37 = check((s) => (s.spec.dataSchema.parser = { type: "string" }), day, 37);
+    expect(onlyErrorAt(r37, "spec.dataSchema.parser")).toMatch(/^parser was removed in Druid 37/);
   });
   it("a missing timestampSpec, inputSource or inputFormat", () => {
     expect(
@@ -699,7 +713,7 @@ describe("read as Druid reads it (Jackson + Druid's @JsonCreator constructors)",
         type: "combining",
         delegates: [
           { type: "druid", dataSource: "w", interval: DAY_TEXT },
-          { type: "local", baseDir: "/d" },
+          { type: "local", baseDir: "/d", filter: "*" },
         ],
       };
     });
@@ -862,7 +876,11 @@ describe("Druid rules modelled from Druid's source", () => {
     expect(onlyErrorAt(r, "spec.tuningConfig.numShards")).toMatch(
       /^At most one of \[maxRowsPerSegment\] or \[numShards\]/,
     );
-    const dynamic = check((s) => (s.spec.tuningConfig = { type: "index_parallel", maxRowsPerSegment: 0 }));
+    const dynamic = check(
+      (s) => (s.spec.tuningConfig = { type: "index_parallel", maxRowsPerSegment: 0 }),
+      day,
+      36,
+    );
     expect(onlyErrorAt(dynamic, "spec.tuningConfig.maxRowsPerSegment")).toBe(
       "maxRowsPerSegment must be greater than 0, found 0",
     );
