@@ -1,3 +1,4 @@
+import { HADOOP_REMOVED_IN, hadoopExitMessage } from "../spec/hadoop-exit.js";
 import { sqlTarget } from "../spec/msq.js";
 import type { LoadedTemplate } from "../spec/template.js";
 import type { Finding } from "./report.js";
@@ -8,8 +9,6 @@ import type { Finding } from "./report.js";
  * loaded template and the release in, findings out. `segops validate` remains the full check of Druid's rules.
  */
 
-/** The release that removed Hadoop ingestion (apache/druid #19109) and the `parser`/ParseSpec (#19173). */
-export const HADOOP_REMOVED_IN = 37;
 /** The first release that takes leading `SET` statements in SQL (apache/druid #17894). */
 export const SQL_SET_SINCE = 34;
 /** Druid's "unlimited" for `maxParseExceptions` (Integer.MAX_VALUE); MSQ takes -1. */
@@ -79,11 +78,11 @@ export function lintTemplate(file: string, template: LoadedTemplate, major: numb
 }
 
 function hadoopMessage(file: string, major: number | null): string {
-  const removed =
+  const here =
     major !== null && major >= HADOOP_REMOVED_IN
-      ? `this cluster (Druid ${major}) has no Hadoop ingestion: Druid ${HADOOP_REMOVED_IN} removed it (apache/druid #19109)`
-      : `Druid ${HADOOP_REMOVED_IN} removes Hadoop ingestion (apache/druid #19109), and segops does not run index_hadoop tasks on any release`;
-  return `${removed}. Convert it: segops convert ${file} -o <template>.json writes an index_parallel template`;
+      ? `this cluster (Druid ${major}) has no Hadoop ingestion. `
+      : "";
+  return `${here}${hadoopExitMessage(file)}`;
 }
 
 function lintTask(file: string, task: Record<string, Json>, major: number | null): Finding[] {

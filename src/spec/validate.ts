@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Interval } from "../core/interval.js";
 import { readAsDruid } from "./druid-view.js";
+import { hadoopExitMessage } from "./hadoop-exit.js";
 import { describeValue, formatPath, type SpecIssue, type ValidationResult } from "./issues.js";
 import { checkCompact, checkIngestion, collector, type RuleScope } from "./rules.js";
 import { TASK_SCHEMAS } from "./schema.js";
@@ -14,11 +15,6 @@ export interface ValidateOptions {
    * warnings). `druid`: only what Druid itself refuses or reads differently — for specs not run by segops.
    */
   readonly rules?: RuleScope;
-  /**
-   * The target cluster's Druid release (default 33, the oldest segops supports): rules Druid changed between
-   * releases apply as that release's, and what a newer release refuses is a warning naming it.
-   */
-  readonly druidVersion?: number;
 }
 
 type Issue = z.core.$ZodIssue;
@@ -37,6 +33,7 @@ export function validateSpec(task: unknown, options: ValidateOptions = {}): Vali
   }
   const t = task as Record<string, unknown>;
   const type = t.type;
+  if (type === "index_hadoop") return result([{ path: "type", message: hadoopExitMessage() }], []);
   if (type !== "index_parallel" && type !== "index" && type !== "compact") {
     return result(
       [
@@ -50,13 +47,13 @@ export function validateSpec(task: unknown, options: ValidateOptions = {}): Vali
   }
   const errors: SpecIssue[] = [];
   const schema = TASK_SCHEMAS[type];
-  const view = readAsDruid(t, schema, options.druidVersion);
+  const view = readAsDruid(t, schema);
   const warnings: SpecIssue[] = [...view.warnings];
   const parsed = schema.safeParse(view.task, { reportInput: true });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) convert(issue, [], errors, warnings);
   }
-  const ctx = collector(view.task, options.partition, options.rules ?? "all", options.druidVersion);
+  const ctx = collector(view.task, options.partition, options.rules ?? "all");
   if (type === "compact") checkCompact(ctx);
   else checkIngestion(ctx, type);
   return result(dedupe([...errors, ...ctx.errors]), dedupe([...warnings, ...ctx.warnings]));

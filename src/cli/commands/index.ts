@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { KIND_COMMANDS } from "../../ops/commands.js";
 import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
+import { registerConvert } from "./convert.js";
 import { registerDemo } from "./demo.js";
 import { registerDoctor } from "./doctor.js";
 import { registerId } from "./id.js";
@@ -51,6 +52,7 @@ const AFTER_KINDS: readonly RegisterCommand[] = [
   registerValidate,
   registerId,
   registerDoctor,
+  registerConvert,
 ];
 
 /**

@@ -79,6 +79,9 @@ export function registerRender(program: Command): void {
     const { out, err } = writers(cmd);
     const prepared = await prepareFromFlags(file, flags);
     printWarnings(err, prepared.warnings);
+    if (prepared.kind === "task" && prepared.spec.type === "index_hadoop") {
+      err(`warning: type: ${(await import("../../spec/hadoop-exit.js")).hadoopExitMessage(file)}\n`);
+    }
     out(`${JSON.stringify(prepared.kind === "task" ? prepared.spec : prepared.body, null, 2)}\n`);
   });
 }
