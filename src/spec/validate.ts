@@ -15,6 +15,11 @@ export interface ValidateOptions {
    * warnings). `druid`: only what Druid itself refuses or reads differently — for specs not run by segops.
    */
   readonly rules?: RuleScope;
+  /**
+   * The target cluster's Druid release (default 33, the oldest segops supports): rules Druid changed between
+   * releases apply as that release's, and what a newer release refuses is a warning naming it.
+   */
+  readonly druidVersion?: number;
 }
 
 type Issue = z.core.$ZodIssue;
@@ -47,13 +52,13 @@ export function validateSpec(task: unknown, options: ValidateOptions = {}): Vali
   }
   const errors: SpecIssue[] = [];
   const schema = TASK_SCHEMAS[type];
-  const view = readAsDruid(t, schema);
+  const view = readAsDruid(t, schema, options.druidVersion);
   const warnings: SpecIssue[] = [...view.warnings];
   const parsed = schema.safeParse(view.task, { reportInput: true });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) convert(issue, [], errors, warnings);
   }
-  const ctx = collector(view.task, options.partition, options.rules ?? "all");
+  const ctx = collector(view.task, options.partition, options.rules ?? "all", options.druidVersion);
   if (type === "compact") checkCompact(ctx);
   else checkIngestion(ctx, type);
   return result(dedupe([...errors, ...ctx.errors]), dedupe([...warnings, ...ctx.warnings]));
