@@ -3,6 +3,7 @@ import { type ErrorCode, ExitCode, SegopsError } from "../core/errors.js";
 import { VERSION } from "../core/version.js";
 import { registerCommands } from "./commands/index.js";
 import type { Kinds } from "./commands/kind-flags.js";
+import { helpConfiguration, shortUsageAfterErrors } from "./usage.js";
 
 /** What a program is built with. */
 export interface ProgramOptions {
@@ -24,9 +25,11 @@ export async function buildProgram(options: ProgramOptions = {}): Promise<Comman
     // The program's own options (`--version`) only before a command: `segops kill … --version V` is the
     // kill's version filter, which the program's `--version` used to swallow (printing 0.1.0, exit 0).
     .enablePositionalOptions()
-    .showHelpAfterError()
+    .configureHelp(helpConfiguration)
     .exitOverride();
   registerCommands(program, options.kinds);
+  // After every command is registered: each gets its own usage line.
+  shortUsageAfterErrors(program);
   return program;
 }
 

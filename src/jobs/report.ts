@@ -173,6 +173,27 @@ function bytes(n: number | null): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
+/**
+ * A partition's state in words, as `jobs` and the dashboard say it: not started and waiting for a slot
+ * are both "pending" (the ledger's `new` and `suspended`; --json keeps the ledger's word).
+ */
+export function stateWord(state: TaskRow["state"]): string {
+  return state === "new" || state === "suspended" ? "pending" : state;
+}
+
+/** The verdict of a job with failed or dead-lettered partitions: what there is, and only the hints that apply. */
+function failedVerdict(c: StateCounts, job: string): string {
+  const what = [
+    ...(c.failed > 0 ? [`${c.failed} failed`] : []),
+    ...(c.dead > 0 ? [`${c.dead} dead-lettered`] : []),
+  ];
+  const next = [
+    ...(c.dead > 0 ? [`segops dlq list --job ${job} shows why they were dead-lettered`] : []),
+    `segops retry ${job} sends them back to run once the cause is fixed`,
+  ];
+  return `NOT ALL DONE: ${what.join(", ")}; ${next.join("; ")}`;
+}
+
 /** The human form of a job report: a table of partitions and a verdict line. */
 export function formatJobReport(report: JobReport): string {
   const rows = report.partitions.map((p) => [
@@ -180,7 +201,7 @@ export function formatJobReport(report: JobReport): string {
     // A failed partition whose replace was undone, or refused before it was submitted, says so.
     p.state === "failed" && (p.outcome === "rolled-back" || p.outcome === "refused-empty")
       ? p.outcome
-      : p.state,
+      : stateWord(p.state),
     String(p.attempts),
     p.rows === null ? "-" : String(p.rows),
     p.segments === null ? "-" : String(p.segments),
@@ -202,7 +223,7 @@ export function formatJobReport(report: JobReport): string {
       ? `ALL ${report.partitions.length} PARTITIONS DONE AND AUDITED`
       : report.exitCode === ExitCode.Deadline
         ? `UNFINISHED: ${c.new + c.running + c.suspended} partition(s) left; resume with ${resumeHint({ id: report.job, options: report.options })}`
-        : `NOT ALL DONE: ${c.failed} failed, ${c.dead} dead-lettered (segops dlq list --job ${report.job})`;
+        : failedVerdict(c, report.job);
   // The evidence of each partition that did not finish well: Druid's counters and first parse errors.
   const evidence = report.partitions
     .filter((p) => (p.state === "failed" || p.state === "dead") && (p.rowStats || p.parseErrors.length > 0))

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { formatJobReport, type JobReport } from "../../src/jobs/report.js";
+import { openStore } from "../../src/ledger/open.js";
 import { segopsInProcess } from "../helpers/cli-in-process.js";
 import { dailyTemplate } from "../helpers/dataset.js";
 
@@ -105,5 +107,47 @@ describe("a template that is not JSON", () => {
       expect(r.code).toBe(2);
       expect(r.err).toBe(`segops: ${path}:${line}:9: expected ',' or '}' after a property\n`);
     }
+  });
+});
+
+describe("a job's report", () => {
+  const report = (counts: Partial<JobReport["counts"]>): JobReport => ({
+    job: "backfill_x",
+    kind: "backfill",
+    state: "failed",
+    options: {},
+    counts: { new: 0, running: 0, suspended: 0, done: 0, failed: 0, dead: 0, ...counts },
+    partitions: [],
+    totals: { rows: 0, segments: 0, bytes: 0 },
+    gaps: [],
+    exitCode: 1,
+  });
+  const verdict = (r: JobReport) => formatJobReport(r).split("\n").at(-1);
+
+  it("names the dead-letter queue only when something is in it", () => {
+    expect(verdict(report({ failed: 2 }))).toBe(
+      "NOT ALL DONE: 2 failed; segops retry backfill_x sends them back to run once the cause is fixed",
+    );
+    expect(verdict(report({ failed: 1, dead: 2 }))).toBe(
+      "NOT ALL DONE: 1 failed, 2 dead-lettered; segops dlq list --job backfill_x shows why they were dead-lettered; segops retry backfill_x sends them back to run once the cause is fixed",
+    );
+  });
+
+  it("calls a partition not run yet pending in status, as jobs and the dashboard do", async () => {
+    const ledger = `sqlite:${join(dir, "pending.db")}`;
+    const store = await openStore(ledger);
+    try {
+      const interval = "2026-06-01T00:00:00.000Z/2026-06-02T00:00:00.000Z";
+      await store.createJob({ id: "job-pending", kind: "backfill", options: {} }, [
+        { id: "job-pending/20260601", kind: "ingest", payload: { interval }, exclusionKey: null },
+      ]);
+    } finally {
+      await store.close();
+    }
+    const status = await segopsInProcess(["status", "job-pending", "--ledger", ledger]);
+    const jobs = await segopsInProcess(["jobs", "--ledger", ledger]);
+    expect(status.out).toMatch(/^2026-06-01\/2026-06-02\s+pending\s/m);
+    expect(status.out).not.toMatch(/\bnew\b/);
+    expect(jobs.out).toContain("pending 1");
   });
 });

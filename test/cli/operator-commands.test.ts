@@ -100,7 +100,7 @@ describe("dlq and cancel from another shell", () => {
     const run = () => runCli([...args, "--druid", sim.url, "--ledger", ledger, "--tick", "30"]).done;
     const first = await run();
     expect(first.code).toBe(1);
-    expect(first.stdout).toMatch(/NOT ALL DONE: 0 failed, 2 dead-lettered/);
+    expect(first.stdout).toMatch(/NOT ALL DONE: 2 dead-lettered; segops dlq list --job \S+ shows why/);
 
     const list = await runCli(["dlq", "list", "--ledger", ledger, "--json"]).done;
     const dead = JSON.parse(list.stdout) as Array<{ task: string; interval: string }>;

@@ -97,7 +97,9 @@ export async function demoAction(flags: DemoFlags, cmd: Command): Promise<void> 
         `\nemulator saw ${stats.submissions.filter((s) => s.accepted).length} accepted submissions, ${stats.faultsInjected} injected faults, ${stats.requests["POST /druid/indexer/v1/taskStatus"] ?? 0} bulk status requests\n`,
       );
       err(`ledger: ${ledgerUrl}\n`);
-      err(`  npx segops status --ledger ${ledgerUrl}\n  npx segops dlq list --ledger ${ledgerUrl}\n`);
+      err(`  npx segops status --ledger ${ledgerUrl}\n`);
+      // The dead-letter queue only when something is in it.
+      if (dead.length > 0) err(`  npx segops dlq list --ledger ${ledgerUrl}\n`);
       err(
         asDesigned
           ? `demo ran as designed: ${DEMO_DAYS - 1} partitions done and audited, ${DEMO_POISON_DAY} dead-lettered as poison (fix its file and run segops dlq retry)\n`
