@@ -188,6 +188,12 @@ export const Quantiles = z.object({
   p50: z.number().nullable(),
   p90: z.number().nullable(),
   p99: z.number().nullable(),
+  /**
+   * Detection only: partitions done whose end by Druid's clock (createdTime + duration) came after segops saw
+   * it, so no latency was measured: Druid's clock runs ahead of this host's (an emulator's `--time-scale` above
+   * 1, or clock skew).
+   */
+  unmeasured: z.number().int().optional(),
 });
 
 export const DruidLoad = z.object({

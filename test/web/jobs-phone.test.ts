@@ -14,6 +14,10 @@ import { startTestService, type TestService } from "../helpers/serve.js";
 
 declare const window: { axe: unknown; innerWidth: number };
 declare const document: { documentElement: { scrollWidth: number } };
+declare function getComputedStyle(
+  element: unknown,
+  pseudo?: string,
+): { lineHeight: string; content: string; textOverflow: string; display: string };
 
 const TOKEN = "jobs-phone-token-0123456789abcdef";
 const LONG = "web_phone_clickstream_events_by_country_and_device_hourly";

@@ -78,10 +78,25 @@ function formatBytes(n: number): string {
 const fmt = (v: number | null) =>
   v === null ? "–" : v < 1 ? `${(v * 1000).toFixed(0)} ms` : `${v.toFixed(2)} s`;
 
+/**
+ * Why a latency has no figure: none measured yet, or (detection) every end Druid reported came after segops
+ * saw it — Druid's clock runs ahead of this host's (the emulator's --time-scale, or clock skew).
+ */
+function noFigure(q: Quantiles): string | null {
+  if (q.count > 0) return null;
+  if (q.unmeasured)
+    return `None measured: Druid's clock runs ahead of this host's — ${q.unmeasured} partition(s) ended, by Druid's clock, after segops saw them end (an emulator's --time-scale above 1, or clock skew between the hosts)`;
+  return "None measured yet: no partition has finished on this host since it started";
+}
+
 function QuantileRow({ name, q }: { name: string; q: Quantiles }) {
+  const why = noFigure(q);
   return (
-    <tr>
-      <th scope="row">{name}</th>
+    <tr title={why ?? undefined}>
+      <th scope="row">
+        {name}
+        {why && <small class="why">{why}</small>}
+      </th>
       <td>{fmt(q.p50)}</td>
       <td>{fmt(q.p90)}</td>
       <td>{fmt(q.p99)}</td>

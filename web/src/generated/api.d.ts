@@ -4034,12 +4034,14 @@ export interface operations {
                 p50: number | null;
                 p90: number | null;
                 p99: number | null;
+                unmeasured?: number;
               };
               handoff: {
                 count: number;
                 p50: number | null;
                 p90: number | null;
                 p99: number | null;
+                unmeasured?: number;
               };
             };
           };
