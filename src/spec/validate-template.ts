@@ -17,6 +17,8 @@ export interface ValidateTemplateOptions {
   readonly vars?: Readonly<Record<string, string>>;
   /** Which rules run (see {@link validateSpec}). */
   readonly rules?: RuleScope;
+  /** The target cluster's Druid release (see {@link validateSpec}; default 33). */
+  readonly druidVersion?: number;
 }
 
 const DATASOURCE_PATHS = new Set(["spec.dataSchema.dataSource", "dataSource"]);
@@ -44,9 +46,12 @@ export function validateTemplate(
 }
 
 function validateRendered(template: LoadedTemplate, options: ValidateTemplateOptions): ValidationResult {
-  const { interval, rules } = options;
+  const { interval, rules, druidVersion } = options;
   const vars = options.vars ?? {};
-  const scope = rules !== undefined ? { rules } : {};
+  const scope = {
+    ...(rules !== undefined ? { rules } : {}),
+    ...(druidVersion !== undefined ? { druidVersion } : {}),
+  };
   if (interval === undefined) {
     const placeholders =
       template.kind === "sql" ? template.text.includes("{{") : hasPlaceholders(template.value);

@@ -47,7 +47,7 @@ spec:
     granularitySpec: {segmentGranularity: day, queryGranularity: none}
   ioConfig:
     type: index_parallel
-    inputSource: {type: local, baseDir: "/data/{{var.env}}/{{start:yyyy/MM/dd}}"}
+    inputSource: {type: local, baseDir: "/data/{{var.env}}/{{start:yyyy/MM/dd}}", filter: "*.json"}
     inputFormat: {type: json}
     dropExisting: true
   tuningConfig: {type: index_parallel, maxNumConcurrentSubTasks: 2}
@@ -160,11 +160,48 @@ describe("segops validate", () => {
     const r = await run("validate", template, "--interval", "2026-01-01/P1D", "--var", "env=prod");
     expect(r).toEqual({
       code: 0,
-      out: `ok: ${template} — index_parallel task; rendered for 2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z (alignment and interval rules checked); variables env; Druid 33–39's spec rules, release-dependent ones as Druid 39 (offline: no cluster asked)\n`,
+      out: `ok: ${template} — index_parallel task; rendered for 2026-01-01T00:00:00.000Z/2026-01-02T00:00:00.000Z (alignment and interval rules checked); variables env; Druid 33–39's spec rules, release-dependent ones as Druid 33 (offline: no cluster asked; --druid-version for another target)\n`,
       err: "",
     });
     // A variable's value may be a secret: only its name is said.
     expect(r.out).not.toContain("prod");
+  });
+
+  it("applies release-dependent rules as --druid-version's, and refuses a release it does not know", async () => {
+    const zero = file(
+      "zero.json",
+      JSON.stringify({
+        type: "index_parallel",
+        spec: {
+          dataSchema: {
+            dataSource: "wiki",
+            timestampSpec: { column: "ts" },
+            dimensionsSpec: { dimensions: ["page"] },
+            granularitySpec: { segmentGranularity: "day", intervals: ["2026-01-01/2026-01-02"] },
+          },
+          ioConfig: {
+            type: "index_parallel",
+            inputSource: { type: "local", baseDir: "/d", filter: "*.json" },
+            inputFormat: { type: "json" },
+            dropExisting: true,
+          },
+          tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic", maxRowsPerSegment: 0 } },
+        },
+      }),
+    );
+    const on33 = await run("validate", zero);
+    expect(on33.code).toBe(0);
+    expect(on33.err).toMatch(/maxRowsPerSegment 0: Druid 33 accepts it, Druid 36 and later refuse it/);
+    const on36 = await run("validate", zero, "--druid-version", "36");
+    expect(on36.code).toBe(2);
+    expect(on36.err).toContain(
+      "spec.tuningConfig.partitionsSpec.maxRowsPerSegment: maxRowsPerSegment must be greater than 0, found 0\n",
+    );
+    const bad = await run("validate", zero, "--druid-version", "32");
+    expect([bad.code, bad.err]).toEqual([
+      2,
+      'segops: --druid-version: expected a Druid major release from 33 to 39 (the target cluster\'s, e.g. 33), got "32"\n',
+    ]);
   });
 
   it("exits 2 with one path: message line per error", async () => {
@@ -180,7 +217,7 @@ describe("segops validate", () => {
           },
           ioConfig: {
             type: "index_parallel",
-            inputSource: { type: "local" },
+            inputSource: { type: "local", baseDir: "/d", filter: "*.json" },
             appendToExisting: true,
             dropExisting: true,
           },
@@ -233,7 +270,7 @@ describe("segops validate", () => {
           },
           ioConfig: {
             type: "index_parallel",
-            inputSource: { type: "local" },
+            inputSource: { type: "local", baseDir: "/d", filter: "*.json" },
             inputFormat: { type: "json" },
             dropExisting: true,
             dropExistng: false,
@@ -326,7 +363,11 @@ describe("bad input found while preparing", () => {
             timestampSpec: {},
             granularitySpec: { intervals: ["2026-02-01/P1D"] },
           },
-          ioConfig: { type: "index_parallel", inputSource: { type: "local" }, inputFormat: { type: "json" } },
+          ioConfig: {
+            type: "index_parallel",
+            inputSource: { type: "local", baseDir: "/d", filter: "*.json" },
+            inputFormat: { type: "json" },
+          },
         },
       }),
     );

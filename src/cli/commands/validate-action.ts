@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { SegopsError } from "../../core/errors.js";
+import { SegopsError, UsageError } from "../../core/errors.js";
 import { formatInterval, type Interval } from "../../core/interval.js";
 import { NEWEST_KNOWN_MAJOR, OLDEST_SUPPORTED_MAJOR } from "../../druid/capabilities.js";
 import {
@@ -17,7 +17,21 @@ import { printWarnings, writers } from "./render.js";
 export interface ValidateFlags {
   interval?: string;
   var?: string[];
+  druidVersion?: string;
   json?: boolean;
+}
+
+/** `--druid-version`: a major release segops knows the rules of; absent means the oldest supported. */
+export function parseDruidVersion(text: string | undefined): number {
+  if (text === undefined) return OLDEST_SUPPORTED_MAJOR;
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < OLDEST_SUPPORTED_MAJOR || n > NEWEST_KNOWN_MAJOR) {
+    throw new UsageError(
+      `--druid-version: expected a Druid major release from ${OLDEST_SUPPORTED_MAJOR} to ${NEWEST_KNOWN_MAJOR} (the target cluster's, e.g. 33), got "${text}"`,
+      { druidVersion: text },
+    );
+  }
+  return n;
 }
 
 /**
@@ -31,6 +45,7 @@ export function okLine(
   interval: Interval | undefined,
   vars: Record<string, string>,
   warnings: number,
+  druidVersion: number = OLDEST_SUPPORTED_MAJOR,
 ): string {
   const type =
     template.kind === "sql"
@@ -42,7 +57,7 @@ export function okLine(
       ? `rendered for ${formatInterval(interval)} (alignment and interval rules checked)`
       : "as written (no --interval: the partition rules were not checked)",
     ...(Object.keys(vars).length > 0 ? [`variables ${Object.keys(vars).join(", ")}`] : []),
-    `Druid ${OLDEST_SUPPORTED_MAJOR}–${NEWEST_KNOWN_MAJOR}'s spec rules, release-dependent ones as Druid ${NEWEST_KNOWN_MAJOR} (offline: no cluster asked)`,
+    `Druid ${OLDEST_SUPPORTED_MAJOR}–${NEWEST_KNOWN_MAJOR}'s spec rules, release-dependent ones as Druid ${druidVersion} (offline: no cluster asked; --druid-version for another target)`,
     ...(warnings > 0 ? [`${warnings} warning${warnings === 1 ? "" : "s"} above`] : []),
   ];
   return `ok: ${file} — ${checked.join("; ")}\n`;
@@ -52,17 +67,19 @@ function check(
   template: LoadedTemplate,
   interval: Interval | undefined,
   vars: Record<string, string>,
+  druidVersion: number,
 ): ValidationResult {
   // Rendered like a real run would, then validated; every problem comes back (for --json too).
-  return validateTemplate(template, { ...(interval !== undefined ? { interval } : {}), vars });
+  return validateTemplate(template, { ...(interval !== undefined ? { interval } : {}), vars, druidVersion });
 }
 
 export async function validateAction(file: string, flags: ValidateFlags, cmd: Command): Promise<void> {
   const { out, err } = writers(cmd);
   const interval = flags.interval === undefined ? undefined : parsePartitionInterval(flags.interval);
   const vars = parseVars(flags.var ?? []);
+  const druidVersion = parseDruidVersion(flags.druidVersion);
   const template = await readTemplateFile(file);
-  const result = check(template, interval, vars);
+  const result = check(template, interval, vars, druidVersion);
   if (flags.json) {
     out(
       `${JSON.stringify({ valid: result.valid, errors: result.errors, warnings: result.warnings }, null, 2)}\n`,
@@ -70,7 +87,7 @@ export async function validateAction(file: string, flags: ValidateFlags, cmd: Co
   } else {
     printWarnings(err, result.warnings);
     for (const e of result.errors) err(`${e.path}: ${e.message}\n`);
-    if (result.valid) out(okLine(file, template, interval, vars, result.warnings.length));
+    if (result.valid) out(okLine(file, template, interval, vars, result.warnings.length, druidVersion));
   }
   if (!result.valid) {
     const n = result.errors.length;
