@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { jacksonParseError } from "./jackson-parse.js";
 
 /**
  * What a route handler answers. Handlers are pure-ish functions returning a `Reply`; the server writes it.
@@ -113,4 +114,28 @@ export function isJson(req: IncomingMessage): boolean {
     ?.trim()
     .toLowerCase();
   return type === "application/json" || (type?.endsWith("+json") ?? false);
+}
+
+/** Jetty's error page for an exception thrown inside a resource (what a real Druid 33 sent for a bad body). */
+export function jettyError(message: string): Reply {
+  const escaped = message
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/'/g, "&apos;")
+    .replace(/"/g, "&quot;");
+  return text(
+    500,
+    `<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1"/>\n<title>Error 500 ${escaped}</title>\n</head>\n<body><h2>HTTP ERROR 500 ${escaped}</h2>\n</body>\n</html>\n`,
+    "text/html;charset=iso-8859-1",
+  );
+}
+
+/** A body Jackson cannot parse, as Jetty's 500 page with Jackson's exception (docs/druid-api.md §2.2). */
+export function jsonParseError(raw: string): Reply {
+  const e = jacksonParseError(raw) ?? {
+    exception: "com.fasterxml.jackson.core.JsonParseException",
+    message: "Unexpected character in request body",
+  };
+  return jettyError(`javax.servlet.ServletException: ${e.exception}: ${e.message}`);
 }

@@ -2,7 +2,7 @@ import { bucketStart, type Granularity } from "../core/granularity.js";
 import { parseTimestamp } from "./ingest.js";
 import { EntityOpenError, type InputEntity, InputError, readEntities } from "./input.js";
 import type { DimensionSpec, MetricSpec, TimestampPlan } from "./plans.js";
-import { constructError, druidError, empty, isJson, json, type Reply } from "./reply.js";
+import { constructError, druidError, empty, isJson, json, jsonParseError, type Reply } from "./reply.js";
 import type { RouteContext } from "./router.js";
 import { planTask } from "./spec.js";
 
@@ -63,11 +63,12 @@ class Unsupported extends Error {}
 export async function sample(ctx: RouteContext): Promise<Reply> {
   if (!isJson(ctx.req)) return empty(415);
   let body: unknown;
+  const raw = await ctx.body();
   try {
-    body = JSON.parse(await ctx.body());
-  } catch (error) {
+    body = JSON.parse(raw);
+  } catch {
     // No mapper for JsonParseException: a 500, as for a task (docs/druid-api.md §2.2).
-    return json(500, { error: `Unexpected character in request body: ${(error as Error).message}` });
+    return jsonParseError(raw);
   }
   try {
     const request = readRequest(body, ctx.druidVersion);

@@ -29,6 +29,12 @@ export class SqlError extends Error {
   }
 }
 
+/**
+ * A query Druid's planner cannot turn into a native query (`DruidPlanner`'s "Query could not be planned",
+ * a 400 `general` error with the reason): the emulator would answer it, Druid does not.
+ */
+export class SqlPlanningError extends Error {}
+
 /** An error raised inside execution that Druid answers with a 500 `general` error (e.g. `/ by zero`). */
 export class SqlRuntimeError extends Error {}
 
@@ -923,6 +929,24 @@ export interface SqlResult {
   rows: OutValue[][];
 }
 
+/**
+ * A scan of a datasource (no aggregation) can be ordered by `__time` only: Druid's scan query sorts by time
+ * alone, so the planner refuses any other sort (`DruidQuery#toScanQuery`; observed on Druid 33, conformance).
+ */
+function refuseUnorderableScan(
+  keys: ReadonlyArray<{ index: number }>,
+  items: ReadonlyArray<{ name: string; expr: Expr }>,
+): void {
+  const other = keys
+    .map((k) => items[k.index] as { name: string; expr: Expr })
+    .filter((x) => !(x.expr.k === "col" && x.expr.name === "__time"))
+    .map((x) => (x.expr.k === "col" ? x.expr.name : x.name));
+  if (other.length > 0)
+    throw new SqlPlanningError(
+      `SQL query requires ordering a table by non-time column [[${other.join(", ")}]], which is not supported.`,
+    );
+}
+
 /** Runs a parsed query over rows (one empty row when the query has no FROM). */
 export function execute(q: SqlQuery, rows: SqlRow[], options: ExecOptions): SqlResult {
   const columns = options.columns;
@@ -955,6 +979,7 @@ export function execute(q: SqlQuery, rows: SqlRow[], options: ExecOptions): SqlR
     return { index, desc: o.desc };
   });
   const grouped = q.groupBy.length > 0 || exprItems.some((x) => hasAggregate(x.expr));
+  if (!grouped && q.table !== null && !options.systemTable) refuseUnorderableScan(keys, exprItems);
   let out: Value[][];
   if (grouped) {
     const groupExprs = q.groupBy.map((g) => {

@@ -823,6 +823,54 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
+    describe("Broker SQL: what tools send past the basics (§3.6)", () => {
+      it("ends object and array bodies with a newline, caps rows at context.sqlOuterLimit, and refuses to order a scan by a column", async () => {
+        await loaded(dataSource, interval);
+        const limited = await post("/druid/v2/sql", {
+          query: `SELECT "page" FROM "${dataSource}"`,
+          resultFormat: "array",
+          context: { sqlOuterLimit: 2 },
+        });
+        expect(limited.status).toBe(200);
+        expect(limited.text.endsWith("]\n")).toBe(true);
+        expect(json(limited)).toHaveLength(2);
+        const objects = await post("/druid/v2/sql", {
+          query: `SELECT COUNT(*) AS n FROM "${dataSource}"`,
+          resultFormat: "object",
+        });
+        expect(objects.text).toMatch(/^\[\{"n":\d+\}\]\n$/);
+        // A scan (no aggregation) can be ordered only by __time: the planner's refusal, not a sorted answer.
+        const ordered = await sql(`SELECT "page" FROM "${dataSource}" ORDER BY "page" LIMIT 2`);
+        expect(ordered.status).toBe(400);
+        expect(json(ordered)).toEqual({
+          error: "druidException",
+          errorCode: "general",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Query could not be planned. A possible reason is [SQL query requires ordering a table by non-time column [[page]], which is not supported.]",
+          context: {},
+        });
+      });
+    });
+
+    describe("Overlord: the supervisor list and a task body that is not JSON (§2.2)", () => {
+      it("lists no supervisors as 200 [], and answers unparseable task JSON with Jetty's HTML 500 naming Jackson's error", async () => {
+        const supervisors = await get(`${OV}/supervisor`);
+        expect([supervisors.status, supervisors.contentType, json(supervisors)]).toEqual([
+          200,
+          "application/json",
+          [],
+        ]);
+        const broken = await post(`${OV}/task`, '{"type": "index_parallel", bad');
+        expect(broken.status).toBe(500);
+        expect(broken.contentType).toMatch(/^text\/html/);
+        expect(broken.text).toContain(
+          "com.fasterxml.jackson.core.JsonParseException: Unexpected character (&apos;b&apos; (code 98)): was expecting double-quote to start field name",
+        );
+      });
+    });
+
     // The Overlord's segment update APIs (docs/druid-api.md §3.7): a replacing version is marked unused and
     // used again by interval and versions; bad filters are refused in text.
     describe("segment update APIs: markUnused / markUsed by interval and versions (§3.7)", () => {

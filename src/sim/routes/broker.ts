@@ -9,6 +9,7 @@ import {
   parseSql,
   position,
   SqlError,
+  SqlPlanningError,
   type SqlResult,
   SqlRuntimeError,
   Timestamp,
@@ -247,6 +248,13 @@ function run(ctx: RouteContext, request: Request): Reply {
       return text(500, `<html><head><title>Error 500 ${error.message}</title></head></html>`, "text/html");
     if (error instanceof SqlRuntimeError)
       return druidError("general", "ADMIN", "UNCATEGORIZED", error.message);
+    if (error instanceof SqlPlanningError)
+      return druidError(
+        "general",
+        "USER",
+        "INVALID_INPUT",
+        `Query could not be planned. A possible reason is [${error.message}]`,
+      );
     if (!(error instanceof SqlError)) throw error;
     if (!error.span) return sqlError(error.message);
     const context = spanContext(bound, error.span);
@@ -255,7 +263,18 @@ function run(ctx: RouteContext, request: Request): Reply {
       : `${error.message} (line [${context.line}], column [${context.column}])`;
     return sqlError(located, context);
   }
-  return format(result, request, zone, ctx.druidVersion);
+  return format(outerLimited(result, request.context.sqlOuterLimit), request, zone, ctx.druidVersion);
+}
+
+/**
+ * `context.sqlOuterLimit`: the most rows a query returns, as an outer LIMIT over whatever the query's own is
+ * (`PlannerContext.CTX_SQL_OUTER_LIMIT`; JDBC and the web console set it). Observed on Druid 33 (conformance).
+ */
+function outerLimited(result: SqlResult, limit: unknown): SqlResult {
+  const n = typeof limit === "number" ? limit : typeof limit === "string" ? Number(limit) : Number.NaN;
+  return Number.isInteger(n) && n >= 0 && result.rows.length > n
+    ? { ...result, rows: result.rows.slice(0, n) }
+    : result;
 }
 
 /** A cell as Druid's JSON writer prints it: TIMESTAMPs as ISO text in the query's time zone. */
@@ -290,10 +309,11 @@ function format(result: SqlResult, r: Request, zone: Zone, druidVersion: number)
   // A real Druid 33 labels every format application/json; later releases may use text/plain and text/csv.
   const json33 = versionTraits(druidVersion).sqlResultsLabelledJson;
   switch (r.format) {
+    // Druid's writers end a whole object or array body with a newline (observed on Druid 33, conformance).
     case "object":
-      return json(200, [...(r.header ? [headerObject()] : []), ...rows.map(asObject)], headers);
+      return jsonLine([...(r.header ? [headerObject()] : []), ...rows.map(asObject)], headers);
     case "array":
-      return json(200, [...headerRows, ...rows], headers);
+      return jsonLine([...headerRows, ...rows], headers);
     case "objectLines":
     case "arrayLines": {
       const lines =
@@ -312,6 +332,10 @@ function format(result: SqlResult, r: Request, zone: Zone, druidVersion: number)
       return { ...text(200, `${lines.join("\n")}\n\n`, json33 ? "application/json" : "text/csv"), headers };
     }
   }
+}
+
+function jsonLine(value: unknown, headers: Record<string, string>): Reply {
+  return { ...text(200, `${JSON.stringify(value)}\n`, "application/json"), headers };
 }
 
 export function brokerRoutes(): Route[] {

@@ -2,7 +2,7 @@ import { type Interval, parseInterval } from "../../core/interval.js";
 import { isActive } from "../engine.js";
 import { validateId } from "../ids.js";
 import { instantText, intervalText } from "../instant-text.js";
-import { druidError, empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
+import { druidError, empty, invalidInput, isJson, json, jsonParseError, type Reply, text } from "../reply.js";
 import type { Handler, Route, RouteContext } from "../router.js";
 import { sample } from "../sampler.js";
 import { planTask } from "../spec.js";
@@ -39,14 +39,12 @@ async function submit(ctx: RouteContext): Promise<Reply> {
   };
   if (!isJson(ctx.req)) return reject(empty(415), null);
   let body: unknown;
+  const raw = await ctx.body();
   try {
-    body = JSON.parse(await ctx.body());
-  } catch (error) {
-    // No mapper for JsonParseException: Druid answers 500 (docs/druid-api.md §2.2, §10).
-    return reject(
-      json(500, { error: `Unexpected character in request body: ${(error as Error).message}` }),
-      null,
-    );
+    body = JSON.parse(raw);
+  } catch {
+    // No mapper for JsonParseException: Jetty's 500 page with Jackson's message (docs/druid-api.md §2.2, §10).
+    return reject(jsonParseError(raw), null);
   }
   const pinned = body && typeof body === "object" && "id" in body ? (body as { id: unknown }).id : undefined;
   const planned = planTask(body, ctx.druidVersion);
@@ -211,6 +209,9 @@ function clusterRoutes(): Route[] {
     // The data sampler (docs/druid-api.md §2.12, src/sim/sampler.ts).
     { method: "POST", path: `${BASE}/sampler`, handler: sample },
     { method: "GET", path: `${BASE}/workers`, handler: workers },
+    // The emulator runs no streaming supervisors: the list is empty, as a Druid 33 without any answers
+    // (`SupervisorResource.specGetAll`; observed, conformance).
+    { method: "GET", path: `${BASE}/supervisor`, handler: () => json(200, []) },
     { method: "GET", path: `${BASE}/worker`, handler: getWorkerConfig },
     { method: "POST", path: `${BASE}/worker`, handler: setWorkerConfig },
     {
