@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI stage "real Druid": assembles and starts a real Apache Druid 33.0.0 from Maven Central
 # (scripts/druid/start; jars cached in ~/.m2 between runs), runs the REST conformance suite against it and the
-# segops end-to-end run (scripts/druid/e2e), and always stops Druid and deletes its data, whatever happened.
+# segops end-to-end run (scripts/druid/e2e) and `segops doctor` (scripts/druid/doctor), and always stops Druid
+# and deletes its data, whatever happened.
 # Before starting it, holds `segops validate` to Druid 33's own reading of every spec corpus file, mutation and
 # rendered template (the spec oracle, scripts/druid/oracle; no cluster needed).
 # Exits non-zero on any failure. When Maven Central cannot be reached the stage FAILS (exit 2) with a clear
@@ -85,3 +86,9 @@ say "segops end to end against $URL"
 t=$(date +%s)
 SEGOPS_DRUID_URL=$URL "$REPO/scripts/druid/e2e" || die "the end-to-end run failed"
 say "end to end passed in $(($(date +%s) - t)) s"
+
+# --- doctor ----------------------------------------------------------------------------------------------------
+say "segops doctor against $URL"
+t=$(date +%s)
+SEGOPS_DRUID_URL=$URL "$REPO/scripts/druid/doctor" || die "segops doctor failed"
+say "doctor passed in $(($(date +%s) - t)) s"

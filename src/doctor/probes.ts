@@ -1,7 +1,7 @@
 import type { DruidService } from "../druid/http.js";
 
 /**
- * The Druid APIs segops calls, each with the permission Druid checks for it (docs/doctor.md, "Permissions"):
+ * The Druid APIs segops calls, each with the permission Druid checks for it (docs/doctor.md, "The APIs it tries"):
  * what `segops doctor` tries, read-only, to say what segops can and cannot do with the given credentials.
  * Pure data. The resource/action pairs follow Druid's `docs/operations/security-user-auth.md` and the
  * resource filters of the resources (`StateResourceFilter`, `ConfigResourceFilter`,
@@ -38,11 +38,16 @@ export interface ApiProbe {
 /** A datasource name no real datasource is likely to have, for the datasource probes without a template. */
 export const PROBE_DATASOURCE = "segops-doctor-probe";
 
-/** A sampler spec with an empty inline input: Druid samples nothing and writes nothing. */
+/** A sampler spec with a one-row inline input (`{}`): Druid parses it and writes nothing. */
 const EMPTY_SAMPLE = {
   type: "index",
   spec: {
-    dataSchema: { dataSource: PROBE_DATASOURCE, timestampSpec: { column: "t", missingValue: "2000-01-01" } },
+    // Without a dimensionsSpec a real Druid 33 answers 400 "Failed to sample data: inputRowParser".
+    dataSchema: {
+      dataSource: PROBE_DATASOURCE,
+      timestampSpec: { column: "t", missingValue: "2000-01-01" },
+      dimensionsSpec: {},
+    },
     ioConfig: { type: "index", inputSource: { type: "inline", data: "{}" }, inputFormat: { type: "json" } },
   },
   samplerConfig: { numRows: 1, timeoutMs: 1000 },
