@@ -92,3 +92,9 @@ say "segops doctor against $URL"
 t=$(date +%s)
 SEGOPS_DRUID_URL=$URL "$REPO/scripts/druid/doctor" || die "segops doctor failed"
 say "doctor passed in $(($(date +%s) - t)) s"
+
+# --- TLS and a Router without the management proxy -------------------------------------------------------------
+say "segops over the Router's HTTPS port and via a Router without the management proxy"
+t=$(date +%s)
+"$REPO/scripts/druid/secured" || die "the TLS / management-proxy checks failed"
+say "secured checks passed in $(($(date +%s) - t)) s"
