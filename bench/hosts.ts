@@ -7,7 +7,7 @@
  *
  * Two clusters: "Druid-bound" (16 slots, 500 ms tasks: at most 32 partitions/s whatever segops does) and
  * "segops-bound" (256 slots, 20 ms tasks: Druid is never the limit, so the figure is segops' and its ledger's).
- * Each host runs with the same flags (`--concurrency 16`), so 4 hosts may hold 4× as many partitions.
+ * Each host runs with the same flags (`--max-concurrency 16`), so 4 hosts may hold 4× as many partitions.
  *
  *   node --import tsx bench/hosts.ts [--partitions 500] [--hosts 1,4] [--rounds 1] [--json]
  */
@@ -69,7 +69,7 @@ async function startHost(ledger: string, druid: string): Promise<{ run: CliRun; 
     ledger,
     "--druid",
     druid,
-    "--concurrency",
+    "--max-concurrency",
     "16",
     "--tick",
     "50",

@@ -137,7 +137,7 @@ export async function startHost(ledger: string, druid: string): Promise<Host> {
     ledger,
     "--druid",
     druid,
-    "--concurrency",
+    "--max-concurrency",
     "4",
     "--tick",
     String(TICK_MS),

@@ -208,6 +208,10 @@ describe("breaks found by the generated CLI cases", () => {
   });
 
   it("serve --concurrency, --poison-after and --max-body took any size; now bounded like a job's own", async () => {
+    await expect(serveConfig("max-concurrency: 10001\n")).rejects.toThrow(
+      /--max-concurrency must be a whole number from 1 to 10000/,
+    );
+    // The old name, still read (with a warning), is bounded alike.
     await expect(serveConfig("concurrency: 10001\n")).rejects.toThrow(
       /--concurrency must be a whole number from 1 to 10000/,
     );

@@ -64,7 +64,7 @@ async function startHost(ledger: string): Promise<Host> {
     ledger,
     "--druid",
     sim.url,
-    "--concurrency",
+    "--max-concurrency",
     "2",
     "--tick",
     "500",

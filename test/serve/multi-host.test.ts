@@ -62,7 +62,7 @@ async function startHost(ledger: string, druid = sim.url): Promise<Host> {
     ledger,
     "--druid",
     druid,
-    "--concurrency",
+    "--max-concurrency",
     "4",
     "--tick",
     "50",

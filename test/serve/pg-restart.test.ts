@@ -62,7 +62,7 @@ async function startHost(ledger: string): Promise<Host> {
     ledger,
     "--druid",
     sim.url,
-    "--concurrency",
+    "--max-concurrency",
     "4",
     "--tick",
     "50",

@@ -61,7 +61,7 @@ describe("segops serve: a stalled worker", () => {
     expect(await gauge(t, "segops_worker_last_progress_timestamp_seconds")).toBe(started / 1000);
 
     // What a host that lost its partitions to another kept before its runners let go of them: a
-    // reservation of the only slot its --concurrency allows, for a partition it does not hold.
+    // reservation of the only slot its --max-concurrency allows, for a partition it does not hold.
     const admission = t.service.worker.machinery.admission;
     admission.track("partition-another-host-took", 1, "its_druid_task");
     const id = await backfillOneDay(t, "stalled");

@@ -16,7 +16,9 @@ export interface ServeFlags extends DruidFlags {
   host: string;
   port: number;
   apiTokenFile?: string;
-  concurrency: number;
+  maxConcurrency: number;
+  /** The deprecated name of `maxConcurrency` (`--concurrency`, `SEGOPS_CONCURRENCY`, `concurrency:`). */
+  concurrency?: number;
   logLevel: string;
   config?: string;
   poisonAfter: number;
@@ -88,6 +90,33 @@ export function applyConfigFile(cmd: Command, path: string): void {
   }
 }
 
+/**
+ * `--concurrency` (or `SEGOPS_CONCURRENCY`, or `concurrency:` in the config file) is the old name of
+ * `--max-concurrency`: taken where the new name was not set, with the warning to print; the new name wins.
+ */
+export function deprecatedConcurrency(cmd: Command, f: ServeFlags): string | undefined {
+  if (f.concurrency === undefined) return undefined;
+  const source = cmd.getOptionValueSource("concurrency");
+  const old =
+    source === "env"
+      ? "SEGOPS_CONCURRENCY"
+      : source === "config"
+        ? "concurrency (in --config)"
+        : "--concurrency";
+  const now =
+    source === "env"
+      ? "SEGOPS_MAX_CONCURRENCY"
+      : source === "config"
+        ? "max-concurrency"
+        : "--max-concurrency";
+  const newSource = cmd.getOptionValueSource("maxConcurrency");
+  if (newSource === undefined || newSource === "default") {
+    f.maxConcurrency = f.concurrency;
+    return `warning: ${old} is deprecated: use ${now} (the same setting; every command now names it so)`;
+  }
+  return `warning: ${old} is deprecated and ignored: ${now} is set (${f.maxConcurrency})`;
+}
+
 /** A config file's value in words, for a refusal (never more than a few characters of it). */
 function describeValue(value: unknown): string {
   if (value === null) return "null";
@@ -143,6 +172,8 @@ export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void
     secretVariablesOverConfig(cmd);
   }
   const f = cmd.opts<ServeFlags>();
+  const warning = deprecatedConcurrency(cmd, f);
+  if (warning) process.stderr.write(`${warning}\n`);
   const token = readToken(f);
   // Refused here, naming the flag, before the ledger is opened (the service refuses it too).
   if (token === null && !isLoopback(f.host))
@@ -167,7 +198,7 @@ export async function serveAction(flags: ServeFlags, cmd: Command): Promise<void
       clock: systemClock,
       log,
       token,
-      concurrency: f.concurrency,
+      concurrency: f.maxConcurrency,
       tickMs: f.tick,
       leaseMs: f.lease,
       handoffTimeoutMs: f.handoffTimeout * 1000,

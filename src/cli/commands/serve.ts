@@ -5,7 +5,7 @@ import type { ServeFlags } from "./serve-action.js";
 
 /**
  * The largest `--max-body` (1 GiB): a request body is buffered whole, so a larger limit is no limit. The
- * bounds of `--concurrency` and `--poison-after` are those of a job's own (`run --max-concurrency`).
+ * bounds of `--max-concurrency` and `--poison-after` are those of a job's own (`run --max-concurrency`).
  */
 const MAX_BODY_BYTES = 1024 * 1024 * 1024;
 
@@ -44,10 +44,15 @@ function processOptions(): Option[] {
       "--api-token-file <path>",
       "file holding the API's bearer token (or set SEGOPS_API_TOKEN)",
     ).env("SEGOPS_API_TOKEN_FILE"),
-    new Option("--concurrency <n>", "partitions in flight at once in this process")
+    new Option("--max-concurrency <n>", "partitions in flight at once in this process")
+      .env("SEGOPS_MAX_CONCURRENCY")
+      .argParser(positiveInt("--max-concurrency", 10_000))
+      .default(DEFAULTS.maxConcurrency),
+    // The old name, as every other command spells it `--max-concurrency`: still taken, with a warning.
+    new Option("--concurrency <n>", "deprecated: use --max-concurrency")
       .env("SEGOPS_CONCURRENCY")
       .argParser(positiveInt("--concurrency", 10_000))
-      .default(DEFAULTS.maxConcurrency),
+      .hideHelp(),
     new Option("--log-level <level>", "log level of the JSON log lines on stdout")
       .env("SEGOPS_LOG_LEVEL")
       .choices(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
