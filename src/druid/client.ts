@@ -578,6 +578,24 @@ export class DruidClient {
   }
 
   /**
+   * `POST /druid/coordinator/v1/config/compaction` (§3.9): adds or replaces one datasource's auto-compaction
+   * config (`DataSourceCompactionConfig`, the whole entry: read it first and send it back changed). Idempotent:
+   * the same body twice leaves the same config.
+   */
+  async setDatasourceCompactionConfig(config: Record<string, unknown>, options?: CallOptions): Promise<void> {
+    await this.#send(
+      {
+        service: "coordinator",
+        method: "POST",
+        path: `${COORDINATOR}/config/compaction`,
+        json: config,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /**
    * `GET /druid/indexer/v1/worker`: the Overlord's dynamic worker config (`WorkerBehaviorConfig`: its
    * `selectStrategy`, with `taskLimits` from Druid 33 on, worker-config.ts), or null when none was ever set (an
    * empty answer, or `null`). Druid guards it with config read permission (`ConfigResourceFilter`).

@@ -10,6 +10,7 @@ import { SQL_VOLATILE_PATHS } from "../spec/msq.js";
 import { DEFAULT_SIZE_BAND } from "../work/audit.js";
 import { isPoisoned } from "../work/failure.js";
 import { type DruidServices, handlerConcurrency } from "../work/services.js";
+import { type CompactionConfigClient, CompactionGuard } from "./compaction-guard.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 import { type Attempt, AttemptFailed, type Step, type StepIO } from "./steps/attempt.js";
 import { auditPartition } from "./steps/audit.js";
@@ -41,6 +42,11 @@ export interface IngestRunnerOptions extends DruidServices {
   preflight?: boolean;
   /** How an attempt is submitted. @default submitNative (`POST /druid/indexer/v1/task`) */
   submit?: Step;
+  /**
+   * Keeps auto-compaction out of the intervals being written (compaction-guard.ts; Druid 39's skipIntervals);
+   * false: never touch the compaction config. @default one guard over `client`, warning on stderr
+   */
+  compactionGuard?: CompactionGuard | false;
 }
 
 export { AttemptFailed, buildSegmentsStats, rowsIngestedOf } from "./steps/attempt.js";
@@ -69,6 +75,8 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
   const poisonAfter = options.poisonAfter ?? DEFAULTS.poisonAfter;
   const io = stepIo(options, tickMs);
   const steps = stepTable(options);
+  const guard =
+    options.compactionGuard === false ? undefined : (options.compactionGuard ?? defaultGuard(options));
 
   async function handler(task: TaskRow, ctx: TaskContext): Promise<void> {
     const payload = payloadOf(task);
@@ -78,6 +86,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     refuseSpentAttempt(progress, taskId, task.attempt);
     const attempt = checkpointedAttempt({ task, ctx, payload, interval, taskId, progress }, options);
     await prepareAttempt(attempt, io);
+    if (guard && attempt.progress().step === "submit") await holdCompaction(attempt, guard);
     for (const [name, step] of steps) if (attempt.progress().step === name) await step(attempt, io);
   }
 
@@ -97,13 +106,58 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       isPoisoned(error.failures, options.jobSettings?.(task.jobId)?.poisonAfter ?? poisonAfter),
     // An admission reservation for a partition another host claimed would hold our slots forever.
     release: (taskId) => options.admission?.release(taskId),
-    onFinish: (task) => {
+    onFinish: async (task) => {
       options.admission?.untrack(task.id);
+      // Done (after its audit), failed, dead or canceled: auto-compaction may have the interval again.
+      const recorded = (task.progress as IngestProgress).compactionSkip;
+      const datasource = task.payload.datasource;
+      if (guard && typeof recorded === "string" && typeof datasource === "string")
+        await guard.release(datasource, recorded, task.id);
     },
     // Taken over by another host, or handed back: its slots are no longer ours to count.
-    abandon: (taskId) => options.admission?.untrack(taskId),
+    abandon: (taskId) => {
+      options.admission?.untrack(taskId);
+      guard?.forget(taskId);
+    },
     onCycle: () => options.admission?.refresh(),
   };
+}
+
+/** A guard over the runner's client, when the client can change the compaction config (a test double may not). */
+function defaultGuard(options: IngestRunnerOptions): CompactionGuard | undefined {
+  const client = options.client as Partial<CompactionConfigClient>;
+  if (
+    typeof client.compactionConfig !== "function" ||
+    typeof client.setDatasourceCompactionConfig !== "function"
+  )
+    return undefined;
+  return new CompactionGuard({
+    client: options.client,
+    warn: (message) => process.emitWarning(message, { code: "SEGOPS_COMPACTION_RACE" }),
+  });
+}
+
+/**
+ * Before a partition's attempt is submitted: its interval out of auto-compaction's reach, recorded with the
+ * partition when segops added it. A failure here costs the partition nothing but the guard (said in its log):
+ * the backfill is what was asked for.
+ */
+async function holdCompaction(a: Attempt, guard: CompactionGuard): Promise<void> {
+  const owned = a.progress().compactionSkip;
+  let held: string | null;
+  try {
+    held = await guard.hold(a.payload.datasource, a.interval, a.task.id, owned, a.call);
+  } catch (error) {
+    if (a.call.signal?.aborted) throw error;
+    a.note(
+      "compaction-skip",
+      `could not keep auto-compaction out of ${a.payload.interval}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return;
+  }
+  if (held === null || held === owned) return;
+  await a.save({ compactionSkip: held });
+  a.note("compaction-skip", `${held} is in ${a.payload.datasource}'s compaction skipIntervals while written`);
 }
 
 /** The I/O every step gets, shared by all the handler's runs. */

@@ -92,6 +92,7 @@ export const ingestProgressSchema = z.looseObject({
     .nullable()
     .optional(),
   handedOffAt: z.number().optional(),
+  compactionSkip: z.string().optional(),
   preflight: z.looseObject({ rowsRead: z.number(), complete: z.boolean() }).optional(),
   liveBefore: z
     .looseObject({ segments: z.number(), versions: z.array(z.string()), rows: z.number().nullable() })

@@ -132,6 +132,11 @@ export interface IngestProgress {
   /** What the pre-flight read of the input (absent: none ran for this attempt). */
   preflight?: PreflightEvidence;
   handedOffAt?: number;
+  /**
+   * The interval segops put in the datasource's compaction skipIntervals for this partition (compaction-guard.ts),
+   * taken out when the partition is over; absent: none of segops' (no auto-compaction, Druid before 39).
+   */
+  compactionSkip?: string;
   failures?: AttemptFailure[];
   taskIds?: string[];
   missing?: string[];

@@ -2,6 +2,13 @@ import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
 import {
+  AUTO_COMPACTION_PREFIX,
+  autoCompactionTask,
+  CompactionConfigs,
+  DEFAULT_COMPACTION_PERIOD_MS,
+  nextCompaction,
+} from "./auto-compact.js";
+import {
   compactedSegments,
   compactInput,
   NO_SEGMENTS_NOT_READY,
@@ -26,6 +33,7 @@ import { buildSegments } from "./publish.js";
 import { hash32, type Rng, seededRng } from "./rng.js";
 import { ruleKind } from "./rules.js";
 import { markUnused, markUsed, type SegmentFilter } from "./segment-state.js";
+import { planTask } from "./spec.js";
 import { StatsRecorder, type TaskEvent } from "./stats.js";
 import type { SimTask, TaskLocation } from "./task.js";
 import { slotLimit, slotTypes, taskLimitsIn } from "./task-limits.js";
@@ -62,6 +70,8 @@ export interface EngineOptions {
   /** Duration model (sim ms): base per task, cost per row. */
   baseDurationMs: number;
   perRowMs: number;
+  /** How often the auto-compaction duty looks (sim ms; auto-compact.ts). @default DEFAULT_COMPACTION_PERIOD_MS */
+  compactionPeriodMs?: number;
 }
 
 const MAX_ERROR_MSG = 1024;
@@ -92,6 +102,9 @@ export class SimEngine {
   #seq = 0;
   #lastVersion = 0;
   #failCounts = new Map<string, number>();
+  /** Datasource auto-compaction configs (`/druid/coordinator/v1/config/compaction`; auto-compact.ts). */
+  readonly compactionConfigs: CompactionConfigs;
+  #nextCompactionAt: number;
   /** Called after every state change (persistence hooks in here). */
   onChange: () => void = () => {};
 
@@ -101,6 +114,8 @@ export class SimEngine {
     this.dynamicConfig = defaultDynamicConfig(options.millisToWaitBeforeDeleting);
     this.rng = seededRng(options.seed);
     this.slots = new SlotPool(options.workers, options.capacity, this.#t);
+    this.compactionConfigs = new CompactionConfigs(options.druidVersion);
+    this.#nextCompactionAt = this.#t;
   }
 
   /** Current sim time as last synced. */
@@ -141,6 +156,7 @@ export class SimEngine {
       changed = true;
     }
     this.#t = Math.max(this.#t, target);
+    changed = this.#autoCompact() || changed;
     changed = this.#schedule() || changed;
     changed = this.#coordinate() || changed;
     changed = this.#recordHandoffs() || changed;
@@ -161,6 +177,14 @@ export class SimEngine {
 
   /** Adds an accepted task to the queue (validation already done). */
   add(id: string, plan: TaskPlan, payload: Record<string, unknown>): SimTask {
+    const task = this.#insert(id, plan, payload);
+    this.sync();
+    this.onChange();
+    return task;
+  }
+
+  /** Queues a task without syncing (the Coordinator's own submissions, made during a sync). */
+  #insert(id: string, plan: TaskPlan, payload: Record<string, unknown>): SimTask {
     const task: SimTask = {
       id,
       groupId: plan.groupId ?? id,
@@ -185,9 +209,55 @@ export class SimEngine {
     };
     this.tasks.set(id, task);
     this.#event(task, "submitted");
-    this.sync();
-    this.onChange();
     return task;
+  }
+
+  /**
+   * The Coordinator's compaction duty (auto-compact.ts): once a period, for each configured datasource, a
+   * `compact` task for its newest chunk that needs one, within the compaction slots (10 % of the capacity, at
+   * least one). Nothing to do, and no cost, while no datasource has a config.
+   */
+  #autoCompact(): boolean {
+    const configs = this.compactionConfigs.all();
+    if (configs.length === 0 || this.#t < this.#nextCompactionAt) return false;
+    this.#nextCompactionAt = this.#t + (this.options.compactionPeriodMs ?? DEFAULT_COMPACTION_PERIOD_MS);
+    const active = [...this.tasks.values()].filter(isActive);
+    let running = active.filter((t) => t.id.startsWith(AUTO_COMPACTION_PREFIX)).length;
+    const slots = Math.max(1, Math.floor(this.options.workers * this.options.capacity * 0.1));
+    let changed = false;
+    for (const config of configs) {
+      if (running >= slots) break;
+      const ds = String(config.dataSource);
+      const priority = Number(config.taskPriority ?? 25);
+      const busy = {
+        locked: this.lockbox
+          .all()
+          .filter((l) => l.dataSource === ds && l.priority >= priority)
+          .map((l) => l.interval),
+        compacting: active.flatMap((t) =>
+          t.dataSource === ds && t.plan.compact ? [t.plan.compact.interval] : [],
+        ),
+      };
+      const interval = nextCompaction(
+        config,
+        this.store.visible(ds, this.#t),
+        busy,
+        this.options.druidVersion,
+      );
+      if (!interval) continue;
+      const id = `coordinator-issued_${this.newTaskId("compact", ds)}`;
+      const planned = planTask(autoCompactionTask(id, config, interval), this.options.druidVersion);
+      if (!planned.ok) continue;
+      const payload = {
+        ...autoCompactionTask(id, config, interval),
+        groupId: id,
+        resource: { availabilityGroup: id, requiredCapacity: 1 },
+      };
+      this.#insert(id, planned.plan, payload);
+      running++;
+      changed = true;
+    }
+    return changed;
   }
 
   /** `TaskQueue#shutdown`: an active task FAILs with "Shutdown request from user"; complete ones are untouched. */

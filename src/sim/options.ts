@@ -43,6 +43,8 @@ export interface SimOptions {
   baseDurationMs?: number;
   /** Duration model: sim ms per ingested row, divided among k sub-tasks. @default 0.05 */
   perRowMs?: number;
+  /** How often the Coordinator's auto-compaction duty looks, in sim ms (auto-compact.ts). @default 60000 */
+  compactionPeriodMs?: number;
 }
 
 export const DEFAULTS = {

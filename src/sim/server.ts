@@ -124,6 +124,7 @@ function createEngine(options: SimOptions, seed: number): SimEngine {
     druidVersion: options.druidVersion ?? DEFAULTS.druidVersion,
     baseDurationMs: options.baseDurationMs ?? DEFAULTS.baseDurationMs,
     perRowMs: options.perRowMs ?? DEFAULTS.perRowMs,
+    ...(options.compactionPeriodMs !== undefined ? { compactionPeriodMs: options.compactionPeriodMs } : {}),
   });
   if (saved) restoreState(engine, saved);
   return engine;

@@ -2,11 +2,12 @@ import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
 import { auditJson, HISTORICAL } from "../coordinator.js";
 import type { SimEngine } from "../engine.js";
 import { instantText, intervalText } from "../instant-text.js";
-import { empty, invalidInput, isJson, jettyError, json, jsonParseError, type Reply, text } from "../reply.js";
+import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { DEFAULT_RULES_KEY, DEFAULT_TIER, parseRules, RulesError } from "../rules.js";
 import { isUsed, type SimSegment, segmentJson } from "../timeline.js";
 import { versionTraits } from "../versions.js";
+import { compactionConfigRoutes } from "./compaction.js";
 
 /** Coordinator endpoints under `/druid/coordinator/v1` (docs/druid-api.md §3.1–§3.5). */
 const BASE = "/druid/coordinator/v1";
@@ -329,6 +330,21 @@ function header(ctx: RouteContext, name: string): string {
   return (Array.isArray(v) ? v[0] : v) ?? "";
 }
 
+/** Jetty's error page for an exception thrown inside a resource (what a real Druid 33 sent for a bad body). */
+function jettyError(message: string): Reply {
+  const escaped = message
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/'/g, "&apos;")
+    .replace(/"/g, "&quot;");
+  return text(
+    500,
+    `<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1"/>\n<title>Error 500 ${escaped}</title>\n</head>\n<body><h2>HTTP ERROR 500 ${escaped}</h2>\n</body>\n</html>\n`,
+    "text/html;charset=iso-8859-1",
+  );
+}
+
 /**
  * `POST /rules/{ds}` (`RulesResource.setDatasourceRules`): 200 with no body; the `X-Druid-Author` and
  * `X-Druid-Comment` headers go to the audit log. Druid 33 does not validate the rule order.
@@ -341,8 +357,10 @@ async function setRules(ctx: RouteContext): Promise<Reply> {
   if (raw.trim() !== "") {
     try {
       value = JSON.parse(raw);
-    } catch {
-      return jsonParseError(raw);
+    } catch (error) {
+      return jettyError(
+        `javax.servlet.ServletException: com.fasterxml.jackson.core.JsonParseException: ${(error as Error).message}`,
+      );
     }
   }
   let rules: ReturnType<typeof parseRules>;
@@ -400,11 +418,12 @@ function ruleHistory(ctx: RouteContext, key?: string): Reply {
 async function setDynamicConfig(ctx: RouteContext): Promise<Reply> {
   if (!isJson(ctx.req)) return empty(415);
   let value: unknown;
-  const raw = await ctx.body();
   try {
-    value = JSON.parse(raw);
-  } catch {
-    return jsonParseError(raw);
+    value = JSON.parse(await ctx.body());
+  } catch (error) {
+    return jettyError(
+      `javax.servlet.ServletException: com.fasterxml.jackson.core.JsonParseException: ${(error as Error).message}`,
+    );
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     const kind = Array.isArray(value) ? "Array value (token `JsonToken.START_ARRAY`)" : "a scalar value";
@@ -444,14 +463,14 @@ export function coordinatorRoutes(): Route[] {
 function configRoutes(): Route[] {
   return [
     { method: "GET", path: `${BASE}/config`, handler: ({ engine }) => json(200, engine.dynamicConfig) },
-    // The cluster compaction config (`DruidCompactionConfig`) with Druid 33's defaults and no datasource's
-    // auto-compaction configured (docs/druid-api.md §3.9).
+    // The cluster compaction config (`DruidCompactionConfig`) with Druid 33's defaults and the datasources'
+    // auto-compaction configs (docs/druid-api.md §3.9; the emulator's duty: auto-compact.ts).
     {
       method: "GET",
       path: `${BASE}/config/compaction`,
-      handler: () =>
+      handler: ({ engine }) =>
         json(200, {
-          compactionConfigs: [],
+          compactionConfigs: engine.compactionConfigs.all(),
           compactionTaskSlotRatio: 0.1,
           maxCompactionTaskSlots: 2147483647,
           compactionPolicy: { type: "newestSegmentFirst", priorityDatasource: null },
@@ -460,6 +479,7 @@ function configRoutes(): Route[] {
         }),
     },
     { method: "POST", path: `${BASE}/config`, handler: setDynamicConfig },
+    ...compactionConfigRoutes(),
   ];
 }
 
