@@ -14,6 +14,9 @@ import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
  * Connection resets at start-up (a Router restarting as the scheduler's morning burst begins) share the
  * start-up check's wait budget with 503s, instead of ending the run after the client's five attempts; a
  * refusal after a reset is the same restart's down time. A Druid that never answers still exits 4.
+ * The run's one backoff per host (the outage gate, which refuses a host's calls after three unanswered
+ * attempts) starts after this check, so the check's attempts still count past the client's five here
+ * (test/cli/outage-gate.test.ts has the gate).
  */
 
 const PROBE = "/druid/indexer/v1/totalWorkerCapacity";

@@ -117,7 +117,11 @@ describe("status batcher", () => {
         monitor.admit(call);
         sent.push(clock.now());
         if (down) {
-          const error = new TransientError({ endpoint: call.endpoint, druidMessage: "connection refused" });
+          const error = new TransientError({
+            endpoint: call.endpoint,
+            druidMessage: "connection refused",
+            requestSent: false,
+          });
           monitor.record({
             reachable: false,
             endpoint: call.endpoint,

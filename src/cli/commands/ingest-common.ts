@@ -27,7 +27,8 @@ import {
   summariseIssues,
 } from "../../spec/index.js";
 import type { DruidServices } from "../../work/services.js";
-import { connectDruid, openLedger } from "../context.js";
+import { connectWatched } from "../connect-watched.js";
+import { openLedger } from "../context.js";
 import { type DruidFlags, druidOptionsFrom } from "../options.js";
 import { BlockedCondition, progressMode, startProgress } from "../progress.js";
 import type { BackfillFlags, IngestFlags } from "./ingest-flags.js";
@@ -46,10 +47,7 @@ export function backfillCommand(template: string, flags: BackfillFlags): Promise
   });
 }
 
-/** A client for the flags that reports every attempt to `monitor` (checked with one cheap call first). */
-export function connectWatched(flags: DruidFlags, monitor: OutageMonitor): Promise<DruidClient> {
-  return connectDruid(flags, { client: { onAttempt: monitor.record } });
-}
+export { connectWatched };
 
 /** Errors of planning that are about the range the flags gave (`--interval`, or `--from` and `--to`). */
 const RANGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["TaskId", "Interval", "Partition"]);

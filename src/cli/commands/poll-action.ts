@@ -6,7 +6,7 @@ import { OutageGuard, OutageMonitor } from "../../druid/outage.js";
 import { statusLookupFor } from "../../jobs/engine.js";
 import { type PolledTask, pollTasks } from "../../jobs/poll.js";
 import { StatusBatcher } from "../../work/status-batcher.js";
-import { connectDruid } from "../context.js";
+import { connectWatched } from "../connect-watched.js";
 import type { DruidFlags } from "../options.js";
 import { watchOutageLines } from "../progress.js";
 
@@ -49,15 +49,12 @@ export async function pollAction(ids: string[], flags: PollFlags): Promise<void>
   const taskIds = readIds(ids, flags.file);
   const clock = systemClock;
   const started = clock.now();
-  // Every attempt feeds the monitor: an unreachable Druid is said, and bounded, instead of a silent wait.
+  // Every attempt feeds the monitor: an unreachable Druid is said, and bounded, instead of a silent wait; its
+  // one backoff per host paces every call meanwhile.
   const monitor = new OutageMonitor(clock);
-  const client = await connectDruid(flags, {
+  const client = await connectWatched(flags, monitor, {
     check: false,
-    client: {
-      statusFallbackConcurrency: flags.maxConcurrency,
-      connections: flags.maxConcurrency,
-      onAttempt: monitor.record,
-    },
+    client: { statusFallbackConcurrency: flags.maxConcurrency, connections: flags.maxConcurrency },
   });
   const outage = new OutageGuard(monitor, clock, flags.druidOutageTimeout * 1000);
   const elapsed = () => ((clock.now() - started) / 1000).toFixed(1).padStart(6);

@@ -10,7 +10,7 @@ import { statusLookupFor } from "../../jobs/engine.js";
 import { pollTasks } from "../../jobs/poll.js";
 import { HandoffChecker, type HandoffVerdict, proveSoleTask } from "../../work/handoff.js";
 import { StatusBatcher } from "../../work/status-batcher.js";
-import { connectDruid } from "../context.js";
+import { connectWatched } from "../connect-watched.js";
 import type { DruidFlags } from "../options.js";
 import { watchOutageLines } from "../progress.js";
 import { writers } from "./render.js";
@@ -65,7 +65,7 @@ async function openWaiting(flags: WaitFlags, err: (text: string) => void): Promi
   const started = clock.now();
   // Every attempt feeds the monitor: an unreachable Druid is said, and bounded, instead of a silent wait.
   const monitor = new OutageMonitor(clock);
-  const client = await connectDruid(flags, { client: { onAttempt: monitor.record } });
+  const client = await connectWatched(flags, monitor);
   const outage = new OutageGuard(monitor, clock, flags.druidOutageTimeout * 1000);
   const lines = watchOutageLines(monitor, clock, (line) => err(`${line}\n`));
   const batcher = new StatusBatcher({ lookup: statusLookupFor(client), clock, tickMs: flags.tick });
