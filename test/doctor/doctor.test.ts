@@ -79,6 +79,35 @@ describe("segops doctor against the emulator, per release", () => {
     });
   }
 
+  it('--json has the documented shape (docs/doctor.md, "--json")', async () => {
+    const s = await sim(35);
+    const { report } = await doctor("--druid", s.url, "--json", file("shape.json", TEMPLATE));
+    if (!report) throw new Error("no report");
+    expect(Object.keys(report)).toEqual([
+      "endpoints",
+      "release",
+      "behaviours",
+      "router",
+      "permissions",
+      "templates",
+      "findings",
+      "blockers",
+      "exitCode",
+    ]);
+    expect(Object.keys(report.permissions[0] ?? {})).toEqual([
+      "id",
+      "api",
+      "resource",
+      "action",
+      "verdict",
+      "status",
+      "usedFor",
+      "cost",
+      "required",
+    ]);
+    for (const f of report.findings) expect(["blocker", "warning", "note"]).toContain(f.severity);
+  });
+
   it("prints the release line and 'ready' in text", async () => {
     const s = await sim(33);
     const { code, out } = await doctor("--druid", s.url);
