@@ -106,12 +106,29 @@ describe("dlq and cancel from another shell", () => {
     const dead = JSON.parse(list.stdout) as Array<{ task: string; interval: string }>;
     expect(dead.map((d) => d.interval.slice(0, 10)).sort()).toEqual(["2026-08-02", "2026-08-03"]);
     const [second, third] = dead.sort((a, b) => (a.interval < b.interval ? -1 : 1));
-    const shown = JSON.parse((await runCli(["dlq", "show", second!.task, "--ledger", ledger]).done).stdout);
+    const shown = JSON.parse(
+      (await runCli(["dlq", "show", second!.task, "--ledger", ledger, "--json"]).done).stdout,
+    );
     expect(shown.failures.map((f: { failureClass: string }) => f.failureClass)).toEqual([
       "parse-exceptions",
       "parse-exceptions",
       "parse-exceptions",
     ]);
+    // Without --json: a page a person reads — one line per attempt and per state change, ISO times.
+    const human = (await runCli(["dlq", "show", second!.task, "--ledger", ledger]).done).stdout;
+    const lines = human.trim().split("\n");
+    expect(lines[0]).toBe(`${second!.task}: dead-lettered after 3 attempts`);
+    expect(lines).toContain("failed attempts:");
+    expect(
+      lines.filter((l) => /^ {2}attempt \d+ {2}parse-exceptions \(deterministic\)/.test(l)),
+    ).toHaveLength(3);
+    expect(lines).toContain("history:");
+    expect(lines.some((l) => /^ {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}\S+ → dead/.test(l))).toBe(true);
+    expect(human).not.toMatch(/\b1\d{12}\b/); // no epoch milliseconds
+    expect(human).not.toMatch(/^\s*"/m); // no JSON members
+    expect(human).not.toMatch(/ {2}running {2}checkpoint /); // progress checkpoints are counted, not listed
+    expect(lines.at(-1)).toMatch(/^next: fix the cause, then segops dlq retry \S+ \(or segops dlq drop/);
+    expect(lines.length).toBeLessThan(40);
 
     writeDailyDataset({ from: "2026-08-02", days: 1, rowsPerDay: 10, dir: dataDir }); // fixed input
     expect((await runCli(["dlq", "retry", second!.task, "--ledger", ledger]).done).code).toBe(0);

@@ -15,6 +15,7 @@ import type { Store } from "../../ledger/store.js";
 import type { TaskRow } from "../../ledger/types.js";
 import { connectDruid, openLedger } from "../context.js";
 import type { DruidFlags } from "../options.js";
+import { formatDeadLetter } from "./dlq-view.js";
 import { writers } from "./render.js";
 
 /**
@@ -193,7 +194,7 @@ export async function dlqShow(id: string, flags: LedgerFlags, cmd: Command): Pro
       failures: KINDS.find((k) => k.name === task.kind)?.describe(task).failures ?? [],
       events: await store.listEvents({ taskId: id }),
     };
-    out(`${JSON.stringify(shown, null, 2)}\n`);
+    out(flags.json ? `${JSON.stringify(shown, null, 2)}\n` : formatDeadLetter(shown));
   });
 }
 
