@@ -82,14 +82,13 @@ async function examine(http: DruidHttp, input: DoctorInput): Promise<DoctorRepor
       : undefined;
   const caps = capabilitiesFor(status.status !== null && status.status < 300 ? version : null, status.error);
   const reported = caps.version?.text ?? null;
-  if (caps.warning && status.status !== 404)
-    findings.push({ severity: "note", code: "release", message: caps.warning });
-
   const [coordinatorLeader, overlordLeader] = await Promise.all([
     ask(http, { service: "coordinator", method: "GET", path: "/druid/coordinator/v1/leader" }),
     ask(http, { service: "overlord", method: "GET", path: "/druid/indexer/v1/leader" }),
   ]);
-  if (status.status === null && coordinatorLeader.status === null && overlordLeader.status === null) {
+  const unreachable =
+    status.status === null && coordinatorLeader.status === null && overlordLeader.status === null;
+  if (unreachable) {
     findings.push({
       severity: "blocker",
       code: "druid-unreachable",
@@ -103,6 +102,9 @@ async function examine(http: DruidHttp, input: DoctorInput): Promise<DoctorRepor
     overlordLeader: overlordLeader.status,
   });
   if (router.finding) findings.push(router.finding);
+  // The version is said unread once, not again beside an unreachable or non-Druid URL.
+  if (caps.warning && !unreachable && router.verdict !== "not-druid")
+    findings.push({ severity: "note", code: "release", message: caps.warning });
 
   const templates = input.templates.map((t) => ({ ...t, dataSource: templateDataSource(t.template) }));
   const dataSources = [...new Set(templates.flatMap((t) => (t.dataSource ? [t.dataSource] : [])))];
@@ -114,21 +116,17 @@ async function examine(http: DruidHttp, input: DoctorInput): Promise<DoctorRepor
   // One at a time: a doctor run should not add load to a cluster that may be struggling already.
   for (const probe of API_PROBES) {
     const path = fill(probe.path, probeDs, true);
-    const answer = await ask(http, {
-      service: probe.service,
-      method: probe.method,
-      path,
-      ...(probe.query ? { query: fill({ ...probe.query }, probeDs, false) } : {}),
-      ...(probe.body !== undefined ? { json: fill(probe.body, probeDs, false) } : {}),
-    });
-    permissions.push(
-      permissionResult(
-        probe,
-        `${probe.method} ${path}`,
-        answer.status,
-        router.verdict === "no-management-proxy",
-      ),
-    );
+    // A Druid that answered nothing is not asked again per API: each would wait out the retry budget.
+    const answer: Answer = unreachable
+      ? { status: null, body: null }
+      : await ask(http, {
+          service: probe.service,
+          method: probe.method,
+          path,
+          ...(probe.query ? { query: fill({ ...probe.query }, probeDs, false) } : {}),
+          ...(probe.body !== undefined ? { json: fill(probe.body, probeDs, false) } : {}),
+        });
+    permissions.push(permissionResult(probe, `${probe.method} ${path}`, answer.status, managementMissing));
     if (answer.status !== null && answer.status < 300) bodies.set(probe.id, answer.body);
   }
   findings.push(...permissionFindings(permissions, managementMissing));

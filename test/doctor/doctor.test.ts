@@ -194,6 +194,18 @@ describe("segops doctor: the URL", () => {
     expect(wrong.report ? codes(wrong.report) : []).toEqual(["druid-not-found"]);
   });
 
+  it("a Druid that does not answer is one blocker, and no API is asked on its own", async () => {
+    const s = await sim();
+    const url = s.url;
+    await s.close();
+    const { code, report } = await doctor("--druid", url, "--json", "--retry-budget", "1");
+    expect(code).toBe(1);
+    expect(report ? codes(report) : []).toEqual(["druid-unreachable"]);
+    expect(new Set(report?.permissions.map((p) => `${p.verdict} ${p.status}`))).toEqual(
+      new Set(["unknown null"]),
+    );
+  });
+
   it("with --overlord/--coordinator the Router check does not apply", async () => {
     const s = await sim();
     const { code, report } = await doctor("--overlord", s.url, "--coordinator", s.url, "--json");
