@@ -90,3 +90,16 @@ export function externInputs(sql: string): ExternInput[] {
   }
   return out;
 }
+
+/** Each `EXTERN` call's literal arguments, in order (`index` counts calls), or null for a call whose arguments are not all string literals. */
+export function externArguments(
+  sql: string,
+): ({ index: number; positional: string[]; named: Map<string, string> } | null)[] {
+  const out: ({ index: number; positional: string[]; named: Map<string, string> } | null)[] = [];
+  const re = /\bEXTERN\s*\(/gi;
+  for (let m = re.exec(sql); m !== null; m = re.exec(sql)) {
+    const args = callArguments(sql, m.index + m[0].length - 1);
+    out.push(args ? { index: out.length, ...args } : null);
+  }
+  return out;
+}

@@ -3,6 +3,7 @@ import { type Granularity, granularityLabel, isAligned, parseGranularity } from 
 import { formatInterval, type Interval, parseInstant, sameInterval } from "../core/interval.js";
 import { druidIdProblem } from "../core/task-id.js";
 import type { SpecIssue, ValidationResult } from "./issues.js";
+import { checkIngestShape } from "./msq-rules.js";
 import type { RuleScope } from "./rules.js";
 import { type RenderContext, substitute } from "./template.js";
 
@@ -395,6 +396,7 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
   const masked = maskQuoted(rest);
   const gran = checkPartitionedBy(verb, rest, masked, issues);
   if (verb === "REPLACE") checkOverwrite(rest, masked, gran, segops, options.partition, issues);
+  checkIngestShape(sql, { verb, table: head[2] as string, rest, masked, granularity: gran }, issues);
   return result(issues);
 }
 

@@ -299,7 +299,7 @@ describe("segops validate", () => {
   it("checks SQL templates: the OVERWRITE window against the partition", async () => {
     const sql = file(
       "q.sql",
-      "REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'\nSELECT 1\nPARTITIONED BY DAY\n",
+      "REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '{{start}}' AND __time < TIMESTAMP '{{end}}'\nSELECT TIMESTAMP '{{start}}' AS __time\nPARTITIONED BY DAY\n",
     );
     expect((await run("validate", sql, "--interval", "2026-01-01/P1D")).code).toBe(0);
     const hourly = await run("validate", sql, "--interval", "2026-01-01T01:00Z/PT1H");

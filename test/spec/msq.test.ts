@@ -192,7 +192,7 @@ describe("Druid's SQL ingestion rules (DruidSqlParserUtils, DruidSqlValidator)",
     ]);
     // Keywords inside literals and quoted identifiers are not clauses.
     const quoted = validateSql(
-      `REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01' AND __time < TIMESTAMP '2026-01-02' SELECT 'CLUSTERED BY x' AS "PARTITIONED BY" FROM src PARTITIONED BY DAY CLUSTERED BY page`,
+      `REPLACE INTO wiki OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01' AND __time < TIMESTAMP '2026-01-02' SELECT __time, 'CLUSTERED BY x' AS "PARTITIONED BY" FROM src PARTITIONED BY DAY CLUSTERED BY page`,
     );
     expect(quoted.errors).toEqual([]);
   });
@@ -206,7 +206,7 @@ describe("Druid's SQL ingestion rules (DruidSqlParserUtils, DruidSqlValidator)",
         .errors,
     ).toEqual([]);
     const between = validateSql(
-      "REPLACE INTO wiki OVERWRITE WHERE __time BETWEEN TIMESTAMP '2026-01-01' AND TIMESTAMP '2026-01-02' SELECT 1 PARTITIONED BY DAY",
+      "REPLACE INTO wiki OVERWRITE WHERE __time BETWEEN TIMESTAMP '2026-01-01' AND TIMESTAMP '2026-01-02' SELECT TIMESTAMP '2026-01-01' AS __time PARTITIONED BY DAY",
       { rules: "druid" },
     );
     expect(between.errors).toEqual([]);
@@ -220,5 +220,94 @@ describe("Druid's SQL ingestion rules (DruidSqlParserUtils, DruidSqlValidator)",
         (e) => e.path,
       ),
     ).toEqual(["query.overwrite"]);
+  });
+});
+
+describe("SQL statement shape (pinned to Druid's source: DruidSqlValidator, MSQTaskSqlEngine, EXTERN)", () => {
+  const W = "OVERWRITE WHERE __time >= TIMESTAMP '2026-01-01' AND __time < TIMESTAMP '2026-01-02'";
+  const EXT = `TABLE(EXTERN('{"type":"local","baseDir":"/d","filter":"*.json"}', '{"type":"json"}', '[{"name":"ts","type":"string"}]'))`;
+  const druid = (q: string) => validateSql(q, { rules: "druid" });
+  const only = (q: string) => druid(q).errors.map((e) => e.message);
+
+  it("needs a __time column unless PARTITIONED BY ALL (MSQTaskSqlEngine.validateInsert)", () => {
+    expect(only(`REPLACE INTO wiki ${W} SELECT page, added FROM src PARTITIONED BY DAY`)).toEqual([
+      expect.stringMatching(
+        /^The granularity specified in the PARTITIONED BY clause is different from ALL, so the query must specify a time column \(named __time\)/,
+      ),
+    ]);
+    expect(
+      only(`REPLACE INTO wiki ${W} SELECT TIME_PARSE(ts) AS "__time", page FROM src PARTITIONED BY DAY`),
+    ).toEqual([]);
+    expect(only("REPLACE INTO wiki OVERWRITE ALL SELECT page FROM src PARTITIONED BY ALL TIME")).toEqual([]);
+    // SELECT * may carry __time: not judged.
+    expect(only(`REPLACE INTO wiki ${W} SELECT * FROM src PARTITIONED BY DAY`)).toEqual([]);
+    // A __time inside a subquery is not the outer list's.
+    expect(
+      only(`INSERT INTO wiki SELECT page FROM (SELECT __time, page FROM src) PARTITIONED BY DAY`),
+    ).toHaveLength(1);
+  });
+
+  it("refuses an outer LIMIT unless PARTITIONED BY ALL, and any OFFSET (MSQTaskSqlEngine.validateLimitAndOffset)", () => {
+    expect(only(`INSERT INTO wiki SELECT __time, page FROM src LIMIT 10 PARTITIONED BY DAY`)).toEqual([
+      expect.stringMatching(/^INSERT and REPLACE queries cannot have a LIMIT unless PARTITIONED BY is "ALL"/),
+    ]);
+    expect(only(`INSERT INTO wiki SELECT __time, page FROM src LIMIT 10 PARTITIONED BY ALL`)).toEqual([]);
+    expect(
+      only(`INSERT INTO wiki SELECT __time, page FROM src LIMIT 10 OFFSET 5 PARTITIONED BY ALL`),
+    ).toEqual([expect.stringMatching(/^INSERT and REPLACE queries cannot have an OFFSET/)]);
+    // A LIMIT inside a subquery is the subquery's.
+    expect(
+      only(`INSERT INTO wiki SELECT __time, page FROM (SELECT * FROM src LIMIT 5) PARTITIONED BY DAY`),
+    ).toEqual([]);
+    // A LIMIT in a literal or quoted identifier is text.
+    expect(only(`INSERT INTO wiki SELECT __time, 'LIMIT 1' AS "OFFSET" FROM src PARTITIONED BY DAY`)).toEqual(
+      [],
+    );
+  });
+
+  it("refuses a target column list and a table outside the druid schema (DruidSqlValidator)", () => {
+    expect(
+      druid(`INSERT INTO dst (foo, bar) SELECT __time, page FROM src PARTITIONED BY DAY`).errors,
+    ).toEqual([
+      {
+        path: "query.table",
+        message: expect.stringMatching(
+          /^Operation \[INSERT\] cannot be run with a target column list, given \[dst \(foo, bar\)\]/,
+        ),
+      },
+    ]);
+    expect(
+      druid(`INSERT INTO a.b.c SELECT __time FROM src PARTITIONED BY DAY`).errors.map((e) => e.message),
+    ).toEqual([expect.stringMatching(/^Table \[a\.b\.c\] has 3 name parts/)]);
+    expect(only(`INSERT INTO sys.segments SELECT __time FROM src PARTITIONED BY DAY`)).toEqual([
+      expect.stringMatching(/^Cannot INSERT into \[sys\.segments\] because it is not a Druid datasource/),
+    ]);
+    expect(only(`INSERT INTO druid.wiki SELECT __time FROM src PARTITIONED BY DAY`)).toEqual([]);
+    expect(only(`INSERT INTO "druid"."wiki" SELECT __time FROM src PARTITIONED BY DAY`)).toEqual([]);
+    expect(only(`INSERT INTO wiki(SELECT __time FROM src) PARTITIONED BY DAY`)).toEqual([]);
+  });
+
+  it("reads EXTERN's arguments as Druid does: JSON objects, a JSON array signature, 2 or 3 of them", () => {
+    expect(only(`INSERT INTO wiki SELECT TIME_PARSE(ts) AS __time FROM ${EXT} PARTITIONED BY DAY`)).toEqual(
+      [],
+    );
+    const bad = EXT.replace(`'{"type":"json"}'`, `'{type:json}'`);
+    expect(only(`INSERT INTO wiki SELECT TIME_PARSE(ts) AS __time FROM ${bad} PARTITIONED BY DAY`)).toEqual([
+      expect.stringMatching(/^EXTERN #1: the inputFormat argument is not JSON/),
+    ]);
+    const four = `TABLE(EXTERN('{"type":"inline","data":"a"}', '{"type":"json"}', '[]', '[]'))`;
+    expect(only(`INSERT INTO wiki SELECT TIME_PARSE(ts) AS __time FROM ${four} PARTITIONED BY DAY`)).toEqual([
+      expect.stringMatching(
+        /^EXTERN #1 takes 2 or 3 arguments \(inputSource, inputFormat\[, signature\]\), found 4/,
+      ),
+    ]);
+    const signature = EXT.replace(`'[{"name":"ts","type":"string"}]'`, `'{"name":"ts"}'`);
+    expect(
+      only(`INSERT INTO wiki SELECT TIME_PARSE(ts) AS __time FROM ${signature} PARTITIONED BY DAY`),
+    ).toEqual([expect.stringMatching(/^EXTERN #1: the signature argument must be a JSON array/)]);
+    // Query parameters are not literals: nothing to read.
+    expect(
+      only(`INSERT INTO wiki SELECT TIME_PARSE(ts) AS __time FROM TABLE(EXTERN(?, ?, ?)) PARTITIONED BY DAY`),
+    ).toEqual([]);
   });
 });
