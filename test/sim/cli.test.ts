@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { registerSim, serveSim, simOptionsFromFlags } from "../../src/cli/commands/sim.js";
+import { handoffRaceNote, registerSim, serveSim, simOptionsFromFlags } from "../../src/cli/commands/sim.js";
 import { UsageError } from "../../src/core/errors.js";
 
 describe("segops sim", () => {
@@ -59,6 +59,19 @@ describe("segops sim", () => {
     await done;
     expect(lines.at(-1)).toBe("Druid emulator stopped");
     await expect(fetch(`${url}/status/health`)).rejects.toThrow();
+  });
+
+  it("sped up, says that data is queryable a blink after SUCCESS here and seconds after on Druid; at real speed, nothing", async () => {
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = serveSim({ port: 0, timeScale: 100 }, stop.signal, (l) => lines.push(l));
+    while (lines.length < 2) await new Promise((r) => setImmediate(r));
+    expect(lines[1]).toContain("at --time-scale 100 a task's data becomes queryable 50 ms after SUCCESS");
+    expect(lines[1]).toContain("segops wait --handoff");
+    stop.abort();
+    await done;
+    expect(handoffRaceNote(1, 5000)).toBeNull();
+    expect(handoffRaceNote(2, 5000)).toContain("2.5 s after SUCCESS");
   });
 
   it.each(["33", "35", "37", "39"])("emulates Druid %s with --druid-version, /status included", async (v) => {

@@ -97,6 +97,17 @@ export function simOptionsFromFlags(flags: SimFlags): SimOptions {
   return options;
 }
 
+/**
+ * What a sped-up emulator hides: data becomes queryable a handoff after SUCCESS, seconds on a real Druid, a
+ * blink here. A check that queries right after SUCCESS passes on the emulator and fails on Druid, so say so.
+ */
+export function handoffRaceNote(timeScale: number, handoffDelayMs: number): string | null {
+  if (timeScale <= 1) return null;
+  const real = handoffDelayMs / timeScale;
+  const shown = real >= 1000 ? `${(real / 1000).toFixed(1)} s` : `${Math.round(real)} ms`;
+  return `note: at --time-scale ${timeScale} a task's data becomes queryable ${shown} after SUCCESS (a handoff of ${handoffDelayMs / 1000} s of Druid time); on a real Druid it takes seconds or more, so a query right after SUCCESS that passes here can find nothing there: wait for handoff (segops run/backfill do; segops wait --handoff), or run the emulator at --time-scale 1 to see the race`;
+}
+
 /** Runs the emulator until `stop` aborts, printing its URL; closes cleanly. */
 export async function serveSim(
   options: SimOptions,
@@ -119,6 +130,8 @@ export async function serveSim(
   write(
     `Druid emulator listening on ${sim.url} as Druid ${sim.druidVersion}.0.0 (Overlord, Coordinator and Broker SQL paths)`,
   );
+  const note = handoffRaceNote(options.timeScale ?? 1, sim.engine.options.handoffDelayMs);
+  if (note) write(note);
   if (!stop.aborted)
     await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
   await sim.close();
