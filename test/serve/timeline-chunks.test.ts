@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { segmentViews } from "../../src/serve/dashboard/timeline.js";
 import { type ChunkSegment, timelineChunks } from "../../src/serve/dashboard/timeline-chunks.js";
 
 /** The timeline's time chunks: one entry per segment interval, whatever the number of versions there. */
@@ -77,5 +78,37 @@ describe("timeline chunks", () => {
     const [c] = timelineChunks([seg(D1, "v1"), seg(D1, "v1", { rows: null })], new Set());
     expect(c?.live?.rows).toBeNull();
     expect(c?.live?.segments).toBe(2);
+  });
+});
+
+describe("the timeline's segments", () => {
+  const window = { start: Date.parse(D1[0]), end: Date.parse(D2[1]) };
+  const view = (day: readonly [string, string], version: string) => ({
+    id: `ds_${day[0]}_${day[1]}_${version}`,
+    start: Date.parse(day[0]),
+    end: Date.parse(day[1]),
+    version,
+    partitionNum: 0,
+    corePartitions: 1,
+    tombstone: false,
+    sizeBytes: 1000,
+    numRows: 10,
+    served: true,
+  });
+
+  it("a segment marked unused between the two reads is in both lists and shown once, as the used list has it", () => {
+    const older = view(D1, "v1");
+    const segments = segmentViews(
+      [older, view(D1, "v2"), view(D2, "v2")],
+      [older, view(D2, "v1")],
+      window,
+      new Map(),
+    );
+    expect(segments.map((s) => [s.version, s.start.slice(0, 10), s.status])).toEqual([
+      ["v2", "2026-01-01", "live"],
+      ["v2", "2026-01-02", "live"],
+      ["v1", "2026-01-01", "overshadowed"],
+      ["v1", "2026-01-02", "unused"],
+    ]);
   });
 });

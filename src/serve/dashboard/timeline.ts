@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { formatInterval, parseInterval } from "../../core/interval.js";
+import { formatInterval, type Interval, parseInterval } from "../../core/interval.js";
 import { clusterOf } from "../../druid/cluster.js";
 import { auditDatasource } from "../../jobs/actions.js";
 import { toTimelineSegment } from "../../work/segments.js";
@@ -56,14 +56,12 @@ async function timelineOf(deps: ApiDeps, datasource: string, q: z.infer<typeof D
     ourVersions(deps.store, datasource, clusterOf(deps.client)),
   ]);
   const servedIds = new Set(served);
-  const usedView = used.map((s) => toTimelineSegment(s, servedIds));
-  const liveIds = new Set(liveTimeline(usedView, window).flatMap((p) => p.live.map((s) => s.id)));
-  const candidates = new Map(audit.compactionCandidates.map((cc) => [cc.segment, cc.reason]));
-  const view = (s: SegmentView, status: Status) => segmentView(s, status, candidates.get(s.id) ?? null);
-  const all = [
-    ...usedView.map((s) => view(s, liveIds.has(s.id) ? "live" : "overshadowed")),
-    ...unused.map((u) => view(toTimelineSegment(u.segment, servedIds), "unused")),
-  ].sort((a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : a.start < b.start ? -1 : 1));
+  const all = segmentViews(
+    used.map((s) => toTimelineSegment(s, servedIds)),
+    unused.map((u) => toTimelineSegment(u.segment, servedIds)),
+    window,
+    new Map(audit.compactionCandidates.map((cc) => [cc.segment, cc.reason])),
+  );
   return {
     datasource,
     interval,
@@ -74,6 +72,26 @@ async function timelineOf(deps: ApiDeps, datasource: string, q: z.infer<typeof D
     audit,
     gaps: gaps ?? [],
   };
+}
+
+/**
+ * Every segment once, with its status — live or overshadowed among the used ones, else unused — newest
+ * version first (pure). The two lists are read at once: a segment the Coordinator marked unused (or used
+ * again) between the reads is in both, and is shown once, as the used list and the audit see it.
+ */
+export function segmentViews(
+  used: readonly SegmentView[],
+  unused: readonly SegmentView[],
+  window: Interval,
+  candidates: ReadonlyMap<string, string>,
+) {
+  const usedIds = new Set(used.map((s) => s.id));
+  const liveIds = new Set(liveTimeline(used, window).flatMap((p) => p.live.map((s) => s.id)));
+  const view = (s: SegmentView, status: Status) => segmentView(s, status, candidates.get(s.id) ?? null);
+  return [
+    ...used.map((s) => view(s, liveIds.has(s.id) ? "live" : "overshadowed")),
+    ...unused.filter((u) => !usedIds.has(u.id)).map((u) => view(u, "unused")),
+  ].sort((a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : a.start < b.start ? -1 : 1));
 }
 
 function segmentView(s: SegmentView, status: Status, compactionCandidate: string | null) {
