@@ -39,6 +39,11 @@ export interface DruidCapabilityFlags {
    * supervisor) never picks for compaction.
    */
   readonly compactionSkipIntervals: boolean;
+  /**
+   * Retention rules `loadPartialForever`, `loadPartialByInterval`, `loadPartialByPeriod`: load part of a segment
+   * on a virtual storage Historical, which still announces it; the handoff gate reads them as load rules.
+   */
+  readonly partialLoadRules: boolean;
 }
 
 export interface CapabilityRow {
@@ -94,6 +99,13 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
     source:
       "apache/druid #19792 (DataSourceCompactionConfig.getSkipIntervals, DataSourceCompactibleSegmentIterator.findInitialSearchInterval)",
   },
+  {
+    key: "partialLoadRules",
+    since: 38,
+    what: "partial load rules (loadPartialForever, loadPartialByInterval, loadPartialByPeriod) for virtual storage Historicals",
+    source:
+      "apache/druid #19374 (PartialLoadRule, CannotMatchBehavior), #19671 (wired to the segment cache); the release not verified",
+  },
 ];
 
 /** The version `GET /status` reported, as far as segops reads it. */
@@ -141,6 +153,7 @@ export function flagsFor(major: number): DruidCapabilityFlags {
     lockRevokedFailsFast: false,
     nowExpression: false,
     compactionSkipIntervals: false,
+    partialLoadRules: false,
   };
   for (const row of CAPABILITY_ROWS) flags[row.key] = rowApplies(row, major);
   return flags;

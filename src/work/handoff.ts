@@ -2,7 +2,7 @@ import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import { formatInterval, type Interval, overlaps } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
-import { type LoadRule, neverLoaded } from "./load-rules.js";
+import { type LoadRule, neverLoaded, undecidedByRules } from "./load-rules.js";
 import { coalesceIntervals, servedByHistoricals, toTimelineSegment } from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { type LiveData, liveDataOf, liveTimeline, type TimelineSegment } from "./timeline.js";
@@ -224,6 +224,9 @@ export function handoffVerdict(
       .map((s) => ({ start: s.start, end: s.end }));
     const reason = neverLoaded(context.rules, unserved, context.now ?? Date.now());
     if (reason) return { state: "never-loaded", version, reason };
+    // A rule segops cannot read decides: no verdict from the rules, but said with what the gate waits for.
+    const undecided = undecidedByRules(context.rules, unserved, context.now ?? Date.now());
+    if (undecided) missing.push(undecided);
   }
   return missing.length === 0
     ? { state: "handed-off", version, segments: ours, proof: found.proof }

@@ -10,8 +10,32 @@ import { formatInterval, type Interval } from "../core/interval.js";
 
 export type LoadRule = { type: string } & Record<string, unknown>;
 
-/** What the first applicable rule does with a segment: null when no rule applies. */
-export type RuleEffect = { rule: LoadRule; loads: boolean } | null;
+/**
+ * What the first applicable rule does with a segment: null when no rule applies; `loads: null` when segops cannot
+ * tell (a rule type it does not know, or a partial load rule that may pass the segment on to the next rule).
+ */
+export type RuleEffect = { rule: LoadRule; loads: boolean | null } | null;
+
+/**
+ * The rule types segops reads. The partial load rules (`loadPartialForever`, `loadPartialByInterval`,
+ * `loadPartialByPeriod`: apache/druid #19374, Druid 38; partial loading of virtual storage Historicals, #19671) apply
+ * as their plain counterparts do and still announce the segment they load, so they count as load rules.
+ */
+export const KNOWN_RULE_TYPES: ReadonlySet<string> = new Set([
+  "loadForever",
+  "loadByInterval",
+  "loadByPeriod",
+  "dropForever",
+  "dropByInterval",
+  "dropByPeriod",
+  "dropBeforeByPeriod",
+  "broadcastForever",
+  "broadcastByInterval",
+  "broadcastByPeriod",
+  "loadPartialForever",
+  "loadPartialByInterval",
+  "loadPartialByPeriod",
+]);
 
 /**
  * `now` minus an ISO 8601 period, counted back in calendar units as Joda's `new Interval(period, now)`
@@ -43,10 +67,12 @@ export function ruleApplies(rule: LoadRule, segment: Interval, now: number): boo
   };
   switch (rule.type) {
     case "loadForever":
+    case "loadPartialForever":
     case "dropForever":
     case "broadcastForever":
       return true;
     case "loadByInterval":
+    case "loadPartialByInterval":
     case "broadcastByInterval": {
       // `Rules.eligibleForLoad(interval, segment)`: overlap.
       const i = parseRuleInterval(rule.interval);
@@ -58,6 +84,7 @@ export function ruleApplies(rule: LoadRule, segment: Interval, now: number): boo
       return i !== null && contains(i, segment);
     }
     case "loadByPeriod":
+    case "loadPartialByPeriod":
     case "broadcastByPeriod": {
       const w = window();
       if (!w) return false;
@@ -74,7 +101,8 @@ export function ruleApplies(rule: LoadRule, segment: Interval, now: number): boo
       return start !== null && segment.end <= start;
     }
     default:
-      return false;
+      // A type segops does not know (a newer Druid's): it may apply; ruleFor stops at it, undecided.
+      return true;
   }
 }
 
@@ -93,6 +121,14 @@ function replicas(rule: LoadRule): number {
 export function ruleFor(rules: readonly LoadRule[], segment: Interval, now: number): RuleEffect {
   for (const rule of rules) {
     if (!ruleApplies(rule, segment, now)) continue;
+    if (!KNOWN_RULE_TYPES.has(rule.type)) return { rule, loads: null };
+    // A partial rule whose matcher does not fit the segment passes it on (`onCannotMatch: FALL_THROUGH`):
+    // which rule then decides depends on the segment's projections, which segops does not read.
+    if (
+      rule.type.startsWith("loadPartial") &&
+      String(rule.onCannotMatch ?? "").toUpperCase() === "FALL_THROUGH"
+    )
+      return { rule, loads: null };
     if (rule.type.startsWith("drop")) return { rule, loads: false };
     if (rule.type.startsWith("broadcast")) return { rule, loads: true };
     return { rule, loads: replicas(rule) > 0 };
@@ -113,8 +149,27 @@ export function neverLoaded(
     const effect = ruleFor(rules, interval, now);
     if (effect === null)
       return `no load rule matches ${formatInterval(interval)} (rules: ${JSON.stringify(rules)})`;
-    if (!effect.loads)
+    if (effect.loads === false)
       return `${formatInterval(interval)} is matched first by ${JSON.stringify(effect.rule)}, which does not load it`;
+  }
+  return null;
+}
+
+/**
+ * Why the rules cannot say whether these intervals will be served (the first rule that may apply is one segops
+ * cannot read), or null. The handoff gate then goes by the served view alone, up to its timeout, and says this
+ * among what it waits for, instead of a verdict the rule may contradict.
+ */
+export function undecidedByRules(
+  rules: readonly LoadRule[],
+  intervals: readonly Interval[],
+  now: number,
+): string | null {
+  for (const interval of intervals) {
+    const effect = ruleFor(rules, interval, now);
+    if (effect?.loads !== null || effect === null) continue;
+    const known = KNOWN_RULE_TYPES.has(effect.rule.type);
+    return `${formatInterval(interval)} is matched first by ${JSON.stringify(effect.rule)}: ${known ? "a partial load rule that may pass the segment on to the next rule" : `a rule type segops does not know (${effect.rule.type})`}, so only the served view says whether it loads`;
   }
   return null;
 }

@@ -85,6 +85,14 @@ describe("the capabilities table", () => {
   ])("compaction skipIntervals on Druid %i: %s", (major, expected) => {
     expect(flagsFor(major).compactionSkipIntervals).toBe(expected);
   });
+
+  // Row: partial load rules (apache/druid #19374, PartialLoadRule), from 38 on.
+  it.each([
+    [37, false],
+    [38, true],
+  ])("partial load rules on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).partialLoadRules).toBe(expected);
+  });
 });
 
 describe("what segops assumes for what /status said", () => {

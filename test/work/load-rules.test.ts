@@ -118,3 +118,53 @@ describe("handoff with load rules, when Druid already dropped our segments", () 
     expect(handoffVerdict(q, [], { rules: [{ type: "loadForever" }], now }).state).toBe("lost");
   });
 });
+
+describe("rule types from newer releases in the handoff gate (neither hung on nor lied about)", () => {
+  const interval = day("2026-06-02");
+  const seg = (served: boolean): TimelineSegment => ({
+    id: "wiki_v1_0",
+    start: interval.start,
+    end: interval.end,
+    version: "v1",
+    partitionNum: 0,
+    corePartitions: 1,
+    tombstone: false,
+    sizeBytes: 10,
+    numRows: 5,
+    served,
+  });
+  const q: HandoffQuestion = { interval, mode: "replace", baseline: { versions: [], segmentIds: [] } };
+
+  // apache/druid #19374 (PartialLoadRule: loadPartialForever, loadPartialByInterval, loadPartialByPeriod), Druid 38.
+  it.each([
+    [{ type: "loadPartialForever", tieredReplicants: { _default_tier: 1 } }],
+    [{ type: "loadPartialByInterval", interval: "2026-06-01/2026-06-05", tieredReplicants: { hot: 1 } }],
+    [{ type: "loadPartialByPeriod", period: "P30D", tieredReplicants: { hot: 1 } }],
+  ])("reads the partial load rule %j as a load rule: served once the segment is", (rule) => {
+    const rules = [rule, { type: "dropForever" }];
+    expect(ruleFor(rules, interval, now)).toEqual({ rule, loads: true });
+    expect(handoffVerdict(q, [seg(false)], { rules, now }).state).toBe("waiting");
+    expect(handoffVerdict(q, [seg(true)], { rules, now }).state).toBe("handed-off");
+  });
+
+  it("does not decide for a partial rule that may pass the segment on (onCannotMatch FALL_THROUGH)", () => {
+    const rules = [{ type: "loadPartialForever", onCannotMatch: "FALL_THROUGH" }, { type: "dropForever" }];
+    const v = handoffVerdict(q, [seg(false)], { rules, now });
+    expect(v.state).toBe("waiting");
+    expect(v.state === "waiting" && v.missing.join("; ")).toContain(
+      "may pass the segment on to the next rule",
+    );
+  });
+
+  it("says a rule type it does not know decides, and goes by the served view instead of calling it never loaded", () => {
+    const rules = [{ type: "loadVirtualForever", tieredReplicants: { _default_tier: 1 } }];
+    // Before, an unknown type matched nothing: "no load rule matches", a never-loaded verdict Druid may contradict.
+    expect(neverLoaded(rules, [interval], now)).toBeNull();
+    const waiting = handoffVerdict(q, [seg(false)], { rules, now });
+    expect(waiting.state).toBe("waiting");
+    expect(waiting.state === "waiting" && waiting.missing.join("; ")).toContain(
+      "a rule type segops does not know (loadVirtualForever), so only the served view says whether it loads",
+    );
+    expect(handoffVerdict(q, [seg(true)], { rules, now }).state).toBe("handed-off");
+  });
+});
