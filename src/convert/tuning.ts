@@ -78,7 +78,20 @@ function partitions(spec: unknown, notes: Notes): { spec: JsonObject | null; per
     if (spec.partitionFunction !== undefined) out.partitionFunction = spec.partitionFunction;
     return { spec: out, perfectRollup: true };
   }
-  if (type === "single_dim" || type === "dimension" || type === "range") {
+  const singleDim = type === "single_dim" || type === "dimension" || type === "hadoop_single_dim_partitions";
+  if (singleDim && typeof spec.partitionDimension !== "string") {
+    // Hadoop picks the dimension itself; native single_dim partitioning needs it named.
+    const out: JsonObject = { type: "hashed" };
+    if (target !== undefined && target !== -1) out.targetRowsPerSegment = target;
+    notes.check(
+      `${at}.partitionDimension`,
+      "absent: Hadoop chose the dimension itself, native single_dim needs it named; hashed partitioning instead (name partitionDimension in a single_dim partitionsSpec to keep range partitioning)",
+    );
+    if (spec.maxPartitionSize !== undefined)
+      notes.dropped(`${at}.maxPartitionSize`, "hashed partitions take a target");
+    return { spec: out, perfectRollup: true };
+  }
+  if (singleDim || type === "range") {
     const out: JsonObject = { type: type === "range" ? "range" : "single_dim" };
     if (type === "range") out.partitionDimensions = spec.partitionDimensions;
     else out.partitionDimension = spec.partitionDimension;
@@ -94,7 +107,10 @@ function partitions(spec: unknown, notes: Notes): { spec: JsonObject | null; per
     return { spec: out, perfectRollup: true };
   }
   if (type === "dynamic") return { spec, perfectRollup: false };
-  throw new ConvertError(`${at}.type`, `expected hashed, single_dim (dimension) or range, found "${type}"`);
+  throw new ConvertError(
+    `${at}.type`,
+    `expected hashed (hadoop_hashed_partitions), single_dim (dimension, hadoop_single_dim_partitions) or range, found "${type}"`,
+  );
 }
 
 export function convertTuning(tuning: unknown, notes: Notes): JsonObject {

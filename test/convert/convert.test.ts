@@ -159,6 +159,32 @@ describe("segops convert: how each part maps", () => {
     expect(multi.ioConfig.inputFormat).toEqual({ type: "json" });
   });
 
+  it("single-dimension partitions: single_dim with its dimension; without one (Hadoop chose it) hashed, said", () => {
+    const docs = fixture("docs-s3-emr-single-dim.json");
+    const unnamed = convertHadoopSpec(docs);
+    expect((unnamed.template.spec as Obj).tuningConfig.partitionsSpec).toEqual({
+      type: "hashed",
+      targetRowsPerSegment: 5000000,
+    });
+    expect(unnamed.notes).toContainEqual(
+      expect.objectContaining({ path: "spec.tuningConfig.partitionsSpec.partitionDimension", kind: "check" }),
+    );
+    docs.spec.tuningConfig.partitionsSpec = {
+      type: "hadoop_single_dim_partitions",
+      partitionDimension: "page",
+      targetPartitionSize: 1000,
+      maxPartitionSize: 1500,
+    };
+    const named = convertHadoopSpec(docs);
+    expect((named.template.spec as Obj).tuningConfig).toMatchObject({
+      partitionsSpec: { type: "single_dim", partitionDimension: "page", targetRowsPerSegment: 1000 },
+      forceGuaranteedRollup: true,
+    });
+    expect(named.notes).toContainEqual(
+      expect.objectContaining({ path: "spec.tuningConfig.partitionsSpec.maxPartitionSize", kind: "dropped" }),
+    );
+  });
+
   it("file patterns: the simple regular expressions as globs, the others refused as globs", () => {
     expect(globOf(".*\\.json\\.gz")).toBe("*.json.gz");
     expect(globOf("part-.*")).toBe("part-*");
