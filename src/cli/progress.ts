@@ -11,7 +11,13 @@ import type { AdmissionTracker } from "../work/admission-tracker.js";
  */
 export interface ProgressView {
   step(task: TaskRow, step: string, detail: string): void;
+  /** Ends the display (a bar is cleared from the screen); more calls wait for the first. */
   stop(): Promise<void>;
+  /**
+   * Ends the display, then writes `line` (Ctrl-C's "interrupted: …"): written while a bar still redraws,
+   * the line was overwritten, and the report after it was drawn over by the bar's last frame.
+   */
+  say(line: string): Promise<void>;
 }
 
 export type ProgressMode = "bar" | "lines" | "none";
@@ -65,25 +71,46 @@ export function startProgress(options: {
   const stream = options.stream ?? process.stderr;
   const started = options.clock.now();
   const elapsed = () => ((options.clock.now() - started) / 1000).toFixed(1).padStart(6);
-  if (options.mode === "none") return { step: () => {}, stop: async () => {} };
+  const view = (step: ProgressView["step"], end: () => Promise<void>): ProgressView => {
+    let ended: Promise<void> | undefined;
+    const stop = () => {
+      ended ??= end();
+      return ended;
+    };
+    return {
+      step,
+      stop,
+      say: async (line) => {
+        await stop();
+        stream.write(`${line}\n`);
+      },
+    };
+  };
+  if (options.mode === "none")
+    return view(
+      () => {},
+      async () => {},
+    );
   if (options.mode === "lines") {
     const write = (line: string) => stream.write(`[${elapsed()}s] ${line}\n`);
     const watchers = [
       ...(options.outage ? [watchOutageLines(options.outage, options.clock, write)] : []),
       ...(options.blocked ? [watchBlockedLines(options.blocked, options.clock, write)] : []),
     ];
-    return {
-      step: (task, step, detail) => write(`${intervalLabel(task)} ${step} ${detail}`),
-      stop: async () => {
+    return view(
+      (task, step, detail) => write(`${intervalLabel(task)} ${step} ${detail}`),
+      async () => {
         for (const w of watchers) await w.stop();
       },
-    };
+    );
   }
   const bar = new cliProgress.SingleBar(
     {
       format:
         "{bar} {value}/{total} done | running {running} | pending {pending} | failed {failed} | dead {dead} | ETA {eta_formatted}{druid}{blocked}",
       hideCursor: true,
+      // Cleared when it stops: the report that follows says the same counts, on a clean screen.
+      clearOnComplete: true,
       stream: stream as NodeJS.WriteStream,
       etaBuffer: 20,
     },
@@ -125,15 +152,15 @@ export function startProgress(options: {
       await options.clock.sleep(options.refreshMs ?? 250).catch(() => {});
     }
   })();
-  return {
-    step: () => {},
-    stop: async () => {
+  return view(
+    () => {},
+    async () => {
       stopped = true;
       await loop;
       await refresh();
       bar.stop();
     },
-  };
+  );
 }
 
 export interface WatchOptions {

@@ -204,13 +204,6 @@ export async function driveJob(options: {
   const interrupt = new AbortController();
   const planned = await store.getJob(jobId);
   if (!planned) throw new UsageError(`no job ${jobId} in the ledger`, { jobId });
-  const onSignal = () => {
-    // stderr even with --json: stdout carries only the report.
-    process.stderr.write(`\ninterrupted: handing work back; resume with ${resumeHint(planned)}\n`);
-    interrupt.abort();
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
   const blocked = new BlockedCondition();
   const progress = startProgress({
     mode: progressMode(flags.json === true),
@@ -221,6 +214,13 @@ export async function driveJob(options: {
     ...(options.monitor ? { outage: options.monitor } : {}),
     blocked,
   });
+  const onSignal = () => {
+    interrupt.abort();
+    // stderr even with --json (stdout carries only the report), after the bar is cleared off the screen.
+    void progress.say(`interrupted: handing work back; resume with ${resumeHint(planned)}`);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   let result: EngineResult;
   try {
     result = await runIngestJob({
