@@ -44,6 +44,11 @@ export interface DruidCapabilityFlags {
    * on a virtual storage Historical, which still announces it; the handoff gate reads them as load rules.
    */
   readonly partialLoadRules: boolean;
+  /**
+   * The Overlord can kill unused segments itself (`druid.manager.segments.killUnused.*`, off by default, buffer
+   * P90D): a second auto-kill whose buffer bounds how long a replace can be rolled back (auto-kill.ts).
+   */
+  readonly embeddedKill: boolean;
 }
 
 export interface CapabilityRow {
@@ -106,6 +111,12 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
     source:
       "apache/druid #19374 (PartialLoadRule, CannotMatchBehavior), #19671 (wired to the segment cache); the release not verified",
   },
+  {
+    key: "embeddedKill",
+    since: 34,
+    what: "the Overlord's embedded kill of unused segments, with its own bufferPeriod (runtime properties, off by default)",
+    source: "apache/druid #18028 (UnusedSegmentsKiller, UnusedSegmentKillerConfig), documented in #18124",
+  },
 ];
 
 /** The version `GET /status` reported, as far as segops reads it. */
@@ -154,6 +165,7 @@ export function flagsFor(major: number): DruidCapabilityFlags {
     nowExpression: false,
     compactionSkipIntervals: false,
     partialLoadRules: false,
+    embeddedKill: false,
   };
   for (const row of CAPABILITY_ROWS) flags[row.key] = rowApplies(row, major);
   return flags;

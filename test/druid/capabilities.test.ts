@@ -93,6 +93,14 @@ describe("the capabilities table", () => {
   ])("partial load rules on Druid %i: %s", (major, expected) => {
     expect(flagsFor(major).partialLoadRules).toBe(expected);
   });
+
+  // Row: the Overlord's embedded kill (apache/druid #18028, UnusedSegmentKillerConfig), from 34 on.
+  it.each([
+    [33, false],
+    [34, true],
+  ])("embedded kill on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).embeddedKill).toBe(expected);
+  });
 });
 
 describe("what segops assumes for what /status said", () => {
