@@ -142,9 +142,9 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
 
   const W = 1000;
   const LANE = 28;
-  const AXIS = 22;
   const x = (t: number) => ((t - t0) / Math.max(1, t1 - t0)) * W;
-  const H = LANES.length * LANE + AXIS;
+  const H = LANES.length * LANE;
+  const axis = ticks(t0, t1);
   const laneY = (i: number) => i * LANE + 4;
   const box = (start: number, end: number) => {
     const a = x(start);
@@ -266,19 +266,8 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
                     <circle cx="4" cy="4" r="1.2" class="gap-dot" />
                   </pattern>
                 </defs>
-                {ticks(t0, t1).map((t) => (
-                  <g class="tick">
-                    <line x1={x(t.at)} x2={x(t.at)} y1={0} y2={LANES.length * LANE} />
-                    {/* A label near the right edge ends at its tick, so it is not cut off. */}
-                    <text
-                      x={x(t.at) > W - 80 ? x(t.at) - 2 : x(t.at) + 2}
-                      y={H - 6}
-                      class="axis"
-                      text-anchor={x(t.at) > W - 80 ? "end" : "start"}
-                    >
-                      {t.label}
-                    </text>
-                  </g>
+                {axis.map((t) => (
+                  <line class="tick" x1={x(t.at)} x2={x(t.at)} y1={0} y2={LANES.length * LANE} />
                 ))}
                 {LANES.map((_, i) => (
                   <line x1={0} x2={W} y1={(i + 1) * LANE} y2={(i + 1) * LANE} class="rule" />
@@ -362,6 +351,16 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
                   );
                 })}
               </svg>
+              <span />
+              {/* The dates in HTML: SVG text would stretch with the drawing's width. */}
+              <div class="lanes-axis" aria-hidden="true">
+                {/* A tick at the right edge keeps its line but no label, which would run into the one before. */}
+                {axis
+                  .filter((t) => x(t.at) <= W - 80)
+                  .map((t) => (
+                    <span style={{ left: `${(x(t.at) / W) * 100}%` }}>{t.label}</span>
+                  ))}
+              </div>
             </div>
           )}
           <p class="hover-info" aria-live="polite">
