@@ -39,3 +39,31 @@ describe("help", () => {
     expect(kill.out).toMatch(/--interval <interval>\s+the interval to clean[^\n]*\n?[^\n]*\(required\)/);
   });
 });
+
+describe("each command offers its own flags", () => {
+  const helpOf = async (...command: string[]) => (await segopsInProcess([...command, "--help"])).out;
+
+  it("segment operations offer no ingest flags; those that wait for serving offer --handoff-timeout", async () => {
+    for (const name of ["kill", "rollback", "compact"]) {
+      const help = await helpOf(name);
+      expect(help, name).toContain("--max-concurrency <n>");
+      expect(help, name).not.toContain("--poison-after");
+      expect(help, name).not.toContain("--var");
+    }
+    expect(await helpOf("kill")).not.toContain("--handoff-timeout");
+    expect(await helpOf("compact")).toMatch(/--handoff-timeout <s>\s+fail a chunk whose compacted segments/);
+    expect(await helpOf("rollback")).toMatch(/--handoff-timeout <s>\s+fail a chunk whose restored version/);
+    for (const name of ["run", "backfill", "resume"]) {
+      const help = await helpOf(name);
+      expect(help, name).toContain("--poison-after <n>");
+      expect(help, name).toContain("--handoff-timeout <s>");
+    }
+  });
+
+  it("an ingest flag given to a segment operation is refused by name", async () => {
+    const r = await segopsInProcess(["kill", "wiki", "--interval", "2026-01-01/P1D", "--poison-after", "2"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("error: unknown option '--poison-after'");
+    expect(r.err).toContain("see segops kill --help");
+  });
+});

@@ -191,11 +191,9 @@ export async function driveJob(options: {
   monitor?: OutageMonitor;
   jobId: string;
   total: number;
-  flags: Pick<
-    IngestFlags,
-    "maxConcurrency" | "poisonAfter" | "handoffTimeout" | "tick" | "lease" | "deadline" | "json"
-  > &
-    Partial<Pick<IngestFlags, "druidOutageTimeout">>;
+  flags: Pick<IngestFlags, "maxConcurrency" | "tick" | "lease" | "deadline" | "json"> &
+    // A kind's command has no --poison-after, and one that waits for nothing no --handoff-timeout.
+    Partial<Pick<IngestFlags, "druidOutageTimeout" | "poisonAfter" | "handoffTimeout">>;
   /** The kinds of work it runs and reports. @default KINDS (every kind of this build) */
   kinds?: readonly KindOfWork<DruidServices>[];
 }): Promise<number> {
@@ -231,8 +229,8 @@ export async function driveJob(options: {
       tickMs: flags.tick,
       leaseMs: flags.lease,
       maxConcurrency: flags.maxConcurrency,
-      poisonAfter: flags.poisonAfter,
-      handoffTimeoutMs: flags.handoffTimeout * 1000,
+      poisonAfter: flags.poisonAfter ?? DEFAULTS.poisonAfter,
+      handoffTimeoutMs: (flags.handoffTimeout ?? DEFAULTS.handoffTimeoutMs / 1000) * 1000,
       signal: interrupt.signal,
       ...(options.kinds ? { kinds: options.kinds } : {}),
       ...(flags.deadline !== undefined ? { deadline: clock.now() + flags.deadline * 1000 } : {}),

@@ -63,29 +63,46 @@ function unparseableCount(value: string): string {
   return value;
 }
 
-/** Flags that steer a run (not part of a job's identity): shared by run, backfill and resume. */
-export function addRunControlOptions(command: Command, defaults: { fromJob?: boolean } = {}): Command {
+/**
+ * What a command's work uses of the run-control flags: an ingestion's partitions are dead-lettered after
+ * `--poison-after` failures and wait for their handoff; a segment operation's are not dead-lettered, and
+ * only some wait for their segments to be served (compact, rollback; a kill deletes). `--help` offers what
+ * the command uses, nothing else.
+ */
+export interface RunControl {
+  /** Defaults come from the stored job (`resume`). */
+  fromJob?: boolean;
+  /** `--poison-after`. @default true */
+  poison?: boolean;
+  /** `--handoff-timeout`, with its meaning in words. @default the ingest's */
+  handoff?: string | false;
+}
+
+/** Flags that steer a run (not part of a job's identity): shared by run, backfill, resume and the kinds'. */
+export function addRunControlOptions(command: Command, defaults: RunControl = {}): Command {
   const concurrency = "partitions in flight at once";
   const poison = "dead-letter after N same-class failures";
-  return command
-    .option(
-      "--max-concurrency <n>",
-      defaults.fromJob ? `${concurrency} (default: the job's)` : concurrency,
-      positiveInt("--max-concurrency"),
-      ...(defaults.fromJob ? [] : [DEFAULTS.maxConcurrency]),
-    )
-    .option(
+  command.option(
+    "--max-concurrency <n>",
+    defaults.fromJob ? `${concurrency} (default: the job's)` : concurrency,
+    positiveInt("--max-concurrency"),
+    ...(defaults.fromJob ? [] : [DEFAULTS.maxConcurrency]),
+  );
+  if (defaults.poison !== false)
+    command.option(
       "--poison-after <n>",
       defaults.fromJob ? `${poison} (default: the job's)` : poison,
       positiveInt("--poison-after"),
       ...(defaults.fromJob ? [] : [DEFAULTS.poisonAfter]),
-    )
-    .option(
+    );
+  if (defaults.handoff !== false)
+    command.option(
       "--handoff-timeout <s>",
-      "fail a partition not queryable this long after SUCCESS",
+      defaults.handoff ?? "fail a partition not queryable this long after SUCCESS",
       durationSeconds("--handoff-timeout"),
       DEFAULTS.handoffTimeoutMs / 1000,
-    )
+    );
+  return command
     .option(
       "--druid-outage-timeout <s>",
       "stop (exit 4, resumable) when Druid has not answered for this long",

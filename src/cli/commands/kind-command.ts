@@ -23,6 +23,16 @@ function optionOf(flag: KindFlag): Option {
   return option;
 }
 
+/**
+ * The commands whose partitions wait for Druid to serve what they changed, and give up after
+ * `--handoff-timeout` (`abortWhenOverdue` in ops/step-table.ts): a compaction's new segments, a
+ * rollback's version marked used again. A kill deletes: nothing of it is served.
+ */
+const WAITS_FOR_SERVING: Readonly<Record<string, string>> = {
+  compact: "fail a chunk whose compacted segments are not served this long after they are published",
+  rollback: "fail a chunk whose restored version is not served this long after it is marked used",
+};
+
 export function registerKindCommand(program: Command, kindCommand: KindCommand, kinds?: Kinds): void {
   const command = program
     .command(kindCommand.name)
@@ -31,7 +41,11 @@ export function registerKindCommand(program: Command, kindCommand: KindCommand, 
   for (const flag of kindCommand.flags) command.addOption(optionOf(flag));
   addDruidOptions(command);
   addLedgerOption(command);
-  addRunControlOptions(command).action(async (datasource: string, flags: KindCommandFlags) =>
+  // No --poison-after: only an ingestion's partitions are dead-lettered (a kind's fail with their reason).
+  addRunControlOptions(command, {
+    poison: false,
+    handoff: WAITS_FOR_SERVING[kindCommand.name] ?? false,
+  }).action(async (datasource: string, flags: KindCommandFlags) =>
     (await import("./kind-action.js")).kindCommandAction(kindCommand, datasource, flags, kinds),
   );
   if (kindCommand.examples?.length)
