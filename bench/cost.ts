@@ -164,8 +164,14 @@ async function runOne(
         rmSync(dir, { recursive: true, force: true });
       }
     } else {
+      // Pinned ids, as a careful recipe pins them: a submission whose answer was lost (a keep-alive race on a
+      // loaded machine) is retried instead of ending the run.
       const specs = plan.tasks.map(
-        (t) => (t.payload as unknown as IngestPayload).spec as unknown as TaskSpec,
+        (t, i) =>
+          ({
+            ...((t.payload as unknown as IngestPayload).spec as unknown as TaskSpec),
+            id: `cost_${poller}_${i}`,
+          }) as TaskSpec,
       );
       seen =
         poller === "seed"

@@ -3,7 +3,7 @@ import { DEFAULTS } from "../core/defaults.js";
 import { formatInterval, type Interval, overlaps } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded, undecidedByRules } from "./load-rules.js";
-import { coalesceIntervals, servedByHistoricals, toTimelineSegment } from "./segments.js";
+import { coalesceIntervals, type ServedBy, servedByHistoricals, toTimelineSegment } from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { type LiveData, liveDataOf, liveTimeline, type TimelineSegment } from "./timeline.js";
 
@@ -331,8 +331,16 @@ export interface HandoffSource {
     datasource: string,
     interval: string,
     options?: { signal?: AbortSignal },
-  ): Promise<Array<{ segment: DataSegment; servers: Array<{ type?: string }> }>>;
+  ): Promise<Array<{ segment: DataSegment; servers: Array<ServedBy> }>>;
+  /**
+   * The cloned Historicals (the Coordinator dynamic config's `cloneServers`, Druid 34+): what they hold is not
+   * served. Optional: without it no server is taken for a clone.
+   */
+  cloneServers?(options?: { signal?: AbortSignal }): Promise<ReadonlySet<string>>;
 }
+
+/** How long the clone list, once read, stands: clones are set up by hand, rarely. */
+export const CLONES_TTL_MS = 60_000;
 
 /**
  * Ranges of waiting intervals up to which the served view is read per range (docs/benchmarks.md, "Handoff
@@ -343,6 +351,13 @@ export interface HandoffSource {
 export const MAX_SERVED_RANGES = 1000;
 /** Served-view requests in flight at once, per datasource. */
 const SERVED_CONCURRENCY = 4;
+/**
+ * How long a datasource's load rules, once read, serve the checks: rules change by hand, rarely, and only
+ * sharpen a verdict (a wait the rules will never end is ended early), so reading them every tick was a request
+ * a tick per datasource for an answer that did not change
+ * (docs/benchmarks.md, "What segops costs a Druid").
+ */
+export const RULES_TTL_MS = 60_000;
 
 export interface HandoffCheckerOptions {
   source: HandoffSource;
@@ -359,6 +374,8 @@ export class HandoffChecker {
   /** `served*`: served-view requests per range, and rounds that read the whole served list instead. */
   readonly stats = { rounds: 0, requests: 0, servedRanges: 0, servedFallbacks: 0 };
   #lastFlushEnd = Number.NEGATIVE_INFINITY;
+  #clones: { readAt: number; hosts: ReadonlySet<string> } | null = null;
+  readonly #rules = new Map<string, { readAt: number; rules: LoadRule[] }>();
 
   constructor(private readonly options: HandoffCheckerOptions) {
     const tickMs = options.tickMs ?? DEFAULTS.tickMs;
@@ -397,7 +414,7 @@ export class HandoffChecker {
     try {
       const intervals = [...new Set(pending.map((p) => formatInterval(p.question.interval)))];
       const source = this.options.source;
-      this.stats.requests += source.loadRules ? 2 : 1;
+      this.stats.requests += 1;
       const [used, served, rules] = await Promise.all([
         source.metadataSegments(datasource, intervals, { signal }),
         this.#served(
@@ -405,8 +422,7 @@ export class HandoffChecker {
           pending.map((p) => p.question.interval),
           signal,
         ),
-        // Rules only sharpen the verdict: when they cannot be read, decide without them.
-        source.loadRules ? source.loadRules(datasource, { signal }).catch(() => null) : Promise.resolve(null),
+        this.#loadRules(datasource, signal),
       ]);
       const servedIds = new Set(served.ids);
       const overlapping = overlapIndex(used.map((s) => toTimelineSegment(s, servedIds)));
@@ -430,6 +446,24 @@ export class HandoffChecker {
     }
   }
 
+  /** The datasource's rules, read at most once per `RULES_TTL_MS`; null when they cannot be read (decide without). */
+  async #loadRules(datasource: string, signal: AbortSignal): Promise<LoadRule[] | null> {
+    const source = this.options.source;
+    if (!source.loadRules) return null;
+    const now = this.options.clock.now();
+    const cached = this.#rules.get(datasource);
+    if (cached && now - cached.readAt < RULES_TTL_MS) return cached.rules;
+    this.stats.requests++;
+    try {
+      const rules = await source.loadRules(datasource, { signal });
+      this.#rules.set(datasource, { readAt: now, rules });
+      return rules;
+    } catch {
+      // Rules only sharpen the verdict: when they cannot be read, decide without them (and ask again next time).
+      return null;
+    }
+  }
+
   /**
    * Ids served over the waiting intervals. The serverview overlaps, so segments reaching past an interval
    * still come back; it shows only what the served timeline makes visible, so a segment of ours hidden by a
@@ -450,6 +484,7 @@ export class HandoffChecker {
     }
     this.stats.requests += ranges.length;
     this.stats.servedRanges += ranges.length;
+    const clones = await this.#cloneHosts(signal);
     const ids: string[] = [];
     const failed: Array<{ range: Interval; error: unknown }> = [];
     let next = 0;
@@ -458,7 +493,10 @@ export class HandoffChecker {
         const range = ranges[next++] as Interval;
         try {
           ids.push(
-            ...servedByHistoricals(await servedInInterval(datasource, formatInterval(range), { signal })),
+            ...servedByHistoricals(
+              await servedInInterval(datasource, formatInterval(range), { signal }),
+              clones,
+            ),
           );
         } catch (error) {
           if (signal.aborted) throw error;
@@ -468,6 +506,24 @@ export class HandoffChecker {
     };
     await Promise.all(Array.from({ length: Math.min(SERVED_CONCURRENCY, ranges.length) }, worker));
     return { ids, failed };
+  }
+
+  /** The clone Historicals, read at most once a {@link CLONES_TTL_MS}; none when they cannot be read. */
+  async #cloneHosts(signal: AbortSignal): Promise<ReadonlySet<string>> {
+    const source = this.options.source;
+    if (!source.cloneServers) return new Set();
+    const now = this.options.clock.now();
+    if (this.#clones && now - this.#clones.readAt < CLONES_TTL_MS) return this.#clones.hosts;
+    let hosts: ReadonlySet<string>;
+    try {
+      hosts = await source.cloneServers({ signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // Unreadable (permissions, a Druid before 34): counted as before, every Historical serving.
+      hosts = this.#clones?.hosts ?? new Set();
+    }
+    this.#clones = { readAt: now, hosts };
+    return hosts;
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type HandoffQuestion,
   handoffVerdict,
   overlapIndex,
+  RULES_TTL_MS,
   supersededBeforeSeen,
 } from "../../src/work/handoff.js";
 import { coalesceIntervals, servedByHistoricals } from "../../src/work/segments.js";
@@ -426,6 +427,40 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     const [first, second] = await verdicts;
     expect(first?.state).toBe("handed-off");
     expect(second).toMatchObject({ state: "waiting", missing: [expect.stringMatching(/not served$/)] });
+    await checker.stop();
+  });
+
+  it("reads a datasource's load rules once a minute, not every round, and again after a failed read", async () => {
+    const clock = new ManualClock(0);
+    const src = source((i) => (i === hour(1) ? [] : [{ type: "historical" }]));
+    let reads = 0;
+    let fail = false;
+    const rules = {
+      ...src,
+      async loadRules() {
+        reads++;
+        if (fail) throw new Error("the Coordinator did not answer");
+        return [{ type: "loadForever", tieredReplicants: { _default_tier: 2 } }];
+      },
+    };
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: rules });
+    // Hour 1 is never served: it keeps waiting, one round a tick.
+    for (let round = 0; round < 5; round++) {
+      const verdict = checker.check("wiki", ask(hour(1)));
+      await clock.advance(1000);
+      expect((await verdict).state).toBe("waiting");
+    }
+    expect(reads).toBe(1);
+    expect(checker.stats).toMatchObject({ rounds: 5, requests: 5 * 2 + 1 });
+    await clock.advance(RULES_TTL_MS);
+    fail = true;
+    for (let round = 0; round < 2; round++) {
+      const verdict = checker.check("wiki", ask(hour(1)));
+      await clock.advance(1000);
+      expect((await verdict).state).toBe("waiting");
+    }
+    // Past the minute the rules are read again; a failed read is not kept, so the next round asks again.
+    expect(reads).toBe(3);
     await checker.stop();
   });
 
