@@ -1,22 +1,24 @@
+import { flagsFor } from "../druid/capabilities.js";
 import { HADOOP_REMOVED_IN, hadoopExitMessage } from "../spec/hadoop-exit.js";
+import type { SpecIssue } from "../spec/issues.js";
 import { sqlTarget } from "../spec/msq.js";
+import { leadingSetStatements, maskComments } from "../spec/sql-set.js";
 import type { LoadedTemplate } from "../spec/template.js";
+import { templateLints } from "../spec/template-lints.js";
 import type { Finding } from "./report.js";
 
 /**
  * Template lints of `segops doctor`: what in a template makes segops' promise (a partition rerun gives the same
  * data; a partition with bad rows is not marked done) weaker, or what this cluster's release refuses. Pure: the
- * loaded template and the release in, findings out. `segops validate` remains the full check of Druid's rules.
+ * loaded template and the release in, findings out. The rules `segops validate` applies too (SET statements and
+ * the clock, src/spec/template-lints.ts) are called for the cluster's release, not repeated here; the rest are
+ * the doctor's own. `segops validate` remains the full check of Druid's rules.
  */
 
-/** The first release that takes leading `SET` statements in SQL (apache/druid #17894). */
-export const SQL_SET_SINCE = 34;
 /** Druid's "unlimited" for `maxParseExceptions` (Integer.MAX_VALUE); MSQ takes -1. */
 const UNLIMITED = 2_147_483_647;
 /** Input sources segops can fingerprint (a source version of their own, docs/specs.md "What makes a rerun new work"). */
 const FINGERPRINTED = new Set(["local", "http"]);
-/** Query context keys segops sets itself on an SQL task (docs/specs.md, SQL). */
-const SEGOPS_CONTEXT_KEYS = new Set(["maxParseExceptions", "sqlQueryId"]);
 
 type Json = unknown;
 const isRecord = (v: Json): v is Record<string, Json> =>
@@ -35,32 +37,6 @@ export function templateDataSource(template: LoadedTemplate): string | null {
   return typeof name === "string" && name !== "" && !name.includes("{{") ? name : null;
 }
 
-/** Every string in a JSON value with its path (`spec.dataSchema.transformSpec.transforms[0].expression`). */
-function* strings(value: Json, path: string): Generator<[string, string]> {
-  if (typeof value === "string") yield [path, value];
-  else if (Array.isArray(value)) for (const [i, v] of value.entries()) yield* strings(v, `${path}[${i}]`);
-  else if (isRecord(value))
-    for (const [k, v] of Object.entries(value)) yield* strings(v, path === "" ? k : `${path}.${k}`);
-}
-
-const NOW = /\bnow\s*\(\s*\)/i;
-const SET_STATEMENT = /^\s*SET\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^']|'')*'|[^;']*?)\s*;/i;
-
-/** Leading `SET name = value;` statements of an SQL template (comments before them skipped). */
-export function sqlSets(text: string): { name: string; value: string }[] {
-  let sql = text.replace(/^(\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/))*/, "");
-  const sets: { name: string; value: string }[] = [];
-  for (let m = SET_STATEMENT.exec(sql); m; m = SET_STATEMENT.exec(sql)) {
-    const raw = m[1] as string;
-    sets.push({
-      name: raw.startsWith('"') ? raw.slice(1, -1).replace(/""/g, '"') : raw,
-      value: (m[2] as string).replace(/^'|'$/g, ""),
-    });
-    sql = sql.slice(m[0].length).replace(/^(\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/))*/, "");
-  }
-  return sets;
-}
-
 /** Whether a `maxParseExceptions` value lets any number of bad rows through. */
 function unlimited(value: Json): boolean {
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
@@ -72,17 +48,46 @@ function unlimited(value: Json): boolean {
  * lints whose answer depends on it.
  */
 export function lintTemplate(file: string, template: LoadedTemplate, major: number | null): Finding[] {
-  return template.kind === "sql"
-    ? lintSql(file, template.text, major)
-    : lintTask(file, template.value, major);
+  if (template.kind === "task" && template.value.type === "index_hadoop") return [hadoopLint(file, major)];
+  const own = template.kind === "sql" ? lintSql(file, template.text) : lintTask(file, template.value, major);
+  return [...sharedLints(file, template, major), ...own];
 }
 
-function hadoopMessage(file: string, major: number | null): string {
+/** A shared lint's code, by what it is about, so `--json` readers can key on it. */
+function sharedCode(issue: SpecIssue): string {
+  if (issue.path.startsWith("query.set")) return "lint-sql-set";
+  if (/clock|now\(\)/i.test(issue.message)) return "lint-now";
+  return "lint-template";
+}
+
+/** The template lints `segops validate` applies, for this release: what it refuses is a blocker. */
+function sharedLints(file: string, template: LoadedTemplate, major: number | null): Finding[] {
+  const lints = templateLints(
+    template,
+    major === null ? {} : { sqlSetStatements: flagsFor(major).sqlSetStatements },
+  );
+  const finding = (severity: Finding["severity"]) => (issue: SpecIssue) => ({
+    severity,
+    code: sharedCode(issue),
+    message: issue.message,
+    file,
+    path: issue.path,
+  });
+  return [...lints.errors.map(finding("blocker")), ...lints.warnings.map(finding("warning"))];
+}
+
+function hadoopLint(file: string, major: number | null): Finding {
   const here =
     major !== null && major >= HADOOP_REMOVED_IN
       ? `this cluster (Druid ${major}) has no Hadoop ingestion. `
       : "";
-  return `${here}${hadoopExitMessage(file)}`;
+  return {
+    severity: "blocker",
+    code: "lint-index-hadoop",
+    message: `${here}${hadoopExitMessage(file)}`,
+    file,
+    path: "type",
+  };
 }
 
 function lintTask(file: string, task: Record<string, Json>, major: number | null): Finding[] {
@@ -93,10 +98,6 @@ function lintTask(file: string, task: Record<string, Json>, major: number | null
   const schema = isRecord(spec.dataSchema) ? spec.dataSchema : {};
   const io = isRecord(spec.ioConfig) ? spec.ioConfig : {};
   const tuning = isRecord(spec.tuningConfig) ? spec.tuningConfig : {};
-  if (task.type === "index_hadoop") {
-    at("blocker", "lint-index-hadoop", "type", hadoopMessage(file, major));
-    return out;
-  }
   if (schema.parser !== undefined) {
     const gone = major !== null && major >= HADOOP_REMOVED_IN;
     at(
@@ -133,57 +134,23 @@ function lintTask(file: string, task: Record<string, Json>, major: number | null
       );
     }
   }
-  for (const [path, text] of strings(task, "")) {
-    if (NOW.test(text)) {
-      at(
-        "warning",
-        "lint-now",
-        path,
-        "now() is evaluated by Druid when the task runs: a rerun of the partition writes different values. Use {{start}}/{{end}} or a column of the input",
-      );
-    }
-  }
   return out;
 }
 
-function lintSql(file: string, text: string, major: number | null): Finding[] {
+function lintSql(file: string, text: string): Finding[] {
   const out: Finding[] = [];
   const at = (severity: Finding["severity"], code: string, message: string) =>
     out.push({ severity, code, message, file, path: "query" });
-  const sets = sqlSets(text);
-  if (sets.length > 0) {
-    if (major !== null && major < SQL_SET_SINCE) {
-      at(
-        "blocker",
-        "lint-sql-set",
-        `SET statements (${sets.map((s) => s.name).join(", ")}) need Druid ${SQL_SET_SINCE} or later (apache/druid #17894): Druid ${major} refuses a query with several statements. Remove them and pass the context another way`,
-      );
-    }
-    for (const s of sets.filter((x) => SEGOPS_CONTEXT_KEYS.has(x.name))) {
-      at(
-        "warning",
-        "lint-sql-set-override",
-        `SET ${s.name} = ${s.value} overrides the value segops puts in the query context${s.name === "maxParseExceptions" ? " (the --max-unparseable gate)" : " (the pinned query id that makes a resubmit reattach)"}`,
-      );
-    }
-    const mpe = sets.find((x) => x.name === "maxParseExceptions");
-    if (mpe && unlimited(mpe.value)) {
-      at(
-        "warning",
-        "lint-unlimited-parse-exceptions",
-        `SET maxParseExceptions = ${mpe.value} lets every unparseable row be dropped while the query succeeds: segops would mark a partition with bad rows done`,
-      );
-    }
-  }
-  const body = text.replace(/'(?:[^']|'')*'/g, (q) => (NOW.test(q) ? "now()" : "''"));
-  if (NOW.test(body) || /\bCURRENT_TIMESTAMP\b/i.test(body)) {
+  const mpe = leadingSetStatements(text).find((x) => x.key === "maxParseExceptions");
+  if (mpe && unlimited(mpe.value)) {
     at(
       "warning",
-      "lint-now",
-      "the query reads the current time (now() or CURRENT_TIMESTAMP), evaluated when it runs: a rerun of the partition writes different values. Use {{start}}/{{end}} or a column of the input",
+      "lint-unlimited-parse-exceptions",
+      `${mpe.text} lets every unparseable row be dropped while the query succeeds: segops would mark a partition with bad rows done`,
     );
   }
-  if (/^\s*INSERT\s+INTO\b/i.test(text.replace(/^(\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/|SET\s[^;]*;))*/i, ""))) {
+  const statement = maskComments(text).replace(/^(\s*SET\s[^;]*;)*/i, "");
+  if (/^\s*INSERT\s+INTO\b/i.test(statement)) {
     at(
       "warning",
       "lint-append-without-source-version",

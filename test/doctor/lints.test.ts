@@ -1,49 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { lintTemplate, sqlSets, templateDataSource } from "../../src/doctor/lints.js";
+import type { JsonValue } from "../../src/core/canonical-json.js";
+import { lintTemplate, templateDataSource } from "../../src/doctor/lints.js";
 import { verdictOf } from "../../src/doctor/permissions.js";
 import { routerVerdict } from "../../src/doctor/router.js";
+import type { LoadedTemplate } from "../../src/spec/template.js";
+
+type JsonObject = { [key: string]: JsonValue };
 
 const sql = (text: string) => ({ kind: "sql" as const, text });
 const codes = (f: ReturnType<typeof lintTemplate>) => f.map((x) => `${x.severity}:${x.code}`);
 
 describe("doctor lints (pure)", () => {
-  it("reads leading SET statements past comments, quoted names and values", () => {
-    expect(
-      sqlSets(
-        `-- daily\nSET maxNumTasks = 3;\nSET "sqlQueryId" = 'x;y';\nREPLACE INTO t OVERWRITE ALL SELECT 1`,
-      ),
-    ).toEqual([
-      { name: "maxNumTasks", value: "3" },
-      { name: "sqlQueryId", value: "x;y" },
-    ]);
-    expect(sqlSets("REPLACE INTO t OVERWRITE ALL SELECT 'SET a = 1;'")).toEqual([]);
+  it("SET statements, by the shared rules for this release: moved into the context before 34, a pinned key refused", () => {
+    const t = sql("SET maxNumTasks = 3;\nREPLACE INTO t OVERWRITE ALL SELECT 1 PARTITIONED BY DAY");
+    expect(codes(lintTemplate("q.sql", t, 33))).toEqual(["warning:lint-sql-set"]);
+    expect(codes(lintTemplate("q.sql", t, 34))).toEqual([]);
+    const pinned = sql("SET sqlQueryId = 'x';\nREPLACE INTO t OVERWRITE ALL SELECT 1 PARTITIONED BY DAY");
+    expect(codes(lintTemplate("q.sql", pinned, 35))).toEqual(["blocker:lint-sql-set"]);
+    const unbounded = sql("-- daily\nSET maxParseExceptions = -1;\nREPLACE INTO t OVERWRITE ALL SELECT 1");
+    expect(codes(lintTemplate("q.sql", unbounded, 35))).toEqual(["warning:lint-unlimited-parse-exceptions"]);
   });
 
-  it("SET: a blocker on Druid 33 only; overriding segops' own context keys is a warning on any release", () => {
-    const t = sql("SET maxParseExceptions = 10;\nREPLACE INTO t OVERWRITE ALL SELECT 1 PARTITIONED BY DAY");
-    expect(codes(lintTemplate("q.sql", t, 33))).toEqual([
-      "blocker:lint-sql-set",
-      "warning:lint-sql-set-override",
-    ]);
-    expect(codes(lintTemplate("q.sql", t, 34))).toEqual(["warning:lint-sql-set-override"]);
-    expect(codes(lintTemplate("q.sql", t, null))).toEqual(["warning:lint-sql-set-override"]);
-  });
-
-  it("the clock: now() outside literals and CURRENT_TIMESTAMP are flagged, a word ending in now is not", () => {
+  it("the clock is refused unless the template is marked volatile; an INSERT is an append", () => {
     const base = "REPLACE INTO t OVERWRITE ALL SELECT";
-    expect(codes(lintTemplate("q.sql", sql(`${base} NOW() AS x FROM y`), 35))).toEqual(["warning:lint-now"]);
     expect(codes(lintTemplate("q.sql", sql(`${base} CURRENT_TIMESTAMP FROM y`), 35))).toEqual([
-      "warning:lint-now",
+      "blocker:lint-now",
     ]);
-    // Inside a literal it is an expression Druid evaluates (EXTERN's JSON); a word ending in "now" is not it.
-    const inLiteral = sql(`${base} '{"expression":"now()"}' FROM y`);
-    expect(codes(lintTemplate("q.sql", inLiteral, 35))).toEqual(["warning:lint-now"]);
+    expect(codes(lintTemplate("q.sql", sql(`-- segops:volatile\n${base} NOW() FROM y`), 35))).toEqual([]);
     expect(codes(lintTemplate("q.sql", sql(`${base} 'snow()fall', known FROM y`), 35))).toEqual([]);
+    expect(
+      codes(lintTemplate("q.sql", sql("SET a = 1;\nINSERT INTO t SELECT 1 PARTITIONED BY DAY"), 35)),
+    ).toEqual(["warning:lint-append-without-source-version"]);
   });
 
   it("an append of a fingerprinted input is a note; parser is a blocker from Druid 37 on", () => {
-    const task = (io: object, schema: object = {}) => ({
-      kind: "task" as const,
+    const task = (io: JsonObject, schema: JsonObject = {}): LoadedTemplate => ({
+      kind: "task",
       value: { type: "index_parallel", spec: { dataSchema: { dataSource: "d", ...schema }, ioConfig: io } },
     });
     const local = task({
