@@ -6,10 +6,15 @@
 # itself; bootstrapped with pip from the lock's own pin and hashes).
 #
 #   PYTHON=python3.12 integrations/dagster/scripts/venv.sh   # another interpreter (default python3.11)
+#   integrations/dagster/scripts/venv.sh floor                # .venv-floor from requirements-test-floor.lock
+#                                                             # (the oldest Dagster supported)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-venv="$here/.venv"
-lock="$here/requirements-test.lock"
+case "${1:-}" in
+  "") venv="$here/.venv" lock="$here/requirements-test.lock" ;;
+  floor) venv="$here/.venv-floor" lock="$here/requirements-test-floor.lock" ;;
+  *) echo "venv.sh: unknown environment '$1' (expected nothing, for the newest Dagster, or 'floor')" >&2; exit 2 ;;
+esac
 client="$(cd "$here/../client" && pwd)"
 python="${PYTHON:-python3.11}"
 command -v "$python" >/dev/null || { echo "venv.sh: $python not found (set PYTHON)" >&2; exit 2; }

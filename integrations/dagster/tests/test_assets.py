@@ -36,6 +36,7 @@ from dagster_segops import (
     SegopsResource,
     segops_partitioned_asset,
 )
+from dagster_segops._compat import PARTITIONED_CHECKS, check_partition
 
 from .conftest import CORRUPT_DAY, MISSING_DAY, ROWS_PER_DAY, Service, template, write_dataset, write_day
 
@@ -94,14 +95,32 @@ def materialization_metadata(result: ExecuteInProcessResult, asset_name: str) ->
     return out
 
 
+def ck(name: str, key: str) -> tuple[str, str | None]:
+    """A check evaluation's identity: its check and key (no key before Dagster's partitioned checks)."""
+    return (name, key if PARTITIONED_CHECKS else None)
+
+
 def checks_by(result: ExecuteInProcessResult) -> dict[tuple[str, str | None], AssetCheckEvaluation]:
-    return {(e.check_name, e.partition): e for e in result.get_asset_check_evaluations()}
+    return {(e.check_name, check_partition(e)): e for e in result.get_asset_check_evaluations()}
 
 
 def failure_message(result: ExecuteInProcessResult) -> str:
     failures = result.get_step_failure_events()
     assert failures, "expected a failed step"
     return "\n".join(f.event_specific_data.error.message for f in failures)  # type: ignore[union-attr]
+
+
+def assert_dashboard_link(service: Service, link: str, job_id: str) -> None:
+    """The job link is the dashboard's page of the job, which a browser opens with the dashboard's login
+    (its session cookie): the page asks the API for the job with that cookie, no bearer token."""
+    assert link == f"{service.url}/#/jobs/{job_id}"
+    with httpx.Client(base_url=service.url, timeout=10) as browser:
+        assert browser.get(f"/api/v1/jobs/{job_id}").status_code == 401  # not logged in
+        login = browser.post("/api/v1/login", json={"token": service.token})
+        assert login.status_code == 204, login.text
+        page = browser.get(link.split("#", 1)[0])  # the fragment stays in the browser
+        assert page.status_code in (200, 503), page.text  # 503: the dashboard's assets were not built
+        assert browser.get(f"/api/v1/jobs/{job_id}").status_code == 200
 
 
 def expected_rows(start: datetime, end: datetime) -> int:
@@ -162,6 +181,7 @@ def test_three_partitions_materialise_with_druid_metadata(service: Service, thre
             "thrownAway": 0,
         }
         assert meta["segops_job_id"].startswith("run_ds_three_")
+        assert_dashboard_link(service, meta["segops_job"], meta["segops_job_id"])
         # segops agrees: the job is done (handed off and audited).
         assert service.client().get_job(meta["segops_job_id"])["state"] == "done"
         # The downstream asset ran: the blocking checks let it through.
@@ -172,11 +192,11 @@ def test_three_partitions_materialise_with_druid_metadata(service: Service, thre
 def test_checks_pass_per_partition_and_are_blocking(three_days: ThreeDays) -> None:
     for key, result in three_days.results.items():
         checks = checks_by(result)
-        assert set(checks) == {(name, key) for name in CHECKS}
+        assert set(checks) == {ck(name, key) for name in CHECKS}
         for evaluation in checks.values():
             assert evaluation.passed, evaluation.description
             assert evaluation.blocking
-        live = checks[(CHECK_LIVE_VERSION, key)]
+        live = checks[ck(CHECK_LIVE_VERSION, key)]
         meta = {k: v.value for k, v in live.metadata.items()}
         assert meta["live_versions"] == [meta["expected_version"]]
 
@@ -193,7 +213,7 @@ def test_rematerialising_a_partition_submits_nothing_to_druid(
     assert meta["segops_job_id"] == first["segops_job_id"]
     assert meta["version"] == first["version"]
     assert service.submissions(three_days.datasource) == before
-    assert all(checks_by(again)[(name, "2026-01-02")].passed for name in CHECKS)
+    assert all(checks_by(again)[ck(name, "2026-01-02")].passed for name in CHECKS)
     logs = [e.user_message for e in instance.all_logs(again.run_id)]
     assert any("found again: same inputs, same job" in m for m in logs), logs
 
@@ -278,12 +298,14 @@ def test_a_missing_day_fails_with_the_gate_reason_and_blocks_downstream(
     assert "0 row(s) ingested, fewer than --min-rows 1" in message
     assert attempts[-1] in message  # the Druid task whose counters failed the gate
     checks = checks_by(result)
-    assert set(checks) == {(name, MISSING_DAY) for name in CHECKS}
+    assert set(checks) == {ck(name, MISSING_DAY) for name in CHECKS}
     assert all(not e.passed and e.blocking for e in checks.values())
-    assert "fewer than --min-rows 1" in str(checks[(CHECK_ROW_QUALITY, MISSING_DAY)].description)
+    assert "fewer than --min-rows 1" in str(checks[ck(CHECK_ROW_QUALITY, MISSING_DAY)].description)
     # segops' gate failed after Druid published the empty day: the partition failed (it is not retried on
     # the same input, and the version it published is undone).
-    assert "not handed off: the partition is failed" in str(checks[(CHECK_HANDOFF, MISSING_DAY)].description)
+    assert "not handed off: the partition is failed" in str(
+        checks[ck(CHECK_HANDOFF, MISSING_DAY)].description
+    )
     assert not materialization_metadata(result, "gated")
     assert not materialization_metadata(result, "gated_report")  # blocked downstream
 
@@ -331,7 +353,7 @@ def test_unparseable_rows_fail_with_druids_error_message_unless_within_the_limit
     assert "Max parse exceptions[0] exceeded" in message
     assert "first parse errors:" in message
     assert service.accepted("ds_strict")
-    quality = checks_by(result)[(CHECK_ROW_QUALITY, CORRUPT_DAY)]
+    quality = checks_by(result)[ck(CHECK_ROW_QUALITY, CORRUPT_DAY)]
     assert not quality.passed and "exceed --max-unparseable 0" in str(quality.description)
 
     lenient = segops_partitioned_asset(
@@ -346,7 +368,7 @@ def test_unparseable_rows_fail_with_druids_error_message_unless_within_the_limit
     meta = materialization_metadata(ok, "lenient")[CORRUPT_DAY]
     assert meta["rows"] == ROWS_PER_DAY and meta["rows_unparseable"] == ROWS_PER_DAY // 4
     assert meta["parse_errors"]
-    assert checks_by(ok)[(CHECK_ROW_QUALITY, CORRUPT_DAY)].passed
+    assert checks_by(ok)[ck(CHECK_ROW_QUALITY, CORRUPT_DAY)].passed
 
 
 def test_single_run_backfill_across_dst_is_one_segops_backfill(
@@ -396,7 +418,7 @@ def test_single_run_backfill_across_dst_is_one_segops_backfill(
     assert len(accepted) == 3 and len(service.submissions("ds_la")) == 3
     assert sorted(accepted) == sorted(t for m in meta.values() for t in m["druid_task_ids"])
     checks = checks_by(result)
-    assert set(checks) == {(name, key) for name in CHECKS for key in keys}
+    assert set(checks) == {ck(name, key) for name in CHECKS for key in keys}
     assert all(e.passed and e.blocking for e in checks.values())
 
 

@@ -11,8 +11,10 @@ from typing import Any
 from dagster import AssetKey, DagsterEventType, DagsterInstance
 
 from dagster_segops import CHECK_HANDOFF, CHECK_LIVE_VERSION, CHECK_ROW_QUALITY
+from dagster_segops._compat import check_partition
 
 from .conftest import ROWS_PER_DAY, Service
+from .test_assets import ck
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "definitions.py"
 KEYS = ["2026-01-06", "2026-01-07", "2026-01-08", "2026-01-09"]
@@ -88,8 +90,8 @@ def test_partition_range_from_the_cli_is_one_run_and_one_segops_backfill(
             for e in instance.all_logs(run.run_id, of_type=DagsterEventType.ASSET_CHECK_EVALUATION)
             if e.dagster_event is not None
         ]
-        assert {(c.check_name, c.partition) for c in evaluations} == {
-            (name, key) for name in (CHECK_HANDOFF, CHECK_LIVE_VERSION, CHECK_ROW_QUALITY) for key in KEYS
+        assert {(c.check_name, check_partition(c)) for c in evaluations} == {
+            ck(name, key) for name in (CHECK_HANDOFF, CHECK_LIVE_VERSION, CHECK_ROW_QUALITY) for key in KEYS
         }
         assert all(c.passed for c in evaluations)
 

@@ -50,7 +50,7 @@ def upstream_of(data: Path, name: str) -> AssetsDefinition:
     """An upstream asset whose data version is the hash of its day's file (as a landing-zone asset would)."""
 
     @asset(name=name, partitions_def=DAILY, backfill_policy=BackfillPolicy.single_run())
-    def raw(context: AssetExecutionContext) -> MaterializeResult[Any]:
+    def raw(context: AssetExecutionContext) -> Any:  # a MaterializeResult (not generic in Dagster 1.10)
         content = (data / f"events-{context.partition_key}.json").read_bytes()
         return MaterializeResult(data_version=DataVersion(hashlib.sha256(content).hexdigest()[:16]))
 
@@ -272,3 +272,58 @@ def test_without_a_source_version_segops_fingerprints_the_local_file(
     assert not overlong.success
     assert "source_version is 201 characters; segops takes at most 200" in failure_message(overlong)
     assert len(service.accepted("ds_fingerprinted")) == 2
+
+
+def test_a_source_version_callable_decides_what_is_new_work(
+    service: Service, tmp_path: Path, instance: DagsterInstance
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    write_day(data, DAY_START, rows=11)
+    # As an object store's ETag would be: asked of the step's context, per run.
+    etags: dict[str, Any] = {DAY: "etag-a"}
+    seen: list[list[str]] = []
+
+    def etag_of(context: AssetExecutionContext) -> str | None:
+        seen.append(list(context.partition_keys))
+        return etags[context.partition_keys[0]]  # type: ignore[no-any-return]
+
+    events = segops_partitioned_asset(
+        name="called",
+        template=template("ds_called"),
+        partitions_def=DAILY,
+        vars={"dataDir": str(data)},
+        source_version=etag_of,
+    )
+    first = run([events], service, instance, key=DAY)
+    assert first.success, failure_message(first)
+    assert seen == [[DAY]]
+    (submitted,) = service.accepted("ds_called")
+    assert materialization_metadata(first, "called")[DAY]["source_version"] == "etag-a"
+
+    # The file changes under the same ETag: the callable's version is the contract, nothing is submitted.
+    write_day(data, DAY_START, rows=13)
+    same = run([events], service, instance, key=DAY)
+    assert same.success, failure_message(same)
+    assert service.accepted("ds_called") == [submitted]
+    assert materialization_metadata(same, "called")[DAY]["unchanged"] is True
+    assert any(
+        "was already done from the same source (source version etag-a)" in m for m in logs(instance, same)
+    )
+
+    etags[DAY] = "etag-b"
+    changed = run([events], service, instance, key=DAY)
+    assert changed.success, failure_message(changed)
+    assert len(service.accepted("ds_called")) == 2
+    assert service.rows("ds_called") == 13
+
+    # The run config still wins over the callable.
+    pinned = run([events], service, instance, key=DAY, config={"source_version": "etag-b"})
+    assert pinned.success, failure_message(pinned)
+    assert len(service.accepted("ds_called")) == 2
+
+    etags[DAY] = 42
+    wrong = run([events], service, instance, key=DAY)
+    assert not wrong.success
+    assert "source_version callable returned int; expected a string" in failure_message(wrong)
+    assert len(service.accepted("ds_called")) == 2

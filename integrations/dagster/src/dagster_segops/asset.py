@@ -15,7 +15,7 @@ import hashlib
 import json
 import time
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, cast
@@ -188,6 +188,7 @@ def segops_partitioned_asset(
     wait_timeout_s: float | None = 6 * 3600.0,
     poll_s: float = 60.0,
     resource_key: str = "segops",
+    source_version: Callable[[AssetExecutionContext], str | None] | None = None,
     key_prefix: str | Sequence[str] | None = None,
     description: str | None = None,
     **asset_kwargs: Any,
@@ -222,9 +223,14 @@ def segops_partitioned_asset(
             ``None``: no limit.
         poll_s: Length of each long-poll of the service (at most 300).
         resource_key: The :class:`~dagster_segops.SegopsResource`'s key.
+        source_version: The version of the input for a step, asked of this callable with the step's
+            context (``context.partition_keys``, ``context.instance``, the run's tags, ...): an object
+            store's ETags, a table's snapshot id. None or blank: none. The run config's ``source_version``
+            wins over it; it wins over the default (`upstream_source_version`).
         **asset_kwargs: Passed to ``@asset`` (``group_name``, ``deps``, ``pool``, ``owners``, ``tags``,
             ``retry_policy``, ...).
     """
+    source_version_fn = source_version
     if not isinstance(partitions_def, TimeWindowPartitionsDefinition):
         raise TypeError("segops_partitioned_asset needs time-window partitions (daily, hourly, a cron, ...)")
     if isinstance(key_prefix, str):
@@ -261,7 +267,7 @@ def segops_partitioned_asset(
         client: SegopsClient = getattr(context.resources, resource_key).get_client()
         keys = list(context.partition_keys)
         windows = [_window(partitions_def, k) for k in keys]
-        source_version = _source_version(context, config)
+        source_version = _source_version(context, config, source_version_fn)
         body = dict(base_body)
         if source_version:
             body["sourceVersion"] = source_version
@@ -430,19 +436,40 @@ def _source_text(source_version: str | None) -> str:
     return f"source version {source_version}" if source_version else "no source version given"
 
 
-def _source_version(context: AssetExecutionContext, config: SegopsAssetConfig) -> str | None:
-    """The run config's `source_version` (blank: none), else `upstream_source_version`."""
+def _source_version(
+    context: AssetExecutionContext,
+    config: SegopsAssetConfig,
+    source_version_fn: Callable[[AssetExecutionContext], str | None] | None,
+) -> str | None:
+    """The run config's `source_version`, else the asset's `source_version` callable's answer (blank: none),
+    else `upstream_source_version`."""
     if config.source_version is not None:
-        text = config.source_version.strip()
-        if len(text) > MAX_SOURCE_VERSION:
+        return _checked_version(config.source_version, "the run config's source_version")
+    if source_version_fn is not None:
+        given = source_version_fn(context)
+        if given is not None and not isinstance(given, str):
             raise Failure(
                 description=(
-                    f"source_version is {len(text)} characters; segops takes at most {MAX_SOURCE_VERSION}"
+                    f"the asset's source_version callable returned {type(given).__name__}; expected a string "
+                    "(the input's version) or None"
                 ),
                 allow_retries=False,
             )
-        return text or None
+        return _checked_version(given or "", "the asset's source_version callable's answer")
     return upstream_source_version(context)
+
+
+def _checked_version(text: str, what: str) -> str | None:
+    text = text.strip()
+    if len(text) > MAX_SOURCE_VERSION:
+        raise Failure(
+            description=(
+                f"source_version is {len(text)} characters; segops takes at most {MAX_SOURCE_VERSION} "
+                f"({what}): send a digest of a longer version"
+            ),
+            allow_retries=False,
+        )
+    return text or None
 
 
 def upstream_source_version(context: AssetExecutionContext) -> str | None:
