@@ -49,6 +49,11 @@ export interface DruidCapabilityFlags {
    * P90D): a second auto-kill whose buffer bounds how long a replace can be rolled back (auto-kill.ts).
    */
   readonly embeddedKill: boolean;
+  /**
+   * The Coordinator dynamic config's `cloneServers` makes Historicals clones of others; Brokers do not query clones
+   * by default, so the handoff gate does not count a segment only a clone holds as served.
+   */
+  readonly cloneServers: boolean;
 }
 
 export interface CapabilityRow {
@@ -117,6 +122,12 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
     what: "the Overlord's embedded kill of unused segments, with its own bufferPeriod (runtime properties, off by default)",
     source: "apache/druid #18028 (UnusedSegmentsKiller, UnusedSegmentKillerConfig), documented in #18124",
   },
+  {
+    key: "cloneServers",
+    since: 34,
+    what: "cloned Historicals (cloneServers in the Coordinator dynamic config), left out of queries by default",
+    source: "apache/druid #17863 (cloneServers), #17899 (Brokers exclude clones: cloneQueryMode)",
+  },
 ];
 
 /** The version `GET /status` reported, as far as segops reads it. */
@@ -166,6 +177,7 @@ export function flagsFor(major: number): DruidCapabilityFlags {
     compactionSkipIntervals: false,
     partialLoadRules: false,
     embeddedKill: false,
+    cloneServers: false,
   };
   for (const row of CAPABILITY_ROWS) flags[row.key] = rowApplies(row, major);
   return flags;

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../core/clock.js";
 import type { DruidCapabilities } from "./capabilities.js";
+import { cloneHostsOf } from "./clones.js";
 import {
   DruidError,
   DuplicateTaskError,
@@ -564,6 +565,15 @@ export class DruidClient {
       { service: "coordinator", method: "GET", path: `${COORDINATOR}/config`, idempotent: true },
       options,
     );
+  }
+
+  /**
+   * The cloned Historicals (the Coordinator dynamic config's `cloneServers`, clones.ts): none before Druid 34, which
+   * has no clones, without asking.
+   */
+  async cloneServers(options?: CallOptions): Promise<ReadonlySet<string>> {
+    if (!(await this.capabilities()).cloneServers) return new Set();
+    return cloneHostsOf(await this.coordinatorDynamicConfig(options));
   }
 
   /**

@@ -73,18 +73,34 @@ export function coalesceIntervals(intervals: readonly Interval[]): Interval[] {
 /** Server types Druid replicates segments to (`ServerType.isSegmentReplicationTarget`): not realtime tasks. */
 const REPLICATION_TARGETS = new Set(["historical", "bridge"]);
 
+/** A server of the served view, as segops reads it (`DruidServerMetadata`). */
+export interface ServedBy {
+  type?: string;
+  name?: string;
+  hostAndPort?: string | null;
+}
+
 /**
  * Ids of the serverview's segments (docs/druid-api.md §3.2a) that a Historical serves: Druid's own handoff check
  * (`DataSourcesResource.isSegmentLoaded`) counts only servers that are segment replication targets, so a segment
- * a realtime task announces is not handed off. Pure.
+ * a realtime task announces is not handed off. A cloned Historical (`clones`: the Coordinator dynamic config's
+ * `cloneServers`, Druid 34, apache/druid #17863) does not count either: Brokers leave clones out of queries by
+ * default (`cloneQueryMode` excludeClones, apache/druid #17899), so a segment only a clone holds is not queryable.
+ * Pure.
  */
 export function servedByHistoricals(
-  infos: ReadonlyArray<{ segment: DataSegment; servers: ReadonlyArray<{ type?: string }> }>,
+  infos: ReadonlyArray<{ segment: DataSegment; servers: ReadonlyArray<ServedBy> }>,
+  clones: ReadonlySet<string> = new Set(),
 ): string[] {
   const ids = new Set<string>();
   for (const info of infos) {
-    if (info.servers.some((s) => REPLICATION_TARGETS.has(String(s.type ?? "").toLowerCase())))
-      ids.add(segmentId(info.segment));
+    const serving = info.servers.some(
+      (s) =>
+        REPLICATION_TARGETS.has(String(s.type ?? "").toLowerCase()) &&
+        !clones.has(s.name ?? "") &&
+        !clones.has(s.hostAndPort ?? ""),
+    );
+    if (serving) ids.add(segmentId(info.segment));
   }
   return [...ids];
 }
