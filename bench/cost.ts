@@ -35,7 +35,7 @@ import { RequestMeter } from "./lib/request-meter.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { finishedAt } from "./lib/sim-events.js";
 import { simTime } from "./lib/sim-time.js";
-import { quantile } from "./lib/stats.js";
+import { isStatusLookup, quantile } from "./lib/stats.js";
 import { markdownTable, num } from "./lib/table.js";
 
 export interface CostBenchOptions {
@@ -46,6 +46,8 @@ export interface CostBenchOptions {
   seed?: number;
   /** The history seeded before each run. @default 20,000 tasks, 200,000 segments, 50 datasources */
   history?: Omit<HistoryOptions, "names" | "segmentsBefore">;
+  /** Backfill sizes. @default [100, 1000] (--quick: [100]) */
+  partitions?: number[];
 }
 
 const DATASOURCE = "events";
@@ -209,6 +211,7 @@ function summaryTable(runs: readonly CostRun[]): string {
       `${num(r.makespanMs / 60_000, 1)} min`,
       num(t.requests, 0),
       num(t.requests / r.partitions, 1),
+      num(r.meter.total(isStatusLookup).requests / r.partitions, 1),
       kib(t.bytes / r.partitions),
       num(perMin(t.requests, r.makespanMs), 0),
       kib(perMin(t.bytes, r.makespanMs)),
@@ -222,6 +225,7 @@ function summaryTable(runs: readonly CostRun[]): string {
       "makespan",
       "requests",
       "requests / task",
+      "of which status lookups",
       "bytes / task",
       "requests / min",
       "bytes / min",
@@ -258,7 +262,7 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
   const timeScale = options.timeScale ?? 20;
   const seed = options.seed ?? 7;
   const history = options.history ?? PRODUCTION;
-  const sizes = options.quick ? [100] : [100, 1000];
+  const sizes = options.partitions ?? (options.quick ? [100] : [100, 1000]);
   const tables: string[] = [];
   const figures: Record<string, unknown> = {};
   const headline: BenchResult["headline"] = [];
