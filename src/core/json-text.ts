@@ -1,6 +1,6 @@
 /**
  * JSON text read from users (templates, request bodies, flags), with syntax errors said where they are:
- * `spec.json:31:7: expected ',' or '}' after property value` instead of V8's `at position 878`. Pure.
+ * `spec.json:31:7: expected ',' or '}' after a property` instead of V8's `at position 878`. Pure.
  *
  * `JSON.parse` stays the parser (and the authority on what is JSON); only when it fails is the text
  * scanned again to find the line and column of the first error, since V8 gives a position for some
