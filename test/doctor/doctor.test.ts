@@ -289,13 +289,19 @@ describe("segops doctor: settings and template lints", () => {
 });
 
 describe("segops doctor: bad input", () => {
-  it("exits 2 naming the flag or file, asking Druid nothing", async () => {
+  it("exits 2 naming the flag or file (the connection flags as every command reads them), asking Druid nothing", async () => {
     const s = await sim();
     const p = await startGateProxy(s.url, {});
     closers.push(() => p.close());
     const url = await doctor("--druid", "not a url");
     expect(url.code).toBe(2);
     expect(url.err).toContain("--druid");
+    const ca = await doctor("--druid", p.url, "--ca-file", join(dir, "no-ca.pem"));
+    expect(ca.code).toBe(2);
+    expect(ca.err).toContain("--ca-file");
+    const noPassword = await doctor("--druid", p.url, "--user", "ops", "--password-file", join(dir, "no-pw"));
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.err).toContain("--password-file");
     const missing = await doctor("--druid", p.url, join(dir, "nope.json"));
     expect(missing.code).toBe(2);
     expect(missing.err).toContain("nope.json");
