@@ -1,6 +1,7 @@
 import type { Granularity } from "../core/granularity.js";
 import { externArguments } from "./extern.js";
 import type { SpecIssue } from "./issues.js";
+import { maskComments } from "./sql-set.js";
 
 /**
  * Statement-shape rules of SQL ingestion that Druid's planner enforces (the MSQ extension is not served for
@@ -166,9 +167,28 @@ function checkExtern(sql: string, issues: Issues): void {
   }
 }
 
-/** Every shape rule above; `sql` is the whole statement (for EXTERN). */
-export function checkIngestShape(sql: string, shape: IngestShape, issues: Issues): void {
+/**
+ * The web console's placeholder for an expression its spec-to-SQL conversion could not write
+ * (`REWRITE_[…]_TO_SQL`, with an `--:ISSUE:` comment): Druid's parser refuses it (confirmed by the oracle on the
+ * console's own conversions).
+ */
+function checkConsolePlaceholders(query: string, issues: Issues): void {
+  // Comments masked in place, so a line number is the template's own.
+  const text = maskComments(query);
+  const re = /REWRITE_\[[^\n]*?\]_TO_SQL/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const line = text.slice(0, m.index).split("\n").length;
+    issues.errors.push({
+      path: "query",
+      message: `line ${line}: ${m[0].length > 60 ? `${m[0].slice(0, 57)}...` : m[0]} is the web console's placeholder for an expression it could not convert (see its --:ISSUE: comment); Druid's SQL parser refuses it: write the expression in SQL`,
+    });
+  }
+}
+
+/** Every shape rule above; `query` is the statement as written, `sql` the same without comments or SETs. */
+export function checkIngestShape(query: string, sql: string, shape: IngestShape, issues: Issues): void {
   checkTarget(shape, issues);
   checkLimitTime(shape, issues);
   checkExtern(sql, issues);
+  checkConsolePlaceholders(query, issues);
 }

@@ -396,7 +396,7 @@ export function validateSql(query: string, options: ValidateSqlOptions = {}): Va
   const masked = maskQuoted(rest);
   const gran = checkPartitionedBy(verb, rest, masked, issues);
   if (verb === "REPLACE") checkOverwrite(rest, masked, gran, segops, options.partition, issues);
-  checkIngestShape(sql, { verb, table: head[2] as string, rest, masked, granularity: gran }, issues);
+  checkIngestShape(query, sql, { verb, table: head[2] as string, rest, masked, granularity: gran }, issues);
   return result(issues);
 }
 

@@ -120,11 +120,20 @@ describe("the Druid spec corpus", () => {
     }
   });
 
-  it("accepts every SQL ingestion query (0 errors)", () => {
+  it("accepts every SQL ingestion query (0 errors) but the web console's unconverted ones", () => {
     const rejected = SQL.map((f) => ({ f, errors: druidSql(loadSql(f)).errors })).filter(
       (x) => x.errors.length > 0,
     );
-    expect(rejected).toEqual([]);
+    // Conversions "with issue": the console's REWRITE_[…]_TO_SQL placeholders, which Druid's parser refuses
+    // (the Druid 33 oracle agrees, test/fixtures/oracle-verdicts.json).
+    expect(rejected.map((x) => x.f)).toEqual([
+      "sql/web-console--spec-conversion--converts-with-issue-when-there-is-a-dimension-transform-and-strange-filter.sql",
+      "sql/web-console--spec-conversion--converts-with-issue-when-there-is-a-time-transform.sql",
+    ]);
+    for (const x of rejected) {
+      for (const e of x.errors)
+        expect(e.message).toMatch(/REWRITE_\[.*\]_TO_SQL is the web console's placeholder/);
+    }
     for (const f of SQL) expect(druidSql(loadSql(f)).warnings, f).toEqual([]);
   });
 

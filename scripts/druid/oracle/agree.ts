@@ -28,9 +28,9 @@ const record = process.argv.includes("--record");
 const items = oracleCorpus();
 const work = mkdtempSync(join(tmpdir(), "segops-oracle-"));
 mkdirSync(join(work, "specs"));
-const name = (i: number) => `${String(i).padStart(5, "0")}.json`;
+const name = (i: number) => `${String(i).padStart(5, "0")}.${items[i]?.sql !== undefined ? "sql" : "json"}`;
 items.forEach((item, i) => {
-  writeFileSync(join(work, "specs", name(i)), JSON.stringify(item.spec));
+  writeFileSync(join(work, "specs", name(i)), item.sql ?? JSON.stringify(item.spec));
 });
 
 const t0 = Date.now();

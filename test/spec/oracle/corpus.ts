@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseInterval } from "../../../src/core/interval.js";
 import { prepareSpec } from "../../../src/spec/prepare.js";
+import { setStatementsToContext } from "../../../src/spec/sql-set.js";
 import { parseTemplateText } from "../../../src/spec/template.js";
 import { dailyTemplate } from "../../helpers/dataset.js";
 
@@ -19,7 +20,13 @@ export interface OracleItem {
   /** Stable id: the path under test/fixtures, or `template:<name>@<interval>`. */
   readonly id: string;
   readonly kind: "fixture" | "mutation" | "template";
+  /** The task (native items), or undefined for an SQL item. */
   readonly spec: unknown;
+  /**
+   * SQL items: the statement as a Druid 33 Broker receives it (leading SETs moved to the request context, as
+   * segops does before Druid 34). The oracle only parses it (the MSQ extension is not served).
+   */
+  readonly sql?: string;
   /** Extension types swapped for a core stand-in (`inputSource s3 → local`), empty when none. */
   readonly standIns: readonly string[];
   /** Mutations only: what segops must say (an error, or a warning on a spec Druid 33 accepts). */
@@ -35,7 +42,15 @@ export interface Mutation {
   readonly expect: "reject" | "warn" | "accept";
   /** The path segops must name (error or warning). */
   readonly path?: string;
-  readonly spec: unknown;
+  /** A task spec, or… */
+  readonly spec?: unknown;
+  /** …an SQL statement (INSERT/REPLACE). */
+  readonly query?: string;
+  /**
+   * SQL mutations: `parse` when Druid's parser refuses the statement (the oracle confirms it), `source` when the
+   * rule is the planner's or the MSQ engine's (pinned to Druid's source: the statement parses).
+   */
+  readonly confirmedBy?: "parse" | "source";
 }
 
 export const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));
@@ -135,13 +150,28 @@ export function withStandIns(spec: unknown): { spec: unknown; standIns: string[]
   return { spec: swap(spec, undefined), standIns };
 }
 
+/** The statement a Druid 33 Broker receives for an SQL template: its leading SETs go in the request context. */
+export function asDruid33Sql(query: string): string {
+  return setStatementsToContext(query, {}).query;
+}
+
 function fixtureItems(): OracleItem[] {
   const root = join(FIXTURES, "druid-specs");
   return walk(root)
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => {
+    .filter((f) => f.endsWith(".json") || f.endsWith(".sql"))
+    .map((f): OracleItem => {
+      const id = relative(FIXTURES, f);
+      if (f.endsWith(".sql")) {
+        return {
+          id,
+          kind: "fixture",
+          spec: undefined,
+          sql: asDruid33Sql(readFileSync(f, "utf8")),
+          standIns: [],
+        };
+      }
       const { spec, standIns } = withStandIns(readJson(f));
-      return { id: relative(FIXTURES, f), kind: "fixture" as const, spec, standIns };
+      return { id, kind: "fixture", spec, standIns };
     });
 }
 
@@ -154,7 +184,17 @@ export function loadMutations(): { id: string; mutation: Mutation }[] {
 }
 
 function mutationItems(): OracleItem[] {
-  return loadMutations().map(({ id, mutation }) => {
+  return loadMutations().map(({ id, mutation }): OracleItem => {
+    if (mutation.query !== undefined) {
+      return {
+        id,
+        kind: "mutation",
+        spec: undefined,
+        sql: asDruid33Sql(mutation.query),
+        standIns: [],
+        mutation,
+      };
+    }
     const { spec, standIns } = withStandIns(mutation.spec);
     return { id, kind: "mutation" as const, spec, standIns, mutation };
   });

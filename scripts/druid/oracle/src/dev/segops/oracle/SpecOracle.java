@@ -11,8 +11,11 @@ import org.apache.druid.discovery.NodeRole;
 import org.apache.druid.guice.StartupInjectorBuilder;
 import org.apache.druid.guice.annotations.Json;
 import org.apache.druid.indexing.common.task.Task;
+import org.apache.druid.sql.calcite.planner.PlannerFactory;
+import org.apache.calcite.sql.parser.SqlParser;
 
 import java.io.PrintStream;
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +31,13 @@ import java.util.stream.Stream;
  * classpath, loaded through ServiceLoader as the Overlord loads them), then what {@code OverlordResource#taskPost}
  * and {@code TaskQueue#add} check before the task is queued. One JVM for all specs.
  *
- * <p>Usage: {@code SpecOracle <dir|file>...}; prints one JSON line per {@code .json} file,
- * {@code {"file", "verdict": "accept"|"reject", "message"}}, in path order.
+ * <p>SQL ({@code .sql} files): the MSQ extension is not served for 33.0.0, so only the Broker's parse is modelled —
+ * Druid's own Calcite parser with the configuration {@code PlannerFactory} plans with ({@code PARSER_CONFIG}: the
+ * {@code DruidSqlParserImpl} grammar, whose INSERT/REPLACE … PARTITIONED BY / CLUSTERED BY rules run while parsing).
+ * A parse verdict says nothing about the validator's rules, which need the planner and the MSQ engine.
+ *
+ * <p>Usage: {@code SpecOracle <dir|file>...}; prints one JSON line per {@code .json} or {@code .sql} file,
+ * {@code {"file", "verdict": "accept"|"reject", "message", "level": "task"|"parse"}}, in path order.
  */
 public final class SpecOracle
 {
@@ -43,12 +51,17 @@ public final class SpecOracle
     final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     final ObjectMapper mapper = overlordMapper();
     final ObjectMapper plain = new ObjectMapper();
+    final SqlParser.Config sqlConfig = brokerParserConfig();
     for (Path file : specFiles(args)) {
       final ObjectNode line = plain.createObjectNode();
       line.put("file", file.toString());
-      final String problem = check(mapper, Files.readAllBytes(file));
+      final boolean sql = file.toString().endsWith(".sql");
+      final String problem = sql
+                             ? parse(sqlConfig, new String(Files.readAllBytes(file), StandardCharsets.UTF_8))
+                             : check(mapper, Files.readAllBytes(file));
       line.put("verdict", problem == null ? "accept" : "reject");
       line.put("message", problem == null ? "" : problem);
+      line.put("level", sql ? "parse" : "task");
       out.println(plain.writeValueAsString(line));
     }
   }
@@ -85,6 +98,26 @@ public final class SpecOracle
     }
   }
 
+  /** {@code PlannerFactory.PARSER_CONFIG}: the parser configuration Druid's SQL planner uses (package-private). */
+  static SqlParser.Config brokerParserConfig() throws Exception
+  {
+    final Field field = PlannerFactory.class.getDeclaredField("PARSER_CONFIG");
+    field.setAccessible(true);
+    return (SqlParser.Config) field.get(null);
+  }
+
+  /** Why Druid's parser refuses one statement, or null when it parses. */
+  static String parse(SqlParser.Config config, String sql)
+  {
+    try {
+      SqlParser.create(sql, config).parseStmt();
+      return null;
+    }
+    catch (Throwable t) {
+      return describe(t);
+    }
+  }
+
   /** The innermost message that says something, as Druid's error mappers pass it on. */
   static String describe(Throwable t)
   {
@@ -114,7 +147,11 @@ public final class SpecOracle
       final Path p = Paths.get(arg);
       if (Files.isDirectory(p)) {
         try (Stream<Path> s = Files.walk(p)) {
-          files.addAll(s.filter(f -> f.toString().endsWith(".json")).sorted().collect(Collectors.toList()));
+          files.addAll(
+              s.filter(f -> f.toString().endsWith(".json") || f.toString().endsWith(".sql"))
+               .sorted()
+               .collect(Collectors.toList())
+          );
         }
       } else {
         files.add(p);
