@@ -134,7 +134,8 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
     }
     return Number.isFinite(lo) ? [lo, hi] : [0, 1];
   }, [spans, gaps]);
-  const detail = selected ? (chunks.find((c) => c.interval === selected) ?? null) : null;
+  const byInterval = useMemo(() => new Map(chunks.map((c) => [c.interval, c])), [data]);
+  const detail = selected ? (byInterval.get(selected) ?? null) : null;
   const detailSegments = useMemo(
     () => (detail ? (data?.segments ?? []).filter((s) => `${s.start}/${s.end}` === detail.interval) : []),
     [data, detail],
@@ -420,7 +421,7 @@ export function TimelineView({ datasource, query }: { datasource: string; query:
               </thead>
               <tbody>
                 {audit.chunks.map((a) => {
-                  const c = chunks.find((k) => k.interval === a.interval);
+                  const c = byInterval.get(a.interval);
                   return (
                     <tr data-chunk={a.interval}>
                       <td>{interval(a.interval)}</td>
