@@ -25,6 +25,11 @@ describe("--druid mistakes", () => {
     expect(r.err).toBe(
       `segops: --druid: expected http(s)://host:port, got localhost:${port}: add the scheme, e.g. http://localhost:${port}\n`,
     );
+    // A password typed into such a URL is not echoed back.
+    const secret = await segopsInProcess(["audit", "wiki", "--druid", `bob:hunter22@localhost:${port}`]);
+    expect(secret.code).toBe(2);
+    expect(secret.err).toContain("expected http(s)://host:port");
+    expect(secret.err).not.toContain("hunter22");
   });
 
   it("a path prefix: the 404 shows the path as sent and names the prefix and the Router setting", async () => {
