@@ -108,4 +108,20 @@ describe("validateTemplate (what `segops validate` reports, every problem found)
     const finished = template({ type: "compact", dataSource: "wiki", interval: "2026-01-01/2026-01-02" });
     expect(validateTemplate(finished).errors).toEqual([]);
   });
+
+  it("refuses a compact task whose top-level interval is not --interval's, instead of dropping it", () => {
+    const other = template({ type: "compact", dataSource: "wiki", interval: "2026-01-02/2026-01-03" });
+    const r = validateTemplate(other, { interval: day });
+    expect(r.errors).toEqual([
+      {
+        path: "interval",
+        message: expect.stringMatching(
+          /^the template sets "2026-01-02\/2026-01-03", but the partition is 2026-01-01T00:00:00\.000Z\/2026-01-02T00:00:00\.000Z; remove it or use "\{\{interval\}\}"$/,
+        ),
+      },
+    ]);
+    // The same interval is moved into ioConfig (CompactionTask takes only one of them), not refused.
+    const same = template({ type: "compact", dataSource: "wiki", interval: "2026-01-01/2026-01-02" });
+    expect(validateTemplate(same, { interval: day }).errors).toEqual([]);
+  });
 });
