@@ -568,6 +568,23 @@ export class DruidClient {
   }
 
   /**
+   * `GET /status/properties` of a service: its runtime properties (those not hidden by
+   * `druid.server.hiddenProperties`), e.g. the auto-kill settings auto-kill.ts reads.
+   */
+  async statusProperties(
+    service: "overlord" | "coordinator",
+    options?: CallOptions,
+  ): Promise<Record<string, string>> {
+    const body = await this.#json<unknown>(
+      { service, method: "GET", path: "/status/properties", idempotent: true },
+      options,
+    );
+    const out: Record<string, string> = {};
+    if (isRecord(body)) for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+    return out;
+  }
+
+  /**
    * The cloned Historicals (the Coordinator dynamic config's `cloneServers`, clones.ts): none before Druid 34, which
    * has no clones, without asking.
    */

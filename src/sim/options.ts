@@ -45,6 +45,11 @@ export interface SimOptions {
   perRowMs?: number;
   /** How often the Coordinator's auto-compaction duty looks, in sim ms (auto-compact.ts). @default 60000 */
   compactionPeriodMs?: number;
+  /**
+   * What `GET /status/properties` answers (every service shares the emulator's port), e.g. the auto-kill settings
+   * (`druid.coordinator.kill.*`, Druid 34's `druid.manager.segments.killUnused.*`). Nothing acts on them. @default {}
+   */
+  runtimeProperties?: Record<string, string>;
 }
 
 export const DEFAULTS = {

@@ -52,7 +52,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
   const persistence = options.dataDir ? persistTo(options.dataDir, engine) : null;
   const druidVersion = options.druidVersion ?? DEFAULTS.druidVersion;
   const router = new SimRouter([
-    ...adminRoutes(faults, druidVersion),
+    ...adminRoutes(faults, druidVersion, { ...(options.runtimeProperties ?? {}) }),
     ...overlordRoutes(),
     ...dataSourceRoutes(),
     ...coordinatorRoutes(),
@@ -131,7 +131,11 @@ function createEngine(options: SimOptions, seed: number): SimEngine {
 }
 
 /** Health and version as Druid answers them, and the emulator's own `/__sim` controls. */
-function adminRoutes(faults: FaultInjector, druidVersion: number): Route[] {
+function adminRoutes(
+  faults: FaultInjector,
+  druidVersion: number,
+  properties: Record<string, string> = {},
+): Route[] {
   return [
     { method: "GET", path: "/status/health", handler: () => json(200, true) },
     {
@@ -139,6 +143,7 @@ function adminRoutes(faults: FaultInjector, druidVersion: number): Route[] {
       path: "/status",
       handler: () => json(200, { version: `${druidVersion}.0.0`, modules: [] }),
     },
+    { method: "GET", path: "/status/properties", handler: () => json(200, properties) },
     { method: "GET", path: "/__sim/stats", handler: ({ engine: e }) => json(200, snapshot(e)) },
     // The MiddleManagers' own disable/enable (`WorkerResource`), one path per emulated worker since they share a
     // port: the answer is the MiddleManager's, `{"<host>": "disabled"}`.

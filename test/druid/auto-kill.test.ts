@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { coordinatorKiller, embeddedKiller, rollbackHorizonWarnings } from "../../src/druid/auto-kill.js";
+import { DruidClient } from "../../src/druid/client.js";
+import { startSim } from "../../src/sim/index.js";
 
 /**
  * How long Druid keeps a replaced version for a rollback: the Coordinator's auto-kill bufferPeriod, and from
@@ -35,5 +37,34 @@ describe("the rollback horizon against Druid's auto-kill buffers", () => {
     ];
     expect(rollbackHorizonWarnings("P365D", killers)).toEqual([]);
     expect(() => rollbackHorizonWarnings("60 days", killers)).toThrow(/not an ISO-8601 period/);
+  });
+});
+
+describe("the rollback horizon read from an emulated cluster's /status/properties", () => {
+  it("warns on a Druid 34 whose Overlord kills unused segments after P7D, and not on a 33 with the same properties", async () => {
+    const props = {
+      "druid.manager.segments.killUnused.enabled": "true",
+      "druid.manager.segments.killUnused.bufferPeriod": "P7D",
+    };
+    for (const [druidVersion, expected] of [
+      [34, 1],
+      [33, 0],
+    ] as const) {
+      const sim = await startSim({ druidVersion, runtimeProperties: props });
+      const client = new DruidClient({ url: sim.url });
+      try {
+        const read = await client.statusProperties("overlord");
+        expect(read).toEqual(props);
+        const major = (await client.capabilities()).behavesAs;
+        const killers = [
+          coordinatorKiller(await client.statusProperties("coordinator")),
+          embeddedKiller(read, major),
+        ];
+        expect(rollbackHorizonWarnings("P30D", killers)).toHaveLength(expected);
+      } finally {
+        await client.close();
+        await sim.close();
+      }
+    }
   });
 });
