@@ -195,23 +195,44 @@ export const API_PROBES: readonly ApiProbe[] = [
   },
 ];
 
-/** The permission segops needs but `doctor` never tries, because every call of it writes. */
-export const UNTRIED_WRITES: readonly {
-  api: string;
-  resource: DruidResourceType;
-  action: "WRITE";
-  usedFor: string;
-}[] = [
+/** A permission segops needs but `doctor` never tries, because every call of it writes. */
+export interface UntriedWrite {
+  readonly id: string;
+  /** `METHOD /path`; `{dataSource}` is replaced by the template's datasource. */
+  readonly api: string;
+  readonly resource: DruidResourceType;
+  readonly action: "WRITE";
+  readonly usedFor: string;
+  readonly cost: string;
+  readonly required: boolean;
+}
+
+export const UNTRIED_WRITES: readonly UntriedWrite[] = [
   {
+    id: "overlord.submit",
     api: "POST /druid/indexer/v1/task",
     resource: "DATASOURCE",
     action: "WRITE",
     usedFor: "submitting ingestion, compaction and kill tasks",
+    cost: "nothing can be ingested, compacted or killed",
+    required: true,
   },
   {
+    id: "coordinator.markUsed",
     api: "POST /druid/coordinator/v1/datasources/{dataSource}/markUsed",
     resource: "DATASOURCE",
     action: "WRITE",
     usedFor: "rollback (marking the previous segments used again)",
+    cost: "a replace that fails its gates cannot be undone, and segops rollback cannot run",
+    required: false,
+  },
+  {
+    id: "coordinator.setCompactionConfig",
+    api: "POST /druid/coordinator/v1/config/compaction",
+    resource: "CONFIG",
+    action: "WRITE",
+    usedFor: "from Druid 39, keeping auto-compaction out of a partition while it is written (skipIntervals)",
+    cost: "auto-compaction may rewrite a partition while the backfill writes it",
+    required: false,
   },
 ];

@@ -4,7 +4,7 @@ import { DruidHttp, type DruidHttpOptions, type DruidResponse } from "../druid/h
 import type { LoadedTemplate } from "../spec/template.js";
 import { lintTemplate, templateDataSource } from "./lints.js";
 import { permissionFindings, permissionResult } from "./permissions.js";
-import { API_PROBES, type ApiProbe, PROBE_DATASOURCE } from "./probes.js";
+import { API_PROBES, type ApiProbe, PROBE_DATASOURCE, UNTRIED_WRITES } from "./probes.js";
 import { type DoctorReport, type Finding, type PermissionResult, settle } from "./report.js";
 import { routerVerdict } from "./router.js";
 import { compactionFindings, killFindings } from "./settings.js";
@@ -130,7 +130,27 @@ async function examine(http: DruidHttp, input: DoctorInput): Promise<DoctorRepor
     if (answer.status !== null && answer.status < 300) bodies.set(probe.id, answer.body);
   }
   findings.push(...permissionFindings(permissions, managementMissing));
-  findings.push(...compactionFindings(bodies.get("coordinator.compactionConfig"), dataSources));
+  // Listed so the table is whole: what the user must also be granted, which only a write would show.
+  for (const w of UNTRIED_WRITES) {
+    permissions.push({
+      id: w.id,
+      api: fill(w.api, probeDs, false),
+      resource: w.resource,
+      action: w.action,
+      verdict: "not-tried",
+      status: null,
+      usedFor: w.usedFor,
+      cost: w.cost,
+      required: w.required,
+    });
+  }
+  findings.push(
+    ...compactionFindings(
+      bodies.get("coordinator.compactionConfig"),
+      dataSources,
+      caps.compactionSkipIntervals,
+    ),
+  );
   findings.push(...killFindings(bodies.get("coordinator.dynamicConfig"), dataSources));
   for (const t of templates)
     findings.push(...lintTemplate(t.file, t.template, caps.version ? caps.behavesAs : null));

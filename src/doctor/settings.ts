@@ -10,7 +10,15 @@ import type { Finding } from "./report.js";
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function compactionFindings(config: unknown, dataSources: readonly string[]): Finding[] {
+/**
+ * `skipIntervals`: whether segops keeps auto-compaction out of a partition while writing it on this release
+ * (the capability row `compactionSkipIntervals`, Druid 39): then a configured datasource is a note, else a warning.
+ */
+export function compactionFindings(
+  config: unknown,
+  dataSources: readonly string[],
+  skipIntervals = false,
+): Finding[] {
   if (!isRecord(config)) return [];
   const out: Finding[] = [];
   const list = Array.isArray(config.compactionConfigs) ? config.compactionConfigs.filter(isRecord) : [];
@@ -19,11 +27,19 @@ export function compactionFindings(config: unknown, dataSources: readonly string
     if (!entry) continue;
     const skip =
       typeof entry.skipOffsetFromLatest === "string" ? entry.skipOffsetFromLatest : "P1D (Druid's default)";
-    out.push({
-      severity: "warning",
-      code: "auto-compaction",
-      message: `auto-compaction is configured for ${ds} (skipOffsetFromLatest ${skip}): it rewrites backfilled intervals older than that with new segment versions after segops verified them, and its tasks compete with the backfill for slots and locks. Pause it for the datasource during the backfill, or run segops compact instead`,
-    });
+    out.push(
+      skipIntervals
+        ? {
+            severity: "note",
+            code: "auto-compaction",
+            message: `auto-compaction is configured for ${ds} (skipOffsetFromLatest ${skip}): segops adds each partition's interval to its skipIntervals while writing it and takes it out after (Druid 39), so compaction waits; it needs CONFIG WRITE for that, and compacts the backfilled intervals later, with new versions`,
+          }
+        : {
+            severity: "warning",
+            code: "auto-compaction",
+            message: `auto-compaction is configured for ${ds} (skipOffsetFromLatest ${skip}): it rewrites backfilled intervals older than that with new segment versions after segops verified them, and its tasks compete with the backfill for slots and locks (this release has no skipIntervals to keep it out). Pause it for the datasource during the backfill, or run segops compact instead`,
+          },
+    );
   }
   const ratio = config.compactionTaskSlotRatio;
   const max = config.maxCompactionTaskSlots;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { API_PROBES } from "../../src/doctor/probes.js";
+import { API_PROBES, UNTRIED_WRITES } from "../../src/doctor/probes.js";
 import type { DoctorReport } from "../../src/doctor/report.js";
 import { CAPABILITY_ROWS, flagsFor } from "../../src/druid/capabilities.js";
 import { type SimHandle, startSim } from "../../src/sim/index.js";
@@ -70,7 +70,10 @@ describe("segops doctor against the emulator, per release", () => {
         CAPABILITY_ROWS.map((row) => [row.key, flags[row.key]]),
       );
       expect(report.router.verdict).toBe("management-proxy");
-      expect(report.permissions.map((p) => [p.id, p.verdict])).toEqual(API_PROBES.map((p) => [p.id, "can"]));
+      expect(report.permissions.map((p) => [p.id, p.verdict])).toEqual([
+        ...API_PROBES.map((p) => [p.id, "can"]),
+        ...UNTRIED_WRITES.map((w) => [w.id, "not-tried"]),
+      ]);
       expect(report.templates).toEqual([{ file: expect.stringContaining("ok-"), dataSource: "wiki" }]);
       expect(report.blockers).toBe(0);
       expect(report.findings.filter((f) => f.severity !== "note").map((f) => f.code)).toEqual([
@@ -202,7 +205,7 @@ describe("segops doctor: the URL", () => {
     expect(code).toBe(1);
     expect(report ? codes(report) : []).toEqual(["druid-unreachable"]);
     expect(new Set(report?.permissions.map((p) => `${p.verdict} ${p.status}`))).toEqual(
-      new Set(["unknown null"]),
+      new Set(["unknown null", "not-tried null"]),
     );
   });
 
@@ -215,7 +218,7 @@ describe("segops doctor: the URL", () => {
 });
 
 describe("segops doctor: settings and template lints", () => {
-  it("auto-compaction on the template's datasource is a warning", async () => {
+  it("auto-compaction on the template's datasource is a warning, a note where segops keeps it out (Druid 39)", async () => {
     const s = await sim();
     const p = await startGateProxy(s.url, {
       answers: {
@@ -233,6 +236,19 @@ describe("segops doctor: settings and template lints", () => {
     expect(found?.severity).toBe("warning");
     expect(found?.message).toContain("wiki (skipOffsetFromLatest PT6H)");
     expect(report?.findings.find((f) => f.code === "compaction-slots")?.message).toContain("25%");
+    // On Druid 39 segops keeps compaction out of the partition it writes (skipIntervals): a note.
+    const s39 = await sim(39);
+    const p39 = await startGateProxy(s39.url, {
+      answers: { "/druid/coordinator/v1/config/compaction": { compactionConfigs: [{ dataSource: "wiki" }] } },
+    });
+    closers.push(() => p39.close());
+    const on39 = await doctor("--druid", p39.url, "--json", file("wiki39.json", TEMPLATE));
+    expect(on39.report?.findings.find((f) => f.code === "auto-compaction")).toMatchObject({
+      severity: "note",
+    });
+    expect(on39.report?.findings.find((f) => f.code === "auto-compaction")?.message).toContain(
+      "skipIntervals",
+    );
   });
 
   it("lints a template: now() (refused), unlimited parse exceptions, an append nobody versions", async () => {
