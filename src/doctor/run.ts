@@ -1,3 +1,4 @@
+import { coordinatorKiller, embeddedKiller } from "../druid/auto-kill.js";
 import { CAPABILITY_ROWS, capabilitiesFor, rowApplies } from "../druid/capabilities.js";
 import { isDruidError } from "../druid/errors.js";
 import { DruidHttp, type DruidHttpOptions, type DruidResponse } from "../druid/http.js";
@@ -15,6 +16,39 @@ export interface DoctorInput {
   /** Whether the Overlord and Coordinator are reached through the one `--druid` URL (no --overlord/--coordinator). */
   readonly throughOneUrl: boolean;
   readonly templates: readonly { readonly file: string; readonly template: LoadedTemplate }[];
+  /** How far back the user wants to roll back (an ISO period, checked by the caller), if asked. */
+  readonly rollbackHorizon?: string;
+}
+
+/**
+ * A service's runtime properties (`GET /status/properties`), for the auto-kill settings. Through a Router the
+ * plain path answers the Router's own, so the management proxy's `/proxy/<service>/…` is asked first; a plain
+ * answer is taken only when it is not a Router's (`druid.service`). Null when neither could be read.
+ */
+async function serviceProperties(
+  http: DruidHttp,
+  service: "coordinator" | "overlord",
+  throughOneUrl: boolean,
+): Promise<Record<string, string> | null> {
+  const paths = throughOneUrl
+    ? [`/proxy/${service}/status/properties`, "/status/properties"]
+    : ["/status/properties"];
+  for (const path of paths) {
+    const answer = await ask(http, { service, method: "GET", path });
+    if (
+      answer.status === null ||
+      answer.status >= 300 ||
+      answer.body === null ||
+      typeof answer.body !== "object"
+    )
+      continue;
+    const props: Record<string, string> = {};
+    for (const [k, v] of Object.entries(answer.body as Record<string, unknown>))
+      if (typeof v === "string") props[k] = v;
+    if (/router/i.test(props["druid.service"] ?? "")) continue;
+    return props;
+  }
+  return null;
 }
 
 /** One answer: the status (null: none) and the parsed JSON body when there was one. */
@@ -151,7 +185,22 @@ async function examine(http: DruidHttp, input: DoctorInput): Promise<DoctorRepor
       caps.compactionSkipIntervals,
     ),
   );
-  findings.push(...killFindings(bodies.get("coordinator.dynamicConfig"), dataSources));
+  const [coordinatorProps, overlordProps] = unreachable
+    ? [null, null]
+    : [
+        await serviceProperties(http, "coordinator", input.throughOneUrl),
+        await serviceProperties(http, "overlord", input.throughOneUrl),
+      ];
+  const killers =
+    coordinatorProps === null
+      ? null
+      : [
+          coordinatorKiller(coordinatorProps),
+          overlordProps === null ? null : embeddedKiller(overlordProps, caps.behavesAs),
+        ];
+  findings.push(
+    ...killFindings(bodies.get("coordinator.dynamicConfig"), dataSources, killers, input.rollbackHorizon),
+  );
   for (const t of templates)
     findings.push(...lintTemplate(t.file, t.template, caps.version ? caps.behavesAs : null));
 

@@ -1,3 +1,4 @@
+import { type AutoKiller, rollbackHorizonWarnings } from "../druid/auto-kill.js";
 import type { Finding } from "./report.js";
 
 /**
@@ -53,22 +54,60 @@ export function compactionFindings(
   return out;
 }
 
-export function killFindings(dynamicConfig: unknown, dataSources: readonly string[]): Finding[] {
-  if (!isRecord(dynamicConfig)) return [];
+/**
+ * The kill settings. `killers`: Druid's auto-kills as the services' runtime properties configure them
+ * (src/druid/auto-kill.ts), or null when the properties could not be read; `horizon`: how far back the user wants
+ * to roll back (an ISO period), when asked.
+ */
+export function killFindings(
+  dynamicConfig: unknown,
+  dataSources: readonly string[],
+  killers: readonly (AutoKiller | null)[] | null = null,
+  horizon?: string,
+): Finding[] {
   const out: Finding[] = [];
-  const listed = Array.isArray(dynamicConfig.killDataSourceWhitelist)
-    ? dynamicConfig.killDataSourceWhitelist.filter((x): x is string => typeof x === "string")
+  const config = isRecord(dynamicConfig) ? dynamicConfig : null;
+  const listed = Array.isArray(config?.killDataSourceWhitelist)
+    ? config.killDataSourceWhitelist.filter((x): x is string => typeof x === "string")
     : [];
-  const maxKill = dynamicConfig.maxKillTaskSlots;
+  const maxKill = config?.maxKillTaskSlots;
   const killsAll = listed.length === 0;
   const hit = killsAll ? [...dataSources] : dataSources.filter((d) => listed.includes(d));
   const scope = killsAll
     ? "every datasource (killDataSourceWhitelist is empty)"
     : `only ${listed.join(", ")}`;
-  out.push({
-    severity: hit.length > 0 ? "warning" : "note",
-    code: "coordinator-kill",
-    message: `when the Coordinator's kill duty is on (druid.coordinator.kill.on, a runtime property the API does not show), it deletes unused segments of ${scope} older than druid.coordinator.kill.durationToRetain${typeof maxKill === "number" && maxKill < 2_147_483_647 ? `, ${maxKill} kill task(s) at a time` : ""}${hit.length > 0 ? `: a rollback of ${hit.join(", ")} needs the replaced segments, so keep the retention longer than the time you may want to roll back` : ""}`,
-  });
+  const slots =
+    typeof maxKill === "number" && maxKill < 2_147_483_647 ? `, ${maxKill} kill task(s) at a time` : "";
+  if (killers === null) {
+    if (!config) return out;
+    out.push({
+      severity: hit.length > 0 ? "warning" : "note",
+      code: "coordinator-kill",
+      message: `when the Coordinator's kill duty is on (druid.coordinator.kill.on: its runtime properties could not be read), it deletes unused segments of ${scope} older than its buffer${slots}${hit.length > 0 ? `: a rollback of ${hit.join(", ")} needs the replaced segments, so keep the buffer longer than the time you may want to roll back` : ""}`,
+    });
+    return out;
+  }
+  const enabled = killers.filter((k): k is AutoKiller => k?.enabled === true);
+  if (enabled.length === 0) {
+    out.push({
+      severity: "note",
+      code: "auto-kill",
+      message:
+        "no auto-kill is on (druid.coordinator.kill.on, and from Druid 34 druid.manager.segments.killUnused.enabled): replaced versions stay until killed by hand, so a replace can always be rolled back",
+    });
+  }
+  for (const k of enabled) {
+    const coordinator = k.property.startsWith("druid.coordinator.");
+    out.push({
+      severity: "note",
+      code: "auto-kill",
+      message: `${k.name} is on: unused segments${coordinator ? ` of ${scope}` : ""} are deleted ${k.bufferPeriod} after they are marked unused (${k.property})${coordinator ? slots : ""}, so a replace can be rolled back for that long`,
+    });
+  }
+  if (horizon !== undefined) {
+    for (const message of rollbackHorizonWarnings(horizon, killers)) {
+      out.push({ severity: "warning", code: "rollback-horizon", message });
+    }
+  }
   return out;
 }

@@ -76,11 +76,38 @@ describe("segops doctor against the emulator, per release", () => {
       ]);
       expect(report.templates).toEqual([{ file: expect.stringContaining("ok-"), dataSource: "wiki" }]);
       expect(report.blockers).toBe(0);
-      expect(report.findings.filter((f) => f.severity !== "note").map((f) => f.code)).toEqual([
-        "coordinator-kill",
-      ]);
+      expect(report.findings.filter((f) => f.severity !== "note").map((f) => f.code)).toEqual([]);
+      // The emulator's runtime properties set no auto-kill.
+      expect(report.findings.find((f) => f.code === "auto-kill")?.message).toMatch(/^no auto-kill is on/);
     });
   }
+
+  it("reads the auto-kill settings from the services' runtime properties and holds them to --rollback-horizon", async () => {
+    const s = await startSim({
+      druidVersion: 35,
+      runtimeProperties: {
+        "druid.coordinator.kill.on": "true",
+        "druid.coordinator.kill.bufferPeriod": "P7D",
+        "druid.manager.segments.killUnused.enabled": "true",
+      },
+    });
+    closers.push(() => s.close());
+    const { code, report } = await doctor("--druid", s.url, "--json", "--rollback-horizon", "P30D");
+    expect(code).toBe(0);
+    const kills = report?.findings.filter((f) => f.code === "auto-kill").map((f) => f.message) ?? [];
+    expect(kills).toEqual([
+      expect.stringMatching(
+        /Coordinator's auto-kill .* is on: unused segments of every datasource .* deleted P7D after/,
+      ),
+      expect.stringMatching(/Overlord's embedded kill .* is on: unused segments are deleted P90D after/),
+    ]);
+    const horizon = report?.findings.filter((f) => f.code === "rollback-horizon") ?? [];
+    expect(horizon.map((f) => f.severity)).toEqual(["warning"]);
+    expect(horizon[0]?.message).toContain("P7D");
+    const bad = await doctor("--druid", s.url, "--rollback-horizon", "30 days");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--rollback-horizon");
+  });
 
   it('--json has the documented shape (docs/doctor.md, "--json")', async () => {
     const s = await sim(35);
@@ -180,7 +207,9 @@ describe("segops doctor: the URL", () => {
     const { code, report, out } = await doctor("--druid", p.url, "--json");
     expect(code).toBe(1);
     expect(report?.router.verdict).toBe("no-management-proxy");
-    expect(report ? codes(report).filter((c) => c !== "release") : []).toEqual(["router-without-proxy"]);
+    expect(report?.findings.filter((f) => f.severity !== "note").map((f) => f.code)).toEqual([
+      "router-without-proxy",
+    ]);
     expect(out).toContain("druid.router.managementProxy.enabled=true");
   });
 

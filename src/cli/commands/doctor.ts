@@ -16,6 +16,10 @@ export function registerDoctor(program: Command): void {
         "check a cluster (and templates) before a backfill: release, behaviours, permissions, Router proxy, compaction/kill settings, template lints; exit 1 on a blocker",
       )
       .argument("[templates...]", "spec templates to lint against this cluster (JSON, YAML or SQL)")
+      .option(
+        "--rollback-horizon <period>",
+        "how far back replaces must stay undoable, e.g. P60D: checked against Druid's auto-kill",
+      )
       .option("--json", "print the report as JSON on stdout (shape in docs/doctor.md)"),
   ).action(async (templates: string[], flags: DoctorFlags, cmd: Command) =>
     (await import("./doctor-action.js")).doctorAction(templates, flags, cmd),
