@@ -118,6 +118,37 @@ const TYPED_FIELDS: Readonly<Record<string, string>> = {
   arrayContainsElement: "elementMatchValueType",
 };
 
+/** `ExtractionFn`'s subtypes in Druid 33 (no default type): a filter's `extractionFn` must be one of them. */
+const EXTRACTION_TYPES = new Set([
+  "bucket",
+  "cascade",
+  "identity",
+  "javascript",
+  "lookup",
+  "lower",
+  "partial",
+  "regex",
+  "registeredLookup",
+  "searchQuery",
+  "stringFormat",
+  "strlen",
+  "substring",
+  "time",
+  "timeFormat",
+  "upper",
+]);
+
+function checkExtractionFn(ctx: RuleContext, path: string, fn: unknown): void {
+  const type = fn !== null && typeof fn === "object" && !Array.isArray(fn) ? (fn as Obj).type : undefined;
+  if (typeof type === "string" && EXTRACTION_TYPES.has(type)) return;
+  ctx.error(
+    `${path}.type`,
+    type === undefined
+      ? "missing type id property 'type': an extractionFn needs one of Druid's extraction function types"
+      : `Could not resolve type id ${JSON.stringify(type)} as a subtype of ExtractionFn: expected one of ${[...EXTRACTION_TYPES].map((t) => JSON.stringify(t)).join(", ")}`,
+  );
+}
+
 /** Checks one filter and the filters inside it. */
 export function checkFilter(ctx: RuleContext, path: string, filter: unknown): void {
   const f = obj(filter);
@@ -141,6 +172,7 @@ export function checkFilter(ctx: RuleContext, path: string, filter: unknown): vo
   for (const [field, message] of REQUIRED[type] ?? []) {
     if (f[field] === undefined) ctx.error(`${path}.${field}`, message);
   }
+  if (f.extractionFn !== undefined) checkExtractionFn(ctx, `${path}.extractionFn`, f.extractionFn);
   const typed = TYPED_FIELDS[type];
   const columnType = typed === undefined ? undefined : f[typed];
   if (typeof columnType === "string" && !readableColumnType(columnType)) {
