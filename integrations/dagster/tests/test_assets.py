@@ -297,6 +297,7 @@ def test_a_missing_day_fails_with_the_gate_reason_and_blocks_downstream(
     assert "segops job run_ds_gated_20260105-20260106_" in message and "ended failed" in message
     assert "0 row(s) ingested, fewer than --min-rows 1" in message
     assert attempts[-1] in message  # the Druid task whose counters failed the gate
+    assert "Fix the input and materialise again" in message and "retry_failed (on by default)" in message
     checks = checks_by(result)
     assert set(checks) == {ck(name, MISSING_DAY) for name in CHECKS}
     assert all(not e.passed and e.blocking for e in checks.values())

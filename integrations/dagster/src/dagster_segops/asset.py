@@ -312,7 +312,13 @@ def segops_partitioned_asset(
                     )
             yield from _check_events(context, asset_key, keys, verdicts, single=len(keys) == 1)
             raise Failure(
-                description=_failure_text(job, keys, by_key, retry_failed=config.retry_failed),
+                description=_failure_text(
+                    job,
+                    keys,
+                    by_key,
+                    found_failed=request.job.state == "failed",
+                    retry_failed=config.retry_failed,
+                ),
                 metadata={
                     "segops_job_id": job.id,
                     "segops_job_state": job.state,
@@ -919,7 +925,12 @@ def _keys_text(keys: Sequence[str], limit: int = 10) -> str:
 
 
 def _failure_text(
-    job: JobView, keys: Sequence[str], by_key: Mapping[str, Mapping[str, Any]], *, retry_failed: bool
+    job: JobView,
+    keys: Sequence[str],
+    by_key: Mapping[str, Mapping[str, Any]],
+    *,
+    found_failed: bool,
+    retry_failed: bool,
 ) -> str:
     failed_keys = [k for k in keys if by_key[k].get("state") != "done"]
     failed = [by_key[k] for k in failed_keys]
@@ -944,18 +955,24 @@ def _failure_text(
         if p.get("parseErrors"):
             line += f"; first parse errors: {' | '.join(str(e) for e in list(p['parseErrors'])[:3])}"
         lines.append(line)
-    lines.append(_next_step_text(failed, retry_failed=retry_failed))
+    lines.append(_next_step_text(failed, found_failed=found_failed, retry_failed=retry_failed))
     return "\n".join(lines)
 
 
-def _next_step_text(failed: Sequence[Mapping[str, Any]], *, retry_failed: bool) -> str:
-    """What to do next about the failed partitions, in the terms of the run config."""
+def _next_step_text(failed: Sequence[Mapping[str, Any]], *, found_failed: bool, retry_failed: bool) -> str:
+    """What to do next about the failed partitions, in the terms of the run config. `found_failed`: the
+    request named a job that had already failed (so `retry_failed` decided whether it ran again)."""
     final = sorted({str(p["outcome"]) for p in failed if p.get("outcome") in FINAL_ON_SAME_INPUT})
     if final and len(final) == len({str(p.get("outcome")) for p in failed}):
         return (
             f"The same input can only repeat {', '.join(final)}: fix the input and materialise again (a "
             "changed file or upstream is a new source version), or set allow_empty to empty a window on "
             "purpose."
+        )
+    if not found_failed:
+        return (
+            "Fix the input and materialise again: a changed input is ingested anew, and retry_failed (on by "
+            "default) sends the failed partitions back to run."
         )
     if retry_failed:
         return (
