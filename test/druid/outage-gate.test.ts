@@ -3,6 +3,7 @@ import { ManualClock } from "../../src/core/clock.js";
 import { DruidClient } from "../../src/druid/client.js";
 import { TransientError } from "../../src/druid/errors.js";
 import { isDruidUnreachable } from "../../src/druid/host-backoff.js";
+import type { DruidAttempt, DruidGate } from "../../src/druid/http.js";
 import { OutageMonitor } from "../../src/druid/outage.js";
 import { FakeDruid } from "./helpers/fake-druid.js";
 
@@ -26,8 +27,33 @@ afterEach(async () => {
   fake = undefined as unknown as FakeDruid;
 });
 
-/** Lets the sockets' answers (resets, here) arrive before the manual clock moves on. */
-const io = () => new Promise((resolve) => setTimeout(resolve, 3));
+/**
+ * Counts the attempts a gate lets through and the answers (resets, here) they get, so a test waits until every
+ * attempt sent has its answer before the manual clock moves on — however long the sockets take on a busy
+ * machine — and then lets the client schedule its next retry.
+ */
+function inFlight(monitor?: OutageMonitor) {
+  let sent = 0;
+  let answered = 0;
+  const gate: DruidGate = {
+    admit: (call) => {
+      monitor?.admit(call);
+      sent += 1;
+    },
+    ...(monitor ? { giveUp: monitor.giveUp } : {}),
+  };
+  const answer = (a: DruidAttempt) => {
+    answered += 1;
+    monitor?.record(a);
+  };
+  const settle = async () => {
+    while (answered < sent) await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { gate, answer, settle };
+}
+
+let io: () => Promise<void>;
 
 async function setup() {
   fake = new FakeDruid();
@@ -42,15 +68,17 @@ async function setup() {
     random: () => 0.5,
     onRefused: (route) => refusedRoutes.push(route),
   });
+  const flight = inFlight(monitor);
+  io = flight.settle;
   client = new DruidClient({
     url: fake.url,
     clock,
     random: () => 0.5,
     retry: { baseMs: 100, capMs: 400, maxAttempts: 5, maxTotalWaitMs: 5000 },
-    gate: monitor,
+    gate: flight.gate,
     onAttempt: (a) => {
       attempts.push([clock.now(), a.endpoint]);
-      monitor.record(a);
+      flight.answer(a);
     },
   });
   return { clock, monitor, lines, refusedRoutes, client, attempts };
@@ -146,13 +174,15 @@ describe("one backoff per host during an outage", () => {
 
   it("a call whose own attempts find the host down leaves as Druid unreachable, not as its last failure", async () => {
     const { clock, monitor, lines } = await setup();
+    const flight = inFlight(monitor);
+    io = flight.settle;
     const few = new DruidClient({
       url: fake.url,
       clock,
       random: () => 0.5,
       retry: { baseMs: 100, capMs: 400, maxAttempts: 3, maxTotalWaitMs: 5000 },
-      gate: monitor,
-      onAttempt: monitor.record,
+      gate: flight.gate,
+      onAttempt: flight.answer,
     });
     try {
       const call = few.workers().catch((e) => e);
@@ -263,12 +293,19 @@ describe("one backoff per host during an outage", () => {
     await fake.start();
     fake.on("GET", WORKERS, { reset: true });
     const monitor = new OutageMonitor(clock);
+    // Counted only: this client has no gate of the monitor's.
+    const flight = inFlight();
+    io = flight.settle;
     client = new DruidClient({
       url: fake.url,
       clock,
       random: () => 0.5,
       retry: { baseMs: 100, capMs: 400, maxAttempts: 3, maxTotalWaitMs: 5000 },
-      onAttempt: monitor.record,
+      gate: flight.gate,
+      onAttempt: (a) => {
+        flight.answer(a);
+        monitor.record(a);
+      },
     });
     for (let i = 0; i < 3; i++) {
       const call = client.workers().catch((e) => e);
