@@ -10,4 +10,7 @@ uv=$here/.tools/bin/uv
 common=(--generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --no-header --quiet)
 "$uv" pip compile "${common[@]}" requirements-uv.in -o requirements-uv.lock
 "$uv" pip compile "${common[@]}" requirements-test.in -o requirements-test.lock
-echo "locked: $(grep -c '==' requirements-test.lock) packages in requirements-test.lock"
+"$uv" pip compile "${common[@]}" requirements-test-airflow2.in -o requirements-test-airflow2.lock
+for lock in requirements-test.lock requirements-test-airflow2.lock; do
+  echo "locked: $(grep -c '==' "$lock") packages in $lock"
+done

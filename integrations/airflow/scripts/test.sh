@@ -5,16 +5,23 @@
 #   3. the Druid emulator (slow tasks on request) and `segops serve` with an API token, from the repo root
 #   4. pytest: dag.test() over three logical dates, a forced retry, failures, then the real scheduler,
 #      dag-processor, triggerer and api-server (LocalExecutor, SQLite) for the deferred state
-# Extra arguments go to pytest (e.g. -k scheduler). Logs of a run stay in .tmp/run-*/ (the last 3 kept).
+#   5. 3 and 4 again on the oldest supported Airflow (2.10, .venv-airflow2 from requirements-test-airflow2.lock),
+#      with an emulator and a service of its own (the tests count Druid submissions per datasource)
+# Extra arguments go to pytest (e.g. -k scheduler). SEGOPS_AIRFLOW_VERSIONS="3 2" (default) chooses the
+# Airflow majors to run on. Logs of a run stay in .tmp/run-*/ (the last 4 kept).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repo=$(cd "$here/../.." && pwd)
 cd "$here"
 
 started=$SECONDS
+versions=${SEGOPS_AIRFLOW_VERSIONS:-3 2}
 python=$(bash scripts/venv.sh)
 bin=$(dirname "$python")
-echo "test.sh: venv ready ($((SECONDS - started)) s)"
+if [[ " $versions " == *" 2 "* ]]; then
+  bin2=$(dirname "$(bash scripts/venv.sh --airflow2)")
+fi
+echo "test.sh: venvs ready ($((SECONDS - started)) s)"
 
 "$bin/ruff" check src tests
 "$bin/ruff" format --check src tests
@@ -24,8 +31,7 @@ echo "test.sh: ruff and mypy passed ($((SECONDS - started)) s)"
 [[ -d "$repo/node_modules/tsx" ]] || { echo "test.sh: run npm ci at the repository root first" >&2; exit 2; }
 
 mkdir -p .tmp
-{ ls -1dt .tmp/run-* 2>/dev/null || true; } | tail -n +3 | xargs -r rm -rf
-work=$(mktemp -d "$here/.tmp/run-XXXXXX")
+{ ls -1dt .tmp/run-* 2>/dev/null || true; } | tail -n +4 | xargs -r rm -rf
 pids=()
 cleanup() {
   local pid
@@ -46,22 +52,34 @@ url_from() {
   return 1
 }
 
-(cd "$repo" && exec node --import tsx src/cli/bin.ts sim --port 0 --time-scale 100 --capacity 8) \
-  >"$work/sim.log" 2>&1 &
-pids+=($!)
-sim_url=$(url_from "$work/sim.log" 'listening on http://[0-9.]+:[0-9]+' "${pids[-1]}")
+# The suite under one Airflow: its own emulator and service, then pytest from the venv's bin directory.
+suite() {
+  local label=$1 venv_bin=$2 work sim_url serve_url status=0
+  shift 2
+  work=$(mktemp -d "$here/.tmp/run-XXXXXX")
+  (cd "$repo" && exec node --import tsx src/cli/bin.ts sim --port 0 --time-scale 100 --capacity 8) \
+    >"$work/sim.log" 2>&1 &
+  pids+=($!)
+  sim_url=$(url_from "$work/sim.log" 'listening on http://[0-9.]+:[0-9]+' "${pids[-1]}")
 
-head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
-(cd "$repo" && exec node --import tsx src/cli/bin.ts serve --port 0 --druid "$sim_url" \
-  --ledger "sqlite:$work/ledger.db" --api-token-file "$work/token" --tick 50 --log-level warn) \
-  >"$work/serve.log" 2>&1 &
-pids+=($!)
-serve_url=$(url_from "$work/serve.log" 'listening on http://[0-9.]+:[0-9]+' "${pids[-1]}")
-echo "test.sh: emulator $sim_url, segops serve $serve_url, logs in $work ($((SECONDS - started)) s)"
+  head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+  (cd "$repo" && exec node --import tsx src/cli/bin.ts serve --port 0 --druid "$sim_url" \
+    --ledger "sqlite:$work/ledger.db" --api-token-file "$work/token" --tick 50 --log-level warn) \
+    >"$work/serve.log" 2>&1 &
+  pids+=($!)
+  serve_url=$(url_from "$work/serve.log" 'listening on http://[0-9.]+:[0-9]+' "${pids[-1]}")
+  echo "test.sh: $label: emulator $sim_url, segops serve $serve_url, logs in $work ($((SECONDS - started)) s)"
 
-export SEGOPS_TEST_URL=$serve_url SEGOPS_TEST_SIM_URL=$sim_url SEGOPS_TEST_TOKEN_FILE=$work/token
-export SEGOPS_TEST_WORK=$work
+  SEGOPS_TEST_URL=$serve_url SEGOPS_TEST_SIM_URL=$sim_url SEGOPS_TEST_TOKEN_FILE=$work/token \
+    SEGOPS_TEST_WORK=$work "$venv_bin/pytest" -p no:cacheprovider "$@" || status=$?
+  echo "test.sh: $label: pytest exit $status ($((SECONDS - started)) s)"
+  # This suite's emulator and service end with it (cleanup() still covers an interrupted run).
+  kill -TERM "${pids[-1]}" "${pids[-2]}" 2>/dev/null || true
+  wait "${pids[-1]}" "${pids[-2]}" 2>/dev/null || true
+  return "$status"
+}
+
 status=0
-"$bin/pytest" -p no:cacheprovider "$@" || status=$?
-echo "test.sh: pytest exit $status ($((SECONDS - started)) s)"
+if [[ " $versions " == *" 3 "* ]]; then suite "Airflow 3" "$bin" "$@" || status=1; fi
+if [[ " $versions " == *" 2 "* ]]; then suite "Airflow 2.10" "$bin2" "$@" || status=1; fi
 exit $status

@@ -4,9 +4,16 @@
 # requirements-uv.lock, installed into .tools/ with pip). Idempotent: when the stamp (a hash of the locks,
 # both pyproject.toml and the Python version) is unchanged it returns at once. Nothing is fetched from anywhere but PyPI. Prints the venv's python on stdout.
 #   --uv-only   only make sure .tools/bin/uv exists (scripts/lock.sh uses it)
+#   --airflow2  the oldest supported Airflow instead: .venv-airflow2 from requirements-test-airflow2.lock
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
+lock=requirements-test.lock
+venv=$here/.venv
+if [[ "${1:-}" == "--airflow2" ]]; then
+  lock=requirements-test-airflow2.lock
+  venv=$here/.venv-airflow2
+fi
 
 python=${SEGOPS_AIRFLOW_PYTHON:-}
 if [[ -z "$python" ]]; then
@@ -31,8 +38,7 @@ fi
 
 version=$("$python" -c 'import sys; print(sys.version)')
 client=$(cd ../client && pwd)
-stamp=$(cat requirements-test.lock pyproject.toml "$client/pyproject.toml" <(echo "$version") | sha256sum | cut -c1-16)
-venv=$here/.venv
+stamp=$(cat "$lock" pyproject.toml "$client/pyproject.toml" <(echo "$version") | sha256sum | cut -c1-16)
 if [[ -x "$venv/bin/python" && "$(cat "$venv/.stamp" 2>/dev/null)" == "$stamp" ]]; then
   echo "$venv/bin/python"
   exit 0
@@ -40,7 +46,7 @@ fi
 export UV_NO_PYTHON_DOWNLOADS=1  # only the machine's Python; uv hardlinks from its cache when it can
 rm -f "$venv/.stamp"
 [[ -x "$venv/bin/python" ]] || "$uv" venv --quiet --python "$python" "$venv" >&2
-"$uv" pip sync --quiet --python "$venv/bin/python" --require-hashes requirements-test.lock >&2
+"$uv" pip sync --quiet --python "$venv/bin/python" --require-hashes "$lock" >&2
 "$uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation -e "$client" -e . >&2
 echo "$stamp" > "$venv/.stamp"
 echo "$venv/bin/python"

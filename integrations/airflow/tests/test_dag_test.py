@@ -19,6 +19,7 @@ from conftest import (
     WORK,
     Segops,
     Sim,
+    dag_test,
     lineage_events,
     query,
     run,
@@ -163,7 +164,7 @@ def test_a_failing_partition_fails_the_task_with_druids_error(
 
 
 def test_a_backfill_runs_a_range_in_one_task(dags: Any, sim: Sim) -> None:
-    dag_run = dags.backfill.test(logical_date=dt.datetime(2026, 1, 10, tzinfo=UTC))
+    dag_run = dag_test(dags.backfill, dt.datetime(2026, 1, 10, tzinfo=UTC))
     assert str(dag_run.state) == "success"
     summary = xcom("segops_backfill", dag_run.run_id, "return_value")
     assert summary["kind"] == "backfill"

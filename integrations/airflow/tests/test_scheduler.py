@@ -22,6 +22,7 @@ import pytest
 from segops_test_support import daily_template
 
 from conftest import (
+    AIRFLOW_3,
     DATA_DIR,
     HERE,
     WORK,
@@ -40,7 +41,10 @@ T = TypeVar("T")
 HOME = WORK / "airflow-scheduler"
 DB = HOME / "airflow.db"
 LINEAGE = WORK / "lineage-scheduler.jsonl"
-PROCESSES = ("api-server", "scheduler", "dag-processor", "triggerer")
+# Airflow 2.10's scheduler parses the DAGs itself and its workers need no API server.
+PROCESSES = (
+    ("api-server", "scheduler", "dag-processor", "triggerer") if AIRFLOW_3 else ("scheduler", "triggerer")
+)
 EXPECTED_RUNS = {
     "segops_slow": 3,
     "segops_gate": 1,
@@ -104,7 +108,14 @@ def airflow(migrated_db: Path) -> Iterator[dict[str, str]]:
         "AIRFLOW__TRIGGERER__DEFAULT_CAPACITY": "50",
         # The scheduler resumes a deferred task whose timeout passed at this check (default every 15 s).
         "AIRFLOW__SCHEDULER__TRIGGER_TIMEOUT_CHECK_INTERVAL": "1",
+        # A worker's calls to the api-server (one process, SQLite) time out after 5 s by default: on a loaded
+        # machine, with ten tasks starting at once, a worker then dies before its task starts.
+        "AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT": "60",
     }
+    if not AIRFLOW_3:
+        # Airflow 2.10 refuses LocalExecutor on SQLite unless told (as its own test suite does): the
+        # tasks here write little, and one file keeps the test free of a database server.
+        env["_AIRFLOW__SKIP_DATABASE_EXECUTOR_COMPATIBILITY_CHECK"] = "1"
     airflow_bin = str(Path(sys.executable).with_name("airflow"))
     write_day(CLEARED_DIR, "2026-03-05", 10)
     write_day(CONSUMER_DIR, "2026-03-06", 12)
@@ -251,9 +262,10 @@ def test_the_scheduler_runs_the_dags_deferred_while_druid_works(
         (HOME / "logs" / "dag_id=segops_slow" / f"run_id={run_id}" / "task_id=ingest").glob("*.trigger.*.log")
     )
     assert trigger_logs
-    assert any(
-        "Trigger fired event" in p.read_text() and seen["job_id"] in p.read_text() for p in trigger_logs
-    )
+    fired = (
+        "Trigger fired event" if AIRFLOW_3 else "fired: TriggerEvent"
+    )  # as each version's triggerer says it
+    assert any(fired in p.read_text() and seen["job_id"] in p.read_text() for p in trigger_logs)
     log = task_log("segops_slow", run_id, 1)
     assert "deferring: the triggerer long-polls segops" in log
     assert "done and audited" in log
@@ -354,9 +366,10 @@ def test_a_run_triggered_by_an_asset_event_sends_the_events_digest(airflow: dict
     assert state == "success"
     ((uri, name, timestamp, source_dag, source_run, source_task, source_map_index),) = query(
         DB,
-        "select a.uri, a.name, e.timestamp, e.source_dag_id, e.source_run_id, e.source_task_id, "
-        "e.source_map_index from asset_event e join asset a on a.id = e.asset_id where a.name = ?",
-        "segops_test_upstream",
+        "select a.uri, " + ("a.name" if AIRFLOW_3 else "null") + ", e.timestamp, e.source_dag_id, "
+        "e.source_run_id, e.source_task_id, e.source_map_index from asset_event e join asset a on "
+        "a.id = e.asset_id where a.uri = ?",
+        "file:///segops-test/upstream",
     )
     event = SimpleNamespace(
         asset=SimpleNamespace(uri=uri, name=name),
@@ -393,7 +406,8 @@ def test_a_run_triggered_by_an_asset_event_sends_the_events_digest(airflow: dict
 def test_a_task_cleared_while_deferred_leaves_its_druid_work_to_the_new_try(
     airflow: dict[str, str], segops: Segops, sim: Sim
 ) -> None:
-    airflow_cli(airflow, "dags", "trigger", "segops_clear_deferred", "-l", "2026-03-10T00:00:00+00:00")
+    logical = "-l" if AIRFLOW_3 else "-e"  # Airflow 2.10 calls it the execution date
+    airflow_cli(airflow, "dags", "trigger", "segops_clear_deferred", logical, "2026-03-10T00:00:00+00:00")
 
     def deferred_while_running() -> tuple[str, str, str] | None:
         for run_id, state, _ in task_instances("segops_clear_deferred"):
@@ -434,8 +448,13 @@ def test_a_task_cleared_while_deferred_leaves_its_druid_work_to_the_new_try(
     job = segops.job(job_id)
     assert (job["state"], job["canceled"]) == ("done", False)
     assert sim.rows("af_clear_deferred") == 8
-    assert "reattached to the Druid work in flight" in task_log("segops_clear_deferred", run_id, 2)
-    assert "left running for the new try" in trigger_logs("segops_clear_deferred", run_id)
+    # The new try reattached to the same job: while it ran, or (a slow machine) just after it ended.
+    assert "already exists and" in task_log("segops_clear_deferred", run_id, 2)
+    if AIRFLOW_3:
+        # Airflow did call the old try's on_kill for the clear (and the job above was not canceled). Its own
+        # log line ("left running for the new try") is not always kept: the trigger's log ends with it.
+        # Airflow 2.10 calls no trigger's on_kill: nothing there could cancel the job.
+        assert "invoking on_kill" in trigger_logs("segops_clear_deferred", run_id)
 
 
 @pytest.mark.parametrize("dag_id", ["segops_timeout_deferred", "segops_timeout_worker"])
@@ -450,17 +469,22 @@ def test_execution_timeout_leaves_the_druid_work_for_the_next_try(
     # Timed out at least once (the Druid task outlasts execution_timeout), then a try found it done.
     assert state == "success"
     assert tries >= 2
-    first = task_log(dag_id, run_id, 1)
-    assert "execution_timeout passed while segops job" in first
-    assert "keep running" in first
+    # Where the timeout struck depends on the machine (creating the job, or waiting for it): the tries
+    # that timed out say so, each in its own log.
+    timed_out = "\n".join(task_log(dag_id, run_id, n) for n in range(1, tries))
+    if AIRFLOW_3 or dag_id == "segops_timeout_worker":
+        assert "execution_timeout passed while segops job" in timed_out
+        assert "keep running" in timed_out
+    else:
+        # Airflow 2.10 fails a resumed task past its execution_timeout before the operator runs again.
+        assert "AirflowTaskTimeout" in timed_out
     # One Druid submission for every try, and it was never shut down.
     datasource = f"af_{dag_id.removeprefix('segops_')}"
     (submitted,) = sim.submissions(datasource)
     assert not killed(sim, submitted["id"])
     assert xcom(dag_id, run_id, "druid_task_ids") == [submitted["id"]]
     assert sim.rows(datasource) == 9
-    later = task_log(dag_id, run_id, 2)
-    assert "already exists" in later
+    assert "already exists" in task_log(dag_id, run_id, tries)
 
 
 def test_a_corrupt_day_costs_poison_after_attempts_then_a_fixed_file_is_ingested_once(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DATA_DIR, DB, Segops, Sim, query, run, states, write_day, xcom
+from conftest import AIRFLOW_3, DATA_DIR, DB, Segops, Sim, query, run, states, write_day, xcom
 from segops_airflow.hooks.segops import SegopsHook
 from segops_airflow.source_version import ASSET_EVENTS_PREFIX, asset_events_version, resolve_source_version
 
@@ -252,8 +252,13 @@ def test_a_retry_after_the_job_ended_unreported_emits_the_owed_asset_event(
     assert str(dag_run.state) == "success"
     assert states(dag_run) == {"ingest": ("success", 2)}
     assert "simulated crash after segops job" in out
-    assert "an earlier try of this task instance started it and did not report it" in out
     assert [s["accepted"] for s in sim.submissions("af_owed")] == [True]
+    if not AIRFLOW_3:
+        # Airflow 2.10 has no task state to carry the note across tries: the event is lost (README).
+        assert "was already done from the same source" in out
+        assert asset_events("af_owed") == []
+        return
+    assert "an earlier try of this task instance started it and did not report it" in out
     (event,) = asset_events("af_owed")
     assert event["rows"] == 36
     assert xcom("segops_owed", dag_run.run_id, "return_value")["unchanged"] is False

@@ -26,7 +26,6 @@ if AIRFLOW_3 or TYPE_CHECKING:
         AirflowException,
         AirflowFailException,
         AirflowTaskTimeout,
-        TaskDeferralTimeout,
     )
 else:  # Airflow 2.10: datasets are what Airflow 3 renamed assets
     from airflow.configuration import conf
@@ -36,7 +35,6 @@ else:  # Airflow 2.10: datasets are what Airflow 3 renamed assets
         AirflowException,
         AirflowFailException,
         AirflowTaskTimeout,
-        TaskDeferralTimeout,
     )
     from airflow.hooks.base import BaseHook
     from airflow.models import BaseOperator
@@ -46,6 +44,17 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 else:
     Context = dict[str, Any]
+
+
+async def aget_connection(hook: Any, conn_id: str) -> Any:
+    """The connection, read without blocking the triggerer's event loop (Airflow 2.10's hooks have no
+    `aget_connection`: its blocking read runs in a thread)."""
+    if AIRFLOW_3:
+        return await hook.aget_connection(conn_id)
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(hook.get_connection)(conn_id)
+
 
 __all__ = [
     "AIRFLOW_3",
@@ -60,6 +69,6 @@ __all__ = [
     "BaseSensorOperator",
     "Context",
     "PokeReturnValue",
-    "TaskDeferralTimeout",
+    "aget_connection",
     "conf",
 ]

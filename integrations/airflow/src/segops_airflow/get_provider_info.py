@@ -49,6 +49,17 @@ CONN_FIELDS: dict[str, Any] = {
 }
 
 
+#: The `druid://` URI scheme: its normalizer, its factory and its OpenLineage converter.
+DRUID_URIS: list[dict[str, Any]] = [
+    {
+        "schemes": ["druid"],
+        "handler": "segops_airflow.assets.druid.sanitize_uri",
+        "factory": "segops_airflow.assets.druid.create_asset",
+        "to_openlineage_converter": "segops_airflow.assets.druid.convert_asset_to_openlineage",
+    }
+]
+
+
 def get_provider_info() -> dict[str, Any]:
     return {
         "package-name": "airflow-provider-segops",
@@ -79,12 +90,7 @@ def get_provider_info() -> dict[str, Any]:
                 "conn-fields": CONN_FIELDS,
             }
         ],
-        "asset-uris": [
-            {
-                "schemes": ["druid"],
-                "handler": "segops_airflow.assets.druid.sanitize_uri",
-                "factory": "segops_airflow.assets.druid.create_asset",
-                "to_openlineage_converter": "segops_airflow.assets.druid.convert_asset_to_openlineage",
-            }
-        ],
+        # Airflow 3 reads asset-uris; Airflow 2.10, which called assets datasets, reads dataset-uris.
+        "asset-uris": DRUID_URIS,
+        "dataset-uris": DRUID_URIS,
     }

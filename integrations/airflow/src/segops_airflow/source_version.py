@@ -36,7 +36,7 @@ def _instant(value: Any) -> str:
 def asset_event_identity(event: Any) -> list[Any]:
     """What identifies one asset event: its asset, its time and the task instance that emitted it
     (Airflow 3 gives a task no event id; `timestamp` and the source together are unique)."""
-    asset = getattr(event, "asset", None)
+    asset = getattr(event, "asset", None) or getattr(event, "dataset", None)  # Airflow 2.10: a dataset
     return [
         getattr(asset, "uri", None),
         getattr(asset, "name", None),
@@ -72,6 +72,10 @@ def resolve_source_version(value: Any, context: Any) -> str | None:
                 "(pass a digest of a longer value)"
             )
         return text or None
-    dag_run = context.get("dag_run") if hasattr(context, "get") else None
-    events = getattr(dag_run, "consumed_asset_events", None) or []
-    return asset_events_version(events)
+    dag_run: Any = context.get("dag_run") if hasattr(context, "get") else None
+    if hasattr(dag_run, "consumed_asset_events"):
+        return asset_events_version(dag_run.consumed_asset_events or [])
+    # Airflow 2.10 calls them dataset events; the context lists them by URI (the run's own relationship
+    # cannot be loaded from the task's detached DAG run).
+    by_uri = context.get("triggering_dataset_events") if hasattr(context, "get") else None
+    return asset_events_version([e for events in (by_uri or {}).values() for e in events])

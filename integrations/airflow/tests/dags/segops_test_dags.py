@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from airflow.sdk import DAG
 from segops_test_support import (
+    DAG,
     DAILY,
     DATA_DIR,
     SIM_HOST,

@@ -5,11 +5,20 @@ from __future__ import annotations
 import datetime as dt
 import os
 import urllib.parse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import Context, CronDataIntervalTimetable
-
+from segops_airflow._compat import AIRFLOW_3, Context
 from segops_airflow.operators.segops import SegopsIngestOperator
+
+# The DAG-writing names, from where the Airflow the tests run on has them (3: the Task SDK; 2.10: datasets).
+if AIRFLOW_3 or TYPE_CHECKING:
+    from airflow.sdk import DAG, Asset, CronDataIntervalTimetable
+else:
+    from airflow import DAG
+    from airflow.datasets import Dataset as Asset
+    from airflow.timetables.interval import CronDataIntervalTimetable
+
+__all__ = ["DAG", "Asset", "CronDataIntervalTimetable"]
 
 DATA_DIR = os.environ.get("SEGOPS_TEST_DATA_DIR", "/nonexistent/segops-test-data")
 START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)

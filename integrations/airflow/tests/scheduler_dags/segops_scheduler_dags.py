@@ -6,18 +6,20 @@ from __future__ import annotations
 import datetime as dt
 
 from airflow.providers.standard.operators.python import PythonOperator
-from airflow.sdk import DAG, Asset
 from segops_test_support import (
+    DAG,
     DAILY,
     DATA_DIR,
     SIM_HOST,
     START,
+    Asset,
     CrashAfterCreate,
     daily_template,
     produce,
     source_version_of,
 )
 
+from segops_airflow._compat import AIRFLOW_3
 from segops_airflow.operators.segops import SegopsIngestOperator
 
 UTC = dt.timezone.utc
@@ -102,7 +104,12 @@ with DAG(
 
 # An upstream asset and a DAG scheduled on it: the consumer's default source version is the digest of the
 # asset event that triggered its run.
-UPSTREAM = Asset(name="segops_test_upstream", uri="file:///segops-test/upstream")
+# (Airflow 2.10's datasets have a URI only.)
+UPSTREAM = (
+    Asset(name="segops_test_upstream", uri="file:///segops-test/upstream")
+    if AIRFLOW_3
+    else Asset(uri="file:///segops-test/upstream")
+)
 with DAG(
     "segops_upstream",
     schedule=DAILY,
@@ -135,7 +142,8 @@ with DAG(
 with DAG("segops_clear_deferred", schedule=None, start_date=START, catchup=False, tags=["segops-test"]):
     SegopsIngestOperator(
         task_id="ingest",
-        template=daily_template("af_clear_deferred", slow_seconds=20),
+        # Long enough for `airflow tasks clear` (a new Python process) to act on a loaded machine.
+        template=daily_template("af_clear_deferred", slow_seconds=40),
         interval="2026-03-10T00:00:00+00:00/2026-03-11T00:00:00+00:00",
         vars={"dataDir": f"{DATA_DIR}-af_clear_deferred"},
         druid_host=SIM_HOST,

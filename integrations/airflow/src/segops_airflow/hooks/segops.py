@@ -29,7 +29,7 @@ from segops_client import (
     problem_message,
 )
 
-from segops_airflow._compat import AirflowException, BaseHook
+from segops_airflow._compat import AirflowException, BaseHook, aget_connection
 
 __all__ = [
     "MAX_POLL_TIMEOUT",
@@ -240,7 +240,7 @@ class SegopsAsyncHook(BaseHook):
 
     async def get_settings(self) -> SegopsSettings:
         if self._settings is None:
-            self._settings = SegopsSettings.from_connection(await self.aget_connection(self.segops_conn_id))
+            self._settings = SegopsSettings.from_connection(await aget_connection(self, self.segops_conn_id))
         return self._settings
 
     async def get_job(self, job_id: str) -> JsonDict:

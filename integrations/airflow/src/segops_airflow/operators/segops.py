@@ -27,13 +27,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from segops_airflow._compat import (
+    AIRFLOW_3,
     AirflowException,
     AirflowFailException,
     AirflowTaskTimeout,
     Asset,
     AssetAlias,
     BaseOperator,
-    TaskDeferralTimeout,
     conf,
 )
 from segops_airflow.assets.druid import druid_asset_uri, split_druid_uri
@@ -72,6 +72,8 @@ OUTCOMES = {
 FINAL_ON_SAME_INPUT = frozenset(OUTCOMES)
 #: The task state key that says an asset event is owed for a job (work started, not yet reported).
 PENDING_EVENT_KEY = "segops_asset_event_owed"
+#: The `next_method` with which Airflow resumes a deferred task only to fail it (a trigger timeout or error).
+TRIGGER_FAIL = "__fail__"
 #: How often a task that found its job running asks segops again once it ended (see `_ended`).
 MAX_CONFIRMATIONS = 3
 
@@ -335,6 +337,18 @@ class _SegopsJobOperator(BaseOperator):
 
     def execute(self, context: Context) -> Any:
         try:
+            return self._execute(context)
+        except AirflowTaskTimeout:
+            # execution_timeout passed anywhere in this try (Airflow calls on_kill next): once the job
+            # exists, it is left running for the next try unless cancel_on_timeout.
+            if self.job_id and not self._timed_out:
+                self._timed_out = True
+                self._on_timeout(self.job_id)
+            self._timed_out = True
+            raise
+
+    def _execute(self, context: Context) -> Any:
+        try:
             body = self.request_body(context)
         except ValueError as error:
             raise SegopsRequestRefused(str(error)) from error  # the DAG's fault: no retry fixes it
@@ -484,8 +498,9 @@ class _SegopsJobOperator(BaseOperator):
                 ),
             )
         except AirflowTaskTimeout:
-            self._timed_out = True
-            self._on_timeout(job_id)
+            if not self._timed_out:
+                self._timed_out = True
+                self._on_timeout(job_id)
             raise
         return self._ended(context, final, confirm=confirm, rounds=rounds, deadline=deadline)
 
@@ -511,15 +526,13 @@ class _SegopsJobOperator(BaseOperator):
         )
 
     def resume_execution(self, next_method: str, next_kwargs: dict[str, Any] | None, context: Context) -> Any:
-        try:
-            return super().resume_execution(next_method, next_kwargs, context)
-        except TaskDeferralTimeout:
-            # The deferred wait outlived its timeout (execution_timeout or wait_timeout): the trigger was
-            # stopped, the job was not (Airflow calls no on_kill for a timeout).
+        if next_method == TRIGGER_FAIL and "timeout" in str((next_kwargs or {}).get("error", "")).lower():
+            # The deferred wait outlived its timeout (execution_timeout or wait_timeout): Airflow stopped the
+            # trigger, not the job (it calls no on_kill for a timeout). Airflow then fails the try.
             job_id = context["ti"].xcom_pull(task_ids=self.task_id, key="job_id")
             if job_id:
                 self._on_timeout(str(job_id))
-            raise
+        return super().resume_execution(next_method, next_kwargs, context)
 
     def execute_complete(self, context: Context, event: Mapping[str, Any]) -> Any:
         self.job_id = job_id = str(event.get("job_id"))
@@ -663,7 +676,10 @@ class _SegopsJobOperator(BaseOperator):
         if declared:
             events[asset].extra.update(extra)  # a declared outlet: Airflow emits its event on success
         elif any(isinstance(o, AssetAlias) and o.name == self.asset_alias for o in self.outlets):
-            events[AssetAlias(name=self.asset_alias)].add(asset, extra=extra)
+            # Airflow 2.10 hashes an alias event's extra (frozenset of its items): lists go as tuples
+            # (stored as JSON, they read back as lists all the same).
+            hashable: Any = {k: tuple(v) if isinstance(v, list) else v for k, v in extra.items()}
+            events[AssetAlias(name=self.asset_alias)].add(asset, extra=extra if AIRFLOW_3 else hashable)
         else:
             self.log.warning(
                 "no asset event: neither %s nor the alias %s is an outlet", asset.uri, self.asset_alias
