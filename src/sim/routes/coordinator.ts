@@ -2,7 +2,7 @@ import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
 import { auditJson, HISTORICAL } from "../coordinator.js";
 import type { SimEngine } from "../engine.js";
 import { instantText, intervalText } from "../instant-text.js";
-import { empty, invalidInput, isJson, json, type Reply, text } from "../reply.js";
+import { empty, invalidInput, isJson, jettyError, json, jsonParseError, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { DEFAULT_RULES_KEY, DEFAULT_TIER, parseRules, RulesError } from "../rules.js";
 import { isUsed, type SimSegment, segmentJson } from "../timeline.js";
@@ -330,21 +330,6 @@ function header(ctx: RouteContext, name: string): string {
   return (Array.isArray(v) ? v[0] : v) ?? "";
 }
 
-/** Jetty's error page for an exception thrown inside a resource (what a real Druid 33 sent for a bad body). */
-function jettyError(message: string): Reply {
-  const escaped = message
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/'/g, "&apos;")
-    .replace(/"/g, "&quot;");
-  return text(
-    500,
-    `<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1"/>\n<title>Error 500 ${escaped}</title>\n</head>\n<body><h2>HTTP ERROR 500 ${escaped}</h2>\n</body>\n</html>\n`,
-    "text/html;charset=iso-8859-1",
-  );
-}
-
 /**
  * `POST /rules/{ds}` (`RulesResource.setDatasourceRules`): 200 with no body; the `X-Druid-Author` and
  * `X-Druid-Comment` headers go to the audit log. Druid 33 does not validate the rule order.
@@ -357,10 +342,8 @@ async function setRules(ctx: RouteContext): Promise<Reply> {
   if (raw.trim() !== "") {
     try {
       value = JSON.parse(raw);
-    } catch (error) {
-      return jettyError(
-        `javax.servlet.ServletException: com.fasterxml.jackson.core.JsonParseException: ${(error as Error).message}`,
-      );
+    } catch {
+      return jsonParseError(raw);
     }
   }
   let rules: ReturnType<typeof parseRules>;
@@ -418,12 +401,11 @@ function ruleHistory(ctx: RouteContext, key?: string): Reply {
 async function setDynamicConfig(ctx: RouteContext): Promise<Reply> {
   if (!isJson(ctx.req)) return empty(415);
   let value: unknown;
+  const raw = await ctx.body();
   try {
-    value = JSON.parse(await ctx.body());
-  } catch (error) {
-    return jettyError(
-      `javax.servlet.ServletException: com.fasterxml.jackson.core.JsonParseException: ${(error as Error).message}`,
-    );
+    value = JSON.parse(raw);
+  } catch {
+    return jsonParseError(raw);
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     const kind = Array.isArray(value) ? "Array value (token `JsonToken.START_ARRAY`)" : "a scalar value";
@@ -482,7 +464,6 @@ function configRoutes(): Route[] {
     ...compactionConfigRoutes(),
   ];
 }
-
 /** Retention rules (`RulesResource`, docs/api-reference/retention-rules-api.md). */
 function ruleRoutes(): Route[] {
   return [
