@@ -203,7 +203,10 @@ class SegopsHook(BaseHook):
             on_progress=(lambda summary: on_progress(_json(summary))) if on_progress else None,
         )
         if not ended:
-            raise SegopsApiError(f"segops job {job_id} did not end within {timeout:g} s")
+            raise SegopsApiError(
+                f"segops job {job_id} did not end within {timeout:g} s; it keeps running (a retry of the task "
+                "reattaches to it; `segops cancel` stops it)"
+            )
         return _json(job)
 
     def cancel(self, job_id: str, *, shutdown: bool = False, reason: str | None = None) -> JsonDict:

@@ -537,7 +537,10 @@ class _SegopsJobOperator(BaseOperator):
     def execute_complete(self, context: Context, event: Mapping[str, Any]) -> Any:
         self.job_id = job_id = str(event.get("job_id"))
         if event.get("status") != "ended":
-            raise SegopsApiError(f"waiting for segops job {job_id} failed: {event.get('message')}")
+            raise SegopsApiError(
+                f"waiting for segops job {job_id} failed: {event.get('message')}; the job was not canceled and "
+                "may still run (a retry of the task reattaches to it)"
+            )
         self._source_version = resolve_source_version(self.source_version, context)
         echo = event.get("echo") or {}
         deadline = echo.get("deadline")
