@@ -333,7 +333,35 @@ def test_the_request_carries_source_version_and_allow_empty() -> None:
     assert "allowEmpty" not in body
 
 
+def test_a_callable_source_version_is_computed_per_run(dags: Any, sim: Sim) -> None:
+    write_day(data_dir("af_callable"), DAY, 7)
+    versions = dags.CALLABLE_VERSION
+    versions["value"] = "checksum-1"
+    first = run(dags.callable_dag, DAY)
+    assert str(first.state) == "success"
+    assert xcom("segops_callable", first.run_id, "return_value")["source_version"] == "checksum-1"
+    assert len(sim.submissions("af_callable")) == 1
+    # The same answer again: nothing submitted. A new one: ingested again, once.
+    again = run(dags.callable_dag, DAY)
+    assert xcom("segops_callable", again.run_id, "return_value")["unchanged"] is True
+    assert len(sim.submissions("af_callable")) == 1
+    write_day(data_dir("af_callable"), DAY, 9)
+    versions["value"] = "checksum-2"
+    changed = run(dags.callable_dag, DAY)
+    summary = xcom("segops_callable", changed.run_id, "return_value")
+    assert (summary["source_version"], summary["unchanged"]) == ("checksum-2", False)
+    assert len(sim.submissions("af_callable")) == 2
+    assert sim.rows("af_callable") == 9
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _fresh_data_dirs() -> None:
-    for datasource in ("af_sourced", "af_sourced_alias", "af_rolled", "af_emptied", "af_confirm"):
+    for datasource in (
+        "af_sourced",
+        "af_sourced_alias",
+        "af_rolled",
+        "af_emptied",
+        "af_confirm",
+        "af_callable",
+    ):
         shutil.rmtree(data_dir(datasource), ignore_errors=True)

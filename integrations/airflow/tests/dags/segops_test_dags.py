@@ -102,6 +102,30 @@ def _sourced(
     return dag
 
 
+#: What the callable source version of segops_callable answers (a test sets it, as an upstream check would).
+CALLABLE_VERSION = {"value": ""}
+
+
+def _callable_version(context: Any, jinja_env: Any = None) -> str:
+    """A source version computed at run time: Airflow calls a callable template field with the context."""
+    assert context["dag_run"] is not None
+    return CALLABLE_VERSION["value"]
+
+
+with DAG(
+    "segops_callable", schedule=DAILY, start_date=START, catchup=False, tags=["segops-test"]
+) as callable_dag:
+    SegopsIngestOperator(
+        task_id="ingest",
+        template=daily_template("af_callable"),
+        vars={"dataDir": f"{DATA_DIR}-af_callable"},
+        source_version=_callable_version,
+        druid_host=SIM_HOST,
+        deferrable=True,
+        defer_grace=0,
+        poll_timeout=30,
+    )
+
 # Source versions: a declared druid:// outlet, and the same through the run-time alias.
 sourced = _sourced("segops_sourced", "af_sourced", druid_host=SIM_HOST)
 sourced_alias = _sourced("segops_sourced_alias", "af_sourced_alias")
