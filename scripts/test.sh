@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: provisions what the suites need, then lint, typecheck, every fast suite (emulator,
-# SQLite, a throwaway PostgreSQL), the Airflow and Dagster integrations (real Airflow 3.3 and Dagster 1.13 in
-# virtualenvs from their lock files) and the release files installed outside the checkout, then the real-Druid
-# stage (Druid 33 from Maven Central: conformance + e2e).
+# SQLite, a throwaway PostgreSQL), the Airflow and Dagster integrations (real Airflow 2.10 and 3.3, Dagster 1.10
+# and 1.13, in virtualenvs from their lock files) and the release files installed outside the checkout, then the real-Druid
+# stage (Druid 33 from Maven Central: the spec oracle, conformance, e2e, doctor, TLS and the Router checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/provision.sh
