@@ -104,12 +104,8 @@ const CORE_AGGREGATORS = [
   "singleValue",
 ];
 
-/**
- * Aggregators registered by Druid's bundled (`extensions-core`) extensions: datasketches (`SketchModule`,
- * `OldApiSketchModule`, `HllSketchModule`, `DoublesSketchModule`, `KllSketchModule`,
- * `ArrayOfDoublesSketchModule`), histogram, stats and bloom-filter.
- */
-const BUNDLED_AGGREGATORS = [
+/** The druid-datasketches aggregators; each reads one input column. */
+const SKETCH_AGGREGATORS = [
   "thetaSketch",
   "sketchBuild",
   "sketchMerge",
@@ -123,6 +119,15 @@ const BUNDLED_AGGREGATORS = [
   "KllFloatsSketch",
   "KllFloatsSketchMerge",
   "arrayOfDoublesSketch",
+];
+
+/**
+ * Aggregators registered by Druid's bundled (`extensions-core`) extensions: datasketches (`SketchModule`,
+ * `OldApiSketchModule`, `HllSketchModule`, `DoublesSketchModule`, `KllSketchModule`,
+ * `ArrayOfDoublesSketchModule`), histogram, stats and bloom-filter.
+ */
+const BUNDLED_AGGREGATORS = [
+  ...SKETCH_AGGREGATORS,
   "approxHistogram",
   "approxHistogramFold",
   "fixedBucketsHistogram",
@@ -385,24 +390,7 @@ function checkAggregator(ctx: RuleContext, path: string, type: string, agg: Obj)
  * `SketchAggregatorFactory`, `HllSketchAggregatorFactory`, `DoublesSketchAggregatorFactory`,
  * `KllSketchAggregatorFactory`, `ArrayOfDoublesSketchAggregatorFactory`).
  */
-const ONE_FIELD_AGGREGATORS = new Set([
-  "hyperUnique",
-  "doubleMean",
-  "histogram",
-  "thetaSketch",
-  "sketchBuild",
-  "sketchMerge",
-  "HLLSketch",
-  "HLLSketchBuild",
-  "HLLSketchMerge",
-  "quantilesDoublesSketch",
-  "quantilesDoublesSketchMerge",
-  "KllDoublesSketch",
-  "KllDoublesSketchMerge",
-  "KllFloatsSketch",
-  "KllFloatsSketchMerge",
-  "arrayOfDoublesSketch",
-]);
+const ONE_FIELD_AGGREGATORS = new Set(["hyperUnique", "doubleMean", "histogram", ...SKETCH_AGGREGATORS]);
 
 const HLL_TYPES = new Set(["HLL_4", "HLL_6", "HLL_8"]);
 
