@@ -98,7 +98,13 @@ export function nativeType(t: SqlType): string {
 
 type Expr =
   | { k: "lit"; v: Value; t: SqlType }
-  | { k: "col"; name: string; span: [number, number] }
+  | {
+      k: "col";
+      name: string;
+      span: [number, number];
+      /** The table a column is qualified with (`"wikipedia"."channel"`, `w.channel`, `druid.wikipedia.channel`). */
+      qualifier?: { parts: string[]; span: [number, number] };
+    }
   | { k: "now" }
   | { k: "un"; op: "NOT" | "-"; e: Expr }
   | { k: "bin"; op: string; l: Expr; r: Expr }
@@ -118,6 +124,8 @@ export interface SqlQuery {
   items: SelectItem[];
   /** `schema.table` or `table` as written (quotes removed); null without FROM. */
   table: string | null;
+  /** The table's alias (`FROM "wikipedia" AS w`): columns are then qualified by it alone. */
+  alias: string | null;
   where: Expr | null;
   groupBy: Expr[];
   orderBy: Array<{ expr: Expr; desc: boolean }>;
@@ -249,9 +257,27 @@ class Parser {
     this.expectKw("SELECT");
     if (this.isKw("DISTINCT") || this.isKw("ALL")) throw unsupported("SELECT DISTINCT");
     const items: SelectItem[] = [];
+    const starQualifiers: Array<Extract<Expr, { k: "col" }>> = [];
     do {
       if (this.acceptOp("*")) items.push({ expr: "*", alias: null });
-      else {
+      else if (
+        (this.peek().t === "id" || this.peek().t === "qid") &&
+        this.peek(1).v === "." &&
+        this.peek(2).t === "op" &&
+        this.peek(2).v === "*"
+      ) {
+        // `t.*`: every column of the one table (its qualifier is checked once FROM is known).
+        const t = this.next();
+        this.next();
+        this.next();
+        starQualifiers.push({
+          k: "col",
+          name: "*",
+          span: [t.at, t.end - 1],
+          qualifier: { parts: [t.v], span: [t.at, t.end - 1] },
+        });
+        items.push({ expr: "*", alias: null });
+      } else {
         const expr = this.expr();
         let alias: string | null = null;
         if (this.acceptKw("AS")) alias = this.ident();
@@ -261,11 +287,11 @@ class Parser {
       }
     } while (this.acceptOp(","));
     let table: string | null = null;
+    let alias: string | null = null;
     if (this.acceptKw("FROM")) {
       table = this.ident();
       if (this.acceptOp(".")) table = `${table}.${this.ident()}`;
-      // A table alias is accepted (and unused: columns are not qualified here).
-      if (this.acceptKw("AS") || (this.peek().t === "id" && !isReserved(this.peek().v))) this.ident();
+      if (this.acceptKw("AS") || (this.peek().t === "id" && !isReserved(this.peek().v))) alias = this.ident();
       for (const kw of ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"]) {
         if (this.isKw(kw)) throw unsupported("JOIN");
       }
@@ -314,7 +340,9 @@ class Parser {
       ]);
     }
     if (t.t !== "eof") throw this.unexpected("end of query expected");
-    return { items, table, where, groupBy, orderBy, limit };
+    const q = { items, table, alias, where, groupBy, orderBy, limit };
+    for (const star of starQualifiers) checkQualifier(star, q);
+    return q;
   }
 
   ident(): string {
@@ -406,6 +434,9 @@ class Parser {
       return e;
     }
     if (t.t === "op" && t.v === "-") return { k: "un", op: "-", e: this.primary() };
+    if ((t.t === "qid" || t.t === "id") && this.peek().v === "." && this.peek().t === "op") {
+      if (t.t === "qid" || !isReserved(t.v)) return this.qualified(t);
+    }
     if (t.t === "qid") return { k: "col", name: t.v, span: [t.at, t.end - 1] };
     if (t.t === "id") {
       const upper = t.v.toUpperCase();
@@ -427,6 +458,24 @@ class Parser {
     }
     this.#i--;
     throw this.unexpected("expression expected");
+  }
+  /** `a.b` or `a.b.c`: a column qualified with its table (and schema), as SQLAlchemy writes every column. */
+  qualified(first: Token): Expr {
+    const parts: Token[] = [first];
+    while (this.peek().t === "op" && this.peek().v === ".") {
+      const after = this.peek(1);
+      if (after.t !== "id" && after.t !== "qid") break;
+      this.next();
+      parts.push(this.next());
+    }
+    const column = parts.pop() as Token;
+    const last = parts.at(-1) as Token;
+    return {
+      k: "col",
+      name: column.v,
+      span: [column.at, column.end - 1],
+      qualifier: { parts: parts.map((p) => p.v), span: [first.at, last.end - 1] },
+    };
   }
   cast(): Expr {
     const e = this.expr();
@@ -847,7 +896,23 @@ class Evaluator {
 }
 
 function columnNotFound(e: Extract<Expr, { k: "col" }>): SqlError {
-  return new SqlError(`Column '${e.name}' not found in any table`, e.span);
+  const where = e.qualifier ? `table '${e.qualifier.parts.at(-1)}'` : "any table";
+  return new SqlError(`Column '${e.name}' not found in ${where}`, e.span);
+}
+
+/**
+ * Calcite's scope check of a qualified column: the qualifier names the FROM table by its alias when it has one,
+ * else by its name or `schema.name` (a real Druid 33 refused the table's name beside an alias: "Table '…' not
+ * found", spanning the qualifier).
+ */
+function checkQualifier(e: Extract<Expr, { k: "col" }>, q: SqlQuery): void {
+  if (!e.qualifier) return;
+  const written = e.qualifier.parts.join(".");
+  const dot = q.table?.indexOf(".") ?? -1;
+  const bare = q.table === null ? null : dot < 0 ? q.table : q.table.slice(dot + 1);
+  const full = q.table === null ? null : dot < 0 ? `druid.${q.table}` : q.table;
+  const names = q.alias !== null ? [q.alias] : [bare, full];
+  if (!names.includes(written)) throw new SqlError(`Table '${written}' not found`, e.qualifier.span);
 }
 
 function hasAggregate(e: Expr): boolean {
@@ -915,6 +980,8 @@ function validate(q: SqlQuery, columns: Column[]): void {
   const aliases = new Set(q.items.flatMap((i) => (i.alias ? [i.alias] : [])));
   const check = (e: Expr, allowAliases: boolean) => {
     for (const ref of columnRefs(e, [])) {
+      checkQualifier(ref, q);
+      if (ref.qualifier && !known.has(ref.name)) throw columnNotFound(ref);
       if (!known.has(ref.name) && !(allowAliases && aliases.has(ref.name))) throw columnNotFound(ref);
     }
   };
