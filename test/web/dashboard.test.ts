@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { artifact, buildDashboard, launchChromium, ROOT, type RunningBrowser } from "../helpers/browser.js";
+import { artifact, type ContextOptions, logIn, ROOT, useDashboardBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
@@ -34,43 +34,20 @@ interface AxeResult {
 }
 
 const TOKEN = "dashboard-token-0123456789abcdef";
-let web = "";
-let chromium: RunningBrowser;
-
-beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-});
+const dashboard = useDashboardBrowser();
 
 async function service(options: Parameters<typeof startTestService>[0] = {}): Promise<TestService> {
   return startTestService({
     token: TOKEN,
     ...options,
-    service: { webDir: web, loadSampleMs: 200, ...options.service },
+    service: { webDir: dashboard.web, loadSampleMs: 200, ...options.service },
   });
 }
 
-async function context(
-  options: { dark?: boolean; width?: number; height?: number } = {},
-): Promise<BrowserContext> {
-  const ctx = await chromium.browser.newContext({
-    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
-    colorScheme: options.dark ? "dark" : "light",
-    // axe is injected as a script, which the dashboard's CSP would refuse.
-    bypassCSP: true,
-  });
-  // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
-  ctx.setDefaultTimeout(30_000);
-  return ctx;
-}
+const context = (options?: ContextOptions): Promise<BrowserContext> => dashboard.context(options);
 
 async function login(page: Page, t: TestService): Promise<void> {
-  await page.goto(`${t.service.url}/`);
-  await page.getByLabel("API token").fill(TOKEN);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, `${t.service.url}/`, TOKEN);
   await page.getByRole("heading", { name: "Jobs" }).waitFor();
 }
 
@@ -610,7 +587,7 @@ describe("dashboard: size and speed", () => {
     expect(best).toBeGreaterThan(0);
     await page.screenshot({ path: artifact("backfill-1000.png"), fullPage: true });
     // The build that was measured is the one served.
-    expect(readFileSync(join(web, "index.html"), "utf8")).toContain("/assets/");
+    expect(readFileSync(join(dashboard.web, "index.html"), "utf8")).toContain("/assets/");
     await ctx.close();
   });
 });

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDashboard, launchChromium, ROOT, type RunningBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { logIn, ROOT, useDashboardBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService } from "../helpers/serve.js";
 
@@ -15,20 +15,15 @@ declare const window: { axe: unknown };
 declare const document: unknown;
 
 const TOKEN = "druid-detection-token-0123456789abcdef";
-let web = "";
-let chromium: RunningBrowser;
-
-beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-});
+const dashboard = useDashboardBrowser();
 
 describe("dashboard: detection latency on a scaled emulator", () => {
   it("no figure, and the view says Druid's clock runs ahead of this host's", async () => {
-    const t = await startTestService({ token: TOKEN, sim: { timeScale: 200 }, service: { webDir: web } });
+    const t = await startTestService({
+      token: TOKEN,
+      sim: { timeScale: 200 },
+      service: { webDir: dashboard.web },
+    });
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 3, rowsPerDay: 10 });
     const created = await t.call("/api/v1/backfills", {
       json: {
@@ -47,16 +42,9 @@ describe("dashboard: detection latency on a scaled emulator", () => {
     expect(load.json.latency.detection).toMatchObject({ count: 0, p50: null, unmeasured: 3 });
     expect(load.json.latency.handoff.count).toBe(3);
 
-    const ctx = await chromium.browser.newContext({
-      viewport: { width: 1440, height: 900 },
-      bypassCSP: true,
-    });
-    // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
-    ctx.setDefaultTimeout(30_000);
+    const ctx = await dashboard.context({ width: 1440, height: 900 });
     const page = await ctx.newPage();
-    await page.goto(`${t.service.url}/#/druid`);
-    await page.getByLabel("API token").fill(TOKEN);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await logIn(page, `${t.service.url}/#/druid`, TOKEN);
     const row = page.getByTestId("latency").locator("tbody tr").first();
     await row.waitFor();
     const why = row.locator("small.why");

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifact, buildDashboard, launchChromium, type RunningBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { artifact, logIn, useDashboardBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { type OutageService, startOutageService, until } from "../serve/outage-helpers.js";
 
@@ -15,21 +15,10 @@ import { type OutageService, startOutageService, until } from "../serve/outage-h
 declare function getComputedStyle(element: unknown): { color: string };
 
 const TOKEN = "outage-token-0123456789abcdef";
-let web = "";
-let chromium: RunningBrowser;
-
-beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-});
+const dashboard = useDashboardBrowser();
 
 async function login(page: Page, t: OutageService): Promise<void> {
-  await page.goto(`${t.service.url}/`);
-  await page.getByLabel("API token").fill(TOKEN);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, `${t.service.url}/`, TOKEN);
   await page.getByRole("heading", { name: "Jobs" }).waitFor();
 }
 
@@ -41,10 +30,9 @@ describe("dashboard: Druid unreachable", () => {
       scale: 10,
       token: TOKEN,
       sim: { baseDurationMs: 600_000 },
-      service: { webDir: web, loadSampleMs: 2000 },
+      service: { webDir: dashboard.web, loadSampleMs: 2000 },
     });
-    const ctx = await chromium.browser.newContext({ viewport: { width: 1280, height: 800 } });
-    ctx.setDefaultTimeout(30_000);
+    const ctx = await dashboard.context({ bypassCSP: false });
     try {
       const dataDir = writeDailyDataset({ from: "2026-04-01", days: 2, rowsPerDay: 4 });
       const created = await t.call("/api/v1/backfills", {

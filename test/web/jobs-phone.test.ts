@@ -1,8 +1,8 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifact, buildDashboard, launchChromium, ROOT, type RunningBrowser } from "../helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { artifact, logIn, ROOT, useDashboardBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService, type TestService } from "../helpers/serve.js";
 
@@ -21,13 +21,11 @@ declare function getComputedStyle(
 
 const TOKEN = "jobs-phone-token-0123456789abcdef";
 const LONG = "web_phone_clickstream_events_by_country_and_device_hourly";
-let web = "";
-let chromium: RunningBrowser;
+const dashboard = useDashboardBrowser();
 let t: TestService;
 
 beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-  t = await startTestService({ token: TOKEN, service: { webDir: web } });
+  t = await startTestService({ token: TOKEN, service: { webDir: dashboard.web } });
   const dataDir = writeDailyDataset({ from: "2026-01-01", days: 4, rowsPerDay: 10 });
   for (const datasource of [LONG, "web_phone"]) {
     const created = await t.call("/api/v1/backfills", {
@@ -45,18 +43,10 @@ beforeAll(async () => {
   }
 }, 300_000);
 
-afterAll(async () => {
-  await chromium?.close();
-});
-
 async function open(width: number, height: number): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await chromium.browser.newContext({ viewport: { width, height }, bypassCSP: true });
-  // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
-  ctx.setDefaultTimeout(30_000);
+  const ctx = await dashboard.context({ width, height });
   const page = await ctx.newPage();
-  await page.goto(`${t.service.url}/`);
-  await page.getByLabel("API token").fill(TOKEN);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logIn(page, `${t.service.url}/`, TOKEN);
   await page.locator("table.jobs tbody tr").nth(1).waitFor();
   return { ctx, page };
 }

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifact, buildDashboard, launchChromium, ROOT, type RunningBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { artifact, logIn, ROOT, useDashboardBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService, type TestService } from "../helpers/serve.js";
 
@@ -18,26 +18,10 @@ declare const window: { axe: unknown };
 declare const document: unknown;
 
 const TOKEN = "timeline-gaps-token-0123456789abcdef";
-let web = "";
-let chromium: RunningBrowser;
+const dashboard = useDashboardBrowser();
 
-beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-});
-
-/**
- * Logs in on the page at `hash`: the router keeps it through the login, so the jobs view never mounts (its
- * first effect rewrites the hash to #/jobs, which can undo a navigation made just after it rendered).
- */
-async function loginAt(page: Page, t: TestService, hash: string): Promise<void> {
-  await page.goto(`${t.service.url}/${hash}`);
-  await page.getByLabel("API token").fill(TOKEN);
-  await page.getByRole("button", { name: "Log in" }).click();
-}
+/** Logs in on the page at `hash` (kept through the log-in, see `logIn`). */
+const loginAt = (page: Page, t: TestService, hash: string) => logIn(page, `${t.service.url}/${hash}`, TOKEN);
 
 /**
  * Records what a page saw go wrong (answers of 400 and above, failed requests, console errors), so a wait
@@ -82,7 +66,7 @@ async function expectAccessible(page: Page): Promise<void> {
 
 describe("dashboard: gaps in the segment timeline", () => {
   it("two dead-lettered days are marked empty stretches labelled gap, listed with the reason and job", async () => {
-    const t = await startTestService({ token: TOKEN, service: { webDir: web } });
+    const t = await startTestService({ token: TOKEN, service: { webDir: dashboard.web } });
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 10, rowsPerDay: 10 });
     for (const d of ["2026-01-03", "2026-01-07"])
       writeFileSync(join(dataDir, `events-${d}.json`), "{broken\n{broken\n");
@@ -99,12 +83,7 @@ describe("dashboard: gaps in the segment timeline", () => {
     const waited = await t.call(`/api/v1/jobs/${encodeURIComponent(id)}/wait?timeout=60`);
     expect(waited.json.job.counts).toMatchObject({ done: 8, dead: 2 });
 
-    const ctx = await chromium.browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      bypassCSP: true,
-    });
-    // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
-    ctx.setDefaultTimeout(30_000);
+    const ctx = await dashboard.context({ height: 900 });
     const page = await ctx.newPage();
     const seen = watch(page);
     await loginAt(page, t, "#/datasources/web_gaps?interval=2026-01-01/2026-01-11");

@@ -1,8 +1,8 @@
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { artifact, buildDashboard, launchChromium, ROOT, type RunningBrowser } from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { artifact, logIn, ROOT, useDashboardBrowser } from "../helpers/browser.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { startTestService, type TestService } from "../helpers/serve.js";
 
@@ -22,16 +22,7 @@ declare const document: { documentElement: { scrollWidth: number } };
 const TOKEN = "timeline-lanes-token-0123456789abcdef";
 const DS = "web_lanes";
 const RANGE = "2026-01-01/2026-04-01";
-let web = "";
-let chromium: RunningBrowser;
-
-beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-});
+const dashboard = useDashboardBrowser();
 
 async function ended(t: TestService, created: { status: number; text: string; json: { id: string } }) {
   // The service's log says what an unexpected answer was about.
@@ -63,7 +54,7 @@ const chunkOf = (d: string, next: string) => `${day(d)}/${day(next)}`;
 
 describe("dashboard: the segment timeline's lanes", () => {
   it("a 90-day backfill with gaps, re-runs and a compaction: lanes, one live version per chunk, versions on click, the range in the URL", async () => {
-    const t = await startTestService({ token: TOKEN, service: { webDir: web } });
+    const t = await startTestService({ token: TOKEN, service: { webDir: dashboard.web } });
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 90, rowsPerDay: 10 });
     for (const d of ["2026-01-05", "2026-03-20"])
       writeFileSync(join(dataDir, `events-${d}.json`), "{broken\n{broken\n");
@@ -122,16 +113,9 @@ describe("dashboard: the segment timeline's lanes", () => {
       chunks.filter((c) => c.overshadowed.versions > 0 || c.versions.some((v) => v.status === "unused")),
     ).toHaveLength(15);
 
-    const ctx = await chromium.browser.newContext({
-      viewport: { width: 1440, height: 900 },
-      bypassCSP: true,
-    });
-    // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
-    ctx.setDefaultTimeout(30_000);
+    const ctx = await dashboard.context({ width: 1440, height: 900 });
     const page = await ctx.newPage();
-    await page.goto(`${t.service.url}/#/datasources/${DS}?interval=${RANGE}`);
-    await page.getByLabel("API token").fill(TOKEN);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await logIn(page, `${t.service.url}/#/datasources/${DS}?interval=${RANGE}`, TOKEN);
     await page.getByTestId("audit-verdict").waitFor();
     await expect(page.getByTestId("audit-verdict").textContent()).resolves.toMatch(
       /Audit ok: .*, but 2 gaps/,

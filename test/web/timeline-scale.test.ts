@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { timelineChunks } from "../../src/serve/dashboard/timeline-chunks.js";
-import { buildDashboard, launchChromium, type RunningBrowser } from "../helpers/browser.js";
+import { useDashboardBrowser } from "../helpers/browser.js";
 import { startTestService } from "../helpers/serve.js";
 
 /**
@@ -13,16 +13,7 @@ import { startTestService } from "../helpers/serve.js";
 
 const TOKEN = "timeline-scale-token-0123456789abcdef";
 const DS = "web_big";
-let web = "";
-let chromium: RunningBrowser;
-
-beforeAll(async () => {
-  [web, chromium] = await Promise.all([buildDashboard(), launchChromium()]);
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-});
+const dashboard = useDashboardBrowser();
 
 const DAY = 86_400_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -91,15 +82,10 @@ function bigTimeline() {
 
 describe("dashboard: the timeline of 1,890 segments", () => {
   it("draws one shape per chunk and lane, and lists a chunk's 21 segments on click", async () => {
-    const t = await startTestService({ token: TOKEN, service: { webDir: web } });
+    const t = await startTestService({ token: TOKEN, service: { webDir: dashboard.web } });
     const { aggregateMs, body } = bigTimeline();
     expect(body.segments).toHaveLength(1890);
-    const ctx = await chromium.browser.newContext({
-      viewport: { width: 1440, height: 900 },
-      bypassCSP: true,
-    });
-    // Each wait is a cap, not a speed check: on a loaded machine Chromium takes seconds to render.
-    ctx.setDefaultTimeout(60_000);
+    const ctx = await dashboard.context({ width: 1440, height: 900, timeoutMs: 60_000 });
     const page = await ctx.newPage();
     // The answer is the synthetic one (the emulator would take minutes to publish it); the page is the real one.
     await page.route(`**/api/v1/datasources/${DS}/timeline*`, (route) =>
