@@ -207,9 +207,15 @@ export function servedTimelineLookup(served: readonly SimSegment[], window: Inte
 export class SegmentStore {
   #byDs = new Map<string, SimSegment[]>();
   #byId = new Map<string, SimSegment>();
+  /** Bumped by a change that may concern any datasource (`touch`). */
   #generation = 0;
+  /**
+   * Bumped per datasource by adds and removes: a publish to one datasource leaves the others' cached timelines
+   * valid (a global count made every publish re-analyse all 200,000 segments of a production-sized history).
+   */
+  readonly #dsGeneration = new Map<string, number>();
   #cache = new Map<string, { key: string; analysis: TimelineAnalysis }>();
-  #byStart = new Map<string, { generation: number; sorted: SimSegment[]; longest: number }>();
+  #byStart = new Map<string, { generation: string; sorted: SimSegment[]; longest: number }>();
 
   dataSources(): string[] {
     return [...this.#byDs.keys()].sort();
@@ -236,7 +242,16 @@ export class SegmentStore {
       this.#byId.set(s.id, s);
       this.#byDs.set(s.dataSource, list);
     }
-    this.#generation++;
+    for (const ds of new Set(segments.map((s) => s.dataSource))) this.#bump(ds);
+  }
+
+  #bump(dataSource: string): void {
+    this.#dsGeneration.set(dataSource, (this.#dsGeneration.get(dataSource) ?? 0) + 1);
+  }
+
+  /** What a datasource's cached timelines were built from: stale once either count moves. */
+  #generationOf(dataSource: string): string {
+    return `${this.#generation}.${this.#dsGeneration.get(dataSource) ?? 0}`;
   }
 
   /** A segment's used state changed in place (markUsed / markUnused): cached timelines are stale. */
@@ -251,7 +266,7 @@ export class SegmentStore {
     for (const s of list) if (!keep.includes(s)) this.#byId.delete(s.id);
     if (keep.length === 0) this.#byDs.delete(dataSource);
     else this.#byDs.set(dataSource, keep);
-    this.#generation++;
+    this.#bump(dataSource);
     return list.length - keep.length;
   }
 
@@ -267,7 +282,7 @@ export class SegmentStore {
   #analyse(dataSource: string, now: number | undefined): TimelineAnalysis {
     const segments = now === undefined ? this.all(dataSource) : this.used(dataSource, now);
     const set = now === undefined ? "all" : "used";
-    const key = `${this.#generation}/${set}/${segments.length}`;
+    const key = `${this.#generationOf(dataSource)}/${set}/${segments.length}`;
     // One entry per datasource and set: the two views alternate (the Coordinator pass asks for both).
     const slot = `${set}/${dataSource}`;
     const cached = this.#cache.get(slot);
@@ -295,11 +310,12 @@ export class SegmentStore {
    */
   overlapping(dataSource: string, interval: Interval): SimSegment[] {
     let index = this.#byStart.get(dataSource);
-    if (index?.generation !== this.#generation) {
+    const generation = this.#generationOf(dataSource);
+    if (index?.generation !== generation) {
       const sorted = [...this.all(dataSource)].sort((a, b) => a.interval.start - b.interval.start);
       let longest = 0;
       for (const s of sorted) longest = Math.max(longest, s.interval.end - s.interval.start);
-      index = { generation: this.#generation, sorted, longest };
+      index = { generation, sorted, longest };
       this.#byStart.set(dataSource, index);
     }
     const { sorted, longest } = index;

@@ -86,4 +86,27 @@ describe("timeline overshadowing (docs/druid-api.md §4.2)", () => {
     store.add([segment(day, "v2", 1, 2)]);
     expect([...store.overshadowed("ds")]).toEqual(["ds_0_10_v1_0"]);
   });
+
+  it("keeps a datasource's timeline when another datasource changes, and rebuilds it when its own does", () => {
+    const store = new SegmentStore();
+    const day = { start: 0, end: 10 };
+    const other = (s: SimSegment): SimSegment => ({ ...s, id: `other_${s.id}`, dataSource: "other" });
+    store.add([segment(day, "v1", 0, 1), other(segment(day, "v1", 0, 1))]);
+    const before = store.overshadowed("ds");
+    // A publish to another datasource leaves this one's analysis as it was (the same object, not re-analysed).
+    store.add([other(segment(day, "v2", 0, 1))]);
+    expect(store.overshadowed("ds")).toBe(before);
+    expect([...store.overshadowed("other")]).toEqual(["other_ds_0_10_v1_0"]);
+    expect(store.overlapping("ds", day).map((s) => s.id)).toEqual(["ds_0_10_v1_0"]);
+    // Its own publish and its own removal are seen at once.
+    store.add([segment(day, "v2", 0, 1)]);
+    expect([...store.overshadowed("ds")]).toEqual(["ds_0_10_v1_0"]);
+    expect(store.overlapping("ds", day)).toHaveLength(2);
+    store.remove("ds", (s) => s.version === "v2");
+    expect(store.overshadowed("ds").size).toBe(0);
+    expect(store.overlapping("ds", day)).toHaveLength(1);
+    // A change in place (markUnused) concerns every datasource.
+    store.touch();
+    expect(store.overshadowed("ds")).not.toBe(before);
+  });
 });
