@@ -245,6 +245,14 @@ export class DruidClient {
     return this.#capabilities.get();
   }
 
+  /**
+   * {@link capabilities} as last read, without asking Druid: null until a read has finished. For request paths
+   * that must not wait on Druid (the service plans a request whether Druid answers or not).
+   */
+  knownCapabilities(): DruidCapabilities | null {
+    return this.#capabilities.known();
+  }
+
   async close(): Promise<void> {
     await this.#http.close();
   }

@@ -17,6 +17,7 @@ export const CAPABILITIES_RETRY_MS = 5 * 60_000;
  */
 export class CapabilitiesCache {
   #current: Promise<DruidCapabilities> | null = null;
+  #settled: DruidCapabilities | null = null;
   #retryAt = Number.POSITIVE_INFINITY;
   readonly #warned = new Set<string>();
 
@@ -28,6 +29,11 @@ export class CapabilitiesCache {
       warn: (message: string) => void;
     },
   ) {}
+
+  /** What the last finished read gave, without reading: null before any read has finished. */
+  known(): DruidCapabilities | null {
+    return this.#settled;
+  }
 
   get(): Promise<DruidCapabilities> {
     if (!this.#current || this.o.clock.now() >= this.#retryAt) {
@@ -52,6 +58,7 @@ export class CapabilitiesCache {
       this.#warned.add(key);
       this.o.warn(capabilities.warning);
     }
+    this.#settled = capabilities;
     return capabilities;
   }
 }

@@ -39,6 +39,11 @@ export interface MetricSources {
   kinds?: readonly string[];
   /** Whether this process reaches Druid, and since when not (`druidReachability`). @default always reachable */
   druid?(): { reachable: boolean; since?: string | undefined };
+  /**
+   * The cluster's Druid release as read from `/status`, and the release segops behaves as there (capabilities.ts);
+   * null before the first read has finished. @default never read
+   */
+  druidRelease?(): { version: string | null; behavesAs: number } | null;
 }
 
 /** The transitions whose counters start at 0 for every kind (the ones alerts and dashboards read). */
@@ -386,6 +391,17 @@ function druidReachabilityGauges(sources: MetricSources, registers: Registry[]):
       const since = state && !state.reachable && state.since ? Date.parse(state.since) : Number.NaN;
       if (Number.isFinite(since)) this.set(since / 1000);
       else this.remove();
+    },
+  });
+  new Gauge({
+    name: "segops_druid_release_info",
+    help: "1, labelled with the cluster's Druid release as /status reported it (version, empty when it could not be read) and the release whose behaviour segops follows there (behaves_as); absent before the first read",
+    labelNames: ["version", "behaves_as"] as const,
+    registers,
+    collect() {
+      this.reset();
+      const release = sources.druidRelease?.();
+      if (release) this.set({ version: release.version ?? "", behaves_as: String(release.behavesAs) }, 1);
     },
   });
 }

@@ -107,6 +107,9 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     await feed.start();
     await worker.start();
     load.start();
+    // The cluster's release, read now rather than at the first admission: requests are then checked against
+    // its rules (ingest/release-check.ts) from the start. Never throws; a Druid down is read again later.
+    void client.capabilities();
   } catch (error) {
     await load.stop();
     await feed.stop();
@@ -191,6 +194,10 @@ function assemble(o: ServiceOptions): Parts {
     blockedSince: () => worker?.machinery.admission.blockedSince ?? null,
     progress: () => worker?.progress ?? null,
     druid: () => druidReachability(monitor, worker ?? null, o.clock.now()),
+    druidRelease: () => {
+      const known = client.knownCapabilities();
+      return known ? { version: known.version?.text ?? null, behavesAs: known.behavesAs } : null;
+    },
   });
   worker = new Worker({
     store: o.store,

@@ -6,6 +6,7 @@ import { DruidClient } from "../../druid/client.js";
 import { type ClusterBinding, clusterOf } from "../../druid/cluster.js";
 import { OutageMonitor } from "../../druid/outage.js";
 import type { IngestJobInput, PlannedJob } from "../../ingest/plan.js";
+import { releaseErrors, releaseToCheck } from "../../ingest/release-check.js";
 import { type EngineResult, runIngestJob } from "../../jobs/engine.js";
 import { formatJobReport, jobReport, resumeHint } from "../../jobs/report.js";
 import {
@@ -130,6 +131,14 @@ export async function executeIngest(
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
   const monitor = new OutageMonitor(systemClock);
   const client = await connectWatched(flags, monitor);
+  // Planned with Druid 33's rules (before connecting); what the cluster's own release refuses stops here.
+  const release = releaseToCheck(await client.capabilities());
+  const refused = release === null ? [] : releaseErrors(plan, release);
+  if (release !== null && refused.length > 0) {
+    await client.close();
+    // The warnings were said above; the errors name the partition and the release's rule.
+    throw reportInvalidSpec(templatePath, new InvalidSpecError(refused, { template: templatePath }), release);
+  }
   let store: Store | undefined;
   try {
     store = await openLedger(flags.ledger);
@@ -158,7 +167,8 @@ export async function executeIngest(
  * spelling" often explains an error), then each distinct error once with the partitions it is in — not
  * the first of nine copies — and the error to exit with.
  */
-function reportInvalidSpec(templatePath: string, error: InvalidSpecError): SegopsError {
+/** `release`: the cluster's Druid release, when it is what refuses the template (Druid 33's rules let it through). */
+function reportInvalidSpec(templatePath: string, error: InvalidSpecError, release?: number): SegopsError {
   const warnings = (error.details.warnings ?? []) as SpecIssue[];
   for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
   const distinct = summariseIssues(error.errors);
@@ -168,7 +178,9 @@ function reportInvalidSpec(templatePath: string, error: InvalidSpecError): Segop
   const where = partitions > 1 ? ` in ${partitions} partitions` : "";
   return new SegopsError(
     "InvalidSpec",
-    `${templatePath}: ${n} error${n === 1 ? "" : "s"}${where}, nothing submitted (segops validate ${templatePath} --interval … checks one partition)`,
+    release === undefined
+      ? `${templatePath}: ${n} error${n === 1 ? "" : "s"}${where}, nothing submitted (segops validate ${templatePath} --interval … checks one partition)`
+      : `${templatePath}: ${n} error${n === 1 ? "" : "s"} on the cluster's Druid ${release}, nothing submitted (segops validate ${templatePath} --interval … --druid-version ${release} checks one partition)`,
     { errors: error.errors, warnings },
   );
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULTS } from "../../core/defaults.js";
 import { type DataGates, DEFAULT_GATES, formatUnparseableLimit } from "../../ingest/gates.js";
+import { refuseForRelease } from "../../ingest/release-check.js";
 import { inputSourceOf } from "../../ingest/source.js";
 import type { IngestPayload } from "../../ingest/types.js";
 import { BackfillRequest, type IngestRequest, planRequestYielding, RunRequest } from "../../jobs/requests.js";
@@ -106,6 +107,7 @@ async function plan(
     cluster: deps.cluster,
     maxPartitions: deps.maxPartitionsPerRequest ?? DEFAULTS.maxPartitionsPerRequest,
   });
+  refuseForRelease(planned, deps.client.knownCapabilities(), request.templateName);
   const payloads = planned.tasks.map((t) => t.payload as unknown as IngestPayload);
   return jsonResponse(c, 200, {
     jobId: planned.job.id,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { canonicalJson, type JsonValue } from "../../core/canonical-json.js";
 import { DEFAULTS } from "../../core/defaults.js";
+import { refuseForRelease } from "../../ingest/release-check.js";
 import {
   BackfillRequest,
   createPlannedJob,
@@ -88,6 +89,8 @@ async function startWork(
     probe: deps.sourceProbe ?? fileSystemProbe(),
     ...(nonce ? { nonce } : {}),
   });
+  // Planned with Druid 33's rules; the cluster's release, once the service has read it, has the last word.
+  refuseForRelease(plan, deps.client.knownCapabilities(), request.templateName);
   if (key !== undefined) {
     const bound = await store.rememberRequest(key, requestHash, plan.job.id);
     if (bound.requestHash !== requestHash) {
