@@ -10,7 +10,8 @@ import { Duration } from "luxon";
  *   `druid.coordinator.kill.bufferPeriod` (default P30D; apache/druid #12599, #15710);
  * - from Druid 34, the Overlord's embedded kill (`UnusedSegmentsKiller`, `UnusedSegmentKillerConfig`; apache/druid
  *   #18028, documented in #18124): `druid.manager.segments.killUnused.enabled` (default false),
- *   `druid.manager.segments.killUnused.bufferPeriod` (default P90D).
+ *   `druid.manager.segments.killUnused.bufferPeriod` (default P30D: #18028 first merged it with 90 days; the config
+ *   as released, `UnusedSegmentKillerConfig.DEFAULT_BUFFER_PERIOD`, and the 34.0.0 release notes say 30).
  *
  * Pure: the caller (the doctor) reads the properties and asks.
  */
@@ -55,7 +56,7 @@ export function embeddedKiller(
     name: "the Overlord's embedded kill (UnusedSegmentsKiller, Druid 34+)",
     property: EMBEDDED_BUFFER,
     enabled: on(properties[EMBEDDED_ON]),
-    bufferPeriod: properties[EMBEDDED_BUFFER]?.trim() || "P90D",
+    bufferPeriod: properties[EMBEDDED_BUFFER]?.trim() || "P30D",
   };
 }
 
@@ -88,4 +89,15 @@ export function rollbackHorizonWarnings(asked: string, killers: readonly (AutoKi
     }
   }
   return out;
+}
+
+/**
+ * What `segops kill` says when Druid already deletes unused segments itself: one line naming every enabled auto-kill
+ * and its buffer, or null when none is on (or none could be read). A kill of segops' then only deletes sooner.
+ */
+export function druidKillsNote(killers: readonly (AutoKiller | null)[]): string | null {
+  const on = killers.filter((k): k is AutoKiller => k?.enabled === true);
+  if (on.length === 0) return null;
+  const which = on.map((k) => `${k.name} after ${k.bufferPeriod} (${k.property})`).join("; ");
+  return `Druid already deletes unused segments itself: ${which}. This kill only deletes the segments it lists sooner than that.`;
 }

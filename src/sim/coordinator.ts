@@ -33,6 +33,22 @@ import type { SimSegment } from "./timeline.js";
  */
 export const HISTORICAL = "localhost:8083";
 
+/** First release whose Coordinator dynamic config has `cloneServers` (apache/druid #17863). */
+export const CLONES_SINCE = 34;
+
+/**
+ * The clones of `source` in a dynamic config's `cloneServers` (each key a clone, its value the Historical it copies,
+ * as `HistoricalCloningTest` sets them), sorted. Pure; a malformed field is no clone.
+ */
+export function clonesOf(dynamicConfig: Record<string, unknown>, source: string): string[] {
+  const map = dynamicConfig.cloneServers;
+  if (typeof map !== "object" || map === null || Array.isArray(map)) return [];
+  return Object.entries(map as Record<string, unknown>)
+    .filter(([clone, of]) => of === source && clone !== source)
+    .map(([clone]) => clone)
+    .sort();
+}
+
 export interface Placement {
   /** Kind of the first matching rule; null when no rule matched. */
   kind: RuleKind | null;
@@ -133,8 +149,13 @@ function covers(pieces: Interval[], target: Interval): boolean {
  * 33's defaults as a real one answered them. Only `millisToWaitBeforeDeleting` changes what the emulator does
  * (the `MarkOvershadowedSegmentsAsUnused` start gate); the other fields are kept and echoed.
  */
-export function defaultDynamicConfig(millisToWaitBeforeDeleting: number): Record<string, unknown> {
+export function defaultDynamicConfig(
+  millisToWaitBeforeDeleting: number,
+  druidVersion = 33,
+): Record<string, unknown> {
   return {
+    // `cloneServers` (Druid 34, apache/druid #17863): clone host → source host; none by default.
+    ...(druidVersion >= CLONES_SINCE ? { cloneServers: {} } : {}),
     millisToWaitBeforeDeleting,
     maxSegmentsToMove: 100,
     replicantLifetime: 15,

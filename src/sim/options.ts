@@ -47,10 +47,22 @@ export interface SimOptions {
   compactionPeriodMs?: number;
   /**
    * What `GET /status/properties` answers (every service shares the emulator's port), e.g. the auto-kill settings
-   * (`druid.coordinator.kill.*`, Druid 34's `druid.manager.segments.killUnused.*`). Nothing acts on them. @default {}
+   * (`druid.coordinator.kill.*`, Druid 34's `druid.manager.segments.killUnused.*`). From 34 the emulated Overlord
+   * acts on `druid.manager.segments.killUnused.enabled` and `…bufferPeriod` (embedded-kill.ts); nothing reads the
+   * others. @default {}
    */
   runtimeProperties?: Record<string, string>;
+  /**
+   * The Historical runs in virtual storage mode (Druid 35+, apache/druid #18176; a cluster setting, so opt-in): it
+   * announces each segment it is assigned without downloading it and loads it when a query reads it. On the wire
+   * segops reads nothing else differs (serverview, loadstatus, `sys.segments` `is_available`); `/status/properties`
+   * answers `druid.segmentCache.virtualStorage=true`. @default false
+   */
+  virtualStorage?: boolean;
 }
+
+/** First release with virtual storage Historicals (apache/druid #18176, in the 35.0.0 release notes). */
+export const VIRTUAL_STORAGE_SINCE = 35;
 
 export const DEFAULTS = {
   host: "127.0.0.1",
@@ -75,6 +87,13 @@ export function validateOptions(o: SimOptions): void {
       throw new TypeError(`Expected \`${name}\` to be a whole number from ${min} and up, got ${String(v)}`);
     }
   };
+  if (o.virtualStorage !== undefined && typeof o.virtualStorage !== "boolean")
+    throw new TypeError(`Expected \`virtualStorage\` to be true or false, got ${String(o.virtualStorage)}`);
+  const version = o.druidVersion ?? DEFAULTS.druidVersion;
+  if (o.virtualStorage && version < VIRTUAL_STORAGE_SINCE)
+    throw new TypeError(
+      `Expected \`virtualStorage\` only with \`druidVersion\` ${VIRTUAL_STORAGE_SINCE} or newer (Druid ${VIRTUAL_STORAGE_SINCE} added virtual storage), got druidVersion ${version}: raise druidVersion or drop virtualStorage`,
+    );
   positiveInt("capacity", 1);
   positiveInt("workers", 1);
   positiveInt("port", 0);

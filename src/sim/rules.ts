@@ -35,7 +35,15 @@ const RULE_TYPES = [
   "loadByPeriod",
   "loadForever",
 ] as const;
-type RuleType = (typeof RULE_TYPES)[number];
+/**
+ * The partial load rules (apache/druid #19374, Druid 38: `PartialLoadRule` and its Forever/Interval/Period
+ * subclasses), known to the rule store from 38 on; a Druid before refuses them as unknown type ids (a real Druid 33
+ * answered the extensions hint for `loadPartialForever`, and stored nothing).
+ */
+const PARTIAL_RULE_TYPES = ["loadPartialByInterval", "loadPartialByPeriod", "loadPartialForever"] as const;
+/** First release whose rule store knows the partial load rules. */
+export const PARTIAL_RULES_SINCE = 38;
+type RuleType = (typeof RULE_TYPES)[number] | (typeof PARTIAL_RULE_TYPES)[number];
 
 const CLASS: Record<RuleType, string> = {
   loadForever: "ForeverLoadRule",
@@ -48,7 +56,20 @@ const CLASS: Record<RuleType, string> = {
   broadcastForever: "ForeverBroadcastDistributionRule",
   broadcastByInterval: "IntervalBroadcastDistributionRule",
   broadcastByPeriod: "PeriodBroadcastDistributionRule",
+  loadPartialForever: "ForeverPartialLoadRule",
+  loadPartialByInterval: "IntervalPartialLoadRule",
+  loadPartialByPeriod: "PeriodPartialLoadRule",
 };
+
+/** The rule type ids the emulated release's Jackson knows, sorted as its error lists them. */
+function knownRuleTypes(druidVersion: number): string[] {
+  const types: string[] = [...RULE_TYPES];
+  if (druidVersion >= PARTIAL_RULES_SINCE) types.push(...PARTIAL_RULE_TYPES);
+  return types.sort();
+}
+
+/** `CannotMatchBehavior`: LOAD_ON_DEMAND when absent, and for a value the release does not know (read as default). */
+const CANNOT_MATCH = ["LOAD_ON_DEMAND", "FALL_THROUGH", "BASE_LOAD", "FULL_LOAD"];
 const PACKAGE = "org.apache.druid.server.coordinator.rules";
 
 /** Druid's default cluster rule (`SQLMetadataRuleManager.createDefaultRule`): two replicas on `_default_tier`. */
@@ -82,7 +103,7 @@ const jackson = (message: string) => new RulesError(400, { error: message });
  * value of type `java.util.ArrayList<…Rule>` from Object value", an unknown type → the extensions hint, a
  * negative replica count → `Cannot construct instance of …, problem: Invalid number of replicas …`.
  */
-export function parseRules(value: unknown): RuleJson[] {
+export function parseRules(value: unknown, druidVersion = 33): RuleJson[] {
   if (value === null || value === undefined) throw new RulesError(500);
   if (!Array.isArray(value)) {
     const token =
@@ -95,10 +116,12 @@ export function parseRules(value: unknown): RuleJson[] {
       `Cannot deserialize value of type \`java.util.ArrayList<${PACKAGE}.Rule>\` from ${typeof value === "object" ? "Object" : "String"} value (token \`JsonToken.${token}\`)`,
     );
   }
-  return value.map((raw, index) => (raw === null ? (null as unknown as RuleJson) : parseRule(raw, index)));
+  return value.map((raw, index) =>
+    raw === null ? (null as unknown as RuleJson) : parseRule(raw, index, druidVersion),
+  );
 }
 
-function parseRule(raw: unknown, index: number): RuleJson {
+function parseRule(raw: unknown, index: number, druidVersion: number): RuleJson {
   if (typeof raw !== "object" || Array.isArray(raw) || typeof (raw as RuleJson).type !== "string") {
     throw jackson(
       `Could not resolve subtype of [simple type, class ${PACKAGE}.Rule]: missing type id property 'type'`,
@@ -106,9 +129,10 @@ function parseRule(raw: unknown, index: number): RuleJson {
   }
   const r = raw as RuleJson;
   const type = r.type as string;
-  if (!(RULE_TYPES as readonly string[]).includes(type)) {
+  const known = knownRuleTypes(druidVersion);
+  if (!known.includes(type)) {
     throw jackson(
-      `Please make sure to load all the necessary extensions and jars with type '${type}' on 'druid/coordinator' service. Could not resolve type id '${type}' as a subtype of \`${PACKAGE}.Rule\` known type ids = [${RULE_TYPES.join(", ")}]`,
+      `Please make sure to load all the necessary extensions and jars with type '${type}' on 'druid/coordinator' service. Could not resolve type id '${type}' as a subtype of \`${PACKAGE}.Rule\` known type ids = [${known.join(", ")}]`,
     );
   }
   const t = type as RuleType;
@@ -171,8 +195,29 @@ function parseRule(raw: unknown, index: number): RuleJson {
     }
     return { tieredReplicants: tiers, useDefaultTierForNull: useDefault };
   };
+  // `PartialLoadRule`: a matcher is required (`InvalidInput`: "matcher must not be null for a partial load rule");
+  // `onCannotMatch` defaults to LOAD_ON_DEMAND, an unknown value included. Field order after the load rule's own is
+  // not verified against a running 38.
+  const partial = () => {
+    if (typeof r.matcher !== "object" || r.matcher === null || Array.isArray(r.matcher)) {
+      throw jackson(
+        `Cannot construct instance of \`${PACKAGE}.${CLASS[t]}\`, problem: matcher must not be null for a partial load rule`,
+      );
+    }
+    const behaviour = String(r.onCannotMatch ?? "").toUpperCase();
+    return {
+      matcher: r.matcher,
+      onCannotMatch: CANNOT_MATCH.includes(behaviour) ? behaviour : "LOAD_ON_DEMAND",
+    };
+  };
   // Field order as Druid 33 serializes each rule (docs/real-druid.md, "Load rules").
   switch (t) {
+    case "loadPartialForever":
+      return { ...load(), ...partial(), type: t };
+    case "loadPartialByInterval":
+      return { interval: interval(), ...load(), ...partial(), type: t };
+    case "loadPartialByPeriod":
+      return { period: period(), includeFuture: includeFuture(), ...load(), ...partial(), type: t };
     case "loadForever":
       return { ...load(), type: t };
     case "loadByInterval":
@@ -206,9 +251,22 @@ function window(rule: RuleJson, now: number): Interval | null {
   return { start, end: now };
 }
 
+/**
+ * Whether a partial load rule's matcher passes the segment on (`PartialLoadRule.appliesTo`): only with
+ * `onCannotMatch: FALL_THROUGH` and a matcher that cannot match. A projection matcher always applies (no matching
+ * projection is a base-table load, `PartialLoadRuleTest`); the emulator reads no other matcher, so it takes any other
+ * as not matching.
+ */
+function fallsThrough(rule: RuleJson): boolean {
+  if (!String(rule.type).startsWith("loadPartial") || rule.onCannotMatch !== "FALL_THROUGH") return false;
+  const matcher = rule.matcher as { type?: unknown } | null | undefined;
+  return !/projection/i.test(String(matcher?.type ?? ""));
+}
+
 /** `Rule.appliesTo(segment, now)` for the rule classes listed above. */
 export function ruleApplies(rule: RuleJson | null, interval: Interval, now: number): boolean {
   if (!rule) return false;
+  if (fallsThrough(rule)) return false;
   const type = String(rule.type) as RuleType;
   if (type.endsWith("Forever")) return true;
   if (type.endsWith("ByInterval")) {

@@ -86,7 +86,12 @@ export interface ServedBy {
  * a realtime task announces is not handed off. A cloned Historical (`clones`: the Coordinator dynamic config's
  * `cloneServers`, Druid 34, apache/druid #17863) does not count either: Brokers leave clones out of queries by
  * default (`cloneQueryMode` excludeClones, apache/druid #17899), so a segment only a clone holds is not queryable.
- * Pure.
+ *
+ * "Served" is what the Broker can route a query to, not what sits on a disk: a virtual storage Historical (Druid 35,
+ * `druid.segmentCache.virtualStorage`, apache/druid #18176) announces a segment as soon as it is assigned, without
+ * downloading it (`SegmentLocalCacheManager.load` does nothing in that mode), and downloads it when a query reads it.
+ * Its announced segments count as served like any other Historical's: the gate neither waits for a download that
+ * only a query starts, nor calls a segment served that no Historical announced. Pure.
  */
 export function servedByHistoricals(
   infos: ReadonlyArray<{ segment: DataSegment; servers: ReadonlyArray<ServedBy> }>,

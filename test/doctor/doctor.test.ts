@@ -99,7 +99,7 @@ describe("segops doctor against the emulator, per release", () => {
       expect.stringMatching(
         /Coordinator's auto-kill .* is on: unused segments of every datasource .* deleted P7D after/,
       ),
-      expect.stringMatching(/Overlord's embedded kill .* is on: unused segments are deleted P90D after/),
+      expect.stringMatching(/Overlord's embedded kill .* is on: unused segments are deleted P30D after/),
     ]);
     const horizon = report?.findings.filter((f) => f.code === "rollback-horizon") ?? [];
     expect(horizon.map((f) => f.severity)).toEqual(["warning"]);

@@ -6,12 +6,12 @@ import { startSim } from "../../src/sim/index.js";
 /**
  * How long Druid keeps a replaced version for a rollback: the Coordinator's auto-kill bufferPeriod, and from
  * Druid 34 the Overlord's embedded kill (apache/druid #18028, UnusedSegmentKillerConfig: enabled false,
- * bufferPeriod P90D by default).
+ * bufferPeriod P30D by default).
  */
 describe("the rollback horizon against Druid's auto-kill buffers", () => {
   it("reads both killers with Druid's defaults where the properties are unset", () => {
     expect(coordinatorKiller({})).toMatchObject({ enabled: false, bufferPeriod: "P30D" });
-    expect(embeddedKiller({}, 34)).toMatchObject({ enabled: false, bufferPeriod: "P90D" });
+    expect(embeddedKiller({}, 34)).toMatchObject({ enabled: false, bufferPeriod: "P30D" });
     expect(embeddedKiller({ "druid.manager.segments.killUnused.enabled": "true" }, 33)).toBeNull();
   });
 

@@ -119,6 +119,7 @@ describe("segops sim", () => {
       "--faults",
       "--data-dir",
       "--druid-version",
+      "--virtual-storage",
     ]);
   });
 });

@@ -22,6 +22,7 @@ export interface SimFlags {
   faults?: string;
   dataDir?: string;
   druidVersion?: string;
+  virtualStorage?: boolean;
 }
 
 function number(
@@ -92,6 +93,7 @@ export function simOptionsFromFlags(flags: SimFlags): SimOptions {
   if (seed !== undefined) options.seed = seed;
   if (handoff !== undefined) options.handoffDelayMs = handoff;
   if (druidVersion !== undefined) options.druidVersion = druidVersion;
+  if (flags.virtualStorage) options.virtualStorage = true;
   if (flags.faults) options.faults = readFaultsFile(flags.faults);
   if (flags.dataDir) options.dataDir = flags.dataDir;
   return options;
@@ -159,6 +161,10 @@ export function registerSim(program: Command): void {
     .option(
       "--druid-version <n>",
       "Druid release to emulate, 33 to 39: its /status version and the bodies and behaviours that differ (docs/druid-versions.md; default 38)",
+    )
+    .option(
+      "--virtual-storage",
+      "the Historical runs in virtual storage mode (Druid 35 and newer): segments are announced when assigned and loaded when queried",
     )
     .action(async (flags: SimFlags) => {
       const options = simOptionsFromFlags(flags);

@@ -4,6 +4,7 @@ import type { KindRequest } from "../../driver/kind.js";
 import { segmentId } from "../../work/segments.js";
 import { Datasource, IntervalText, intervalField, PeriodText, requestField } from "../request.js";
 import { killCommand } from "./command.js";
+import { druidAutoKills } from "./druid-kills.js";
 import { inspectKill, planKill } from "./plan.js";
 
 export const KillRequest = z.strictObject({
@@ -44,6 +45,8 @@ export const killRequest: KindRequest<KillRequest> = {
       context.store,
     );
     const plan = planKill(facts);
+    // Said before anything is deleted: with Druid's own auto-kill on, this kill only makes the deletion sooner.
+    const druidKills = await druidAutoKills(context.client);
     const segmentIds = plan.batches.flatMap((b) => b.segmentIds);
     const bytes = plan.batches.reduce((n, b) => n + b.bytes, 0);
     const planned = new Set(segmentIds);
@@ -68,9 +71,13 @@ export const killRequest: KindRequest<KillRequest> = {
         })),
         keptUsed: facts.used.length,
         segmentIds,
+        druidKills: druidKills.killers
+          .filter((k) => k.enabled)
+          .map((k) => ({ property: k.property, bufferPeriod: k.bufferPeriod })),
       },
       // Every segment that would go, by id: what a dry run is read for.
       notes: [
+        ...(druidKills.note ? [druidKills.note] : []),
         `${segmentIds.length} unused segment(s), ${bytes} bytes, versions ${versions.join(", ") || "-"}`,
         `${facts.used.length} used segment(s) stay`,
         ...segmentIds.map((id) => `- ${id}`),
