@@ -1,0 +1,203 @@
+import { bindFilter } from "./bind-filter.js";
+import { type Binding, cannotConstruct, chained, chainText, unknownTypeId } from "./binding.js";
+import { bindError, CLASSES } from "./errors.js";
+import type { Aggregator, AggregatorKind, PostAggregator } from "./model.js";
+
+/**
+ * Binds aggregators and post-aggregators (docs/querying/aggregations.md, post-aggregations.md) with the
+ * refusals of their `@JsonCreator`s a real Druid 33 answered.
+ */
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Aggregator type → Druid's factory class (for its constructor's refusals). */
+const FACTORIES: Record<AggregatorKind, string> = {
+  count: "CountAggregatorFactory",
+  longSum: "LongSumAggregatorFactory",
+  doubleSum: "DoubleSumAggregatorFactory",
+  floatSum: "FloatSumAggregatorFactory",
+  longMin: "LongMinAggregatorFactory",
+  longMax: "LongMaxAggregatorFactory",
+  doubleMin: "DoubleMinAggregatorFactory",
+  doubleMax: "DoubleMaxAggregatorFactory",
+  floatMin: "FloatMinAggregatorFactory",
+  floatMax: "FloatMaxAggregatorFactory",
+};
+
+/** The core `AggregatorFactory` type ids (extensions add more on a real cluster). */
+const CORE_AGGREGATORS = [
+  "cardinality",
+  "count",
+  "doubleAny",
+  "doubleFirst",
+  "doubleLast",
+  "doubleMax",
+  "doubleMean",
+  "doubleMin",
+  "doubleSum",
+  "expression",
+  "filtered",
+  "floatAny",
+  "floatFirst",
+  "floatLast",
+  "floatMax",
+  "floatMin",
+  "floatSum",
+  "grouping",
+  "histogram",
+  "hyperUnique",
+  "javascript",
+  "longAny",
+  "longFirst",
+  "longLast",
+  "longMax",
+  "longMin",
+  "longSum",
+  "stringAny",
+  "stringFirst",
+  "stringFirstFold",
+  "stringLast",
+  "stringLastFold",
+];
+
+function bindAggregator(a: unknown, b: Binding): Aggregator {
+  if (!isObject(a)) throw bindError(CLASSES.mismatch, `an aggregator must be an object${chainText(b)}`);
+  const type = a.type;
+  const cls = (name: string) => `org.apache.druid.query.aggregation.${name}`;
+  if (type === "filtered") {
+    if (a.aggregator === undefined || a.aggregator === null)
+      throw cannotConstruct(b, a, cls("FilteredAggregatorFactory"), "Must have a valid, non-null aggregator");
+    if (a.filter === undefined || a.filter === null)
+      throw cannotConstruct(b, a, cls("FilteredAggregatorFactory"), "Must have a valid, non-null filter");
+    const inner = bindAggregator(
+      a.aggregator,
+      chained(b, `->${cls("FilteredAggregatorFactory")}["aggregator"]`),
+    );
+    return {
+      kind: "filtered",
+      name: typeof a.name === "string" ? a.name : inner.name,
+      filter: bindFilter(a.filter, chained(b, `->${cls("FilteredAggregatorFactory")}["filter"]`), "filter"),
+      aggregator: inner,
+    };
+  }
+  if (typeof type === "string" && type in FACTORIES) {
+    const kind = type as AggregatorKind;
+    const className = cls(FACTORIES[kind]);
+    if (typeof a.name !== "string")
+      throw cannotConstruct(b, a, className, "Must have a valid, non-null aggregator name");
+    if (kind === "count") return { kind, name: a.name, fieldName: null };
+    if (typeof a.fieldName !== "string") {
+      throw cannotConstruct(b, a, className, "Must have a valid, non-null fieldName or expression");
+    }
+    return { kind, name: a.name, fieldName: a.fieldName };
+  }
+  if (typeof type === "string" && CORE_AGGREGATORS.includes(type)) {
+    throw cannotConstruct(
+      b,
+      a,
+      cls("AggregatorFactory"),
+      `aggregator type [${type}] is not computed by the segops emulator`,
+    );
+  }
+  throw unknownTypeId(b, a, type, cls("AggregatorFactory"), CORE_AGGREGATORS, null);
+}
+
+export function bindAggregators(list: unknown, b: Binding): Aggregator[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw bindError(CLASSES.mismatch, `aggregations must be a list${chainText(b)}`);
+  return list.map((a, i) => bindAggregator(a, chained(b, `->java.util.ArrayList[${i}]`)));
+}
+
+const ARITHMETIC = new Set(["+", "-", "*", "/", "quotient", "pow"]);
+
+function bindPostAggregator(p: unknown, b: Binding): PostAggregator {
+  if (!isObject(p)) throw bindError(CLASSES.mismatch, `a post-aggregator must be an object${chainText(b)}`);
+  const cls = (name: string) => `org.apache.druid.query.aggregation.post.${name}`;
+  const name = typeof p.name === "string" ? p.name : null;
+  switch (p.type) {
+    case "arithmetic": {
+      const fn = String(p.fn ?? "");
+      if (!ARITHMETIC.has(fn))
+        throw cannotConstruct(b, p, cls("ArithmeticPostAggregator"), `Unknown fn ${fn}`);
+      if (!Array.isArray(p.fields) || p.fields.length < 2)
+        throw cannotConstruct(
+          b,
+          p,
+          cls("ArithmeticPostAggregator"),
+          `Illegal number of fields[${Array.isArray(p.fields) ? p.fields.length : 0}], must be > 1`,
+        );
+      if (name === null) throw cannotConstruct(b, p, cls("ArithmeticPostAggregator"), "name cannot be null");
+      return {
+        type: "arithmetic",
+        name,
+        fn,
+        fields: p.fields.map((f, i) =>
+          bindPostAggregator(
+            f,
+            chained(b, `->${cls("ArithmeticPostAggregator")}["fields"]->java.util.ArrayList[${i}]`),
+          ),
+        ),
+      };
+    }
+    case "fieldAccess":
+    case "finalizingFieldAccess":
+      if (typeof p.fieldName !== "string")
+        throw cannotConstruct(b, p, cls("FieldAccessPostAggregator"), "fieldName cannot be null");
+      return { type: p.type, name, fieldName: p.fieldName };
+    case "constant": {
+      const value = Number(p.value);
+      if (p.value === undefined || p.value === null || !Number.isFinite(value))
+        throw cannotConstruct(b, p, cls("ConstantPostAggregator"), "Constant value must not be null");
+      return { type: "constant", name, value };
+    }
+    default:
+      throw unknownTypeId(
+        b,
+        p,
+        p.type,
+        "org.apache.druid.query.aggregation.PostAggregator",
+        [
+          "arithmetic",
+          "constant",
+          "doubleGreatest",
+          "doubleLeast",
+          "expression",
+          "fieldAccess",
+          "finalizingFieldAccess",
+          "hyperUniqueCardinality",
+          "javascript",
+          "longGreatest",
+          "longLeast",
+        ],
+        null,
+      );
+  }
+}
+
+export function bindPostAggregators(list: unknown, b: Binding): PostAggregator[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list))
+    throw bindError(CLASSES.mismatch, `postAggregations must be a list${chainText(b)}`);
+  return list.map((p, i) => bindPostAggregator(p, chained(b, `->java.util.ArrayList[${i}]`)));
+}
+
+function fieldsOf(p: PostAggregator): string[] {
+  if (p.type === "arithmetic") return p.fields.flatMap(fieldsOf);
+  if (p.type === "constant") return [];
+  return [p.fieldName];
+}
+
+/**
+ * `Queries.prepareAggregations`: each post-aggregator may read the aggregators and the post-aggregators before
+ * it; Druid's words for the first one that reads anything else, or null.
+ */
+export function checkPostAggregatorFields(aggs: Aggregator[], posts: PostAggregator[]): string | null {
+  const known = new Set(aggs.map((a) => a.name));
+  for (const p of posts) {
+    const missing = [...new Set(fieldsOf(p))].filter((f) => !known.has(f));
+    if (missing.length > 0) return `Missing fields [[${missing.join(", ")}]] for postAggregator [${p.name}]`;
+    if (p.name !== null) known.add(p.name);
+  }
+  return null;
+}

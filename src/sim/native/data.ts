@@ -1,0 +1,81 @@
+import type { Interval } from "../../core/interval.js";
+import type { SimEngine } from "../engine.js";
+import type { Row } from "../ingest.js";
+import { analyseTimeline, timelineRows } from "../timeline.js";
+
+/**
+ * What a native query reads: the served segments of a datasource that overlap its intervals, each with the rows
+ * the timeline lets it answer for — the same rows Broker SQL reads (sql-catalog.ts, `timelineRows`), kept per
+ * segment because native results are (scan batches, segmentMetadata) or are bucketed (a cursor's data interval)
+ * per segment.
+ */
+
+export type NativeType = "STRING" | "LONG" | "DOUBLE" | "FLOAT";
+
+export interface SegmentData {
+  id: string;
+  interval: Interval;
+  /** Visible rows, in time order. */
+  rows: Row[];
+  /** `__time`, then dimensions and metrics, with their native types. */
+  columns: { name: string; type: NativeType }[];
+  rollup: boolean | null;
+}
+
+const NATIVE: Record<string, NativeType> = {
+  VARCHAR: "STRING",
+  BIGINT: "LONG",
+  DOUBLE: "DOUBLE",
+  FLOAT: "FLOAT",
+};
+
+export function overlapsAny(intervals: readonly Interval[], i: Interval): boolean {
+  return intervals.some((q) => q.start < i.end && i.start < q.end);
+}
+
+export function inAny(intervals: readonly Interval[], ms: number): boolean {
+  return intervals.some((q) => ms >= q.start && ms < q.end);
+}
+
+/** The datasource's served segments overlapping `intervals`, in interval then partition order. */
+export function segmentsOf(
+  engine: SimEngine,
+  dataSource: string,
+  intervals: readonly Interval[],
+): SegmentData[] {
+  const served = engine.served(dataSource);
+  const analysis = analyseTimeline(served);
+  return served
+    .filter((s) => !s.tombstone && !analysis.overshadowed.has(s.id) && overlapsAny(intervals, s.interval))
+    .sort((a, b) => a.interval.start - b.interval.start || a.partitionNum - b.partitionNum)
+    .map((s) => {
+      const rows = timelineRows([s], analysis).sort((a, b) => a.__time - b.__time);
+      const typeOf = (name: string, fallback: NativeType): NativeType =>
+        NATIVE[s.columnTypes?.[name] ?? ""] ?? fallback;
+      return {
+        id: s.id,
+        interval: s.interval,
+        rows,
+        columns: [
+          { name: "__time", type: "LONG" as const },
+          ...s.dimensions.map((name) => ({ name, type: typeOf(name, "STRING") })),
+          ...s.metrics.map((name) => ({ name, type: typeOf(name, "LONG") })),
+        ],
+        rollup: s.rollup ?? null,
+      };
+    });
+}
+
+/**
+ * A segment's data interval clipped to the query's intervals (the cursors Druid makes per segment: from its first
+ * row's time to just past its last row's), one per query interval it meets.
+ */
+export function cursors(segment: SegmentData, intervals: readonly Interval[]): Interval[] {
+  const first = segment.rows[0];
+  const last = segment.rows.at(-1);
+  if (!first || !last) return [];
+  const data = { start: first.__time, end: last.__time + 1 };
+  return intervals
+    .map((q) => ({ start: Math.max(q.start, data.start), end: Math.min(q.end, data.end) }))
+    .filter((c) => c.start < c.end);
+}
