@@ -1,9 +1,17 @@
 import { bucketOf, type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
 import type { Interval } from "../core/interval.js";
-import { type IngestResult, parseTimestamp } from "./ingest.js";
-import { readInput } from "./input.js";
+import type { IngestResult } from "./ingest.js";
+import { InputError } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
-import { checkGrouping, dimensionsOf, metricsOf, readSelectItems, type SelectItem } from "./msq-select.js";
+import {
+  planProgram,
+  runProgram,
+  type SegmentView,
+  type Tables,
+  tableColumns,
+  tableRows,
+} from "./msq-query.js";
+import { type MsqProgram, parseQuery } from "./msq-sql.js";
 import {
   closing,
   IDENT,
@@ -19,8 +27,6 @@ import { simKnobs } from "./spec.js";
 import type { SimTask } from "./task.js";
 
 export { MsqPlanError } from "./msq-text.js";
-
-type TimeItem = Extract<SelectItem, { kind: "time" }>;
 
 /**
  * SQL-based ingestion (MSQ, docs/druid-api.md §6): `INSERT`/`REPLACE … OVERWRITE WHERE` over `EXTERN` of a
@@ -147,73 +153,6 @@ function partitionedBy(clause: string): { granularity: Granularity; label: strin
   }
 }
 
-/** `EXTERN('<inputSource>', '<inputFormat>', '<signature>')` → the three JSON objects. */
-/** `EXTEND (name TYPE, …)` SQL types → the signature's native types (`Columns.sqlTypeToNative`, roughly). */
-function extendSignature(list: string): Array<{ name: string; type: string }> {
-  return splitTopLevel(list).map((col) => {
-    const m = new RegExp(`^(${IDENT})\\s+([A-Za-z]+)(?:\\s*\\(\\s*\\d+\\s*\\))?$`).exec(col.trim());
-    if (!m) throw new MsqPlanError(`Cannot read the EXTEND column [${col}]`);
-    const sqlType = (m[2] as string).toUpperCase();
-    const type =
-      sqlType === "BIGINT" || sqlType === "INTEGER" || sqlType === "INT"
-        ? "long"
-        : sqlType === "DOUBLE"
-          ? "double"
-          : sqlType === "FLOAT" || sqlType === "REAL"
-            ? "float"
-            : "string";
-    return { name: unquoteIdent(m[1] as string), type };
-  });
-}
-
-/**
- * `TABLE(EXTERN('<inputSource>', '<inputFormat>', '<signature>'))`, or the two-argument form followed by
- * `EXTEND (col TYPE, …)` (`docs/multi-stage-query/reference.md`, "EXTERN") → the input and its columns.
- */
-function extern(
-  from: string,
-  extend: string | null,
-): {
-  inputSource: Record<string, unknown>;
-  inputFormat: Record<string, unknown>;
-  signature: Array<{ name: string; type: string }>;
-} {
-  const lit = "('(?:[^']|'')*')";
-  const m = new RegExp(
-    `^TABLE\\s*\\(\\s*EXTERN\\s*\\(\\s*${lit}\\s*,\\s*${lit}\\s*(?:,\\s*${lit}\\s*)?\\)\\s*\\)$`,
-    "i",
-  ).exec(from.trim());
-  if (!m || (m[3] === undefined) === (extend === null)) {
-    throw new MsqPlanError(
-      "The emulator reads FROM only as TABLE(EXTERN('<inputSource>', '<inputFormat>', '<signature>')) or TABLE(EXTERN('<inputSource>', '<inputFormat>')) EXTEND (<columns>)",
-      "unsupported",
-    );
-  }
-  const parse = (text: string, what: string): unknown => {
-    try {
-      return JSON.parse(literal(text));
-    } catch (error) {
-      throw new MsqPlanError(`Invalid ${what} in EXTERN: ${(error as Error).message}`);
-    }
-  };
-  const inputSource = parse(m[1] as string, "inputSource");
-  const inputFormat = parse(m[2] as string, "inputFormat");
-  const signature = m[3] === undefined ? extendSignature(extend as string) : parse(m[3], "signature");
-  if (!isObj(inputSource) || !isObj(inputFormat) || !Array.isArray(signature))
-    throw new MsqPlanError("EXTERN takes an inputSource object, an inputFormat object and a signature array");
-  return {
-    inputSource,
-    inputFormat,
-    signature: signature.map((c) => ({
-      name: String((c as { name?: unknown }).name),
-      type: String((c as { type?: unknown }).type ?? "string").toLowerCase(),
-    })),
-  };
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 function intervalMessageText(i: Interval): string {
   return intervalText(i);
 }
@@ -252,7 +191,8 @@ function readClauses(sql: string, masked: string): Clauses {
   if (!partitioned)
     throw new MsqPlanError(`Operation [${verb}] requires a PARTITIONED BY to be explicitly defined`);
   const clustered = keywordAt(masked, /\bCLUSTERED\s+BY\b/, partitioned.index);
-  const select = keywordAt(masked, /\bSELECT\b/, headEnd);
+  // The query: `[WITH …] SELECT …` up to PARTITIONED BY.
+  const select = keywordAt(masked, /\b(?:WITH|SELECT)\b/, headEnd);
   if (!select || select.index > partitioned.index)
     throw new MsqPlanError("Expected a SELECT before PARTITIONED BY");
   return { verb, dataSource, headEnd, select, partitioned, clustered };
@@ -271,68 +211,6 @@ function readOverwrite(sql: string, masked: string, c: Clauses): Interval | null
   return readWindow(sql.slice(ow.index + ow[0].length, c.select.index), "OVERWRITE WHERE");
 }
 
-/** `FROM TABLE(EXTERN(…)) [EXTEND (…)] [WHERE <window>]`: the input, the SELECT's window, where FROM starts. */
-function readFrom(
-  sql: string,
-  masked: string,
-  c: Clauses,
-): {
-  source: ReturnType<typeof extern>;
-  filter: Interval | null;
-  groupBy: string[] | null;
-  fromIndex: number;
-} {
-  const from = keywordAt(masked, /\bFROM\b/, c.select.index);
-  if (!from || from.index > c.partitioned.index)
-    throw new MsqPlanError("Expected FROM TABLE(EXTERN(...))", "unsupported");
-  const tableOpen = masked.indexOf("(", from.index);
-  const tableClose = tableOpen < 0 ? -1 : closing(masked, tableOpen);
-  if (tableClose < 0 || tableClose > c.partitioned.index)
-    throw new MsqPlanError("The emulator reads FROM only as TABLE(EXTERN(...))", "unsupported");
-  let afterFrom = sql.slice(tableClose + 1, c.partitioned.index).trim();
-  let extend: string | null = null;
-  const ext = /^EXTEND\s*\(/i.exec(afterFrom);
-  if (ext) {
-    const open = ext[0].length - 1;
-    const close = closing(mask(afterFrom), open);
-    if (close < 0) throw new MsqPlanError("EXTEND ( without its closing parenthesis");
-    extend = afterFrom.slice(open + 1, close);
-    afterFrom = afterFrom.slice(close + 1).trim();
-  }
-  const source = extern(sql.slice(from.index + from[0].length, tableClose + 1), extend);
-  let groupBy: string[] | null = null;
-  const group = keywordAt(mask(afterFrom), /\bGROUP\s+BY\b/);
-  if (group) {
-    groupBy = splitTopLevel(afterFrom.slice(group.index + group[0].length));
-    afterFrom = afterFrom.slice(0, group.index).trim();
-  }
-  let filter: Interval | null = null;
-  if (afterFrom !== "") {
-    const where = /^WHERE\b([\s\S]*)$/i.exec(afterFrom);
-    if (!where) throw new MsqPlanError(`The emulator reads no [${afterFrom}] after FROM`, "unsupported");
-    filter = readWindow(where[1] as string, "WHERE");
-  }
-  return { source, filter, groupBy, fromIndex: from.index };
-}
-
-/** The SELECT list, which must name the __time column, and its grouping. */
-function readSelect(
-  sql: string,
-  c: Clauses,
-  fromIndex: number,
-  groupBy: string[] | null,
-): { items: SelectItem[]; time: TimeItem; rollup: boolean } {
-  const items = readSelectItems(sql.slice(c.select.index + c.select[0].length, fromIndex));
-  const time = items.find((i): i is TimeItem => i.kind === "time");
-  if (!time) {
-    throw new MsqPlanError(
-      "The emulator needs the __time column as TIME_PARSE(col) AS __time or MILLIS_TO_TIMESTAMP(col) AS __time",
-      "unsupported",
-    );
-  }
-  return { items, time, rollup: checkGrouping(items, groupBy) };
-}
-
 /**
  * PARTITIONED BY and CLUSTERED BY; the OVERWRITE window must sit on PARTITIONED BY's buckets, and a
  * SELECT's window is read only when it equals the OVERWRITE window.
@@ -341,7 +219,7 @@ function readPartitioning(
   sql: string,
   c: Clauses,
   overwrite: Interval | null,
-  filter: Interval | null,
+  columns: string[],
 ): { granularity: Granularity; clusteredBy: string[] } {
   const partClause = sql.slice(
     c.partitioned.index + c.partitioned[0].length,
@@ -349,8 +227,8 @@ function readPartitioning(
   );
   const { granularity, label } = partitionedBy(partClause);
   const clusteredBy = c.clustered
-    ? splitTopLevel(sql.slice(c.clustered.index + c.clustered[0].length).replace(/;\s*$/, "")).map(
-        unquoteIdent,
+    ? splitTopLevel(sql.slice(c.clustered.index + c.clustered[0].length).replace(/;\s*$/, "")).map((entry) =>
+        clusteredColumn(entry, columns),
       )
     : [];
   if (overwrite) {
@@ -366,13 +244,30 @@ function readPartitioning(
       );
     }
   }
-  if (filter && overwrite && (filter.start !== overwrite.start || filter.end !== overwrite.end)) {
+  return { granularity, clusteredBy };
+}
+
+/**
+ * A CLUSTERED BY entry: an output column's name or its 1-based ordinal (`DruidSqlParserUtils
+ * .validateClusteredByColumns`: ordinals must name a SELECT item).
+ */
+function clusteredColumn(entry: string, columns: string[]): string {
+  if (/^\d+$/.test(entry)) {
+    const n = Number(entry);
+    const name = columns[n - 1];
+    if (name === undefined || n < 1)
+      throw new MsqPlanError(
+        `Ordinal[${n}] specified in the CLUSTERED BY clause is invalid. It must be between 1 and ${columns.length}.`,
+      );
+    return name;
+  }
+  const name = unquoteIdent(entry.replace(/\s+(ASC|DESC)$/i, ""));
+  if (!new RegExp(`^${IDENT}$`).test(entry.replace(/\s+(ASC|DESC)$/i, "")) || !columns.includes(name))
     throw new MsqPlanError(
-      "The emulator reads a SELECT's WHERE on __time only when it equals the OVERWRITE WHERE window",
+      `The emulator reads CLUSTERED BY only as the SELECT's output columns or their ordinals, got [${entry}]`,
       "unsupported",
     );
-  }
-  return { granularity, clusteredBy };
+  return name;
 }
 
 /** The query context's task count (a controller and at least one worker), warning limit and segment size. */
@@ -393,36 +288,33 @@ function readLimits(context: Record<string, unknown>): {
   };
 }
 
-/** The ingestion the controller runs, in the native model's terms (ingest.ts). */
+/** The ingestion the controller runs, in the native model's terms (ingest.ts), over the program's records. */
 function controllerIngest(q: {
   verb: Clauses["verb"];
-  time: TimeItem;
-  dimensions: DimensionSpec[];
-  metrics: MetricSpec[];
-  rollup: boolean;
+  program: MsqProgram;
   granularity: Granularity;
   overwrite: Interval | null;
-  filter: Interval | null;
-  source: ReturnType<typeof extern>;
   clusteredBy: string[];
   workers: number;
   rowsPerSegment: number;
 }): IngestPlan {
+  const extern = q.program.externs[0];
   return {
     dataSchema: {
-      timestamp: { column: q.time.column, format: q.time.format, missingValue: null },
-      dimensions: q.dimensions,
+      // runProgram writes __time in millis, floored as the SELECT floors it.
+      timestamp: { column: "__time", format: "millis", missingValue: null },
+      dimensions: q.program.dimensions,
       dimensionExclusions: [],
-      metrics: q.metrics,
+      metrics: q.program.metrics.map((m) => ({ name: m.name, type: m.type, fieldName: m.field })),
       segmentGranularity: q.granularity,
-      queryGranularity: q.time.granularity,
+      queryGranularity: { kind: "none" },
       // A GROUP BY writes one row per group and time. Druid marks the segments rolled up only with
       // finalizeAggregations false; the emulator groups the same rows either way and marks them rolled up.
-      rollup: q.rollup,
-      intervals: q.overwrite ? [q.overwrite] : q.filter ? [q.filter] : null,
+      rollup: q.program.rollup,
+      intervals: q.overwrite ? [q.overwrite] : null,
     },
-    inputSource: q.source.inputSource,
-    inputFormat: q.source.inputFormat,
+    inputSource: extern ? extern.inputSource : { type: "druid" },
+    inputFormat: extern ? extern.inputFormat : null,
     mode: q.verb === "REPLACE" ? "REPLACE" : "APPEND",
     forceGuaranteedRollup: false,
     // Clustering sorts each chunk by these columns before `rowsPerSegment` cuts it (range partitioning).
@@ -449,26 +341,24 @@ export function planMsq(
   query: string,
   requestContext: Record<string, unknown>,
   sqlQueryId: string,
+  catalog?: MsqCatalog,
 ): { plan: TaskPlan; msq: MsqPlan } {
   const context: Record<string, unknown> = { ...requestContext };
   const sql = takeSets(stripComments(query), context);
   const masked = mask(sql);
   const clauses = readClauses(sql, masked);
   const overwrite = readOverwrite(sql, masked, clauses);
-  const { source, filter, groupBy, fromIndex } = readFrom(sql, masked, clauses);
-  const select = readSelect(sql, clauses, fromIndex, groupBy);
-  const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, filter);
+  const program = planProgram(
+    parseQuery(sql.slice(clauses.select.index, clauses.partitioned.index)),
+    tablesOf(catalog),
+  );
+  const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, program.columns);
   const { workers, maxParseExceptions, rowsPerSegment } = readLimits(context);
   const ingest = controllerIngest({
     verb: clauses.verb,
-    time: select.time,
-    dimensions: dimensionsOf(select.items, select.time.column, source.signature),
-    metrics: metricsOf(select.items, source.signature),
-    rollup: select.rollup,
+    program,
     granularity,
     overwrite,
-    filter,
-    source,
     clusteredBy,
     workers,
     rowsPerSegment,
@@ -482,10 +372,11 @@ export function planMsq(
     maxParseExceptions,
     clusteredBy,
     overwrite,
-    filtered: filter !== null,
-    signature: source.signature,
+    signature: program.externs[0]?.signature ?? [],
+    program,
     context: { ...context, sqlQueryId },
   };
+  materialize(ingest, msq, program, catalog);
   const plan: TaskPlan = {
     id,
     type: "query_controller",
@@ -505,12 +396,65 @@ export function planMsq(
 
 // ------------------------------------------------------------------------------------------- running
 
+const READABLE = new Set(["local", "inline"]);
+
+/** What the planner reads of the emulator: datasources' segments (for `FROM <datasource>`) and the time. */
+export interface MsqCatalog {
+  segments(dataSource: string): SegmentView[];
+  now: number;
+}
+
+function tablesOf(catalog: MsqCatalog | undefined): Tables {
+  if (!catalog) return () => null;
+  return (name) => tableColumns(catalog.segments(name).filter((s) => !s.tombstone));
+}
+
+/**
+ * Runs the planned query (msq-query.ts) when the emulator accepts it, and hands the engine its output as the
+ * controller's input: JSON lines of `__time` (millis), the dimensions and the aggregates' inputs, which the
+ * native ingestion model (ingest.ts) groups and publishes. A line the input format could not parse stays as
+ * it was, so it is still a parse failure (`CannotParseExternalData`). Druid reads the input when the controller
+ * runs; the emulator reads it on acceptance (docs/emulator.md). An input the emulator does not read (http, s3…)
+ * keeps its source and gets synthetic rows; a missing local file keeps its source and fails the task as it runs.
+ */
+function materialize(
+  ingest: IngestPlan,
+  msq: MsqPlan,
+  program: MsqProgram,
+  catalog: MsqCatalog | undefined,
+): void {
+  if (program.externs.some((e) => !READABLE.has(String(e.inputSource.type)))) return;
+  let out: ReturnType<typeof runProgram>;
+  try {
+    out = runProgram(program, (ds) => tableRows(catalog?.segments(ds) ?? []), catalog?.now ?? Date.now());
+  } catch (error) {
+    if (error instanceof InputError) return;
+    throw error;
+  }
+  const window = msq.overwrite;
+  let outside: Interval | null = null;
+  for (const r of out.records) {
+    const t = r.value?.__time;
+    if (window && typeof t === "number" && (t < window.start || t >= window.end)) {
+      outside = bucketOf(ingest.dataSchema.segmentGranularity, t);
+      break;
+    }
+  }
+  msq.findings = { nullTimes: out.nullTimes, outside, dropped: out.filtered };
+  ingest.inputSource = {
+    type: "inline",
+    data: out.records.map((r) => (r.value === null ? r.raw : JSON.stringify(r.value))).join("\n"),
+  };
+  ingest.inputFormat = { type: "json" };
+}
+
 /**
  * The fault an MSQ query ends with, decided when the controller starts (the engine applies it at the end).
  * Parse failures are warnings (`CannotParseExternalData`) until there are more than `maxParseExceptions`
- * (`FaultsExceededChecker`); then the query fails with `TooManyWarnings` (`TooManyWarningsFault`). A REPLACE
- * whose rows fall outside its OVERWRITE WHERE window, unfiltered by the SELECT, fails with
- * `InsertTimeOutOfBounds` (`InsertTimeOutOfBoundsFault`), naming the first such time chunk.
+ * (`FaultsExceededChecker`); then the query fails with `TooManyWarnings` (`TooManyWarningsFault`). A row whose
+ * `__time` is null fails it with `InsertTimeNull` (`InsertTimeNullFault`: `TIME_PARSE` answers null for text it
+ * cannot read). A REPLACE whose rows fall outside its OVERWRITE WHERE window fails with `InsertTimeOutOfBounds`
+ * (`InsertTimeOutOfBoundsFault`), naming the first such time chunk.
  */
 export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null {
   const msq = plan.msq;
@@ -525,31 +469,22 @@ export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null 
       errorMessage: `Too many warnings of type ${PARSE_CODE} generated (max = ${limit})`,
     };
   }
+  const found = msq.findings;
+  if (found && found.nullTimes > 0)
+    return {
+      errorCode: "InsertTimeNull",
+      errorMessage: "Null timestamp (__time) encountered during INSERT or REPLACE.",
+    };
   const window = msq.overwrite;
-  const ingest = plan.ingest;
-  if (window && ingest && !msq.filtered && result.counters.thrownAway > 0) {
-    const chunk = firstOutside(ingest, window);
-    if (chunk) {
-      const bounds = `[${intervalText(window)}]`;
-      return {
-        errorCode: "InsertTimeOutOfBounds",
-        interval: intervalText(chunk),
-        intervalBounds: [intervalText(window)],
-        errorMessage: `Inserted data contains time chunk[${intervalText(chunk)}] outside of bounds specified by OVERWRITE WHERE[${bounds}]. If you want to include this data, expand your OVERWRITE WHERE. If you do not want to include this data, use SELECT ... WHERE to filter it from your inserted data.`,
-      };
-    }
-  }
-  return null;
-}
-
-/** The time chunk of the first input row outside `window` (the input is read again: the emulator keeps no rows). */
-function firstOutside(ingest: IngestPlan, window: Interval): Interval | null {
-  const raw = readInput(ingest.inputSource, ingest.inputFormat);
-  const { column, format } = ingest.dataSchema.timestamp;
-  for (const record of raw?.records ?? []) {
-    const ts = record.value ? parseTimestamp(record.value[column], format) : Number.NaN;
-    if (Number.isFinite(ts) && (ts < window.start || ts >= window.end))
-      return bucketOf(ingest.dataSchema.segmentGranularity, ts);
+  const chunk = found?.outside ?? null;
+  if (window && chunk) {
+    const bounds = `[${intervalText(window)}]`;
+    return {
+      errorCode: "InsertTimeOutOfBounds",
+      interval: intervalText(chunk),
+      intervalBounds: [intervalText(window)],
+      errorMessage: `Inserted data contains time chunk[${intervalText(chunk)}] outside of bounds specified by OVERWRITE WHERE[${bounds}]. If you want to include this data, expand your OVERWRITE WHERE. If you do not want to include this data, use SELECT ... WHERE to filter it from your inserted data.`,
+    };
   }
   return null;
 }
@@ -569,6 +504,9 @@ function faultOf(task: SimTask): MsqFault | null {
   }
   if (task.shutDown || msg === CANCELED_MESSAGE)
     return { errorCode: "Canceled", errorMessage: "Query canceled by user or by task shutdown." };
+  // A fault planned before a restart: its code and message are in the errorMsg.
+  const coded = /^(InsertTimeNull|InsertTimeOutOfBounds|InsertCannotBeEmpty): ([\s\S]*)$/.exec(msg);
+  if (coded) return { errorCode: coded[1] as string, errorMessage: coded[2] as string };
   return { errorCode: "UnknownError", errorMessage: msg };
 }
 
@@ -659,7 +597,8 @@ function stageCounters(task: SimTask, fraction: number): Record<string, unknown>
   const msq = task.plan.msq as MsqPlan;
   const c = task.result?.counters;
   const f = (n: number) => Math.floor(n * fraction);
-  const read = f((c?.processed ?? 0) + (c?.thrownAway ?? 0));
+  // The scan reads the rows WHERE dropped too.
+  const read = f((c?.processed ?? 0) + (c?.thrownAway ?? 0) + (msq.findings?.dropped ?? 0));
   const output = f(c?.processed ?? 0);
   const warnings = f(c?.unparseable ?? 0);
   const bytes = f(c?.processedBytes ?? 0);
@@ -736,8 +675,8 @@ function stages(task: SimTask): Array<Record<string, unknown>> {
         input: [
           {
             type: "external",
-            inputSource: ingest.inputSource,
-            inputFormat: ingest.inputFormat,
+            inputSource: msq.program?.externs[0]?.inputSource ?? ingest.inputSource,
+            inputFormat: msq.program?.externs[0]?.inputFormat ?? ingest.inputFormat,
             signature: msq.signature,
           },
         ],

@@ -1,5 +1,6 @@
 import type { Granularity } from "../core/granularity.js";
 import type { Interval } from "../core/interval.js";
+import type { MsqProgram } from "./msq-sql.js";
 
 /**
  * What the emulator reads off a submitted task (spec.ts): the parsed facts its scheduler and ingestion
@@ -117,9 +118,14 @@ export interface MsqPlan {
   clusteredBy: string[];
   /** The OVERWRITE WHERE window (REPLACE), or null for OVERWRITE ALL and INSERT. */
   overwrite: Interval | null;
-  /** Whether the SELECT filters `__time` to the window (else rows outside it are `InsertTimeOutOfBounds`). */
-  filtered: boolean;
   signature: Array<{ name: string; type: string }>;
+  /** The planned query (msq-query.ts) the controller runs; absent in state files from before it. */
+  program?: MsqProgram;
+  /**
+   * What running the query on acceptance found besides its rows (msq.ts `materialize`): null `__time`s
+   * (`InsertTimeNull`), the first chunk outside the OVERWRITE window, the rows WHERE dropped.
+   */
+  findings?: { nullTimes: number; outside: Interval | null; dropped: number };
   /** The query context as Druid stores it with the task (`sqlQueryContext`). */
   context: Record<string, unknown>;
 }

@@ -114,8 +114,9 @@ describe("MSQ rollup ingestion: GROUP BY with aggregates (docs/multi-stage-query
     expect(
       await refused('TIME_PARSE("time") AS __time, country, device, SUM(bytes) AS b', "GROUP BY 1, 2"),
     ).toBe("Expression 'device' is not being grouped");
+    // Calcite's AggChecker walks into an ungrouped call and names the column in it.
     expect(await refused('TIME_PARSE("time") AS __time, country, SUM(bytes) AS b', "")).toBe(
-      `Expression 'TIME_PARSE("time")' is not being grouped`,
+      "Expression 'time' is not being grouped",
     );
     expect(await refused('TIME_PARSE("time") AS __time, SUM(country) AS c', "GROUP BY 1")).toBe(
       "Cannot apply 'SUM' to arguments of type 'SUM(<VARCHAR>)'. Supported form(s): 'SUM(<NUMERIC>)'",

@@ -329,7 +329,8 @@ describe("MSQ: POST /druid/v2/sql/task and the query_controller task (docs/druid
 
     const filtered = both.replace(
       "PARTITIONED BY DAY",
-      "WHERE __time >= TIMESTAMP '2026-01-01 00:00:00' AND __time < TIMESTAMP '2026-01-02 00:00:00'\nPARTITIONED BY DAY",
+      // WHERE is evaluated before the SELECT's aliases exist: it filters on the input's column.
+      `WHERE TIME_PARSE("ts") >= TIMESTAMP '2026-01-01 00:00:00' AND TIME_PARSE("ts") < TIMESTAMP '2026-01-02 00:00:00'\nPARTITIONED BY DAY`,
     );
     await submitSql(s, filtered, { sqlQueryId: "filtered" });
     await s.advance(10_000);

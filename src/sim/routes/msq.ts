@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { isActive } from "../engine.js";
 import { validateId } from "../ids.js";
-import { controllerPayload, MsqPlanError, planMsq, setStatementsRefused, statementStatus } from "../msq.js";
+import {
+  controllerPayload,
+  type MsqCatalog,
+  MsqPlanError,
+  planMsq,
+  setStatementsRefused,
+  statementStatus,
+} from "../msq.js";
 import { type DruidErrorResponse, empty, isJson, json, type Reply } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { taskContext } from "../views.js";
@@ -86,7 +93,10 @@ async function submit(ctx: RouteContext): Promise<Reply> {
   };
   const request = await readRequest(ctx);
   if ("reply" in request) return refuse(request);
-  const planned = planRequest(request, ctx.druidVersion);
+  const planned = planRequest(request, ctx.druidVersion, {
+    segments: (ds) => engine.store.visible(ds, engine.now),
+    now: engine.now,
+  });
   if ("reply" in planned) return refuse(planned);
   const { plan, msq } = planned;
   const id = plan.id as string;
@@ -138,7 +148,11 @@ async function readRequest(ctx: RouteContext): Promise<SqlTaskRequest | Refusal>
 }
 
 /** The controller's plan, or the SQL layer's refusal (SET statements the version refuses, a planning error). */
-function planRequest(request: SqlTaskRequest, druidVersion: number): ReturnType<typeof planMsq> | Refusal {
+function planRequest(
+  request: SqlTaskRequest,
+  druidVersion: number,
+  catalog: MsqCatalog,
+): ReturnType<typeof planMsq> | Refusal {
   const { sqlQueryId } = request;
   const multiple = setStatementsRefused(request.query, druidVersion);
   if (multiple) {
@@ -149,7 +163,7 @@ function planRequest(request: SqlTaskRequest, druidVersion: number): ReturnType<
     return { reply, id: `query-${sqlQueryId}`, reason: multiple };
   }
   try {
-    return planMsq(request.query, request.context, sqlQueryId);
+    return planMsq(request.query, request.context, sqlQueryId, catalog);
   } catch (error) {
     if (!(error instanceof MsqPlanError)) throw error;
     const unsupported = error.errorCode === "unsupported";

@@ -1,0 +1,805 @@
+import { DateTime } from "luxon";
+import type { Expr } from "./msq-sql.js";
+import { MsqPlanError } from "./msq-text.js";
+import { floorInZone, formatTime, PatternError, parseTime, UTC } from "./sql-time.js";
+
+/**
+ * Typing and evaluating an MSQ query's expressions over input rows, with Druid SQL's semantics
+ * (`docs/querying/sql-scalar.md`, `sql-operators.md`, `sql-data-types.md`): SQL NULL for missing values and
+ * failed parses (`TIME_PARSE` answers null, it does not fail), integer division of two BIGINTs, string
+ * functions over VARCHAR, times as TIMESTAMP millis. Functions the emulator does not know are refused at
+ * planning (`unsupported`), and a function Druid does not have is Calcite's "No match found" error.
+ */
+
+export type SqlType = "VARCHAR" | "BIGINT" | "DOUBLE" | "FLOAT" | "TIMESTAMP" | "BOOLEAN" | "ARRAY";
+export type Value = string | number | boolean | null | Value[];
+export type Row = Record<string, unknown>;
+
+/** The SQL type of an input column's native type (`Columns`: long → BIGINT, string → VARCHAR…). */
+export function sqlTypeOf(native: string): SqlType {
+  const t = native.toLowerCase();
+  if (t === "long") return "BIGINT";
+  if (t === "double") return "DOUBLE";
+  if (t === "float") return "FLOAT";
+  if (t.startsWith("array")) return "ARRAY";
+  return "VARCHAR";
+}
+
+/** The native type a dimension of this SQL type is stored as. */
+export function nativeOf(t: SqlType): "string" | "long" | "double" | "float" {
+  if (t === "BIGINT" || t === "TIMESTAMP" || t === "BOOLEAN") return "long";
+  if (t === "DOUBLE") return "double";
+  if (t === "FLOAT") return "float";
+  return "string";
+}
+
+const NUMERIC = new Set<SqlType>(["BIGINT", "DOUBLE", "FLOAT", "TIMESTAMP", "BOOLEAN"]);
+export const isNumeric = (t: SqlType) => NUMERIC.has(t);
+
+/** Scalar functions the emulator evaluates, with their result type (a function of the argument types). */
+const SCALARS: Record<string, (args: SqlType[]) => SqlType> = {
+  TIME_PARSE: () => "TIMESTAMP",
+  MILLIS_TO_TIMESTAMP: () => "TIMESTAMP",
+  TIMESTAMP_TO_MILLIS: () => "BIGINT",
+  TIME_FLOOR: () => "TIMESTAMP",
+  TIME_CEIL: () => "TIMESTAMP",
+  TIME_SHIFT: () => "TIMESTAMP",
+  TIME_FORMAT: () => "VARCHAR",
+  TIME_EXTRACT: () => "BIGINT",
+  TIME_IN_INTERVAL: () => "BOOLEAN",
+  TIMESTAMPADD: () => "TIMESTAMP",
+  TIMESTAMPDIFF: () => "BIGINT",
+  EXTRACT: () => "BIGINT",
+  CURRENT_TIMESTAMP: () => "TIMESTAMP",
+  CURRENT_DATE: () => "TIMESTAMP",
+  LOWER: () => "VARCHAR",
+  UPPER: () => "VARCHAR",
+  CONCAT: () => "VARCHAR",
+  TEXTCAT: () => "VARCHAR",
+  SUBSTRING: () => "VARCHAR",
+  SUBSTR: () => "VARCHAR",
+  LEFT: () => "VARCHAR",
+  RIGHT: () => "VARCHAR",
+  TRIM: () => "VARCHAR",
+  BTRIM: () => "VARCHAR",
+  LTRIM: () => "VARCHAR",
+  RTRIM: () => "VARCHAR",
+  REPLACE: () => "VARCHAR",
+  REVERSE: () => "VARCHAR",
+  REPEAT: () => "VARCHAR",
+  LPAD: () => "VARCHAR",
+  RPAD: () => "VARCHAR",
+  LENGTH: () => "BIGINT",
+  CHAR_LENGTH: () => "BIGINT",
+  CHARACTER_LENGTH: () => "BIGINT",
+  STRLEN: () => "BIGINT",
+  STRPOS: () => "BIGINT",
+  POSITION: () => "BIGINT",
+  REGEXP_EXTRACT: () => "VARCHAR",
+  REGEXP_LIKE: () => "BOOLEAN",
+  REGEXP_REPLACE: () => "VARCHAR",
+  CONTAINS_STRING: () => "BOOLEAN",
+  ICONTAINS_STRING: () => "BOOLEAN",
+  PARSE_LONG: () => "BIGINT",
+  ABS: (a) => a[0] ?? "DOUBLE",
+  CEIL: (a) => a[0] ?? "DOUBLE",
+  FLOOR: (a) => a[0] ?? "DOUBLE",
+  ROUND: (a) => a[0] ?? "DOUBLE",
+  TRUNCATE: (a) => a[0] ?? "DOUBLE",
+  TRUNC: (a) => a[0] ?? "DOUBLE",
+  MOD: (a) => (a.every((t) => t === "BIGINT") ? "BIGINT" : "DOUBLE"),
+  POWER: () => "DOUBLE",
+  SQRT: () => "DOUBLE",
+  EXP: () => "DOUBLE",
+  LN: () => "DOUBLE",
+  LOG10: () => "DOUBLE",
+  GREATEST: (a) => widest(a),
+  LEAST: (a) => widest(a),
+  COALESCE: (a) => widest(a),
+  NVL: (a) => widest(a),
+  IFNULL: (a) => widest(a),
+  NULLIF: (a) => a[0] ?? "VARCHAR",
+  DIV: () => "BIGINT",
+  SAFE_DIVIDE: (a) => widest(a),
+};
+
+/** Aggregates an ingestion may write as metrics, and what they combine into (`docs/querying/sql-aggregations.md`). */
+export const AGGREGATES = new Set(["COUNT", "SUM", "MIN", "MAX"]);
+/** Aggregates Druid has that the emulator does not store (sketches, first/last, AVG): refused as unsupported. */
+const OTHER_AGGREGATES = new Set([
+  "AVG",
+  "EARLIEST",
+  "LATEST",
+  "EARLIEST_BY",
+  "LATEST_BY",
+  "ANY_VALUE",
+  "APPROX_COUNT_DISTINCT",
+  "APPROX_COUNT_DISTINCT_DS_HLL",
+  "APPROX_COUNT_DISTINCT_DS_THETA",
+  "APPROX_QUANTILE_DS",
+  "DS_HLL",
+  "DS_THETA",
+  "DS_QUANTILES_SKETCH",
+  "ARRAY_AGG",
+  "STRING_AGG",
+  "LISTAGG",
+  "BIT_AND",
+  "BIT_OR",
+  "BIT_XOR",
+  "STDDEV",
+  "VARIANCE",
+  "GROUPING",
+]);
+
+export function isAggregate(e: Expr): boolean {
+  return e.k === "fn" && (AGGREGATES.has(e.name) || OTHER_AGGREGATES.has(e.name));
+}
+
+function widest(types: SqlType[]): SqlType {
+  if (types.includes("VARCHAR")) return "VARCHAR";
+  if (types.includes("DOUBLE")) return "DOUBLE";
+  if (types.includes("FLOAT")) return "FLOAT";
+  if (types.includes("TIMESTAMP")) return "TIMESTAMP";
+  return types[0] ?? "VARCHAR";
+}
+
+/** Resolves a column reference to its SQL type, or fails with Calcite's message. */
+export type Scope = (name: string, table: string | null) => SqlType;
+
+const CAST_TYPES: Record<string, SqlType> = {
+  VARCHAR: "VARCHAR",
+  CHAR: "VARCHAR",
+  BIGINT: "BIGINT",
+  INTEGER: "BIGINT",
+  INT: "BIGINT",
+  SMALLINT: "BIGINT",
+  TINYINT: "BIGINT",
+  DOUBLE: "DOUBLE",
+  DECIMAL: "DOUBLE",
+  FLOAT: "FLOAT",
+  REAL: "FLOAT",
+  TIMESTAMP: "TIMESTAMP",
+  DATE: "TIMESTAMP",
+  BOOLEAN: "BOOLEAN",
+};
+
+/** The expression's SQL type; checks columns exist and functions are known (planning errors). */
+export function typeOf(e: Expr, scope: Scope): SqlType {
+  switch (e.k) {
+    case "lit":
+      return e.v === null
+        ? "VARCHAR"
+        : typeof e.v === "number"
+          ? Number.isInteger(e.v)
+            ? "BIGINT"
+            : "DOUBLE"
+          : typeof e.v === "boolean"
+            ? "BOOLEAN"
+            : "VARCHAR";
+    case "ts":
+      return "TIMESTAMP";
+    case "interval":
+      return "BIGINT";
+    case "col":
+      return scope(e.name, e.table);
+    case "star":
+      throw new MsqPlanError("The emulator reads * only as a whole SELECT item", "unsupported");
+    case "not":
+    case "isnull":
+    case "isbool":
+    case "in":
+    case "between":
+    case "like":
+      for (const sub of subExprs(e)) typeOf(sub, scope);
+      return "BOOLEAN";
+    case "neg":
+      return typeOf(e.e, scope);
+    case "cast": {
+      typeOf(e.e, scope);
+      const t = CAST_TYPES[e.type];
+      if (!t) throw new MsqPlanError(`The emulator reads no CAST to ${e.type}`, "unsupported");
+      return t;
+    }
+    case "case": {
+      if (e.operand) typeOf(e.operand, scope);
+      const types = e.whens.map((w) => (typeOf(w.when, scope), typeOf(w.result, scope)));
+      if (e.else) types.push(typeOf(e.else, scope));
+      return widest(types.filter((_, i) => !isNullLiteral(i < e.whens.length ? e.whens[i]?.result : e.else)));
+    }
+    case "floor": {
+      const t = typeOf(e.e, scope);
+      if (t !== "TIMESTAMP")
+        throw new MsqPlanError(
+          `Cannot apply '${e.fn}' to arguments of type '${e.fn}(<${t}> TO <INTERVAL_${e.unit}>)'`,
+        );
+      if (!UNIT_PERIOD[e.unit]) throw new MsqPlanError(`Invalid time unit [${e.unit}]`);
+      return "TIMESTAMP";
+    }
+    case "bin": {
+      const l = typeOf(e.l, scope);
+      const r = typeOf(e.r, scope);
+      if (e.op === "AND" || e.op === "OR" || ["=", "<>", "<", "<=", ">", ">="].includes(e.op))
+        return "BOOLEAN";
+      if (e.op === "||") return "VARCHAR";
+      if (l === "TIMESTAMP" || r === "TIMESTAMP") return "TIMESTAMP";
+      if ((l === "VARCHAR" && !isNullLiteral(e.l)) || (r === "VARCHAR" && !isNullLiteral(e.r)))
+        throw new MsqPlanError(
+          `Cannot apply '${e.op}' to arguments of type '<${l}> ${e.op} <${r}>'. Supported form(s): '<NUMERIC> ${e.op} <NUMERIC>'`,
+        );
+      return l === "BIGINT" && r === "BIGINT"
+        ? "BIGINT"
+        : l === "FLOAT" && r === "FLOAT"
+          ? "FLOAT"
+          : "DOUBLE";
+    }
+    case "fn": {
+      if (isAggregate(e)) throw new MsqPlanError(`Aggregate ${e.name} is not allowed here`, "invalidInput");
+      const types = e.args.map((a) => typeOf(a, scope));
+      const sig = SCALARS[e.name];
+      if (!sig) {
+        throw new MsqPlanError(
+          KNOWN_ELSEWHERE.has(e.name)
+            ? `The emulator does not evaluate ${e.name}`
+            : `No match found for function signature ${e.name}(${types.map((t) => `<${t === "BIGINT" || t === "DOUBLE" || t === "FLOAT" ? "NUMERIC" : t === "VARCHAR" ? "CHARACTER" : t}>`).join(", ")})`,
+          KNOWN_ELSEWHERE.has(e.name) ? "unsupported" : "invalidInput",
+        );
+      }
+      return sig(types);
+    }
+  }
+}
+
+/** Druid functions the emulator does not evaluate (lookups, JSON, arrays, IPs, geo): unsupported, not unknown. */
+const KNOWN_ELSEWHERE = new Set(
+  `LOOKUP JSON_VALUE JSON_QUERY JSON_OBJECT PARSE_JSON TRY_PARSE_JSON TO_JSON_STRING JSON_KEYS JSON_PATHS
+  MV_TO_ARRAY ARRAY_TO_MV MV_CONTAINS MV_OFFSET MV_ORDINAL MV_LENGTH MV_FILTER_ONLY MV_FILTER_NONE STRING_TO_MV MV_TO_STRING
+  ARRAY ARRAY_LENGTH ARRAY_OFFSET ARRAY_ORDINAL ARRAY_CONTAINS ARRAY_OVERLAP ARRAY_TO_STRING STRING_TO_ARRAY ARRAY_CONCAT
+  IPV4_MATCH IPV4_PARSE IPV4_STRINGIFY HLL_SKETCH_ESTIMATE THETA_SKETCH_ESTIMATE NESTED_AGG BLOOM_FILTER_TEST
+  HUMAN_READABLE_BINARY_BYTE_FORMAT HUMAN_READABLE_DECIMAL_BYTE_FORMAT HUMAN_READABLE_DECIMAL_FORMAT TIME_FORMAT_ISO
+  DATE_TRUNC BITWISE_AND BITWISE_OR BITWISE_XOR GEO_POINT`.split(/\s+/),
+);
+
+const isNullLiteral = (e: Expr | null | undefined) => !e || (e.k === "lit" && e.v === null);
+
+export function subExprs(e: Expr): Expr[] {
+  switch (e.k) {
+    case "not":
+    case "neg":
+    case "isnull":
+    case "isbool":
+    case "cast":
+    case "floor":
+      return [e.e];
+    case "in":
+      return [e.e, ...e.list];
+    case "between":
+      return [e.e, e.lo, e.hi];
+    case "like":
+      return [e.e, e.pattern];
+    case "bin":
+      return [e.l, e.r];
+    case "case":
+      return [
+        ...(e.operand ? [e.operand] : []),
+        ...e.whens.flatMap((w) => [w.when, w.result]),
+        ...(e.else ? [e.else] : []),
+      ];
+    case "fn":
+      return e.args;
+    default:
+      return [];
+  }
+}
+
+// ------------------------------------------------------------------------------------------- evaluation
+
+const UNIT_PERIOD: Record<string, string> = {
+  SECOND: "PT1S",
+  MINUTE: "PT1M",
+  HOUR: "PT1H",
+  DAY: "P1D",
+  WEEK: "P1W",
+  MONTH: "P1M",
+  QUARTER: "P3M",
+  YEAR: "P1Y",
+};
+
+const UNIT_MS: Record<string, number> = {
+  MILLISECOND: 1,
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+  WEEK: 7 * 86_400_000,
+};
+
+function num(v: Value): number | null {
+  if (v === null || Array.isArray(v)) return null;
+  if (typeof v === "number") return v;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  const t = v.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+function str(v: Value): string | null {
+  if (v === null) return null;
+  if (Array.isArray(v)) return v.map(String).join(",");
+  return String(v);
+}
+
+function truth(v: Value): boolean | null {
+  if (v === null) return null;
+  if (typeof v === "boolean") return v;
+  if (typeof v === "number") return v !== 0;
+  const n = num(v);
+  return n === null ? false : n !== 0;
+}
+
+function compare(a: Value, b: Value): number | null {
+  if (a === null || b === null) return null;
+  if (typeof a === "number" || typeof b === "number") {
+    const x = num(a);
+    const y = num(b);
+    if (x === null || y === null) return null;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function likeRegExp(pattern: string): RegExp {
+  let re = "";
+  for (const ch of pattern)
+    re += ch === "%" ? ".*" : ch === "_" ? "." : ch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${re}$`, "s");
+}
+
+function addPeriod(ms: number, unit: string, amount: number): number {
+  const d = DateTime.fromMillis(ms, { zone: "utc" });
+  const key = unit.toLowerCase().replace(/s$/, "");
+  if (key === "quarter") return d.plus({ months: 3 * amount }).toMillis();
+  return d.plus({ [`${key}s`]: amount }).toMillis();
+}
+
+function periodShift(ms: number, period: string, step: number): number {
+  const d = DateTime.fromMillis(ms, { zone: "utc" });
+  const m =
+    /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
+      period,
+    );
+  if (!m) throw new MsqPlanError(`Invalid period [${period}]`);
+  const [, y, mo, w, dd, h, mi, s] = m.map((x) => Number(x ?? 0));
+  return d
+    .plus({
+      years: (y as number) * step,
+      months: (mo as number) * step,
+      weeks: (w as number) * step,
+      days: (dd as number) * step,
+      hours: (h as number) * step,
+      minutes: (mi as number) * step,
+      seconds: (s as number) * step,
+    })
+    .toMillis();
+}
+
+/** Evaluates one expression over a row (`now`: the query's start, for CURRENT_TIMESTAMP). */
+export function evaluate(e: Expr, row: Row, now: number): Value {
+  const ev = (x: Expr) => evaluate(x, row, now);
+  switch (e.k) {
+    case "lit":
+      return e.v;
+    case "ts":
+      return e.v;
+    case "interval":
+      return (UNIT_MS[e.unit] ?? 0) * e.amount;
+    case "col": {
+      const v = row[e.name];
+      return v === undefined ? null : (v as Value);
+    }
+    case "star":
+      return null;
+    case "not": {
+      const v = truth(ev(e.e));
+      return v === null ? null : !v;
+    }
+    case "neg": {
+      const v = num(ev(e.e));
+      return v === null ? null : -v;
+    }
+    case "isnull": {
+      const v = ev(e.e);
+      return (v === null) !== e.not;
+    }
+    case "isbool": {
+      const v = truth(ev(e.e));
+      return (v === e.v) !== e.not;
+    }
+    case "in": {
+      const v = ev(e.e);
+      if (v === null) return null;
+      const hit = e.list.some((x) => compare(v, ev(x)) === 0);
+      return hit !== e.not;
+    }
+    case "between": {
+      const v = ev(e.e);
+      const lo = compare(v, ev(e.lo));
+      const hi = compare(v, ev(e.hi));
+      if (lo === null || hi === null) return null;
+      return (lo >= 0 && hi <= 0) !== e.not;
+    }
+    case "like": {
+      const v = str(ev(e.e));
+      const p = str(ev(e.pattern));
+      if (v === null || p === null) return null;
+      return likeRegExp(p).test(v) !== e.not;
+    }
+    case "case": {
+      if (e.operand) {
+        const v = ev(e.operand);
+        for (const w of e.whens) if (compare(v, ev(w.when)) === 0) return ev(w.result);
+      } else {
+        for (const w of e.whens) if (truth(ev(w.when)) === true) return ev(w.result);
+      }
+      return e.else ? ev(e.else) : null;
+    }
+    case "cast":
+      return cast(ev(e.e), CAST_TYPES[e.type] ?? "VARCHAR");
+    case "floor": {
+      const v = num(ev(e.e));
+      if (v === null) return null;
+      const period = UNIT_PERIOD[e.unit] as string;
+      const f = floorInZone(v, period, UTC);
+      return e.fn === "FLOOR" || f === v ? f : periodShift(f, period, 1);
+    }
+    case "bin":
+      return binary(e.op, e.l, e.r, ev);
+    case "fn":
+      return call(e.name, e.args.map(ev), now);
+  }
+}
+
+function binary(op: string, l: Expr, r: Expr, ev: (x: Expr) => Value): Value {
+  if (op === "AND") {
+    const a = truth(ev(l));
+    if (a === false) return false;
+    const b = truth(ev(r));
+    if (b === false) return false;
+    return a === null || b === null ? null : true;
+  }
+  if (op === "OR") {
+    const a = truth(ev(l));
+    if (a === true) return true;
+    const b = truth(ev(r));
+    if (b === true) return true;
+    return a === null || b === null ? null : false;
+  }
+  const a = ev(l);
+  const b = ev(r);
+  if (op === "||") return a === null || b === null ? null : `${str(a)}${str(b)}`;
+  if (["=", "<>", "<", "<=", ">", ">="].includes(op)) {
+    const c = compare(a, b);
+    if (c === null) return null;
+    return op === "="
+      ? c === 0
+      : op === "<>"
+        ? c !== 0
+        : op === "<"
+          ? c < 0
+          : op === "<="
+            ? c <= 0
+            : op === ">"
+              ? c > 0
+              : c >= 0;
+  }
+  const x = num(a);
+  const y = num(b);
+  if (x === null || y === null) return null;
+  const integers = Number.isInteger(x) && Number.isInteger(y) && isIntegerExpr(l) && isIntegerExpr(r);
+  switch (op) {
+    case "+":
+      return x + y;
+    case "-":
+      return x - y;
+    case "*":
+      return x * y;
+    case "/":
+      // Druid's division of two longs is a long division (`docs/querying/sql-operators.md`).
+      if (integers) return y === 0 ? null : Math.trunc(x / y);
+      return x / y;
+    case "%":
+      return y === 0 ? null : x % y;
+  }
+  return null;
+}
+
+/** Literals and casts whose type is an integer; columns are judged by their value. */
+function isIntegerExpr(e: Expr): boolean {
+  if (e.k === "lit") return typeof e.v === "number" && Number.isInteger(e.v);
+  if (e.k === "cast") return CAST_TYPES[e.type] === "BIGINT";
+  if (e.k === "fn")
+    return [
+      "LENGTH",
+      "STRLEN",
+      "CHAR_LENGTH",
+      "STRPOS",
+      "TIMESTAMP_TO_MILLIS",
+      "PARSE_LONG",
+      "TIME_EXTRACT",
+      "EXTRACT",
+      "TIMESTAMPDIFF",
+    ].includes(e.name);
+  if (e.k === "bin")
+    return ["+", "-", "*", "/", "%"].includes(e.op) && isIntegerExpr(e.l) && isIntegerExpr(e.r);
+  return e.k === "col";
+}
+
+function cast(v: Value, t: SqlType): Value {
+  if (v === null) return null;
+  switch (t) {
+    case "VARCHAR":
+      return str(v);
+    case "BIGINT": {
+      const n = typeof v === "string" ? num(v) : num(v);
+      return n === null ? null : Math.trunc(n);
+    }
+    case "DOUBLE":
+    case "FLOAT":
+      return num(v);
+    case "TIMESTAMP": {
+      if (typeof v === "number") return v;
+      const text = String(v).trim();
+      const ms = Date.parse(
+        /[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text.replace(" ", "T") : `${text.replace(" ", "T")}Z`,
+      );
+      return Number.isFinite(ms) ? ms : null;
+    }
+    case "BOOLEAN":
+      return truth(v);
+    default:
+      return v;
+  }
+}
+
+function call(name: string, a: Value[], now: number): Value {
+  const s = (i: number) => str(a[i] ?? null);
+  const n = (i: number) => num(a[i] ?? null);
+  const nullIn = (...is: number[]) => is.some((i) => a[i] === null || a[i] === undefined);
+  switch (name) {
+    case "TIME_PARSE": {
+      if (nullIn(0)) return null;
+      const pattern = a[1] === undefined || a[1] === null ? null : String(a[1]);
+      try {
+        return parseTime(String(a[0]), pattern, a[2] ? String(a[2]) : UTC);
+      } catch (error) {
+        if (error instanceof PatternError)
+          throw new MsqPlanError(`Unsupported TIME_PARSE ${error.message}`, "unsupported");
+        throw error;
+      }
+    }
+    case "MILLIS_TO_TIMESTAMP":
+    case "TIMESTAMP_TO_MILLIS":
+      return n(0);
+    case "TIME_FLOOR": {
+      if (nullIn(0, 1)) return null;
+      return floorInZone(n(0) as number, String(a[1]), a[3] ? String(a[3]) : UTC);
+    }
+    case "TIME_CEIL": {
+      if (nullIn(0, 1)) return null;
+      const f = floorInZone(n(0) as number, String(a[1]), UTC);
+      return f === n(0) ? f : periodShift(f, String(a[1]), 1);
+    }
+    case "TIME_SHIFT":
+      return nullIn(0, 1, 2) ? null : periodShift(n(0) as number, String(a[1]), n(2) as number);
+    case "TIME_FORMAT":
+      return nullIn(0)
+        ? null
+        : formatTime(
+            n(0) as number,
+            a[1] ? String(a[1]) : "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
+            a[2] ? String(a[2]) : UTC,
+          );
+    case "TIME_EXTRACT":
+    case "EXTRACT": {
+      const [unitArg, tArg] = name === "EXTRACT" ? [a[0], a[1]] : [a[1] ?? "MILLISECOND", a[0]];
+      const t = num(tArg ?? null);
+      if (t === null) return null;
+      const d = DateTime.fromMillis(t, { zone: "utc" });
+      const unit = String(unitArg).toUpperCase();
+      const parts: Record<string, number> = {
+        EPOCH: Math.floor(t / 1000),
+        MILLISECOND: d.millisecond,
+        SECOND: d.second,
+        MINUTE: d.minute,
+        HOUR: d.hour,
+        DAY: d.day,
+        DOW: d.weekday,
+        ISODOW: d.weekday,
+        DOY: d.ordinal,
+        WEEK: d.weekNumber,
+        MONTH: d.month,
+        QUARTER: d.quarter,
+        YEAR: d.year,
+        ISOYEAR: d.weekYear,
+      };
+      return parts[unit] ?? null;
+    }
+    case "TIME_IN_INTERVAL": {
+      if (nullIn(0, 1)) return null;
+      const [start, end] = intervalOf(String(a[1]));
+      const t = n(0) as number;
+      return t >= start && t < end;
+    }
+    case "TIMESTAMPADD":
+      return nullIn(1, 2) ? null : addPeriod(n(2) as number, String(a[0]), n(1) as number);
+    case "TIMESTAMPDIFF": {
+      if (nullIn(1, 2)) return null;
+      const unit = String(a[0]);
+      const x = n(1) as number;
+      const y = n(2) as number;
+      if (UNIT_MS[unit]) return Math.trunc((y - x) / (UNIT_MS[unit] as number));
+      const dx = DateTime.fromMillis(x, { zone: "utc" });
+      const dy = DateTime.fromMillis(y, { zone: "utc" });
+      const months = Math.trunc(dy.diff(dx, "months").months);
+      return unit === "MONTH"
+        ? months
+        : unit === "QUARTER"
+          ? Math.trunc(months / 3)
+          : Math.trunc(months / 12);
+    }
+    case "CURRENT_TIMESTAMP":
+      return now;
+    case "CURRENT_DATE":
+      return floorInZone(now, "P1D", UTC);
+    case "LOWER":
+      return nullIn(0) ? null : (s(0) as string).toLowerCase();
+    case "UPPER":
+      return nullIn(0) ? null : (s(0) as string).toUpperCase();
+    case "CONCAT":
+    case "TEXTCAT":
+      return a.some((v) => v === null) ? null : a.map(str).join("");
+    case "SUBSTRING":
+    case "SUBSTR": {
+      if (nullIn(0, 1)) return null;
+      const text = s(0) as string;
+      const from = Math.max(0, (n(1) as number) - 1);
+      return a[2] === undefined || a[2] === null
+        ? text.slice(from)
+        : text.slice(from, from + (n(2) as number));
+    }
+    case "LEFT":
+      return nullIn(0, 1) ? null : (s(0) as string).slice(0, n(1) as number);
+    case "RIGHT":
+      return nullIn(0, 1) ? null : (s(0) as string).slice(-(n(1) as number));
+    case "TRIM":
+    case "BTRIM":
+    case "LTRIM":
+    case "RTRIM": {
+      if (nullIn(0)) return null;
+      const chars = a[1] === undefined || a[1] === null ? " " : String(a[1]);
+      let text = s(0) as string;
+      if (name !== "RTRIM") while (text.length > 0 && chars.includes(text[0] as string)) text = text.slice(1);
+      if (name !== "LTRIM")
+        while (text.length > 0 && chars.includes(text[text.length - 1] as string)) text = text.slice(0, -1);
+      return text;
+    }
+    case "REPLACE":
+      return nullIn(0, 1, 2) ? null : (s(0) as string).split(s(1) as string).join(s(2) as string);
+    case "REVERSE":
+      return nullIn(0) ? null : [...(s(0) as string)].reverse().join("");
+    case "REPEAT":
+      return nullIn(0, 1) ? null : (s(0) as string).repeat(Math.max(0, n(1) as number));
+    case "LPAD":
+    case "RPAD": {
+      if (nullIn(0, 1)) return null;
+      const text = s(0) as string;
+      const len = n(1) as number;
+      const pad = a[2] === undefined ? " " : (s(2) ?? "");
+      if (text.length >= len) return text.slice(0, len);
+      if (pad === "") return text;
+      return name === "LPAD" ? text.padStart(len, pad) : text.padEnd(len, pad);
+    }
+    case "LENGTH":
+    case "CHAR_LENGTH":
+    case "CHARACTER_LENGTH":
+    case "STRLEN":
+      return nullIn(0) ? null : (s(0) as string).length;
+    case "STRPOS":
+      return nullIn(0, 1) ? null : (s(0) as string).indexOf(s(1) as string) + 1;
+    case "POSITION":
+      return nullIn(0, 1) ? null : (s(1) as string).indexOf(s(0) as string) + 1;
+    case "REGEXP_EXTRACT": {
+      if (nullIn(0, 1)) return null;
+      const m = new RegExp(s(1) as string).exec(s(0) as string);
+      return m ? (m[n(2) ?? 0] ?? null) : null;
+    }
+    case "REGEXP_LIKE":
+      return nullIn(0, 1) ? null : new RegExp(s(1) as string).test(s(0) as string);
+    case "REGEXP_REPLACE":
+      return nullIn(0, 1, 2)
+        ? null
+        : (s(0) as string).replace(new RegExp(s(1) as string, "g"), s(2) as string);
+    case "CONTAINS_STRING":
+      return nullIn(0, 1) ? null : (s(0) as string).includes(s(1) as string);
+    case "ICONTAINS_STRING":
+      return nullIn(0, 1) ? null : (s(0) as string).toLowerCase().includes((s(1) as string).toLowerCase());
+    case "PARSE_LONG": {
+      if (nullIn(0)) return null;
+      const v = Number.parseInt(s(0) as string, n(1) ?? 10);
+      return Number.isFinite(v) ? v : null;
+    }
+    case "ABS":
+      return nullIn(0) ? null : Math.abs(n(0) as number);
+    case "CEIL":
+      return nullIn(0) ? null : Math.ceil(n(0) as number);
+    case "FLOOR":
+      return nullIn(0) ? null : Math.floor(n(0) as number);
+    case "ROUND": {
+      if (nullIn(0)) return null;
+      const p = 10 ** (n(1) ?? 0);
+      return Math.round((n(0) as number) * p) / p;
+    }
+    case "TRUNCATE":
+    case "TRUNC": {
+      if (nullIn(0)) return null;
+      const p = 10 ** (n(1) ?? 0);
+      return Math.trunc((n(0) as number) * p) / p;
+    }
+    case "MOD":
+      return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) % (n(1) as number);
+    case "DIV":
+      return nullIn(0, 1) || n(1) === 0 ? null : Math.trunc((n(0) as number) / (n(1) as number));
+    case "SAFE_DIVIDE":
+      return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) / (n(1) as number);
+    case "POWER":
+      return nullIn(0, 1) ? null : (n(0) as number) ** (n(1) as number);
+    case "SQRT":
+      return nullIn(0) ? null : Math.sqrt(n(0) as number);
+    case "EXP":
+      return nullIn(0) ? null : Math.exp(n(0) as number);
+    case "LN":
+      return nullIn(0) ? null : Math.log(n(0) as number);
+    case "LOG10":
+      return nullIn(0) ? null : Math.log10(n(0) as number);
+    case "GREATEST":
+    case "LEAST": {
+      const vals = a.filter((v) => v !== null);
+      if (vals.length === 0) return null;
+      return vals.reduce((x, y) => {
+        const c = compare(x, y) ?? 0;
+        return name === "GREATEST" ? (c >= 0 ? x : y) : c <= 0 ? x : y;
+      });
+    }
+    case "COALESCE":
+    case "NVL":
+    case "IFNULL":
+      return a.find((v) => v !== null) ?? null;
+    case "NULLIF":
+      return compare(a[0] ?? null, a[1] ?? null) === 0 ? null : (a[0] ?? null);
+  }
+  throw new MsqPlanError(`The emulator does not evaluate ${name}`, "unsupported");
+}
+
+/** `start/end` or `start/period` (ISO 8601) → [start, end) ms. */
+function intervalOf(text: string): [number, number] {
+  const [a, b] = text.split("/");
+  const start = Date.parse(a ?? "");
+  if (!Number.isFinite(start) || b === undefined) throw new MsqPlanError(`Invalid interval [${text}]`);
+  const end = b.startsWith("P") ? periodShift(start, b, 1) : Date.parse(b);
+  return [start, end];
+}
+
+/** A column's input value as its SQL type (a long column's unreadable value is null, as Druid reads it). */
+export function inputValue(v: unknown, type: SqlType): Value {
+  if (v === undefined || v === null) return null;
+  if (type === "BIGINT") {
+    const x = num(v as Value);
+    return x === null ? null : Math.trunc(x);
+  }
+  if (type === "DOUBLE" || type === "FLOAT") return num(v as Value);
+  if (type === "ARRAY") return Array.isArray(v) ? (v as Value[]) : [v as Value];
+  if (Array.isArray(v)) return v.map((x) => (x === null ? null : String(x)));
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
+}
