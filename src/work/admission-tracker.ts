@@ -7,6 +7,9 @@ import {
   decideAdmission,
   type InFlightTask,
   isDisabledWorker,
+  msqSlotsHeld,
+  msqSlotsOf,
+  type RunningTask,
   type TypeLimits,
   type WorkerSnapshot,
 } from "./admission.js";
@@ -38,6 +41,11 @@ export class AdmissionTracker {
   #taskLimits: { limits: TaskLimits | null; readAt: number } | null = null;
   /** The Druid task type of each job's partitions, learnt from Druid's task lists (a job submits one type). */
   readonly #groupType = new Map<string, string>();
+  /**
+   * Other users' running tasks that may be MSQ controllers (`query_controller`, `compact`) → the slots their payload
+   * says they take in all (null: not an MSQ one). A payload never changes: read once per task while it runs.
+   */
+  readonly #controllerSlots = new Map<string, number | null>();
   #refreshedAt = Number.NEGATIVE_INFINITY;
   /** When the snapshot's answers arrived (a slow Overlord must not make every snapshot look stale). */
   #snapshotAt = Number.NEGATIVE_INFINITY;
@@ -57,7 +65,7 @@ export class AdmissionTracker {
        * cluster without per-type limits.
        */
       client: Pick<DruidClient, "workers" | "tasks" | "totalWorkerCapacity"> &
-        Partial<Pick<DruidClient, "capabilities" | "workerConfig">>;
+        Partial<Pick<DruidClient, "capabilities" | "workerConfig" | "taskPayload">>;
       clock: Clock;
       maxConcurrency: number;
       /** Refresh period. @default DEFAULTS.tickMs (1000) */
@@ -211,13 +219,19 @@ export class AdmissionTracker {
     for (const t of pending) queued.set(t.id, "PENDING");
     for (const t of waiting) queued.set(t.id, "WAITING");
     for (const t of [...pending, ...waiting]) if (t.type) types.set(t.id, t.type);
-    // Only while Druid limits some type: the types of our running tasks, so that they count against their own
-    // type's limit and not against every one.
-    if (taskLimits && capacity.listed && this.#submitted(true).some((id) => !types.has(id))) {
-      for (const t of await this.options.client.tasks({ state: "running" }))
-        if (t.type) types.set(t.id, t.type);
-    }
-    this.#workers = capacity.snapshot;
+    // The running list, only when it can matter: while Druid limits some type, the types of our running tasks (so
+    // they count against their own type's limit, not every one); and while an MSQ controller may run (an MSQ
+    // compaction's or a SQL query's: it holds its `maxNumTasks` slots only once its workers run, and admission
+    // budgets what it is about to take, `#launching`).
+    const untyped = taskLimits && capacity.listed && this.#submitted(true).some((id) => !types.has(id));
+    const running =
+      untyped || mayRunMsq(capacity.listed) || this.#hasOwnController()
+        ? await this.options.client.tasks({ state: "running" })
+        : [];
+    for (const t of running) if (t.type) types.set(t.id, t.type);
+    const runningList: RunningTask[] = running.map((t) => ({ id: t.id, groupId: t.groupId, type: t.type }));
+    const launching = await this.#launching(runningList);
+    this.#workers = { ...capacity.snapshot, ...(launching > 0 ? { launching } : {}) };
     this.#typeLimits =
       taskLimits && capacity.listed ? typeLimitsOf(taskLimits, capacity.snapshot, capacity.listed) : null;
     this.#snapshotAt = this.options.clock.now();
@@ -225,12 +239,59 @@ export class AdmissionTracker {
       if (!t.druidTaskId || !before.has(t.druidTaskId)) continue; // not submitted before the snapshot
       const type = t.type ?? types.get(t.druidTaskId);
       if (type && t.group !== undefined) this.#groupType.set(t.group, type);
+      const runnerState = queued.get(t.druidTaskId) ?? "RUNNING";
+      // Our own MSQ controller counts in `/workers` only with the workers it runs so far.
+      const visible =
+        runnerState === "RUNNING" && type === "query_controller" && t.slots > 1
+          ? msqSlotsHeld(t.druidTaskId, runningList)
+          : undefined;
+      const { visibleSlots: _old, ...rest } = t;
       this.#inFlight.set(id, {
-        ...t,
-        runnerState: queued.get(t.druidTaskId) ?? "RUNNING",
+        ...rest,
+        runnerState,
         ...(type ? { type } : {}),
+        ...(visible !== undefined ? { visibleSlots: visible } : {}),
       });
     }
+  }
+
+  /**
+   * The slots other users' running MSQ controllers are still to take: for each (an MSQ compaction, a SQL query),
+   * its `maxNumTasks` less what it and its running workers hold now. Each candidate's payload is read once; one
+   * that cannot be read counts as no MSQ one (a worker it launches then shows in `/workers` a tick later).
+   */
+  async #launching(running: readonly RunningTask[]): Promise<number> {
+    const ours = new Set(this.#submitted());
+    const live = new Set(running.map((t) => t.id));
+    for (const id of this.#controllerSlots.keys()) if (!live.has(id)) this.#controllerSlots.delete(id);
+    const read = this.options.client.taskPayload;
+    if (!read) return 0;
+    const candidates = running.filter(
+      (t) => (t.type === "compact" || t.type === "query_controller") && !ours.has(t.id),
+    );
+    await Promise.all(
+      candidates
+        .filter((t) => !this.#controllerSlots.has(t.id))
+        .map(async (t) => {
+          try {
+            this.#controllerSlots.set(t.id, msqSlotsOf((await read.call(this.options.client, t.id)).payload));
+          } catch {
+            this.#controllerSlots.set(t.id, null);
+          }
+        }),
+    );
+    let launching = 0;
+    for (const t of candidates) {
+      const total = this.#controllerSlots.get(t.id);
+      if (total) launching += Math.max(0, total - msqSlotsHeld(t.id, running));
+    }
+    return launching;
+  }
+
+  /** Whether one of ours in flight is an MSQ controller with workers. */
+  #hasOwnController(): boolean {
+    for (const t of this.#inFlight.values()) if (t.type === "query_controller" && t.slots > 1) return true;
+    return false;
   }
 
   /** Druid ids of our submitted tasks (only those whose type is not known yet, when `untyped`). */
@@ -344,6 +405,19 @@ export class AdmissionTracker {
     for (const t of this.#inFlight.values()) sum += t.slots;
     this.peakSlots = Math.max(this.peakSlots, sum);
   }
+}
+
+/**
+ * Whether `/workers` may show an MSQ controller running: a worker lists slots of `compact` or `query_controller`
+ * tasks in `currCapacityUsedByTaskType`, or uses slots without saying of which types.
+ */
+function mayRunMsq(listed: readonly WorkerInfo[] | null): boolean {
+  if (!listed) return false;
+  return listed.some((w) => {
+    const byType = w.currCapacityUsedByTaskType;
+    if (!byType) return w.currCapacityUsed > 0;
+    return (byType.compact ?? 0) > 0 || (byType.query_controller ?? 0) > 0;
+  });
 }
 
 /**

@@ -20,6 +20,12 @@ export interface WorkerSnapshot {
   capacity: number;
   /** Σ currCapacityUsed over enabled workers (includes our own running tasks). */
   used: number;
+  /**
+   * Slots other users' running MSQ controllers are still to take: an MSQ compaction or SQL query holds
+   * `maxNumTasks` slots, but Druid counts a worker only once it runs, so a controller that has just started shows
+   * fewer (see {@link msqSlotsHeld}). Counted as used. @default 0
+   */
+  launching?: number;
 }
 
 export interface InFlightTask {
@@ -28,6 +34,11 @@ export interface InFlightTask {
   runnerState: "WAITING" | "PENDING" | "RUNNING" | "NONE" | "UNKNOWN";
   /** The Druid task type (`index_parallel`, `kill`, …) when known; unknown counts against every type's limit. */
   type?: string | null;
+  /**
+   * While RUNNING: the slots Druid's `/workers` counts for it now, when fewer than `slots` (our MSQ controller whose
+   * workers do not all run yet). The rest are still ours to take, not free for others. @default slots
+   */
+  visibleSlots?: number;
 }
 
 /**
@@ -98,8 +109,11 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
   const limited = overTypeLimit(input);
   if (limited) return limited;
   const ourSlots = inFlight.reduce((sum, t) => sum + t.slots, 0);
-  const ourRunning = inFlight.filter((t) => t.runnerState === "RUNNING").reduce((sum, t) => sum + t.slots, 0);
-  const usedByOthers = Math.max(0, workers.used - ourRunning);
+  // What Druid counts for ours now: the rest of `used` is other users', plus what their MSQ controllers launch.
+  const ourRunning = inFlight
+    .filter((t) => t.runnerState === "RUNNING")
+    .reduce((sum, t) => sum + Math.min(t.slots, t.visibleSlots ?? t.slots), 0);
+  const usedByOthers = Math.max(0, workers.used - ourRunning) + (workers.launching ?? 0);
   const budget = workers.capacity - headroom - usedByOthers;
   if (candidateSlots > workers.capacity - headroom) {
     return inFlight.length === 0 && usedByOthers === 0
@@ -107,4 +121,53 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
       : { admit: false, reason: "too-big" };
   }
   return ourSlots + candidateSlots <= budget ? { admit: true } : { admit: false, reason: "capacity" };
+}
+
+/** A running task as the Overlord lists it (`GET /tasks?state=running`). */
+export interface RunningTask {
+  id: string;
+  groupId?: string | undefined;
+  type?: string | undefined;
+}
+
+/**
+ * The slots Druid counts now for an MSQ controller: its own (while it runs) and one per running `query_worker` it
+ * launched (`MSQWorkerTaskLauncher` names them `<controller>-worker<n>_<retry>`, in the controller's group). An
+ * MSQ compaction's controller is the compact task itself (`MSQCompactionRunner` gives it the compact task's id).
+ */
+export function msqSlotsHeld(controllerId: string, running: readonly RunningTask[]): number {
+  let n = 0;
+  for (const t of running) {
+    if (t.id === controllerId) n++;
+    else if (
+      t.type === "query_worker" &&
+      (t.groupId === controllerId || t.id.startsWith(`${controllerId}-worker`))
+    )
+      n++;
+  }
+  return n;
+}
+
+/**
+ * The slots an MSQ controller's payload (`GET /task/{id}`) says it takes in all, or null when it is not one: a
+ * `query_controller` (`maxNumTasks` of its SQL context, else `maxNumWorkers` + 1 of its spec's tuningConfig) or a
+ * `compact` task on the MSQ engine (`compactionRunner.type: "msq"`, `maxNumTasks` of its context;
+ * `CompactionSlotManager.computeSlotsRequiredForTask`). `maxNumTasks` is 2 by default
+ * (`MultiStageQueryContext.getMaxNumTasks`).
+ */
+export function msqSlotsOf(payload: Record<string, unknown>): number | null {
+  const obj = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const atLeast2 = (v: unknown): number | null =>
+    typeof v === "number" && Number.isInteger(v) && v >= 2 ? v : null;
+  if (payload.type === "compact") {
+    if (obj(payload.compactionRunner).type !== "msq") return null;
+    return atLeast2(obj(payload.context).maxNumTasks) ?? 2;
+  }
+  if (payload.type !== "query_controller") return null;
+  const fromContext =
+    atLeast2(obj(payload.sqlQueryContext).maxNumTasks) ?? atLeast2(obj(payload.context).maxNumTasks);
+  if (fromContext !== null) return fromContext;
+  const workers = obj(obj(obj(payload.spec).tuningConfig)).maxNumWorkers;
+  return typeof workers === "number" && workers >= 1 ? workers + 1 : 2;
 }
