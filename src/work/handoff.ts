@@ -14,7 +14,9 @@ import { type LiveData, liveDataOf, liveTimeline, type TimelineSegment } from ".
  * served by a Historical (§3.2a) — the criterion Druid's own `loadstatus` applies (§3.3), plus the
  * version check it lacks. Checks are batched per datasource: one metadata POST with every waiting
  * interval, and the Coordinator's served view of just those intervals (one serverview GET per range of
- * touching intervals; past `maxServedRanges` ranges, the datasource's whole served list once), per tick.
+ * touching intervals, ranges that lie close read as one hull; past `maxServedRanges` ranges, the datasource's
+ * whole served list once), per tick. A partition still waiting is checked less and less often while nothing
+ * new is served over it (`CheckSchedule`), on a grid shared by every partition so that their checks coincide.
  */
 
 export type HandoffVerdict =
@@ -359,6 +361,21 @@ const SERVED_CONCURRENCY = 4;
  */
 export const RULES_TTL_MS = 60_000;
 
+/**
+ * How much longer than the waiting ranges themselves one served-view read may span: ranges whose hull is at most
+ * this many times their summed length are read with one serverview GET (what lies between them is served data
+ * of the datasource, read for nothing, so the bytes stay within this factor of the ranges' own), instead of one
+ * GET each.
+ */
+export const MAX_HULL_SPAN = 4;
+
+/**
+ * The longest pause between two checks of a partition while nothing new is served over it, in ticks. A handoff is
+ * seen up to this late (docs/benchmarks.md, "What segops costs a Druid"); Druid's own handoff takes at least one
+ * Coordinator period (`druid.coordinator.period`, 60 s by default), so the first minute's checks mostly wait.
+ */
+export const MAX_CHECK_INTERVAL_TICKS = 8;
+
 export interface HandoffCheckerOptions {
   source: HandoffSource;
   clock: Clock;
@@ -366,19 +383,81 @@ export interface HandoffCheckerOptions {
   tickMs?: number;
   /** Above this many ranges of waiting intervals, read the whole served list instead. @default MAX_SERVED_RANGES */
   maxServedRanges?: number;
+  /**
+   * Longest pause between two checks of a partition still waiting while nothing new is served over it; a tick
+   * (`tickMs`) checks every partition every tick. @default MAX_CHECK_INTERVAL_TICKS ticks
+   */
+  maxCheckIntervalMs?: number;
+}
+
+/**
+ * When each waiting partition is next worth checking: first at once, then after a tick, doubling up to a cap while
+ * its served view stays the same, back to a tick when it changes. Due times sit on a grid of the pause itself
+ * (multiples of 2, 4, 8 ticks), so partitions waiting together are checked in the same rounds: one metadata POST
+ * and one served read for all of them. Pure state, no I/O.
+ */
+export class CheckSchedule {
+  readonly #by = new Map<string, { pauseMs: number; dueAt: number; served: string; askedAt: number }>();
+
+  constructor(
+    private readonly tickMs: number,
+    private readonly capMs: number,
+  ) {}
+
+  /** Whether the partition under `key` is due for a check in the round at `now` (a new one always is). */
+  due(key: string, now: number): boolean {
+    const s = this.#by.get(key);
+    if (s) s.askedAt = now;
+    return !s || s.dueAt <= now;
+  }
+
+  /** A check said "waiting" with `served` (what is served over the interval, as a comparable string). */
+  waiting(key: string, served: string, now: number): void {
+    const s = this.#by.get(key);
+    const pauseMs =
+      !s || s.served !== served ? this.tickMs : Math.min(Math.max(s.pauseMs * 2, this.tickMs), this.capMs);
+    this.#by.set(key, {
+      pauseMs,
+      dueAt: Math.ceil((now + pauseMs / 2) / pauseMs) * pauseMs,
+      served,
+      askedAt: now,
+    });
+  }
+
+  /** The partition's wait is over (a verdict other than waiting): forget it. */
+  done(key: string): void {
+    this.#by.delete(key);
+  }
+
+  /** Forgets partitions nobody asked about for a while (canceled, or taken over by another host). */
+  prune(now: number): void {
+    for (const [key, s] of this.#by) if (now - s.askedAt > 4 * this.capMs + this.tickMs) this.#by.delete(key);
+  }
+
+  get size(): number {
+    return this.#by.size;
+  }
 }
 
 /** Batches handoff questions per datasource; each `check` resolves at the next tick. */
 export class HandoffChecker {
   readonly #batcher: TickBatcher<string, HandoffQuestion, HandoffVerdict>;
-  /** `served*`: served-view requests per range, and rounds that read the whole served list instead. */
-  readonly stats = { rounds: 0, requests: 0, servedRanges: 0, servedFallbacks: 0 };
+  /**
+   * `served*`: served-view requests per range (or hull of close ranges), and rounds that read the whole served list
+   * instead; `deferred`: partitions left out of a round because their next check was not due.
+   */
+  readonly stats = { rounds: 0, requests: 0, servedRanges: 0, servedFallbacks: 0, deferred: 0 };
   #lastFlushEnd = Number.NEGATIVE_INFINITY;
+  readonly #schedule: CheckSchedule;
   #clones: { readAt: number; hosts: ReadonlySet<string> } | null = null;
   readonly #rules = new Map<string, { readAt: number; rules: LoadRule[] }>();
 
   constructor(private readonly options: HandoffCheckerOptions) {
     const tickMs = options.tickMs ?? DEFAULTS.tickMs;
+    this.#schedule = new CheckSchedule(
+      tickMs,
+      options.maxCheckIntervalMs ?? MAX_CHECK_INTERVAL_TICKS * tickMs,
+    );
     this.#batcher = new TickBatcher({
       name: "handoff checker",
       clock: options.clock,
@@ -388,9 +467,22 @@ export class HandoffChecker {
       nextDelay: () =>
         Math.min(tickMs, Math.max(DEFAULTS.gatherMs, this.#lastFlushEnd + tickMs - options.clock.now())),
       flush: async (batch, signal) => {
+        const now = options.clock.now();
+        this.#schedule.prune(now);
+        const later: typeof batch = new Map();
+        const due: typeof batch = new Map();
+        for (const [ds, pending] of batch) {
+          const [ask, wait] = partition(pending, (p) => this.#schedule.due(scheduleKey(ds, p.question), now));
+          if (ask.length > 0) due.set(ds, ask);
+          if (wait.length > 0) later.set(ds, wait);
+          this.stats.deferred += wait.length;
+        }
+        // Not due yet: they ride a later round, costing no request now.
+        if (later.size > 0) this.#batcher.requeue(later);
+        if (due.size === 0) return;
         this.stats.rounds++;
         try {
-          await Promise.all([...batch].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));
+          await Promise.all([...due].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));
         } finally {
           this.#lastFlushEnd = options.clock.now();
         }
@@ -426,7 +518,8 @@ export class HandoffChecker {
       ]);
       const servedIds = new Set(served.ids);
       const overlapping = overlapIndex(used.map((s) => toTimelineSegment(s, servedIds)));
-      const context = { rules, now: this.options.clock.now() };
+      const now = this.options.clock.now();
+      const context = { rules, now };
       // Each verdict sees only the segments overlapping its interval (all it looks at): 10,000 partitions
       // waiting on one datasource no longer cost 10,000 × every segment of it a tick.
       for (const p of pending) {
@@ -439,6 +532,9 @@ export class HandoffChecker {
         }
         const seen = overlapping(p.question.interval);
         const verdict = handoffVerdict(p.question, seen, context);
+        const key = scheduleKey(datasource, p.question);
+        if (verdict.state === "waiting") this.#schedule.waiting(key, servedOver(seen), now);
+        else this.#schedule.done(key);
         p.resolve(verdict.state === "handed-off" ? { ...verdict, seen } : verdict);
       }
     } catch (error) {
@@ -475,7 +571,7 @@ export class HandoffChecker {
     signal: AbortSignal,
   ): Promise<{ ids: string[]; failed: Array<{ range: Interval; error: unknown }> }> {
     const source = this.options.source;
-    const ranges = coalesceIntervals(waiting);
+    const ranges = hullsOf(coalesceIntervals(waiting), MAX_HULL_SPAN);
     const servedInInterval = source.servedInInterval?.bind(source);
     if (!servedInInterval || ranges.length > (this.options.maxServedRanges ?? MAX_SERVED_RANGES)) {
       this.stats.requests++;
@@ -525,6 +621,44 @@ export class HandoffChecker {
     this.#clones = { readAt: now, hosts };
     return hosts;
   }
+}
+
+/** A waiting partition's place in the check schedule: its datasource and interval (one partition each). */
+function scheduleKey(datasource: string, q: HandoffQuestion): string {
+  return `${datasource}\u0000${q.interval.start}/${q.interval.end}`;
+}
+
+/** What is served over an interval, as a string that changes when anything of it starts or stops being served. */
+function servedOver(seen: readonly TimelineSegment[]): string {
+  return seen
+    .filter((s) => s.served)
+    .map((s) => s.id)
+    .sort()
+    .join(",");
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of items) (test(item) ? yes : no).push(item);
+  return [yes, no];
+}
+
+/**
+ * Sorted, disjoint ranges merged into hulls, left to right, while a hull spans at most `span` times the summed
+ * length of the ranges inside it: ranges that lie close cost one served read, ranges far apart one each.
+ */
+export function hullsOf(ranges: readonly Interval[], span: number): Interval[] {
+  const out: Array<{ start: number; end: number; inside: number }> = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    const length = r.end - r.start;
+    if (last && r.end - last.start <= span * (last.inside + length)) {
+      last.end = Math.max(last.end, r.end);
+      last.inside += length;
+    } else out.push({ start: r.start, end: r.end, inside: length });
+  }
+  return out.map(({ start, end }) => ({ start, end }));
 }
 
 /**

@@ -4,9 +4,11 @@ import { ManualClock } from "../../src/core/clock.js";
 import { parseInterval } from "../../src/core/interval.js";
 import type { DataSegment } from "../../src/druid/types.js";
 import {
+  CheckSchedule,
   HandoffChecker,
   type HandoffQuestion,
   handoffVerdict,
+  hullsOf,
   overlapIndex,
   RULES_TTL_MS,
   supersededBeforeSeen,
@@ -362,6 +364,7 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     mode: "replace" as const,
     baseline: { versions: [], segmentIds: [] },
   });
+  const iv = (start: number, end: number) => ({ start, end });
   const hour = (h: number) => {
     const start = Date.UTC(2026, 0, 1, h);
     return `${new Date(start).toISOString()}/${new Date(start + 3_600_000).toISOString()}`;
@@ -397,8 +400,8 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     const clock = new ManualClock(0);
     const src = source();
     const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
-    // Hours 0–2 touch (one range); hour 5 stands alone.
-    const verdicts = Promise.all([0, 1, 2, 5].map((h) => checker.check("wiki", ask(hour(h)))));
+    // Hours 0–2 touch (one range); hour 20 stands alone, too far for one read of both (MAX_HULL_SPAN).
+    const verdicts = Promise.all([0, 1, 2, 20].map((h) => checker.check("wiki", ask(hour(h)))));
     await clock.advance(1000);
     const results = await verdicts;
     expect(results.map((r) => r.state)).toEqual(["handed-off", "handed-off", "handed-off", "handed-off"]);
@@ -411,11 +414,78 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
       [
         "meta 4",
         "view 2026-01-01T00:00:00.000Z/2026-01-01T03:00:00.000Z",
-        "view 2026-01-01T05:00:00.000Z/2026-01-01T06:00:00.000Z",
+        "view 2026-01-01T20:00:00.000Z/2026-01-01T21:00:00.000Z",
       ].sort(),
     );
     expect(checker.stats).toMatchObject({ rounds: 1, requests: 3, servedRanges: 2, servedFallbacks: 0 });
     await checker.stop();
+  });
+
+  it("reads ranges that lie close with one serverview over their hull, and judges each partition alike", async () => {
+    const clock = new ManualClock(0);
+    const src = source((i) => (i === hour(4) ? [] : [{ type: "historical" }]));
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
+    // Hours 0, 2 and 4 apart: a hull of 5 hours for 3 hours waiting (within MAX_HULL_SPAN); hour 4 is not served.
+    const verdicts = Promise.all([0, 2, 4].map((h) => checker.check("wiki", ask(hour(h)))));
+    await clock.advance(1000);
+    expect((await verdicts).map((r) => r.state)).toEqual(["handed-off", "handed-off", "waiting"]);
+    expect(src.calls.sort()).toEqual(["meta 3", "view 2026-01-01T00:00:00.000Z/2026-01-01T05:00:00.000Z"]);
+    expect(checker.stats).toMatchObject({ rounds: 1, requests: 2, servedRanges: 1 });
+    expect(hullsOf([iv(0, 1), iv(2, 3), iv(20, 21), iv(40, 41)], 4)).toEqual([
+      iv(0, 3),
+      iv(20, 21),
+      iv(40, 41),
+    ]);
+    expect(hullsOf([iv(0, 1), iv(2, 3), iv(4, 5)], 1)).toEqual([iv(0, 1), iv(2, 3), iv(4, 5)]);
+    await checker.stop();
+  });
+
+  it("checks a partition that keeps waiting less and less often, and every tick again once more is served", async () => {
+    const clock = new ManualClock(0);
+    let served = false;
+    const src = source((i) => (i === hour(1) && !served ? [] : [{ type: "historical" }]));
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src, maxCheckIntervalMs: 4000 });
+    const checkedAt: number[] = [];
+    // The partition's handler asks again as soon as each verdict comes (as steps/handoff.ts does).
+    const loop = (async () => {
+      for (;;) {
+        const v = await checker.check("wiki", ask(hour(1)));
+        checkedAt.push(clock.now());
+        if (v.state !== "waiting") return v;
+      }
+    })();
+    for (let t = 0; t < 20; t++) await clock.advance(1000);
+    // The first check after the gathering pause, then pauses of 1, 2, 4, 4, … seconds, each due on its own grid
+    // (a multiple of the pause at least half a pause away), so partitions waiting together share rounds.
+    expect(checkedAt).toEqual([50, 1050, 4000, 8000, 12000, 16000, 20000]);
+    const meta = src.calls.filter((c) => c.startsWith("meta")).length;
+    expect(meta).toBe(7);
+    served = true;
+    for (let t = 0; t < 4; t++) await clock.advance(1000);
+    expect((await loop).state).toBe("handed-off");
+    // Seen at the next grid point of the longest pause: the trade of fewer checks for a later handoff.
+    expect(checkedAt.at(-1)).toBe(24000);
+    expect(checker.stats.deferred).toBeGreaterThan(0);
+    await checker.stop();
+  });
+
+  it("resets a partition's pause when what is served over it changes", () => {
+    const schedule = new CheckSchedule(1000, 8000);
+    schedule.waiting("p", "", 1000);
+    schedule.waiting("p", "", 2000);
+    schedule.waiting("p", "", 4000);
+    // Paused 4 s from 4 s: due at 8 s, not before.
+    expect(schedule.due("p", 7999)).toBe(false);
+    expect(schedule.due("p", 8000)).toBe(true);
+    // One of its segments is now served (others still missing): a tick again.
+    schedule.waiting("p", "seg1", 8000);
+    expect(schedule.due("p", 9000)).toBe(true);
+    schedule.done("p");
+    expect(schedule.size).toBe(0);
+    // A partition nobody asks about any more (canceled) is forgotten.
+    schedule.waiting("q", "", 0);
+    schedule.prune(100_000);
+    expect(schedule.size).toBe(0);
   });
 
   it("counts a segment only a realtime task announces as not served (Druid's replication-target rule)", async () => {
@@ -443,8 +513,8 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
         return [{ type: "loadForever", tieredReplicants: { _default_tier: 2 } }];
       },
     };
-    const checker = new HandoffChecker({ clock, tickMs: 1000, source: rules });
-    // Hour 1 is never served: it keeps waiting, one round a tick.
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: rules, maxCheckIntervalMs: 1000 });
+    // Hour 1 is never served: it keeps waiting, one round a tick (no pause between checks).
     for (let round = 0; round < 5; round++) {
       const verdict = checker.check("wiki", ask(hour(1)));
       await clock.advance(1000);
@@ -468,8 +538,8 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     const clock = new ManualClock(0);
     const src = source();
     const checker = new HandoffChecker({ clock, tickMs: 1000, source: src, maxServedRanges: 2 });
-    // Three separate ranges: hours 0, 2 and 4.
-    const verdicts = Promise.all([0, 2, 4].map((h) => checker.check("wiki", ask(hour(h)))));
+    // Three ranges too far apart for one hull: hours 0, 10 and 20.
+    const verdicts = Promise.all([0, 10, 20].map((h) => checker.check("wiki", ask(hour(h)))));
     await clock.advance(1000);
     expect((await verdicts).every((r) => r.state === "waiting")).toBe(true);
     expect(src.calls.sort()).toEqual(["meta 3", "served list"]);
@@ -499,13 +569,13 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     const src = {
       ...healthy,
       async servedInInterval(ds: string, range: string) {
-        if (range.startsWith("2026-01-01T03:")) throw new Error("503 from the Coordinator");
+        if (range.startsWith("2026-01-01T20:")) throw new Error("503 from the Coordinator");
         return healthy.servedInInterval(ds, range);
       },
     };
     const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
-    // Hours 0–1 are one range, hour 3 another (whose view fails), hour 6 a third.
-    const verdicts = [0, 1, 3, 6].map((h) => checker.check("wiki", ask(hour(h))));
+    // Hours 0–1 are one range, hour 20 another (whose view fails), hour 40 a third: too far apart for one hull.
+    const verdicts = [0, 1, 20, 40].map((h) => checker.check("wiki", ask(hour(h))));
     for (const v of verdicts) v.catch(() => {});
     await clock.advance(1000);
     const settled = await Promise.allSettled(verdicts);
