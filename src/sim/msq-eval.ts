@@ -144,7 +144,7 @@ function widest(types: SqlType[]): SqlType {
 }
 
 /** Resolves a column reference to its SQL type, or fails with Calcite's message. */
-export type Scope = (name: string, table: string | null) => SqlType;
+export type Scope = (name: string, table: string | null, at: number) => SqlType;
 
 const CAST_TYPES: Record<string, SqlType> = {
   VARCHAR: "VARCHAR",
@@ -181,7 +181,7 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
     case "interval":
       return "BIGINT";
     case "col":
-      return scope(e.name, e.table);
+      return scope(e.name, e.table, e.at);
     case "star":
       throw new MsqPlanError("The emulator reads * only as a whole SELECT item", "unsupported");
     case "not":
@@ -225,6 +225,8 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
       if ((l === "VARCHAR" && !isNullLiteral(e.l)) || (r === "VARCHAR" && !isNullLiteral(e.r)))
         throw new MsqPlanError(
           `Cannot apply '${e.op}' to arguments of type '<${l}> ${e.op} <${r}>'. Supported form(s): '<NUMERIC> ${e.op} <NUMERIC>'`,
+          "invalidInput",
+          firstAt(e),
         );
       return l === "BIGINT" && r === "BIGINT"
         ? "BIGINT"
@@ -242,6 +244,7 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
             ? `The emulator does not evaluate ${e.name}`
             : `No match found for function signature ${e.name}(${types.map((t) => `<${t === "BIGINT" || t === "DOUBLE" || t === "FLOAT" ? "NUMERIC" : t === "VARCHAR" ? "CHARACTER" : t}>`).join(", ")})`,
           KNOWN_ELSEWHERE.has(e.name) ? "unsupported" : "invalidInput",
+          e.at,
         );
       }
       return sig(types);
@@ -258,6 +261,17 @@ const KNOWN_ELSEWHERE = new Set(
   HUMAN_READABLE_BINARY_BYTE_FORMAT HUMAN_READABLE_DECIMAL_BYTE_FORMAT HUMAN_READABLE_DECIMAL_FORMAT TIME_FORMAT_ISO
   DATE_TRUNC BITWISE_AND BITWISE_OR BITWISE_XOR GEO_POINT`.split(/\s+/),
 );
+
+/** Where an expression starts, as far as its nodes know (Calcite points at the operator's first operand). */
+export function firstAt(e: Expr): number | undefined {
+  if (e.k === "col") return e.at;
+  if (e.k === "fn" && e.at !== undefined) return e.at;
+  for (const sub of subExprs(e)) {
+    const at = firstAt(sub);
+    if (at !== undefined) return at;
+  }
+  return undefined;
+}
 
 const isNullLiteral = (e: Expr | null | undefined) => !e || (e.k === "lit" && e.v === null);
 

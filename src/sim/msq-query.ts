@@ -2,6 +2,7 @@ import { readInput } from "./input.js";
 import {
   AGGREGATES,
   evaluate,
+  firstAt,
   inputValue,
   isAggregate,
   isNumeric,
@@ -54,11 +55,12 @@ function sourceColumns(source: Source, ctes: Map<string, Column[]>, tables: Tabl
 
 function scopeOf(columns: Column[], alias: string | null, source: Source): Scope {
   const byName = new Map(columns.map((c) => [c.name, c.type]));
-  return (name, table) => {
+  return (name, table, at) => {
     if (table !== null && table !== alias && !(source.k === "table" && source.name === table))
-      throw new MsqPlanError(`Table '${table}' not found`);
+      throw new MsqPlanError(`Table '${table}' not found`, "invalidInput", at);
     const t = byName.get(name);
-    if (t === undefined) throw new MsqPlanError(`Column '${name}' not found in any table`);
+    if (t === undefined)
+      throw new MsqPlanError(`Column '${name}' not found in any table`, "invalidInput", at);
     return t;
   };
 }
@@ -114,6 +116,8 @@ function itemType(expr: Expr, scope: Scope): SqlType {
   if (!isNumeric(t) && e.name === "SUM")
     throw new MsqPlanError(
       `Cannot apply '${e.name}' to arguments of type '${e.name}(<${t}>)'. Supported form(s): '${e.name}(<NUMERIC>)'`,
+      "invalidInput",
+      e.at,
     );
   if (!isNumeric(t))
     throw new MsqPlanError(
@@ -123,25 +127,28 @@ function itemType(expr: Expr, scope: Scope): SqlType {
   return t === "TIMESTAMP" || t === "BOOLEAN" ? "BIGINT" : t;
 }
 
-const same = (a: Expr, b: Expr) => JSON.stringify(a) === JSON.stringify(b);
+/** Structural equality, positions aside. */
+const shape = (e: Expr) => JSON.stringify(e, (key, value) => (key === "at" ? undefined : value));
+const same = (a: Expr, b: Expr) => shape(a) === shape(b);
 
 /** The GROUP BY's expressions (ordinals and aliases resolved to the SELECT's items). */
 function groupKeys(q: Query): Expr[] {
-  return (q.groupBy ?? []).map(({ expr }) => {
+  const illegal = (at: number) =>
+    new MsqPlanError("Aggregate expression is illegal in GROUP BY clause", "invalidInput", at);
+  return (q.groupBy ?? []).map(({ expr, at }) => {
     if (expr.k === "lit" && typeof expr.v === "number") {
       const item = q.items[expr.v - 1];
-      if (!item || !Number.isInteger(expr.v)) throw new MsqPlanError("Ordinal out of range");
-      if (isAggregate(item.expr))
-        throw new MsqPlanError("Aggregate expression is illegal in GROUP BY clause");
+      if (!item || !Number.isInteger(expr.v))
+        throw new MsqPlanError("Ordinal out of range", "invalidInput", at);
+      if (isAggregate(item.expr)) throw illegal(at);
       return item.expr;
     }
-    if (containsAggregate(expr)) throw new MsqPlanError("Aggregate expression is illegal in GROUP BY clause");
+    if (containsAggregate(expr)) throw illegal(at);
     if (expr.k === "col" && expr.table === null) {
       const aliased = q.items.find((i) => i.alias === expr.name && !isAggregate(i.expr));
       if (aliased && !q.items.some((i) => i.expr.k === "col" && i.expr.name === expr.name))
         return aliased.expr;
-      if (q.items.some((i) => i.alias === expr.name && isAggregate(i.expr)))
-        throw new MsqPlanError("Aggregate expression is illegal in GROUP BY clause");
+      if (q.items.some((i) => i.alias === expr.name && isAggregate(i.expr))) throw illegal(at);
     }
     return expr;
   });
@@ -173,7 +180,12 @@ function checkGrouping(q: Query, scope: Scope): boolean {
     if (item.expr.k === "star")
       throw new MsqPlanError("The emulator reads no SELECT * with GROUP BY", "unsupported");
     const u = ungrouped(item.expr, keys);
-    if (u) throw new MsqPlanError(`Expression '${exprText(u, item)}' is not being grouped`);
+    if (u)
+      throw new MsqPlanError(
+        `Expression '${exprText(u, item)}' is not being grouped`,
+        "invalidInput",
+        firstAt(u),
+      );
   }
   return true;
 }

@@ -10,9 +10,9 @@ import { MsqPlanError } from "./msq-text.js";
 export type Expr =
   | { k: "lit"; v: string | number | boolean | null }
   | { k: "ts"; v: number }
-  | { k: "col"; name: string; table: string | null }
+  | { k: "col"; name: string; table: string | null; at: number }
   | { k: "star" }
-  | { k: "fn"; name: string; args: Expr[]; star: boolean; distinct: boolean }
+  | { k: "fn"; name: string; args: Expr[]; star: boolean; distinct: boolean; at?: number }
   | { k: "bin"; op: string; l: Expr; r: Expr }
   | { k: "not"; e: Expr }
   | { k: "neg"; e: Expr }
@@ -49,7 +49,7 @@ export interface Query {
   from: Source;
   alias: string | null;
   where: Expr | null;
-  groupBy: Array<{ expr: Expr; text: string }> | null;
+  groupBy: Array<{ expr: Expr; text: string; at: number }> | null;
   having: Expr | null;
   orderBy: Expr[] | null;
   limit: number | null;
@@ -103,7 +103,7 @@ const SYMBOLS = [
   ";",
 ];
 
-function tokenize(sql: string): Token[] {
+function tokenize(sql: string, base: number): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
@@ -161,6 +161,7 @@ function tokenize(sql: string): Token[] {
     i += sym.length;
   }
   out.push({ t: "end", v: "", at: sql.length });
+  for (const t of out) t.at += base;
   return out;
 }
 
@@ -196,6 +197,8 @@ class Parser {
   constructor(
     readonly sql: string,
     readonly toks: Token[],
+    /** Where `sql` starts in the statement (token positions are the statement's). */
+    readonly base: number,
   ) {}
 
   peek(n = 0): Token {
@@ -291,7 +294,11 @@ class Parser {
       do {
         const start = this.at;
         const expr = this.expr();
-        groupBy.push({ expr, text: this.sql.slice(start, this.at).trim() });
+        groupBy.push({
+          expr,
+          text: this.sql.slice(start - this.base, this.at - this.base).trim(),
+          at: start,
+        });
       } while (this.acceptSym(","));
     }
     const having = this.acceptWord("HAVING") ? this.expr() : null;
@@ -326,7 +333,7 @@ class Parser {
       return { expr: { k: "star" }, alias: null, text: "*" };
     }
     const expr = this.expr();
-    const text = this.sql.slice(start, this.at).trim();
+    const text = this.sql.slice(start - this.base, this.at - this.base).trim();
     let alias: string | null = null;
     if (this.acceptWord("AS")) alias = this.ident();
     else if (
@@ -619,9 +626,10 @@ class Parser {
     return this.column();
   }
   column(): Expr {
+    const at = this.at;
     const first = this.ident();
-    if (this.acceptSym(".")) return { k: "col", name: this.ident(), table: first };
-    return { k: "col", name: first, table: null };
+    if (this.acceptSym(".")) return { k: "col", name: this.ident(), table: first, at };
+    return { k: "col", name: first, table: null, at };
   }
   caseExpr(): Expr {
     this.next();
@@ -637,6 +645,7 @@ class Parser {
     return { k: "case", operand, whens, else: otherwise };
   }
   call(): Expr {
+    const at = this.at;
     const name = this.next().v.toUpperCase();
     this.expectSym("(");
     if ((name === "FLOOR" || name === "CEIL") && !this.isSym(")")) {
@@ -682,7 +691,7 @@ class Parser {
     }
     if (this.acceptSym("*")) {
       this.expectSym(")");
-      return { k: "fn", name, args: [], star: true, distinct: false };
+      return { k: "fn", name, args: [], star: true, distinct: false, at };
     }
     const distinct = this.acceptWord("DISTINCT");
     const args: Expr[] = [];
@@ -695,7 +704,7 @@ class Parser {
       throw new MsqPlanError("The emulator runs no window functions (OVER)", "unsupported");
     if (this.isWord("FILTER"))
       throw new MsqPlanError("The emulator reads no aggregate FILTER clause", "unsupported");
-    return { k: "fn", name, args, star: false, distinct };
+    return { k: "fn", name, args, star: false, distinct, at };
   }
 }
 
@@ -707,16 +716,16 @@ export function sqlTimestamp(text: string): number {
 }
 
 /** Parses the query part of a statement; the whole text must be read. */
-export function parseQuery(sql: string): Query {
-  const p = new Parser(sql, tokenize(sql));
+export function parseQuery(sql: string, base = 0): Query {
+  const p = new Parser(sql, tokenize(sql, base), base);
   const q = p.query();
   if (!p.done) p.fail("the end of the query");
   return q;
 }
 
 /** Parses one expression (CLUSTERED BY items, OVERWRITE WHERE). */
-export function parseExpr(sql: string): Expr {
-  const p = new Parser(sql, tokenize(sql));
+export function parseExpr(sql: string, base = 0): Expr {
+  const p = new Parser(sql, tokenize(sql, base), base);
   const e = p.expr();
   if (!p.done) p.fail("the end of the expression");
   return e;

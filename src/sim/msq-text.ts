@@ -8,18 +8,31 @@ export class MsqPlanError extends Error {
   constructor(
     message: string,
     readonly errorCode = "invalidInput",
+    /** Where in the statement Calcite's validator points (an offset into the submitted text), if it does. */
+    readonly at?: number,
   ) {
     super(message);
   }
 }
 
+/**
+ * Druid's wording of a Calcite validation error: the message and where it points, ` (line [l], column [c])`,
+ * 1-based (`DruidPlanner`'s translation of `CalciteContextException`).
+ */
+export function withPosition(message: string, text: string, at: number): string {
+  const before = text.slice(0, at);
+  const line = before.split("\n").length;
+  const column = at - before.lastIndexOf("\n");
+  return `${message} (line [${line}], column [${column}])`;
+}
+
 /** A SQL identifier, bare or double-quoted. */
 export const IDENT = `(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_]*)`;
 
-/** Comments out, quoted text kept (a `--` inside a literal is not a comment). */
+/** Comments blanked (same length, newlines kept, so positions still point into the text), quoted text kept. */
 export function stripComments(sql: string): string {
   return sql.replace(/('(?:[^']|'')*')|("(?:[^"]|"")*")|--[^\n]*|\/\*[\s\S]*?\*\//g, (m, q1, q2) =>
-    q1 !== undefined || q2 !== undefined ? m : " ",
+    q1 !== undefined || q2 !== undefined ? m : m.replace(/[^\n]/g, " "),
   );
 }
 

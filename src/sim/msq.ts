@@ -21,6 +21,7 @@ import {
   splitTopLevel,
   stripComments,
   unquoteIdent,
+  withPosition,
 } from "./msq-text.js";
 import type { DimensionSpec, IngestPlan, MetricSpec, MsqPlan, TaskPlan } from "./plans.js";
 import { simKnobs } from "./spec.js";
@@ -220,17 +221,23 @@ function readPartitioning(
   c: Clauses,
   overwrite: Interval | null,
   columns: string[],
+  base: number,
 ): { granularity: Granularity; clusteredBy: string[] } {
   const partClause = sql.slice(
     c.partitioned.index + c.partitioned[0].length,
     c.clustered ? c.clustered.index : sql.length,
   );
   const { granularity, label } = partitionedBy(partClause);
-  const clusteredBy = c.clustered
-    ? splitTopLevel(sql.slice(c.clustered.index + c.clustered[0].length).replace(/;\s*$/, "")).map((entry) =>
-        clusteredColumn(entry, columns),
-      )
-    : [];
+  let clusteredBy: string[] = [];
+  if (c.clustered) {
+    const from = c.clustered.index + c.clustered[0].length;
+    const list = sql.slice(from).replace(/;\s*$/, "");
+    let cursor = 0;
+    clusteredBy = splitTopLevel(list).map((entry) => {
+      cursor = list.indexOf(entry, cursor);
+      return clusteredColumn(entry, columns, base + from + cursor);
+    });
+  }
   if (overwrite) {
     // DruidSqlParserUtils.validateQueryAndConvertToIntervals.
     const aligned =
@@ -251,7 +258,7 @@ function readPartitioning(
  * A CLUSTERED BY entry: an output column's name or its 1-based ordinal (`DruidSqlParserUtils
  * .validateClusteredByColumns`: ordinals must name a SELECT item).
  */
-function clusteredColumn(entry: string, columns: string[]): string {
+function clusteredColumn(entry: string, columns: string[], at: number): string {
   if (/^\d+$/.test(entry)) {
     const n = Number(entry);
     const name = columns[n - 1];
@@ -261,12 +268,16 @@ function clusteredColumn(entry: string, columns: string[]): string {
       );
     return name;
   }
-  const name = unquoteIdent(entry.replace(/\s+(ASC|DESC)$/i, ""));
-  if (!new RegExp(`^${IDENT}$`).test(entry.replace(/\s+(ASC|DESC)$/i, "")) || !columns.includes(name))
+  const bare = entry.replace(/\s+(ASC|DESC)$/i, "");
+  const name = unquoteIdent(bare);
+  if (!new RegExp(`^${IDENT}$`).test(bare))
     throw new MsqPlanError(
       `The emulator reads CLUSTERED BY only as the SELECT's output columns or their ordinals, got [${entry}]`,
       "unsupported",
     );
+  // Calcite resolves CLUSTERED BY against the SELECT's output.
+  if (!columns.includes(name))
+    throw new MsqPlanError(`Column '${name}' not found in any table`, "invalidInput", at);
   return name;
 }
 
@@ -344,15 +355,35 @@ export function planMsq(
   catalog?: MsqCatalog,
 ): { plan: TaskPlan; msq: MsqPlan } {
   const context: Record<string, unknown> = { ...requestContext };
-  const sql = takeSets(stripComments(query), context);
+  const stripped = stripComments(query);
+  const sql = takeSets(stripped, context);
+  // Where `sql` starts in the submitted text, so Calcite's errors point at the right line and column.
+  const base = stripped.length - sql.length;
+  try {
+    return planStatement(query, sql, base, context, sqlQueryId, catalog);
+  } catch (error) {
+    if (error instanceof MsqPlanError && error.at !== undefined)
+      throw new MsqPlanError(withPosition(error.message, query, error.at), error.errorCode);
+    throw error;
+  }
+}
+
+function planStatement(
+  query: string,
+  sql: string,
+  base: number,
+  context: Record<string, unknown>,
+  sqlQueryId: string,
+  catalog: MsqCatalog | undefined,
+): { plan: TaskPlan; msq: MsqPlan } {
   const masked = mask(sql);
   const clauses = readClauses(sql, masked);
   const overwrite = readOverwrite(sql, masked, clauses);
   const program = planProgram(
-    parseQuery(sql.slice(clauses.select.index, clauses.partitioned.index)),
+    parseQuery(sql.slice(clauses.select.index, clauses.partitioned.index), base + clauses.select.index),
     tablesOf(catalog),
   );
-  const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, program.columns);
+  const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, program.columns, base);
   const { workers, maxParseExceptions, rowsPerSegment } = readLimits(context);
   const ingest = controllerIngest({
     verb: clauses.verb,
