@@ -28,8 +28,8 @@ export const WORKER_CONFIG_TTL_MS = 60_000;
 
 /**
  * The process's view for admission control: which partitions it has in flight (slots, Druid id, runner
- * state) and a worker snapshot refreshed at most once per tick from `/workers` plus the pending and
- * waiting task lists (docs/druid-api.md §2.5, §2.9), and only while a partition waits for admission (once
+ * state) and a worker snapshot refreshed at most once per tick from `/workers` (plus the pending and
+ * waiting task lists where Druid lists no workers or limits task types; docs/druid-api.md §2.5, §2.9), and only while a partition waits for admission (once
  * everything is admitted the tail of a backfill costs no capacity requests). `admit` reserves the slots at once, so several partitions
  * claimed in one driver cycle cannot all squeeze into the same free slots.
  */
@@ -208,17 +208,24 @@ export class AdmissionTracker {
     // were under way may be missing from `/workers` yet absent from the pending list, and calling it RUNNING would
     // count its slots nowhere (admitting one task too many).
     const before = new Set(this.#submitted());
-    const [capacity, pending, waiting, taskLimits] = await Promise.all([
-      this.#capacity(),
-      this.options.client.tasks({ state: "pending" }),
-      this.options.client.tasks({ state: "waiting" }),
-      this.#readTaskLimits(now),
-    ]);
+    const [capacity, taskLimits] = await Promise.all([this.#capacity(), this.#readTaskLimits(now)]);
+    // `/workers` names the tasks each worker runs (`runningTasks`, Druid's ImmutableWorkerInfo): ours missing there
+    // are queued, with no task list read. The pending and waiting lists are read only where that is not enough: no
+    // worker listing (Kubernetes), or per-type limits (the lists give each queued task's type).
     const queued = new Map<string, "PENDING" | "WAITING">();
     const types = new Map<string, string>();
-    for (const t of pending) queued.set(t.id, "PENDING");
-    for (const t of waiting) queued.set(t.id, "WAITING");
-    for (const t of [...pending, ...waiting]) if (t.type) types.set(t.id, t.type);
+    if (capacity.listed && !taskLimits) {
+      const running = new Set(capacity.listed.flatMap((w) => w.runningTasks ?? []));
+      for (const id of before) if (!running.has(id)) queued.set(id, "PENDING");
+    } else {
+      const [pending, waiting] = await Promise.all([
+        this.options.client.tasks({ state: "pending" }),
+        this.options.client.tasks({ state: "waiting" }),
+      ]);
+      for (const t of pending) queued.set(t.id, "PENDING");
+      for (const t of waiting) queued.set(t.id, "WAITING");
+      for (const t of [...pending, ...waiting]) if (t.type) types.set(t.id, t.type);
+    }
     // The running list, only when it can matter: while Druid limits some type, the types of our running tasks (so
     // they count against their own type's limit, not every one); and while an MSQ controller may run (an MSQ
     // compaction's or a SQL query's: it holds its `maxNumTasks` slots only once its workers run, and admission

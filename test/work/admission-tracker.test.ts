@@ -103,8 +103,37 @@ describe("admission tracker", () => {
     expect(tracker.admit("c", 1)).toBe(false);
     expect(tracker.lastDecision).toBe("capacity not known yet");
     await tracker.refresh();
-    expect(fake.calls.length).toBe(before + 3);
+    // One request: `/workers` names what each worker runs, so no task list is read for our runner states.
+    expect(fake.calls.slice(before)).toEqual(["workers"]);
     expect(tracker.admit("c", 1)).toBe(true);
+  });
+
+  it("takes our tasks' runner states from /workers' runningTasks, and reads the task lists only without a worker listing", async () => {
+    const clock = new ManualClock(0);
+    const listed = worker(8, 1);
+    // A worker that says what types hold its slots, none an MSQ controller's (no running list needed for those).
+    const fake = fakeClient({
+      workers: () => [
+        { ...listed, runningTasks: ["druid-a"], currCapacityUsedByTaskType: { index_parallel: 1 } },
+      ],
+    });
+    const tracker = new AdmissionTracker({ client: fake.client, clock, maxConcurrency: 10, tickMs: 1000 });
+    tracker.track("a", 1, "druid-a");
+    tracker.track("b", 1, "druid-b");
+    await tracker.refresh();
+    expect(fake.calls).toEqual(["workers"]);
+    // druid-b is on no worker: queued at Druid, so nothing more is admitted until it runs.
+    expect(tracker.admit("c", 1)).toBe(false);
+    expect(tracker.lastDecision).toBe("pending");
+    tracker.untrack("b");
+    expect(tracker.admit("c", 1)).toBe(true);
+    // A runner that lists no workers (Kubernetes): the pending and waiting lists say what is queued.
+    const k8s = fakeClient({ total: 8, pending: ["druid-a"] });
+    const other = new AdmissionTracker({ client: k8s.client, clock, maxConcurrency: 10, tickMs: 1000 });
+    other.track("a", 1, "druid-a");
+    await other.refresh();
+    expect(k8s.calls.sort()).toEqual(["tasks pending", "tasks waiting", "total", "workers"]);
+    expect(other.admit("b", 1)).toBe(false);
   });
 
   it("caps one job's partitions at its own maxConcurrency under the process's cap", async () => {
