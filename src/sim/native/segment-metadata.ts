@@ -8,7 +8,8 @@ import type { Analysis, SegmentMetadataQuery } from "./model.js";
  * segment's interval with the version `merged`. Default analyses: cardinality, interval, minmax. A string
  * column's cardinality counts null as a value; its min and max are the smallest and largest values (min null
  * when it has nulls); numeric columns have neither. Sizes only with the `size` analysis: a timestamp 10 bytes a
- * row, a long or double 8, a float 4, a string the UTF-8 length of its values. The emulator does not keep an
+ * row, a long or double 8, a float 4, a string the UTF-8 length of its values; the segment's
+ * total adds a byte per column and row. The emulator does not keep an
  * ingestion's metricsSpec, timestampSpec or query granularity: `aggregators`, `timestampSpec` and
  * `queryGranularity` are null.
  */
@@ -71,7 +72,10 @@ function analyse(s: SegmentData, types: Set<Analysis>): Analysed {
     id: s.id,
     intervals: [s.interval],
     columns,
-    size: Object.values(columns).reduce((n, c) => n + c.size, 0),
+    // `SegmentMetadataQueryRunnerFactory` starts the total at a byte per column and row ("whitespace").
+    size: types.has("size")
+      ? s.columns.length * s.rows.length + Object.values(columns).reduce((n, c) => n + c.size, 0)
+      : 0,
     numRows: s.rows.length,
     rollup: s.rollup,
   };
