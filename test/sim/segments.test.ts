@@ -411,7 +411,7 @@ describe("Broker SQL subset (docs/druid-api.md §3.6)", () => {
         "SELECT datasource FROM sys.segments ORDER BY bogus",
         "Column 'bogus' not found in any table (line [1], column [46])",
       ],
-      ["SELECT a FROM sys.segments JOIN x", "JOIN is not supported by the emulator"],
+      ["SELECT a FROM sys.segments NATURAL JOIN x", "NATURAL JOIN is not supported by the emulator"],
     ] as const) {
       const res = await sql(s, query);
       expect(res.status).toBe(400);

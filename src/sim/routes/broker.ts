@@ -3,10 +3,8 @@ import { druidError, empty, invalidInput, isJson, json, type Reply, text } from 
 import type { Route, RouteContext } from "../router.js";
 import {
   type Column,
-  execute,
   nativeType,
   type OutValue,
-  parseSql,
   position,
   SqlError,
   SqlPlanningError,
@@ -15,7 +13,9 @@ import {
   Timestamp,
   unsupported,
 } from "../sql.js";
+import type { Span } from "../sql-ast.js";
 import { catalog, SCHEMAS, type SqlTable } from "../sql-catalog.js";
+import { runSql, type TableSource } from "../sql-exec.js";
 import { bindParameters, SqlParameterCastError, type SqlParameterValue } from "../sql-parameters.js";
 import { resolveZone, timestampText, type Zone } from "../sql-time.js";
 import { versionTraits } from "../versions.js";
@@ -68,51 +68,41 @@ function spanContext(query: string, span: [number, number]): Record<string, stri
   };
 }
 
-/** The table reference after FROM, as written: its span and the names in it. */
-function tableRef(query: string): { start: number; text: string } | null {
-  const ident = String.raw`(?:"[^"]*"|[A-Za-z_][\w$]*)`;
-  const ref = new RegExp(String.raw`\bFROM\s+(${ident}(?:\s*\.\s*${ident})?)`, "i").exec(query);
-  if (!ref?.[1]) return null;
-  return { start: ref.index + ref[0].length - ref[1].length, text: ref[1] };
-}
-
 /**
- * Calcite's unknown-object error as a real Druid 33 words it. Names are case-sensitive; a name that differs only
- * in case gets `did you mean`. The position spans the table reference as written (quotes and schema included).
+ * Finds the table a FROM names, or throws Calcite's unknown-object error as a real Druid 33 words it. Names are
+ * case-sensitive; a name that differs only in case gets `did you mean`. The position spans the table reference as
+ * written (quotes and schema included).
  */
-function objectNotFound(query: string, message: string): Reply {
-  const ref = tableRef(query);
-  if (!ref) return sqlError(message);
-  const span: [number, number] = [ref.start, ref.start + ref.text.length - 1];
-  const context = spanContext(query, span);
-  return sqlError(`${message} (line [${context.line}], column [${context.column}])`, context);
-}
-
-/** Finds the table a query names, or the Druid error for a name that does not resolve. */
-function resolveTable(tables: SqlTable[], query: string, name: string): SqlTable | Reply {
-  const dot = name.indexOf(".");
-  const schemaName = dot < 0 ? null : name.slice(0, dot);
-  const tableName = dot < 0 ? name : name.slice(dot + 1);
+function resolveTable(tables: SqlTable[], parts: string[], span: Span): TableSource {
+  if (parts.length > 2) throw new SqlError(`Object '${parts[0]}' not found`, span);
+  const schemaName = parts.length === 2 ? (parts[0] as string) : null;
+  const tableName = parts.at(-1) as string;
   const schema = schemaName ?? "druid";
   if (schemaName !== null && !(SCHEMAS as readonly string[]).includes(schemaName)) {
     const near = SCHEMAS.find((s) => s.toLowerCase() === schemaName.toLowerCase());
-    return objectNotFound(
-      query,
-      `Object '${schemaName}' not found${near ? `; did you mean '${near}'?` : ""}`,
-    );
+    throw new SqlError(`Object '${schemaName}' not found${near ? `; did you mean '${near}'?` : ""}`, span);
   }
   const inSchema = tables.filter((t) => t.schema === schema);
   const exact = inSchema.find((t) => t.name === tableName);
-  if (exact) return exact;
+  if (exact) {
+    const rows = exact.rows;
+    if (!rows) throw unsupported(`Querying ${exact.schema}.${exact.name}`);
+    return {
+      columns: exact.columns,
+      rows,
+      system: exact.schema !== "druid",
+      dataSource: exact.schema === "druid" ? exact.name : null,
+    };
+  }
   const near = inSchema.find((t) => t.name.toLowerCase() === tableName.toLowerCase());
   if (near)
-    return objectNotFound(
-      query,
+    throw new SqlError(
       `Object '${tableName}' not found within '${schema}'; did you mean '${near.name}'?`,
+      span,
     );
-  return objectNotFound(
-    query,
+  throw new SqlError(
     `Object '${tableName}' not found${schemaName === null ? "" : ` within '${schema}'`}`,
+    span,
   );
 }
 
@@ -227,31 +217,24 @@ function run(ctx: RouteContext, request: Request): Reply {
   let result: SqlResult;
   try {
     bound = bindParameters(request.query, request.parameters);
-    const q = parseSql(bound, { timeZone: zone });
-    let table: SqlTable | null = null;
-    if (q.table !== null) {
-      const tables = catalog(ctx.engine, ctx.url);
-      const found = resolveTable(tables, bound, q.table);
-      if (!("schema" in found)) return found;
-      table = found;
-      if (!table.rows) throw unsupported(`Querying ${table.schema}.${table.name}`);
-    }
-    result = execute(q, table?.rows?.() ?? [], {
-      columns: table?.columns ?? [],
+    let tables: SqlTable[] | null = null;
+    result = runSql(bound, {
       timeZone: zone,
       now: ctx.engine.now,
-      systemTable: table !== null && table.schema !== "druid",
+      table: (parts, span) => {
+        tables ??= catalog(ctx.engine, ctx.url);
+        return resolveTable(tables, parts, span);
+      },
     });
   } catch (error) {
     // Jetty's error page for an exception the SQL resource did not map (a real Druid 33 sent HTML).
     if (error instanceof SqlParameterCastError)
       return text(500, `<html><head><title>Error 500 ${error.message}</title></head></html>`, "text/html");
-    if (error instanceof SqlRuntimeError)
-      return druidError("general", "ADMIN", "UNCATEGORIZED", error.message);
+    if (error instanceof SqlRuntimeError) return runtimeError(error, ctx.url);
     if (error instanceof SqlPlanningError)
       return druidError(
         "general",
-        "USER",
+        error.persona,
         "INVALID_INPUT",
         `Query could not be planned. A possible reason is [${error.message}]`,
       );
@@ -264,6 +247,29 @@ function run(ctx: RouteContext, request: Request): Reply {
     return sqlError(located, context);
   }
   return format(outerLimited(result, request.context.sqlOuterLimit), request, zone, ctx.druidVersion);
+}
+
+/**
+ * An error inside execution in the shape Druid 33 sent it: `general` (500, ADMIN UNCATEGORIZED), `defensive`
+ * (a function's unexpected exception: 500, DEVELOPER DEFENSIVE) or the Broker's legacy QueryException wrapper
+ * (a scalar subquery of more than one row), which names the Broker's host.
+ */
+function runtimeError(error: SqlRuntimeError, url: string): Reply {
+  if (error.shape === "defensive") return druidError("general", "DEVELOPER", "DEFENSIVE", error.message);
+  if (error.shape === "legacy") {
+    const host = new URL(url).host;
+    return json(500, {
+      error: "druidException",
+      errorClass: null,
+      host,
+      errorCode: "legacyQueryException",
+      persona: "OPERATOR",
+      category: "UNCATEGORIZED",
+      errorMessage: error.message,
+      context: { host, errorClass: null, legacyErrorCode: "druidException" },
+    });
+  }
+  return druidError("general", "ADMIN", "UNCATEGORIZED", error.message);
 }
 
 /**

@@ -1,0 +1,79 @@
+import type { SqlType, Value } from "./sql.js";
+
+/** The query tree sql-parse.ts builds and sql-exec.ts runs. Spans are 0-based offsets, first and last character. */
+export type Span = [number, number];
+
+export type ColumnRef = {
+  k: "col";
+  name: string;
+  span: Span;
+  /** The table a column is qualified with (`"wikipedia"."channel"`, `w.channel`, `druid.wikipedia.channel`). */
+  qualifier?: { parts: string[]; span: Span };
+};
+
+/** A day-time interval is milliseconds; a year-month interval is months (`INTERVAL '1' MONTH`). */
+export type IntervalUnit = "ms" | "months";
+
+export type Expr =
+  | { k: "lit"; v: Value; t: SqlType; span?: Span }
+  | ColumnRef
+  | { k: "now" }
+  | { k: "interval"; amount: number; unit: IntervalUnit; label: string; span: Span }
+  | { k: "un"; op: "NOT" | "-"; e: Expr }
+  | { k: "bin"; op: string; l: Expr; r: Expr }
+  | { k: "in"; e: Expr; list: Expr[]; not: boolean }
+  | { k: "insub"; e: Expr; q: Query; not: boolean; span: Span }
+  | { k: "sub"; q: Query; span: Span }
+  | { k: "isnull"; e: Expr; not: boolean }
+  | { k: "istrue"; e: Expr; value: boolean; not: boolean }
+  | { k: "like"; e: Expr; pattern: Expr; not: boolean }
+  | { k: "between"; e: Expr; lo: Expr; hi: Expr; not: boolean }
+  | { k: "cast"; e: Expr; to: SqlType }
+  | { k: "case"; operand: Expr | null; whens: Array<[Expr, Expr]>; otherwise: Expr | null }
+  | {
+      k: "fn";
+      name: string;
+      args: Expr[];
+      star: boolean;
+      distinct: boolean;
+      filter: Expr | null;
+      span: Span;
+    };
+
+export interface SelectItem {
+  /** `*` or `t.*` (qualifier set). */
+  expr: Expr | { k: "star"; qualifier: ColumnRef["qualifier"] | null };
+  alias: string | null;
+}
+
+export type JoinType = "INNER" | "LEFT" | "RIGHT" | "FULL" | "CROSS";
+
+export type From =
+  | { k: "table"; parts: string[]; alias: string | null; span: Span }
+  | { k: "sub"; q: Query; alias: string | null; span: Span }
+  | { k: "join"; type: JoinType; l: From; r: From; on: Expr | null; using: string[] | null };
+
+export interface OrderKey {
+  expr: Expr;
+  desc: boolean;
+}
+
+/** `WITH …` + one SELECT + ORDER BY/LIMIT/OFFSET: a query, at the top or inside parentheses. */
+export interface Query {
+  with: Array<{ name: string; columns: string[] | null; q: Query }>;
+  distinct: boolean;
+  items: SelectItem[];
+  from: From | null;
+  where: Expr | null;
+  groupBy: Expr[];
+  having: Expr | null;
+  orderBy: OrderKey[];
+  limit: number | null;
+  offset: number;
+}
+
+/** What the Broker runs: a query, or `EXPLAIN PLAN FOR` a query. */
+export interface Statement {
+  explain: boolean;
+  query: Query;
+}

@@ -1,0 +1,350 @@
+import { DateTime } from "luxon";
+import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
+import {
+  floorInZone,
+  formatTime,
+  ISO_PATTERN,
+  PatternError,
+  parseTime,
+  parseTimestampLiteral,
+  timestampText,
+  UTC,
+  type Zone,
+} from "./sql-time.js";
+
+/**
+ * Druid SQL's scalar functions the emulator runs (docs/querying/sql-scalar.md, sql-functions.md), each with the
+ * result type Druid's operator conversions give it (`sqlTypesHeader`, observed on a real Druid 33).
+ */
+
+/** An argument's type as the validator sees it; CHAR literals carry their length (Calcite's CHAR(n)). */
+export interface ArgType {
+  type: SqlType;
+  charLen?: number;
+}
+
+export interface FnContext {
+  timeZone: Zone;
+}
+
+export interface ScalarFn {
+  min: number;
+  max: number;
+  type(args: ArgType[]): ArgType;
+  run(args: Value[], ctx: FnContext): Value;
+}
+
+const NUMERIC_RANK: Partial<Record<SqlType, number>> = {
+  BOOLEAN: 0,
+  INTEGER: 1,
+  BIGINT: 2,
+  DECIMAL: 3,
+  FLOAT: 4,
+  DOUBLE: 4,
+};
+
+/**
+ * Calcite's least restrictive type of CASE branches and COALESCE arguments as Druid reports it: CHAR literals
+ * of one length stay CHAR, mixed lengths or any other type with text give VARCHAR, numbers widen
+ * INTEGER → BIGINT → DECIMAL → DOUBLE (observed on Druid 33: `CASE … THEN 'x' END` is CHAR, `'big'`/`'small'`
+ * branches VARCHAR, `COALESCE(bigint, 0.5)` DECIMAL, `COALESCE(varchar, 1)` VARCHAR).
+ */
+export function leastRestrictive(types: ArgType[]): ArgType {
+  const known = types.filter((t) => t.type !== "NULL");
+  if (known.length === 0) return { type: "NULL" };
+  if (known.every((t) => t.type === "CHAR")) {
+    const lens = new Set(known.map((t) => t.charLen));
+    return lens.size === 1 ? { type: "CHAR", charLen: known[0]?.charLen } : { type: "VARCHAR" };
+  }
+  if (known.some((t) => t.type === "CHAR" || t.type === "VARCHAR")) return { type: "VARCHAR" };
+  if (known.every((t) => t.type === "TIMESTAMP")) return { type: "TIMESTAMP" };
+  let best: SqlType = "BOOLEAN";
+  for (const t of known) {
+    const rank = NUMERIC_RANK[t.type];
+    if (rank === undefined) return { type: t.type };
+    if (rank > (NUMERIC_RANK[best] as number)) best = t.type === "FLOAT" ? "DOUBLE" : t.type;
+  }
+  return { type: best };
+}
+
+export function msOf(v: Exclude<Value, null>): number {
+  return v instanceof Timestamp ? v.ms : typeof v === "number" ? v : Date.parse(v);
+}
+
+/** Text of a value inside an expression (`||`, LIKE, LOWER): timestamps in the query's zone. */
+export function textOf(v: Exclude<Value, null>, zone: Zone): string {
+  return v instanceof Timestamp ? timestampText(v.ms, zone) : String(v);
+}
+
+const luxonZone = (zone: Zone) => (zone === UTC ? "utc" : zone);
+
+/** Adds `months` calendar months in `zone` (Joda's `plusMonths`: the day is clamped to the month's end). */
+export function plusMonths(ms: number, months: number, zone: Zone): number {
+  return DateTime.fromMillis(ms, { zone: luxonZone(zone) })
+    .plus({ months })
+    .toMillis();
+}
+
+/** An ISO period (`P1D`, `PT1H`, `P1M`) added `step` times in `zone`, as `TIME_SHIFT` does (Joda's Period). */
+function shift(ms: number, period: string, step: number, zone: Zone): number {
+  const m =
+    /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
+      period,
+    );
+  if (!m || period === "P" || period.endsWith("T")) throw new SqlError(`Invalid period [${period}]`);
+  const n = (i: number) => Number(m[i] ?? 0) * step;
+  return DateTime.fromMillis(ms, { zone: luxonZone(zone) })
+    .plus({
+      years: n(1),
+      months: n(2),
+      weeks: n(3),
+      days: n(4),
+      hours: n(5),
+      minutes: n(6),
+      seconds: n(7),
+    })
+    .toMillis();
+}
+
+/**
+ * `DATE_TRUNC` units (Druid's `DateTruncOperatorConversion` TRUNC_PERIOD_MAP, case-insensitive); any other is
+ * "Operator[DATE_TRUNC] cannot truncate to[…]" (observed on Druid 33).
+ */
+const TRUNC_PERIODS: Record<string, string> = {
+  microseconds: "PT0.001S",
+  milliseconds: "PT0.001S",
+  second: "PT1S",
+  minute: "PT1M",
+  hour: "PT1H",
+  day: "P1D",
+  week: "P1W",
+  month: "P1M",
+  quarter: "P3M",
+  year: "P1Y",
+  decade: "P10Y",
+  century: "P100Y",
+  millennium: "P1000Y",
+};
+
+/** `TIMESTAMPDIFF` units: fixed-length ones in milliseconds, calendar ones in months (Calcite's TimeUnit). */
+const DIFF_MS: Record<string, number> = {
+  MILLISECOND: 1,
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+  WEEK: 7 * 86_400_000,
+};
+const DIFF_MONTHS: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 };
+
+/** Whole months from a to b, as Joda's `Months.monthsBetween` counts them (Jan 31 → Mar 1 is one month). */
+function monthsBetween(a: number, b: number, zone: Zone): number {
+  const x = DateTime.fromMillis(a, { zone: luxonZone(zone) });
+  const y = DateTime.fromMillis(b, { zone: luxonZone(zone) });
+  let months = (y.year - x.year) * 12 + (y.month - x.month);
+  if (months > 0 && x.plus({ months }).toMillis() > b) months--;
+  else if (months < 0 && x.plus({ months }).toMillis() < b) months++;
+  return months;
+}
+
+const same = (a: ArgType[]): ArgType => a[0] ?? { type: "VARCHAR" };
+const fixed = (type: SqlType) => (): ArgType => ({ type });
+/** A function's own CHAR/VARCHAR: SUBSTRING of a CHAR literal stays CHAR (Druid 33: `SUBSTRING('abc', 5)`). */
+const textLike = (a: ArgType[]): ArgType => (a[0]?.type === "CHAR" ? { type: "CHAR" } : { type: "VARCHAR" });
+
+const str = (v: Value, ctx: FnContext): string | null => (v === null ? null : textOf(v, ctx.timeZone));
+const zoneArg = (v: Value | undefined, ctx: FnContext): Zone =>
+  v === undefined || v === null ? ctx.timeZone : String(v);
+
+export const SCALARS: Record<string, ScalarFn> = {
+  TIME_FLOOR: {
+    min: 2,
+    max: 4,
+    type: fixed("TIMESTAMP"),
+    run([t, period, origin, zone], ctx) {
+      if (t === null || t === undefined) return null;
+      if (origin !== undefined && origin !== null) throw unsupported("TIME_FLOOR with an origin");
+      return new Timestamp(floorInZone(msOf(t), String(period), zoneArg(zone, ctx)));
+    },
+  },
+  TIME_SHIFT: {
+    min: 3,
+    max: 4,
+    type: fixed("TIMESTAMP"),
+    run([t, period, step, zone], ctx) {
+      if (t === null || t === undefined || step === null || step === undefined) return null;
+      return new Timestamp(shift(msOf(t), String(period), Number(step), zoneArg(zone, ctx)));
+    },
+  },
+  DATE_TRUNC: {
+    min: 2,
+    max: 2,
+    type: fixed("TIMESTAMP"),
+    run([unit, t], ctx) {
+      const period = TRUNC_PERIODS[String(unit).toLowerCase()];
+      if (!period) throw new SqlError(`Operator[DATE_TRUNC] cannot truncate to[${String(unit)}]`);
+      if (t === null || t === undefined) return null;
+      return new Timestamp(floorInZone(msOf(t), period, ctx.timeZone));
+    },
+  },
+  TIMESTAMPDIFF: {
+    min: 3,
+    max: 3,
+    type: fixed("INTEGER"),
+    run([unit, a, b], ctx) {
+      if (a === null || b === null || a === undefined || b === undefined) return null;
+      const u = String(unit);
+      const ms = DIFF_MS[u];
+      if (ms !== undefined) return Math.trunc((msOf(b) - msOf(a)) / ms);
+      const months = DIFF_MONTHS[u];
+      if (months === undefined) throw unsupported(`TIMESTAMPDIFF(${u}, …)`);
+      return Math.trunc(monthsBetween(msOf(a), msOf(b), ctx.timeZone) / months);
+    },
+  },
+  TIMESTAMPADD: {
+    min: 3,
+    max: 3,
+    type: fixed("TIMESTAMP"),
+    run([unit, n, t], ctx) {
+      if (n === null || t === null || n === undefined || t === undefined) return null;
+      const u = String(unit);
+      const ms = DIFF_MS[u];
+      if (ms !== undefined) return new Timestamp(msOf(t) + Number(n) * ms);
+      const months = DIFF_MONTHS[u];
+      if (months === undefined) throw unsupported(`TIMESTAMPADD(${u}, …)`);
+      return new Timestamp(plusMonths(msOf(t), Number(n) * months, ctx.timeZone));
+    },
+  },
+  TIME_FORMAT: {
+    min: 1,
+    max: 3,
+    type: fixed("VARCHAR"),
+    run([t, pattern, zone], ctx) {
+      if (t === null || t === undefined) return null;
+      return formatTime(
+        msOf(t),
+        pattern === undefined || pattern === null ? ISO_PATTERN : String(pattern),
+        zoneArg(zone, ctx),
+      );
+    },
+  },
+  TIME_PARSE: {
+    min: 1,
+    max: 3,
+    type: fixed("TIMESTAMP"),
+    run([text, pattern, zone], ctx) {
+      if (text === null || text === undefined) return null;
+      const p = pattern === undefined || pattern === null ? null : String(pattern);
+      const ms = parseTime(textOf(text, ctx.timeZone), p, zoneArg(zone, ctx));
+      return ms === null ? null : new Timestamp(ms);
+    },
+  },
+  MILLIS_TO_TIMESTAMP: {
+    min: 1,
+    max: 1,
+    type: fixed("TIMESTAMP"),
+    run: ([v]) => (v === null || v === undefined ? null : new Timestamp(Number(v))),
+  },
+  TIMESTAMP_TO_MILLIS: {
+    min: 1,
+    max: 1,
+    type: fixed("BIGINT"),
+    run: ([v]) => (v instanceof Timestamp ? v.ms : null),
+  },
+  LOWER: {
+    min: 1,
+    max: 1,
+    type: fixed("VARCHAR"),
+    run: ([v], ctx) => str(v ?? null, ctx)?.toLowerCase() ?? null,
+  },
+  UPPER: {
+    min: 1,
+    max: 1,
+    type: fixed("VARCHAR"),
+    run: ([v], ctx) => str(v ?? null, ctx)?.toUpperCase() ?? null,
+  },
+  CHAR_LENGTH: {
+    min: 1,
+    max: 1,
+    type: fixed("INTEGER"),
+    run: ([v], ctx) => str(v ?? null, ctx)?.length ?? null,
+  },
+  CONCAT: {
+    min: 1,
+    max: Number.POSITIVE_INFINITY,
+    type: fixed("VARCHAR"),
+    run: (args, ctx) =>
+      args.some((a) => a === null) ? null : args.map((a) => str(a, ctx) as string).join(""),
+  },
+  ABS: {
+    min: 1,
+    max: 1,
+    type: same,
+    run: ([v]) => (v === null || v === undefined ? null : Math.abs(Number(v))),
+  },
+  /**
+   * `SUBSTRING(s, start[, length])`, 1-based. Druid's `substring` expression answers null past the end and throws
+   * for a start below 1 (a real Druid 33: "Function[substring] encountered unknown exception.", 500 DEFENSIVE).
+   */
+  SUBSTRING: {
+    min: 2,
+    max: 3,
+    type: textLike,
+    run([s, start, length], ctx) {
+      if (s === null || s === undefined || start === null || start === undefined) return null;
+      const text = str(s, ctx) as string;
+      const from = Math.trunc(Number(start)) - 1;
+      const len = length === undefined || length === null ? null : Math.trunc(Number(length));
+      if (from < 0 || (len !== null && len < 0))
+        throw new SqlRuntimeError("Function[substring] encountered unknown exception.", "defensive");
+      if (from >= text.length) return null;
+      return len === null ? text.slice(from) : text.slice(from, from + len);
+    },
+  },
+  COALESCE: {
+    min: 1,
+    max: Number.POSITIVE_INFINITY,
+    type: leastRestrictive,
+    run: (args) => args.find((a) => a !== null) ?? null,
+  },
+  NULLIF: {
+    min: 2,
+    max: 2,
+    type: same,
+    run: ([a, b]) =>
+      a === null || a === undefined ? null : b !== null && compare(a, b as Value) === 0 ? null : a,
+  },
+};
+SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn;
+SCALARS.NVL = { ...(SCALARS.COALESCE as ScalarFn), min: 2, max: 2 };
+SCALARS.IFNULL = SCALARS.NVL;
+SCALARS.LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
+SCALARS.CHARACTER_LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
+SCALARS.STRLEN = SCALARS.CHAR_LENGTH as ScalarFn;
+
+/**
+ * SQL comparison of two values: null when either is null (unknown); timestamps by time; numbers numerically,
+ * text against a number as numbers when both read as numbers; else text order.
+ */
+export function compare(a: Value, b: Value): number | null {
+  if (a === null || b === null) return null;
+  if (a instanceof Timestamp || b instanceof Timestamp) return msOf(a) - msOf(b);
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (typeof a === "number" || typeof b === "number") {
+    const x = Number(a);
+    const y = Number(b);
+    if (!Number.isNaN(x) && !Number.isNaN(y)) return x - y;
+  }
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Order of sort keys: nulls first (Druid's ascending order), then `compare`. */
+export function orderCompare(a: Value, b: Value): number {
+  if (a === null) return b === null ? 0 : -1;
+  if (b === null) return 1;
+  return compare(a, b) as number;
+}
+
+export { PatternError, parseTimestampLiteral };

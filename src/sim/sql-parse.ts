@@ -1,0 +1,650 @@
+import { position, SqlError, type SqlType, Timestamp, unsupported } from "./sql.js";
+import type {
+  ColumnRef,
+  Expr,
+  From,
+  JoinType,
+  OrderKey,
+  Query,
+  SelectItem,
+  Span,
+  Statement,
+} from "./sql-ast.js";
+import { type Token, tokenize } from "./sql-lex.js";
+import { parseTimestampLiteral, UTC, type Zone } from "./sql-time.js";
+
+/**
+ * Druid SQL text → a query tree (sql-ast.ts), following Calcite's grammar for what Druid accepts
+ * (docs/querying/sql.md): `[EXPLAIN PLAN FOR] [WITH …] SELECT [DISTINCT] … [FROM table | (subquery) | joins]
+ * [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT] [OFFSET] [FETCH]`.
+ */
+export interface ParseOptions {
+  /** `sqlTimeZone`: `TIMESTAMP '…'` literals are local times there. */
+  timeZone?: Zone;
+}
+
+const RESERVED = new Set([
+  "SELECT",
+  "FROM",
+  "WHERE",
+  "GROUP",
+  "ORDER",
+  "LIMIT",
+  "OFFSET",
+  "FETCH",
+  "HAVING",
+  "UNION",
+  "INTERSECT",
+  "EXCEPT",
+  "AND",
+  "OR",
+  "NOT",
+  "AS",
+  "FILTER",
+  "ASC",
+  "DESC",
+  "IN",
+  "IS",
+  "LIKE",
+  "BETWEEN",
+  "JOIN",
+  "INNER",
+  "LEFT",
+  "RIGHT",
+  "FULL",
+  "CROSS",
+  "NATURAL",
+  "ON",
+  "USING",
+  "OVER",
+  "CASE",
+  "WHEN",
+  "THEN",
+  "ELSE",
+  "END",
+  "WINDOW",
+]);
+const isReserved = (word: string) => RESERVED.has(word.toUpperCase());
+
+/** Calcite's interval qualifiers: day-time ones in milliseconds, year-month ones in months. */
+const INTERVAL_UNITS: Record<string, { ms?: number; months?: number }> = {
+  SECOND: { ms: 1000 },
+  MINUTE: { ms: 60_000 },
+  HOUR: { ms: 3_600_000 },
+  DAY: { ms: 86_400_000 },
+  WEEK: { ms: 7 * 86_400_000 },
+  MONTH: { months: 1 },
+  QUARTER: { months: 3 },
+  YEAR: { months: 12 },
+};
+
+const CAST_TYPES: Record<string, SqlType> = {
+  BIGINT: "BIGINT",
+  INTEGER: "INTEGER",
+  INT: "INTEGER",
+  SMALLINT: "INTEGER",
+  TINYINT: "INTEGER",
+  DOUBLE: "DOUBLE",
+  FLOAT: "FLOAT",
+  REAL: "FLOAT",
+  DECIMAL: "DECIMAL",
+  VARCHAR: "VARCHAR",
+  CHAR: "VARCHAR",
+  TIMESTAMP: "TIMESTAMP",
+  BOOLEAN: "BOOLEAN",
+};
+
+class Parser {
+  #i = 0;
+  readonly toks: Token[];
+  constructor(
+    readonly sql: string,
+    readonly options: ParseOptions,
+  ) {
+    this.toks = tokenize(sql);
+  }
+
+  peek(offset = 0): Token {
+    return this.toks[Math.min(this.#i + offset, this.toks.length - 1)] as Token;
+  }
+  next(): Token {
+    return this.toks[this.#i++] as Token;
+  }
+  isKw(kw: string, offset = 0): boolean {
+    const t = this.peek(offset);
+    return t.t === "id" && t.v.toUpperCase() === kw;
+  }
+  isOp(op: string, offset = 0): boolean {
+    const t = this.peek(offset);
+    return t.t === "op" && t.v === op;
+  }
+  acceptKw(kw: string): boolean {
+    if (!this.isKw(kw)) return false;
+    this.#i++;
+    return true;
+  }
+  expectKw(kw: string): void {
+    if (!this.acceptKw(kw)) throw this.unexpected(`${kw} expected`);
+  }
+  acceptOp(op: string): boolean {
+    if (!this.isOp(op)) return false;
+    this.#i++;
+    return true;
+  }
+  expectOp(op: string): Token {
+    const t = this.peek();
+    if (!this.acceptOp(op)) throw this.unexpected(`'${op}' expected`);
+    return t;
+  }
+  /** The emulator's parser stops here: either Druid rejects it too or it is SQL the emulator lacks. */
+  unexpected(detail: string): SqlError {
+    const t = this.peek();
+    const near = t.t === "eof" ? "the end of the query" : `'${t.v}'`;
+    return new SqlError(`SQL near ${near} (${detail}) is not supported by the emulator`, [t.at, t.at]);
+  }
+  /** Calcite's parser error for a keyword where it does not belong. */
+  syntaxNear(t: Token): SqlError {
+    const { line, column } = position(this.sql, t.at);
+    return new SqlError(
+      `Incorrect syntax near the keyword '${t.v.toUpperCase()}' at line ${line}, column ${column}.`,
+    );
+  }
+
+  statement(): Statement {
+    let explain = false;
+    if (this.acceptKw("EXPLAIN")) {
+      this.expectKw("PLAN");
+      this.expectKw("FOR");
+      explain = true;
+    }
+    const query = this.query();
+    const t = this.peek();
+    if (t.t === "op" && t.v === ";") {
+      // Druid's parser takes one statement without a trailing semicolon (a real Druid 33 refused `SELECT 1;`).
+      const { line, column } = position(this.sql, t.at);
+      throw new SqlError(`Received an unexpected token [;] (line [${line}], column [${column}])`, [
+        t.at,
+        t.at,
+      ]);
+    }
+    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) throw unsupported("UNION");
+    if (t.t !== "eof") throw this.unexpected("end of query expected");
+    return { explain, query };
+  }
+
+  query(): Query {
+    const withs: Query["with"] = [];
+    if (this.acceptKw("WITH")) {
+      do {
+        const name = this.ident();
+        let columns: string[] | null = null;
+        if (this.acceptOp("(")) {
+          columns = [];
+          do columns.push(this.ident());
+          while (this.acceptOp(","));
+          this.expectOp(")");
+        }
+        this.expectKw("AS");
+        this.expectOp("(");
+        const q = this.query();
+        this.expectOp(")");
+        withs.push({ name, columns, q });
+      } while (this.acceptOp(","));
+    }
+    const q = this.select();
+    q.with = withs;
+    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) throw unsupported("UNION");
+    if (this.acceptKw("ORDER")) {
+      this.expectKw("BY");
+      do q.orderBy.push(this.orderKey());
+      while (this.acceptOp(","));
+    }
+    if (this.acceptKw("LIMIT")) q.limit = this.count("LIMIT");
+    if (this.acceptKw("OFFSET")) {
+      q.offset = this.count("OFFSET");
+      if (!this.acceptKw("ROWS")) this.acceptKw("ROW");
+    }
+    if (this.acceptKw("FETCH")) {
+      if (!this.acceptKw("FIRST")) this.expectKw("NEXT");
+      q.limit = this.count("FETCH");
+      if (!this.acceptKw("ROWS")) this.expectKw("ROW");
+      this.expectKw("ONLY");
+    }
+    return q;
+  }
+
+  /** A row count after LIMIT, OFFSET or FETCH: Calcite takes an unsigned number (a decimal is truncated). */
+  count(what: string): number {
+    const t = this.next();
+    if (t.t !== "num") throw new SqlError(`${what} expects a number`, [t.at, t.at]);
+    return Math.trunc(Number(t.v));
+  }
+
+  orderKey(): OrderKey {
+    const expr = this.expr();
+    const desc = this.acceptKw("DESC");
+    if (!desc) this.acceptKw("ASC");
+    if (this.isKw("NULLS")) throw unsupported("NULLS FIRST/LAST");
+    return { expr, desc };
+  }
+
+  select(): Query {
+    this.expectKw("SELECT");
+    const distinct = this.acceptKw("DISTINCT");
+    if (!distinct) this.acceptKw("ALL");
+    const items: SelectItem[] = [];
+    do items.push(this.selectItem());
+    while (this.acceptOp(","));
+    let from: From | null = null;
+    if (this.acceptKw("FROM")) from = this.fromClause();
+    else if (this.isKw("WHERE") || this.isKw("GROUP") || this.isKw("HAVING")) {
+      // Calcite: a SELECT without FROM takes no WHERE, GROUP BY or HAVING.
+      throw this.syntaxNear(this.peek());
+    }
+    const where = this.acceptKw("WHERE") ? this.expr() : null;
+    const groupBy: Expr[] = [];
+    if (this.acceptKw("GROUP")) {
+      this.expectKw("BY");
+      do groupBy.push(this.expr());
+      while (this.acceptOp(","));
+    }
+    const having = this.acceptKw("HAVING") ? this.expr() : null;
+    if (this.isKw("WINDOW")) throw unsupported("WINDOW");
+    return {
+      with: [],
+      distinct,
+      items,
+      from,
+      where,
+      groupBy,
+      having,
+      orderBy: [],
+      limit: null,
+      offset: 0,
+    };
+  }
+
+  selectItem(): SelectItem {
+    if (this.acceptOp("*")) return { expr: { k: "star", qualifier: null }, alias: null };
+    // `t.*` or `schema.t.*`: every column of one table.
+    const parts: Token[] = [];
+    let n = 0;
+    while ((this.peek(n).t === "id" || this.peek(n).t === "qid") && this.isOp(".", n + 1)) {
+      parts.push(this.peek(n));
+      n += 2;
+      if (this.isOp("*", n)) {
+        for (let i = 0; i <= n; i++) this.next();
+        const first = parts[0] as Token;
+        const last = parts.at(-1) as Token;
+        return {
+          expr: { k: "star", qualifier: { parts: parts.map((p) => p.v), span: [first.at, last.end - 1] } },
+          alias: null,
+        };
+      }
+    }
+    const expr = this.expr();
+    let alias: string | null = null;
+    if (this.acceptKw("AS")) alias = this.ident();
+    else if (this.peek().t === "qid" || (this.peek().t === "id" && !isReserved(this.peek().v)))
+      alias = this.ident();
+    return { expr, alias };
+  }
+
+  fromClause(): From {
+    let l = this.tableRef();
+    for (;;) {
+      if (this.acceptOp(",")) {
+        l = { k: "join", type: "CROSS", l, r: this.tableRef(), on: null, using: null };
+        continue;
+      }
+      if (this.isKw("NATURAL")) throw unsupported("NATURAL JOIN");
+      let type: JoinType | null = null;
+      const joinStart = this.peek();
+      if (this.acceptKw("JOIN")) type = "INNER";
+      else if (this.acceptKw("INNER")) type = "INNER";
+      else if (this.acceptKw("LEFT")) type = "LEFT";
+      else if (this.acceptKw("RIGHT")) type = "RIGHT";
+      else if (this.acceptKw("FULL")) type = "FULL";
+      else if (this.acceptKw("CROSS")) type = "CROSS";
+      if (type === null) return l;
+      if (joinStart.v.toUpperCase() !== "JOIN") {
+        if (type !== "INNER" && type !== "CROSS") this.acceptKw("OUTER");
+        this.expectKw("JOIN");
+      }
+      const joinEnd = this.toks[this.#i - 1] as Token;
+      const r = this.tableRef();
+      let on: Expr | null = null;
+      let using: string[] | null = null;
+      if (type !== "CROSS") {
+        if (this.acceptKw("ON")) on = this.expr();
+        else if (this.acceptKw("USING")) {
+          this.expectOp("(");
+          using = [];
+          do using.push(this.ident());
+          while (this.acceptOp(","));
+          this.expectOp(")");
+        } else {
+          // Calcite's validator (SqlValidatorImpl#validateJoin), spanning the join keyword(s).
+          throw new SqlError(
+            "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)",
+            [joinStart.at, joinEnd.end - 1],
+          );
+        }
+      }
+      l = { k: "join", type, l, r, on, using };
+    }
+  }
+
+  tableRef(): From {
+    const open = this.peek();
+    if (this.acceptOp("(")) {
+      if (this.isKw("SELECT") || this.isKw("WITH")) {
+        const q = this.query();
+        const close = this.expectOp(")");
+        return { k: "sub", q, alias: this.alias(), span: [open.at, close.at] };
+      }
+      const inner = this.fromClause();
+      this.expectOp(")");
+      return inner;
+    }
+    if (this.isKw("LATERAL") || this.isKw("UNNEST") || this.isKw("TABLE"))
+      throw unsupported(this.peek().v.toUpperCase());
+    const first = this.peek();
+    const parts = [this.ident()];
+    while (this.acceptOp(".")) parts.push(this.ident());
+    const last = this.toks[this.#i - 1] as Token;
+    if (this.isKw("TABLESAMPLE")) throw unsupported("TABLESAMPLE");
+    return { k: "table", parts, alias: this.alias(), span: [first.at, last.end - 1] };
+  }
+
+  alias(): string | null {
+    if (this.acceptKw("AS")) return this.ident();
+    if (this.peek().t === "qid" || (this.peek().t === "id" && !isReserved(this.peek().v)))
+      return this.ident();
+    return null;
+  }
+
+  ident(): string {
+    const t = this.next();
+    if (t.t === "qid") return t.v;
+    if (t.t === "id") return t.v;
+    this.#i--;
+    throw this.unexpected("identifier expected");
+  }
+
+  expr(): Expr {
+    let l = this.and();
+    while (this.acceptKw("OR")) l = { k: "bin", op: "OR", l, r: this.and() };
+    return l;
+  }
+  and(): Expr {
+    let l = this.not();
+    while (this.acceptKw("AND")) l = { k: "bin", op: "AND", l, r: this.not() };
+    return l;
+  }
+  not(): Expr {
+    if (this.acceptKw("NOT")) return { k: "un", op: "NOT", e: this.not() };
+    return this.cmp();
+  }
+  cmp(): Expr {
+    const start = this.peek();
+    const l = this.add();
+    const t = this.peek();
+    if (t.t === "op" && ["=", "!=", "<>", "<", "<=", ">", ">="].includes(t.v)) {
+      this.next();
+      return { k: "bin", op: t.v === "<>" ? "!=" : t.v, l, r: this.add() };
+    }
+    if (this.acceptKw("IS")) {
+      const not = this.acceptKw("NOT");
+      if (this.acceptKw("TRUE")) return { k: "istrue", e: l, value: true, not };
+      if (this.acceptKw("FALSE")) return { k: "istrue", e: l, value: false, not };
+      if (this.isKw("DISTINCT")) throw unsupported("IS DISTINCT FROM");
+      this.expectKw("NULL");
+      return { k: "isnull", e: l, not };
+    }
+    const not = this.isKw("NOT") && (this.isKw("IN", 1) || this.isKw("LIKE", 1) || this.isKw("BETWEEN", 1));
+    if (not) this.next();
+    if (this.acceptKw("IN")) {
+      this.expectOp("(");
+      if (this.isKw("SELECT") || this.isKw("WITH")) {
+        const q = this.query();
+        const close = this.expectOp(")");
+        return { k: "insub", e: l, q, not, span: [start.at, close.at] };
+      }
+      const list: Expr[] = [];
+      do list.push(this.add());
+      while (this.acceptOp(","));
+      this.expectOp(")");
+      return { k: "in", e: l, list, not };
+    }
+    if (this.acceptKw("LIKE")) {
+      const pattern = this.add();
+      if (this.isKw("ESCAPE")) throw unsupported("LIKE … ESCAPE");
+      return { k: "like", e: l, pattern, not };
+    }
+    if (this.acceptKw("BETWEEN")) {
+      this.acceptKw("SYMMETRIC") || this.acceptKw("ASYMMETRIC");
+      const lo = this.add();
+      this.expectKw("AND");
+      return { k: "between", e: l, lo, hi: this.add(), not };
+    }
+    return l;
+  }
+  add(): Expr {
+    let l = this.mul();
+    for (;;) {
+      const t = this.peek();
+      if (t.t === "op" && (t.v === "+" || t.v === "-" || t.v === "||")) {
+        this.next();
+        l = { k: "bin", op: t.v, l, r: this.mul() };
+      } else return l;
+    }
+  }
+  mul(): Expr {
+    let l = this.unary();
+    for (;;) {
+      const t = this.peek();
+      if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
+        this.next();
+        l = { k: "bin", op: t.v, l, r: this.unary() };
+      } else return l;
+    }
+  }
+  unary(): Expr {
+    if (this.acceptOp("-")) {
+      const e = this.unary();
+      if (e.k === "lit" && typeof e.v === "number") return { ...e, v: -e.v };
+      return { k: "un", op: "-", e };
+    }
+    if (this.acceptOp("+")) return this.unary();
+    return this.primary();
+  }
+  primary(): Expr {
+    const t = this.next();
+    if (t.t === "num") {
+      const integer = /^[0-9]+$/.test(t.v);
+      return {
+        k: "lit",
+        v: Number(t.v),
+        t: integer ? "INTEGER" : /e/i.test(t.v) ? "DOUBLE" : "DECIMAL",
+        span: [t.at, t.end - 1],
+      };
+    }
+    if (t.t === "str") return { k: "lit", v: t.v, t: "CHAR", span: [t.at, t.end - 1] };
+    if (t.t === "op" && t.v === "(") {
+      if (this.isKw("SELECT") || this.isKw("WITH")) {
+        const q = this.query();
+        const close = this.expectOp(")");
+        return { k: "sub", q, span: [t.at, close.at] };
+      }
+      const e = this.expr();
+      this.expectOp(")");
+      return e;
+    }
+    if ((t.t === "qid" || t.t === "id") && this.isOp(".") && (t.t === "qid" || !isReserved(t.v)))
+      return this.qualified(t);
+    if (t.t === "qid") return { k: "col", name: t.v, span: [t.at, t.end - 1] };
+    if (t.t === "id") {
+      const upper = t.v.toUpperCase();
+      if (upper === "NULL") return { k: "lit", v: null, t: "NULL", span: [t.at, t.end - 1] };
+      if (upper === "TRUE") return { k: "lit", v: 1, t: "BOOLEAN" };
+      if (upper === "FALSE") return { k: "lit", v: 0, t: "BOOLEAN" };
+      if (upper === "CURRENT_TIMESTAMP" && !this.isOp("(")) return { k: "now" };
+      if (upper === "TIMESTAMP" && this.peek().t === "str") {
+        const lit = this.next();
+        const ms = parseTimestampLiteral(lit.v, this.options.timeZone ?? UTC);
+        if (Number.isNaN(ms)) throw new SqlError(`Illegal TIMESTAMP literal '${lit.v}'`, [t.at, lit.end - 1]);
+        return { k: "lit", v: new Timestamp(ms), t: "TIMESTAMP" };
+      }
+      if (upper === "INTERVAL") return this.interval(t);
+      if (upper === "CASE") return this.caseExpr();
+      if (upper === "EXISTS") throw unsupported("EXISTS");
+      if (upper === "CAST" && this.acceptOp("(")) return this.cast();
+      if (this.acceptOp("(")) return this.call(upper, t);
+      return { k: "col", name: t.v, span: [t.at, t.end - 1] };
+    }
+    this.#i--;
+    throw this.unexpected("expression expected");
+  }
+
+  /** `a.b` or `a.b.c`: a column qualified with its table (and schema), as SQLAlchemy writes every column. */
+  qualified(first: Token): ColumnRef {
+    const parts: Token[] = [first];
+    while (this.isOp(".")) {
+      const after = this.peek(1);
+      if (after.t !== "id" && after.t !== "qid") break;
+      this.next();
+      parts.push(this.next());
+    }
+    const column = parts.pop() as Token;
+    const last = parts.at(-1) as Token;
+    return {
+      k: "col",
+      name: column.v,
+      span: [column.at, column.end - 1],
+      qualifier: { parts: parts.map((p) => p.v), span: [first.at, last.end - 1] },
+    };
+  }
+
+  /** `INTERVAL '1' DAY`: Calcite's single-unit interval literals. */
+  interval(start: Token): Expr {
+    const sign = this.acceptOp("-") ? -1 : 1;
+    const lit = this.next();
+    if (lit.t !== "str" && lit.t !== "num") throw this.unexpected("interval literal expected");
+    const unitTok = this.next();
+    const unit = unitTok.v.toUpperCase();
+    const def = INTERVAL_UNITS[unit];
+    if (!def) throw unsupported(`INTERVAL … ${unit}`);
+    if (this.acceptOp("(")) {
+      while (!this.acceptOp(")")) this.next();
+    }
+    if (this.isKw("TO")) throw unsupported("INTERVAL … TO …");
+    const amount = Number(lit.v.trim()) * sign;
+    if (!Number.isFinite(amount))
+      throw new SqlError(`Illegal interval literal '${lit.v}'`, [lit.at, lit.end - 1]);
+    const span: Span = [start.at, unitTok.end - 1];
+    return def.ms !== undefined
+      ? { k: "interval", amount: amount * def.ms, unit: "ms", label: unit, span }
+      : { k: "interval", amount: amount * (def.months as number), unit: "months", label: unit, span };
+  }
+
+  caseExpr(): Expr {
+    const operand = this.isKw("WHEN") ? null : this.expr();
+    const whens: Array<[Expr, Expr]> = [];
+    while (this.acceptKw("WHEN")) {
+      const when = this.expr();
+      this.expectKw("THEN");
+      whens.push([when, this.expr()]);
+    }
+    if (whens.length === 0) throw this.unexpected("WHEN expected");
+    const otherwise = this.acceptKw("ELSE") ? this.expr() : null;
+    this.expectKw("END");
+    return { k: "case", operand, whens, otherwise };
+  }
+
+  cast(): Expr {
+    const e = this.expr();
+    this.expectKw("AS");
+    const type = this.ident().toUpperCase();
+    const target = CAST_TYPES[type];
+    if (!target) throw unsupported(`CAST to ${type}`);
+    if (this.acceptOp("(")) {
+      while (!this.acceptOp(")")) this.next();
+    }
+    this.expectOp(")");
+    return { k: "cast", e, to: target };
+  }
+
+  call(name: string, nameTok: Token): Expr {
+    let star = false;
+    let distinct = false;
+    const args: Expr[] = [];
+    const fn = (n: string, a: Expr[]): Expr => this.afterCall(n, a, false, false, nameTok);
+    if (name === "FLOOR" || name === "CEIL") {
+      const e = this.expr();
+      if (this.acceptKw("TO")) {
+        const unit = this.ident().toUpperCase();
+        this.expectOp(")");
+        if (name === "CEIL") throw unsupported("CEIL(… TO unit)");
+        return fn("TIME_FLOOR", [e, { k: "lit", v: unitPeriod(unit), t: "CHAR" }]);
+      }
+      args.push(e);
+    } else if (name === "TIMESTAMPDIFF" || name === "TIMESTAMPADD") {
+      // The first argument is a time unit keyword, not an expression.
+      const unit = this.ident().toUpperCase();
+      args.push({ k: "lit", v: unit, t: "CHAR" });
+      while (this.acceptOp(",")) args.push(this.expr());
+    } else if (name === "SUBSTRING" && !this.isOp(")")) {
+      // `SUBSTRING(s FROM start [FOR length])` or `SUBSTRING(s, start[, length])`.
+      args.push(this.expr());
+      if (this.acceptKw("FROM")) {
+        args.push(this.expr());
+        if (this.acceptKw("FOR")) args.push(this.expr());
+      } else while (this.acceptOp(",")) args.push(this.expr());
+    } else if (name === "EXTRACT" || name === "TRIM" || name === "POSITION") {
+      throw unsupported(`The function ${name}`);
+    } else if (this.acceptOp("*")) star = true;
+    else if (!this.isOp(")")) {
+      distinct = this.acceptKw("DISTINCT");
+      if (!distinct) this.acceptKw("ALL");
+      args.push(this.expr());
+      while (this.acceptOp(",")) args.push(this.expr());
+    }
+    this.expectOp(")");
+    return this.afterCall(name, args, star, distinct, nameTok);
+  }
+
+  afterCall(name: string, args: Expr[], star: boolean, distinct: boolean, nameTok: Token): Expr {
+    let filter: Expr | null = null;
+    if (this.acceptKw("FILTER")) {
+      this.expectOp("(");
+      this.expectKw("WHERE");
+      filter = this.expr();
+      this.expectOp(")");
+    }
+    if (this.isKw("OVER")) throw unsupported("window functions");
+    if (this.isKw("WITHIN")) throw unsupported("WITHIN GROUP");
+    const end = this.toks[this.#i - 1] as Token;
+    return { k: "fn", name, args, star, distinct, filter, span: [nameTok.at, end.end - 1] };
+  }
+}
+
+function unitPeriod(unit: string): string {
+  const map: Record<string, string> = {
+    SECOND: "PT1S",
+    MINUTE: "PT1M",
+    HOUR: "PT1H",
+    DAY: "P1D",
+    WEEK: "P1W",
+    MONTH: "P1M",
+    QUARTER: "P3M",
+    YEAR: "P1Y",
+  };
+  const p = map[unit];
+  if (!p) throw unsupported(`FLOOR(… TO ${unit})`);
+  return p;
+}
+
+export function parseStatement(sql: string, options: ParseOptions = {}): Statement {
+  return new Parser(sql, options).statement();
+}

@@ -1,0 +1,674 @@
+// Broker SQL as tools write it: every query below was run on a real Druid 33.0.0 (broker-sql.conformance.ts) and
+// the expectation is what it answered — names, SQL types and rows (resultFormat "array" with header and
+// sqlTypesHeader), or the refusal's status and body. The same cases run against the emulator
+// (test/sim/broker-sql-conformance.test.ts). One datasource, ingested once and waited for, serves every case.
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
+
+const OV = "/druid/indexer/v1";
+const CO = "/druid/coordinator/v1";
+
+/** Eight rows over two days; `channel` and `deleted` are missing (null) on one row each. */
+const ROWS = [
+  { time: "2026-03-01T00:00:00Z", page: "Main", channel: "#en", added: 10, deleted: 1 },
+  { time: "2026-03-01T01:00:00Z", page: "Talk", channel: "#en", added: 3, deleted: 0 },
+  { time: "2026-03-01T02:00:00Z", page: "Main", channel: "#fr", added: 7 },
+  { time: "2026-03-01T05:30:00Z", page: "Help", channel: "#de", added: 1, deleted: 2 },
+  { time: "2026-03-02T00:00:00Z", page: "Main", channel: "#en", added: 20, deleted: 5 },
+  { time: "2026-03-02T03:00:00Z", page: "Talk", added: 4, deleted: 1 },
+  { time: "2026-03-02T12:00:00Z", page: "Help", channel: "#fr", added: 0, deleted: 0 },
+  { time: "2026-03-02T23:59:00Z", page: "Main", channel: "#en", added: 6, deleted: 3 },
+];
+const INTERVAL = "2026-03-01T00:00:00.000Z/2026-03-03T00:00:00.000Z";
+
+function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
+  return {
+    type: "index_parallel",
+    id,
+    spec: {
+      dataSchema: {
+        dataSource,
+        timestampSpec: { column: "time", format: "iso" },
+        dimensionsSpec: {
+          dimensions: ["page", "channel", { type: "long", name: "added" }, { type: "long", name: "deleted" }],
+        },
+        granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
+      },
+      ioConfig: {
+        type: "index_parallel",
+        inputSource: { type: "local", baseDir, filter: "*.json" },
+        inputFormat: { type: "json" },
+      },
+      tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
+    },
+  };
+}
+
+/** A 400 `invalidInput` refusal, with the position context when Druid gave one (1-based, end inclusive). */
+function invalid(errorMessage: string, at?: [number, number]): unknown {
+  return {
+    error: "druidException",
+    errorCode: "invalidInput",
+    persona: "USER",
+    category: "INVALID_INPUT",
+    errorMessage: at ? `${errorMessage} (line [1], column [${at[0]}])` : errorMessage,
+    context: at
+      ? { sourceType: "sql", line: "1", column: String(at[0]), endLine: "1", endColumn: String(at[1]) }
+      : { sourceType: "sql" },
+  };
+}
+
+/** Druid's "Query could not be planned" refusal. */
+function unplannable(reason: string, persona: "USER" | "ADMIN" = "USER"): unknown {
+  return {
+    error: "druidException",
+    errorCode: "general",
+    persona,
+    category: "INVALID_INPUT",
+    errorMessage: `Query could not be planned. A possible reason is [${reason}]`,
+    context: {},
+  };
+}
+
+type Answer = [string[], string[], ...unknown[][]];
+
+export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
+  const post = (path: string, body: unknown) => call(target, "POST", path, body);
+  const ds = freshId("broker_sql");
+  const q = (text: string) => text.replaceAll("$ds", `"${ds}"`);
+
+  async function sql(query: string): Promise<{ status: number; body: unknown }> {
+    const ex = await post("/druid/v2/sql", {
+      query: q(query),
+      resultFormat: "array",
+      header: true,
+      sqlTypesHeader: true,
+    });
+    return { status: ex.status, body: json(ex) };
+  }
+
+  /** The answer: column names, SQL types, then the rows. */
+  async function answer(query: string): Promise<unknown> {
+    const r = await sql(query);
+    if (r.status !== 200) throw new Error(`${r.status}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+
+  async function refusal(query: string): Promise<unknown> {
+    const r = await sql(query);
+    return [r.status, r.body];
+  }
+
+  describe(`Broker SQL as tools write it: ${target.name}`, () => {
+    beforeAll(async () => {
+      const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
+      const id = freshId("broker_sql_load");
+      const submit = await post(`${OV}/task`, spec(id, ds, dir));
+      if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
+      await eventually(target, `task ${id} to succeed`, async () => {
+        const ex = await call(target, "GET", `${OV}/task/${id}/status`);
+        const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
+        if (code === "FAILED") throw new Error(`task ${id} failed`);
+        return code === "SUCCESS" ? true : undefined;
+      });
+      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
+      await eventually(target, `${ds} to load`, async () => {
+        const ex = await call(target, "GET", load);
+        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
+      });
+      // The Broker's view of the datasource lags the Coordinator's load status.
+      await eventually(target, `SQL to see ${ds}'s rows`, async () => {
+        const r = await sql("SELECT COUNT(*) FROM $ds");
+        return r.status === 200 && JSON.stringify(r.body) === JSON.stringify([["EXPR$0"], ["BIGINT"], [8]])
+          ? true
+          : undefined;
+      });
+    });
+
+    it("filters time against CURRENT_TIMESTAMP and TIMESTAMP literals shifted by INTERVALs", async () => {
+      const count = (where: string) => `SELECT COUNT(*) FROM $ds WHERE ${where}`;
+      expect(await answer(count("__time >= CURRENT_TIMESTAMP - INTERVAL '1' DAY"))).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [0],
+      ]);
+      expect(await answer(count("__time < CURRENT_TIMESTAMP - INTERVAL '1' DAY"))).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [8],
+      ]);
+      expect(await answer(count("__time >= TIMESTAMP '2026-03-02 12:00:00' - INTERVAL '12' HOUR"))).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [4],
+      ]);
+      expect(
+        await answer(
+          "SELECT TIMESTAMP '2026-03-02 12:00:00' - INTERVAL '1' DAY, TIMESTAMP '2026-03-02 12:00:00' + INTERVAL '90' MINUTE, TIMESTAMP '2026-03-31 00:00:00' + INTERVAL '1' MONTH",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+        ["2026-03-01T12:00:00.000Z", "2026-03-02T13:30:00.000Z", "2026-04-30T00:00:00.000Z"],
+      ]);
+      expect(await refusal("SELECT INTERVAL '1' DAY")).toEqual([
+        400,
+        invalid("Cannot handle literal [86400000:INTERVAL DAY] of unsupported type [INTERVAL_DAY]."),
+      ]);
+    });
+
+    it("reads table-qualified columns as SQLAlchemy writes them, and refuses a qualifier FROM does not name", async () => {
+      expect(await answer(`SELECT $ds."page", $ds.added FROM $ds WHERE $ds."channel" = '#fr'`)).toEqual([
+        ["page", "added"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 7],
+        ["Help", 0],
+      ]);
+      expect(
+        await answer(`SELECT w.page, druid.$ds.added FROM druid.$ds WHERE w.added > 10`).catch((e) =>
+          String(e),
+        ),
+      ).toContain("Table 'w' not found");
+      expect(await answer("SELECT w.page FROM $ds AS w WHERE w.added > 10")).toEqual([
+        ["page"],
+        ["VARCHAR"],
+        ["Main"],
+      ]);
+      const qualifier = `"${ds}"`;
+      expect(await refusal("SELECT $ds.page FROM $ds w")).toEqual([
+        400,
+        invalid(`Table '${ds}' not found`, [8, 7 + qualifier.length]),
+      ]);
+    });
+
+    it("truncates times with DATE_TRUNC, and refuses a unit it does not know", async () => {
+      expect(
+        await answer("SELECT DATE_TRUNC('day', __time) AS d, COUNT(*) FROM $ds GROUP BY 1 ORDER BY 1"),
+      ).toEqual([
+        ["d", "EXPR$1"],
+        ["TIMESTAMP", "BIGINT"],
+        ["2026-03-01T00:00:00.000Z", 4],
+        ["2026-03-02T00:00:00.000Z", 4],
+      ]);
+      expect(
+        await answer(
+          "SELECT DATE_TRUNC('month', TIMESTAMP '2026-03-02 12:00:00'), DATE_TRUNC('hour', TIMESTAMP '2026-03-02 12:34:56'), DATE_TRUNC('week', TIMESTAMP '2026-03-04 12:00:00'), DATE_TRUNC('QUARTER', TIMESTAMP '2026-03-04 12:00:00')",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3"],
+        ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+        [
+          "2026-03-01T00:00:00.000Z",
+          "2026-03-02T12:00:00.000Z",
+          "2026-03-02T00:00:00.000Z",
+          "2026-01-01T00:00:00.000Z",
+        ],
+      ]);
+      expect(await refusal("SELECT DATE_TRUNC('fortnight', __time) FROM $ds")).toEqual([
+        400,
+        invalid("Operator[DATE_TRUNC] cannot truncate to[fortnight]"),
+      ]);
+    });
+
+    it("answers DISTINCT, COUNT(DISTINCT) and APPROX_COUNT_DISTINCT (exact at this cardinality)", async () => {
+      expect(await answer("SELECT DISTINCT page FROM $ds")).toEqual([
+        ["page"],
+        ["VARCHAR"],
+        ["Help"],
+        ["Main"],
+        ["Talk"],
+      ]);
+      expect(await answer("SELECT DISTINCT page, channel FROM $ds ORDER BY page")).toEqual([
+        ["page", "channel"],
+        ["VARCHAR", "VARCHAR"],
+        ["Help", "#de"],
+        ["Help", "#fr"],
+        ["Main", "#en"],
+        ["Main", "#fr"],
+        ["Talk", null],
+        ["Talk", "#en"],
+      ]);
+      expect(
+        await answer(
+          "SELECT COUNT(DISTINCT page), COUNT(DISTINCT channel), APPROX_COUNT_DISTINCT(page), APPROX_COUNT_DISTINCT(channel) FROM $ds",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3"],
+        ["BIGINT", "BIGINT", "BIGINT", "BIGINT"],
+        [3, 3, 3, 3],
+      ]);
+      expect(await answer("SELECT page, COUNT(DISTINCT channel) FROM $ds GROUP BY page")).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", 2],
+        ["Main", 2],
+        ["Talk", 1],
+      ]);
+      const sel = "SELECT DISTINCT page FROM $ds ORDER BY ";
+      expect(await refusal(`${sel}added`)).toEqual([
+        400,
+        invalid("Expression 'added' is not in the select clause", [q(sel).length + 1, q(sel).length + 5]),
+      ]);
+    });
+
+    it("filters groups with HAVING (aggregates and select aliases), and refuses an ungrouped column", async () => {
+      expect(
+        await answer(
+          "SELECT page, SUM(added) AS s FROM $ds GROUP BY page HAVING SUM(added) > 5 ORDER BY s DESC",
+        ),
+      ).toEqual([
+        ["page", "s"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 43],
+        ["Talk", 7],
+      ]);
+      expect(await answer("SELECT page, COUNT(*) AS n FROM $ds GROUP BY page HAVING n > 2")).toEqual([
+        ["page", "n"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 4],
+      ]);
+      expect(
+        await answer(
+          "SELECT page, SUM(added) FROM $ds GROUP BY page HAVING SUM(added) > 5 AND COUNT(DISTINCT channel) > 1",
+        ),
+      ).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 43],
+      ]);
+      expect(await refusal("SELECT page FROM $ds HAVING COUNT(*) > 1")).toEqual([
+        400,
+        invalid("Expression 'page' is not being grouped", [8, 11]),
+      ]);
+    });
+
+    it("evaluates searched and simple CASE with Calcite's result types", async () => {
+      expect(
+        await answer(
+          "SELECT page, CASE WHEN added > 5 THEN 'big' WHEN added > 2 THEN 'mid' ELSE 'small' END AS size FROM $ds WHERE __time < TIMESTAMP '2026-03-02 00:00:00'",
+        ),
+      ).toEqual([
+        ["page", "size"],
+        ["VARCHAR", "VARCHAR"],
+        ["Main", "big"],
+        ["Talk", "mid"],
+        ["Main", "big"],
+        ["Help", "small"],
+      ]);
+      expect(
+        await answer(
+          "SELECT CASE page WHEN 'Main' THEN 1 WHEN 'Talk' THEN 2 END AS c, COUNT(*) FROM $ds GROUP BY 1 ORDER BY 1",
+        ),
+      ).toEqual([
+        ["c", "EXPR$1"],
+        ["INTEGER", "BIGINT"],
+        [null, 2],
+        [1, 4],
+        [2, 2],
+      ]);
+      expect(
+        await answer("SELECT SUM(CASE WHEN channel = '#en' THEN 1 ELSE 0 END), SUM(page) FROM $ds"),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1"],
+        ["BIGINT", "DOUBLE"],
+        [4, null],
+      ]);
+      expect(await answer("SELECT CASE WHEN added > 5 THEN 'x' END FROM $ds LIMIT 2")).toEqual([
+        ["EXPR$0"],
+        ["CHAR"],
+        ["x"],
+        [null],
+      ]);
+      // MIN and MAX take numbers only in Druid 33: a text CASE (or column) is refused.
+      expect(await refusal("SELECT MAX(CASE WHEN added > 5 THEN 'x' END) FROM $ds")).toEqual([
+        400,
+        invalid("Aggregation [MAX] does not support type [STRING], column [v0]"),
+      ]);
+    });
+
+    it("runs subqueries in FROM, IN and as scalars, and refuses a scan ordered by a column through one", async () => {
+      expect(
+        await answer(
+          "SELECT COUNT(*) FROM (SELECT page, SUM(added) AS s FROM $ds GROUP BY page) WHERE s > 5",
+        ),
+      ).toEqual([["EXPR$0"], ["BIGINT"], [2]]);
+      expect(
+        await answer(
+          "SELECT t.page, t.s FROM (SELECT page, SUM(added) AS s FROM $ds GROUP BY page) AS t ORDER BY t.s DESC LIMIT 2",
+        ),
+      ).toEqual([
+        ["page", "s"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 43],
+        ["Talk", 7],
+      ]);
+      expect(
+        await answer(
+          "SELECT page, added FROM $ds WHERE page IN (SELECT page FROM $ds WHERE channel = '#de')",
+        ),
+      ).toEqual([
+        ["page", "added"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", 1],
+        ["Help", 0],
+      ]);
+      expect(await answer("SELECT page FROM $ds WHERE added = (SELECT MAX(added) FROM $ds)")).toEqual([
+        ["page"],
+        ["VARCHAR"],
+        ["Main"],
+      ]);
+      expect(await refusal("SELECT * FROM (SELECT page, added FROM $ds) ORDER BY page")).toEqual([
+        400,
+        unplannable(
+          "SQL query requires ordering a table by non-time column [[page]], which is not supported.",
+        ),
+      ]);
+      const [status, body] = (await refusal("SELECT (SELECT page FROM $ds) FROM $ds")) as [
+        number,
+        Record<string, unknown>,
+      ];
+      expect([status, body.errorCode, body.persona, body.category, body.errorMessage]).toEqual([
+        500,
+        "legacyQueryException",
+        "OPERATOR",
+        "UNCATEGORIZED",
+        "Subquery expression returned more than one row",
+      ]);
+    });
+
+    it("names queries with WITH, one building on another", async () => {
+      expect(
+        await answer(
+          "WITH totals AS (SELECT page, SUM(added) AS s FROM $ds GROUP BY page) SELECT page, s FROM totals WHERE s < 10 ORDER BY s",
+        ),
+      ).toEqual([
+        ["page", "s"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", 1],
+        ["Talk", 7],
+      ]);
+      expect(
+        await answer(
+          "WITH a AS (SELECT page FROM $ds WHERE added > 5), b AS (SELECT page, COUNT(*) AS n FROM a GROUP BY page) SELECT * FROM b",
+        ),
+      ).toEqual([
+        ["page", "n"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 4],
+      ]);
+      const query = "WITH t AS (SELECT page FROM $ds) SELECT added FROM t";
+      const at = q(query).indexOf("added") + 1;
+      expect(await refusal(query)).toEqual([
+        400,
+        invalid("Column 'added' not found in any table", [at, at + 4]),
+      ]);
+    });
+
+    it("joins a datasource to a subquery and to itself (INNER, LEFT), and refuses an ambiguous column", async () => {
+      expect(
+        await answer(
+          "SELECT a.page, a.added, b.n FROM $ds a JOIN (SELECT page, COUNT(*) AS n FROM $ds GROUP BY page) b ON a.page = b.page WHERE a.added > 5",
+        ),
+      ).toEqual([
+        ["page", "added", "n"],
+        ["VARCHAR", "BIGINT", "BIGINT"],
+        ["Main", 10, 4],
+        ["Main", 7, 4],
+        ["Main", 20, 4],
+        ["Main", 6, 4],
+      ]);
+      expect(
+        await answer(
+          "SELECT a.page, b.n FROM $ds a LEFT JOIN (SELECT channel, COUNT(*) AS n FROM $ds WHERE channel = '#de' GROUP BY channel) b ON a.channel = b.channel",
+        ),
+      ).toEqual([
+        ["page", "n"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", null],
+        ["Talk", null],
+        ["Main", null],
+        ["Help", 1],
+        ["Main", null],
+        ["Talk", null],
+        ["Help", null],
+        ["Main", null],
+      ]);
+      expect(
+        await answer(
+          "SELECT a.channel, COUNT(*) FROM $ds a INNER JOIN $ds b ON a.channel = b.channel GROUP BY a.channel",
+        ),
+      ).toEqual([
+        ["channel", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["#de", 1],
+        ["#en", 16],
+        ["#fr", 4],
+      ]);
+      expect(
+        await answer(
+          "SELECT a.page, a.__time, b.x FROM $ds a JOIN (SELECT page, MIN(added) AS x FROM $ds GROUP BY page) b ON a.page = b.page AND a.added = b.x",
+        ),
+      ).toEqual([
+        ["page", "__time", "x"],
+        ["VARCHAR", "TIMESTAMP", "BIGINT"],
+        ["Talk", "2026-03-01T01:00:00.000Z", 3],
+        ["Help", "2026-03-02T12:00:00.000Z", 0],
+        ["Main", "2026-03-02T23:59:00.000Z", 6],
+      ]);
+      expect(
+        await refusal(
+          `SELECT page FROM $ds JOIN (SELECT page FROM $ds GROUP BY page) b ON $ds.page = b.page`,
+        ),
+      ).toEqual([400, invalid("Column 'page' is ambiguous", [8, 11])]);
+      const noCondition = "SELECT COUNT(*) FROM $ds a JOIN (SELECT page FROM $ds GROUP BY page) b";
+      const at = q(noCondition).indexOf(" JOIN ") + 2;
+      expect(await refusal(noCondition)).toEqual([
+        400,
+        invalid(
+          "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)",
+          [at, at + 3],
+        ),
+      ]);
+    });
+
+    it("replaces nulls with COALESCE, NVL and IFNULL, and makes them with NULLIF", async () => {
+      expect(
+        await answer(
+          "SELECT COALESCE(channel, 'none'), COALESCE(deleted, -1), COALESCE(deleted, added) FROM $ds",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["VARCHAR", "BIGINT", "BIGINT"],
+        ["#en", 1, 1],
+        ["#en", 0, 0],
+        ["#fr", -1, 7],
+        ["#de", 2, 2],
+        ["#en", 5, 5],
+        ["none", 1, 1],
+        ["#fr", 0, 0],
+        ["#en", 3, 3],
+      ]);
+      expect(
+        await answer("SELECT NULLIF(page, 'Main'), NVL(channel, '?'), IFNULL(deleted, 9) FROM $ds LIMIT 3"),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["VARCHAR", "VARCHAR", "BIGINT"],
+        [null, "#en", 1],
+        ["Talk", "#en", 0],
+        [null, "#fr", 9],
+      ]);
+    });
+
+    it("takes SUBSTRING by position and length, null past the end, and fails a start below one", async () => {
+      expect(
+        await answer(
+          "SELECT SUBSTRING(page, 2), SUBSTRING(page, 1, 2), SUBSTRING(page FROM 2 FOR 2), SUBSTR(page, 3) FROM $ds LIMIT 2",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3"],
+        ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+        ["ain", "Ma", "ai", "in"],
+        ["alk", "Ta", "al", "lk"],
+      ]);
+      expect(await answer("SELECT SUBSTRING('abc', 5)")).toEqual([["EXPR$0"], ["CHAR"], [null]]);
+      expect(await refusal("SELECT SUBSTRING('abc', 0, 2)")).toEqual([
+        500,
+        {
+          error: "druidException",
+          errorCode: "general",
+          persona: "DEVELOPER",
+          category: "DEFENSIVE",
+          errorMessage: "Function[substring] encountered unknown exception.",
+          context: {},
+        },
+      ]);
+    });
+
+    it("shifts times with TIME_SHIFT and counts units between them with TIMESTAMPDIFF", async () => {
+      expect(
+        await answer(
+          "SELECT TIME_SHIFT(__time, 'P1D', 1), TIME_SHIFT(__time, 'PT1H', -2), TIME_SHIFT(__time, 'P1M', 1, 'America/Los_Angeles') FROM $ds LIMIT 2",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+        ["2026-03-02T00:00:00.000Z", "2026-02-28T22:00:00.000Z", "2026-03-28T23:00:00.000Z"],
+        ["2026-03-02T01:00:00.000Z", "2026-02-28T23:00:00.000Z", "2026-03-29T00:00:00.000Z"],
+      ]);
+      expect(
+        await answer(
+          "SELECT TIMESTAMPDIFF(DAY, TIMESTAMP '2026-03-01 00:00:00', TIMESTAMP '2026-03-03 12:00:00'), TIMESTAMPDIFF(HOUR, TIMESTAMP '2026-03-01 00:00:00', TIMESTAMP '2026-03-03 12:00:00'), TIMESTAMPDIFF(MONTH, TIMESTAMP '2026-01-31 00:00:00', TIMESTAMP '2026-03-01 00:00:00'), TIMESTAMPDIFF(MINUTE, TIMESTAMP '2026-03-03 00:00:00', TIMESTAMP '2026-03-01 00:00:00'), TIMESTAMPDIFF(YEAR, TIMESTAMP '2024-03-01 00:00:00', TIMESTAMP '2026-02-28 00:00:00'), TIMESTAMPDIFF(DAY, CURRENT_TIMESTAMP - INTERVAL '1' DAY, CURRENT_TIMESTAMP)",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3", "EXPR$4", "EXPR$5"],
+        ["INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER"],
+        [2, 60, 1, -2880, 1, 1],
+      ]);
+      expect(
+        await answer("SELECT page, TIMESTAMPDIFF(HOUR, MIN(__time), MAX(__time)) FROM $ds GROUP BY page"),
+      ).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "INTEGER"],
+        ["Help", 30],
+        ["Main", 47],
+        ["Talk", 26],
+      ]);
+    });
+
+    it("picks LATEST and EARLIEST by __time (nulls included), and refuses LATEST where there is no __time", async () => {
+      expect(
+        await answer("SELECT LATEST(added), EARLIEST(added), LATEST(page), LATEST(page, 10) FROM $ds"),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3"],
+        ["BIGINT", "BIGINT", "VARCHAR", "VARCHAR"],
+        [6, 10, "Main", "Main"],
+      ]);
+      expect(
+        await answer("SELECT page, LATEST(added), LATEST_BY(added, __time) FROM $ds GROUP BY page"),
+      ).toEqual([
+        ["page", "EXPR$1", "EXPR$2"],
+        ["VARCHAR", "BIGINT", "BIGINT"],
+        ["Help", 0, 0],
+        ["Main", 6, 6],
+        ["Talk", 4, 4],
+      ]);
+      expect(
+        await answer("SELECT EARLIEST(page), LATEST(channel), LATEST(deleted) FROM $ds WHERE page = 'Talk'"),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["VARCHAR", "VARCHAR", "BIGINT"],
+        ["Talk", null, 1],
+      ]);
+      expect(
+        await refusal("SELECT LATEST(s) FROM (SELECT page, SUM(added) AS s FROM $ds GROUP BY page)"),
+      ).toEqual([
+        400,
+        unplannable(
+          "LATEST and EARLIEST aggregators implicitly depend on the __time column, but the table queried doesn't contain a __time column.  Please use LATEST_BY or EARLIEST_BY and specify the column explicitly.",
+          "ADMIN",
+        ),
+      ]);
+    });
+
+    it("skips rows with OFFSET, after LIMIT or FETCH, on scans and on groups", async () => {
+      expect(await answer("SELECT __time, page FROM $ds ORDER BY __time LIMIT 3 OFFSET 2")).toEqual([
+        ["__time", "page"],
+        ["TIMESTAMP", "VARCHAR"],
+        ["2026-03-01T02:00:00.000Z", "Main"],
+        ["2026-03-01T05:30:00.000Z", "Help"],
+        ["2026-03-02T00:00:00.000Z", "Main"],
+      ]);
+      expect(
+        await answer("SELECT page, COUNT(*) FROM $ds GROUP BY page ORDER BY page LIMIT 2 OFFSET 1"),
+      ).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 4],
+        ["Talk", 2],
+      ]);
+      expect(await answer("SELECT page FROM $ds OFFSET 6")).toEqual([
+        ["page"],
+        ["VARCHAR"],
+        ["Help"],
+        ["Main"],
+      ]);
+      expect(
+        await answer("SELECT page FROM $ds ORDER BY __time OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY"),
+      ).toEqual([["page"], ["VARCHAR"], ["Talk"], ["Main"]]);
+      expect(await answer("SELECT COUNT(*) FROM $ds OFFSET 1")).toEqual([["EXPR$0"], ["BIGINT"]]);
+    });
+
+    it("answers EXPLAIN PLAN FOR with Druid's PLAN, RESOURCES and ATTRIBUTES row", async () => {
+      const explained = async (query: string) => {
+        const [names, types, row] = (await answer(`EXPLAIN PLAN FOR ${query}`)) as Answer;
+        const [plan, resources, attributes] = row as [string, string, string];
+        const native = JSON.parse(plan) as Array<{
+          query: { queryType: string; dataSource: { type: string; name?: string } };
+          columnMappings: Array<{ outputColumn: string }>;
+        }>;
+        return {
+          names,
+          types,
+          plans: native.length,
+          queryType: native[0]?.query.queryType,
+          dataSource: native[0]?.query.dataSource.type,
+          outputs: native[0]?.columnMappings.map((m) => m.outputColumn),
+          resources: JSON.parse(resources),
+          attributes: JSON.parse(attributes),
+        };
+      };
+      const shape = {
+        names: ["PLAN", "RESOURCES", "ATTRIBUTES"],
+        types: ["VARCHAR", "VARCHAR", "VARCHAR"],
+        plans: 1,
+      };
+      expect(await explained("SELECT COUNT(*) FROM $ds")).toEqual({
+        ...shape,
+        queryType: "timeseries",
+        dataSource: "table",
+        outputs: ["EXPR$0"],
+        resources: [{ name: ds, type: "DATASOURCE" }],
+        attributes: { statementType: "SELECT" },
+      });
+      expect(await explained("SELECT page, COUNT(*) FROM $ds GROUP BY page")).toMatchObject({
+        queryType: "groupBy",
+        outputs: ["page", "EXPR$1"],
+        resources: [{ name: ds, type: "DATASOURCE" }],
+      });
+      expect(await explained("SELECT page FROM $ds WHERE added > 5 ORDER BY __time")).toMatchObject({
+        queryType: "scan",
+        outputs: ["page"],
+      });
+      expect(await explained("SELECT 1")).toMatchObject({
+        queryType: "scan",
+        dataSource: "inline",
+        outputs: ["EXPR$0"],
+        resources: [],
+      });
+      expect(await refusal("EXPLAIN PLAN FOR SELECT nope FROM $ds")).toEqual([
+        400,
+        invalid("Column 'nope' not found in any table", [25, 28]),
+      ]);
+    });
+  });
+}
