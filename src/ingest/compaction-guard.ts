@@ -11,8 +11,11 @@ import { skipIntervalFor, skips, withoutSkipInterval, withSkipInterval } from ".
  * keeps every other field and entry, is read back, and is done again when another writer's change replaced it.
  *
  * What segops added is recorded with the partition (its progress' `compactionSkip`), so any host that resumes
- * the partition removes it, and segops never removes an entry it did not add (an operator's). Partitions of
- * this process sharing one skip interval (days of a month compacted monthly) remove it when the last is over.
+ * the partition removes it, and segops never removes an entry it did not add (an operator's). Partitions sharing
+ * one skip interval (days of a month compacted monthly) remove it when the last is over: this process's by its
+ * own count, other hosts' and jobs' by the ledger (`heldElsewhere`). What a removal left behind (Druid down when
+ * the partition ended, a job canceled while nothing ran it) the ledger still records, and `clear` takes it out
+ * later (compaction-leftovers.ts).
  * On a Druid before 39 nothing is written; a datasource with auto-compaction gets one warning that compaction
  * may race the backfill.
  */
@@ -39,6 +42,11 @@ export class CompactionGuard {
       client: CompactionConfigClient;
       /** Said once per datasource on a Druid without skipIntervals. */
       warn: (message: string) => void;
+      /**
+       * Whether a partition outside this process that is not over (another host's, another job's) still records
+       * the interval: then it stays. A failed read keeps it too (it is cleared later). @default none
+       */
+      heldElsewhere?: (datasource: string, interval: string, holder: string) => Promise<boolean>;
     },
   ) {}
 
@@ -63,7 +71,11 @@ export class CompactionGuard {
       const text = formatInterval(interval);
       const key = `${datasource}|${text}`;
       const holders = this.#holders.get(key);
-      const ours = owned === text || (holders !== undefined && holders.size > 0);
+      let ours = owned === text || (holders !== undefined && holders.size > 0);
+      // Already there: an operator's, unless a partition elsewhere recorded it (another host wrote it first); then
+      // it is segops' and this partition holds it too, so the other's end does not take it from under this one.
+      if (skips(config, interval) && !ours)
+        ours = (await this.o.heldElsewhere?.(datasource, text, holder)) === true;
       if (skips(config, interval) && !ours) return null;
       await this.#change(datasource, call, config, (c) => withSkipInterval(c, interval), true, interval);
       this.#holders.set(key, (holders ?? new Set()).add(holder));
@@ -79,6 +91,21 @@ export class CompactionGuard {
       holders?.delete(holder);
       if (holders && holders.size > 0) return;
       this.#holders.delete(key);
+      if (await this.o.heldElsewhere?.(datasource, recorded, holder)) return;
+      const interval = parseInterval(recorded);
+      const config = await this.#config(datasource, call);
+      if (!config) return;
+      await this.#change(datasource, call, config, (c) => withoutSkipInterval(c, interval), false, interval);
+    });
+  }
+
+  /**
+   * Takes out a leftover (compaction-leftovers.ts): an entry segops recorded that no unfinished partition holds any
+   * more. Not while a partition of this process holds it.
+   */
+  clear(datasource: string, recorded: string, call: CallOptions = {}): Promise<void> {
+    return this.#serial(datasource, async () => {
+      if ((this.#holders.get(`${datasource}|${recorded}`)?.size ?? 0) > 0) return;
       const interval = parseInterval(recorded);
       const config = await this.#config(datasource, call);
       if (!config) return;

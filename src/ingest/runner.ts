@@ -11,6 +11,7 @@ import { DEFAULT_SIZE_BAND } from "../work/audit.js";
 import { isPoisoned } from "../work/failure.js";
 import { type DruidServices, handlerConcurrency } from "../work/services.js";
 import { type CompactionConfigClient, CompactionGuard } from "./compaction-guard.js";
+import { heldInLedger, sweepLeftoverSkips } from "./compaction-leftovers.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 import { type Attempt, AttemptFailed, type Step, type StepIO } from "./steps/attempt.js";
 import { auditPartition } from "./steps/audit.js";
@@ -119,8 +120,39 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       options.admission?.untrack(taskId);
       guard?.forget(taskId);
     },
-    onCycle: () => options.admission?.refresh(),
+    onCycle: async () => {
+      await options.admission?.refresh();
+      if (guard && options.ledger) await sweep(guard, options.ledger, options.clock);
+    },
   };
+}
+
+/** How often a process looks for compaction skip leftovers after its first, whole-ledger look. */
+export const LEFTOVER_SWEEP_MS = 10 * 60_000;
+/** Jobs (newest first) the later looks read: leftovers of older ones were taken by the first. */
+const LEFTOVER_SWEEP_JOBS = 100;
+
+const sweeps = new WeakMap<CompactionGuard, { next: number; first: boolean }>();
+
+/**
+ * Takes out the skip intervals the ledger says no unfinished partition holds any more (compaction-leftovers.ts):
+ * once the whole ledger when the process starts running ingestion, then the newest jobs every
+ * {@link LEFTOVER_SWEEP_MS}. What fails to go (Druid down) stays recorded for the next look.
+ */
+async function sweep(
+  guard: CompactionGuard,
+  ledger: NonNullable<IngestRunnerOptions["ledger"]>,
+  clock: IngestRunnerOptions["clock"],
+): Promise<void> {
+  const state = sweeps.get(guard) ?? { next: 0, first: true };
+  const now = clock.now();
+  if (now < state.next) return;
+  sweeps.set(guard, { next: now + LEFTOVER_SWEEP_MS, first: false });
+  await sweepLeftoverSkips(
+    ledger,
+    (datasource, interval) => guard.clear(datasource, interval),
+    state.first ? {} : { maxJobs: LEFTOVER_SWEEP_JOBS },
+  );
 }
 
 /** A guard over the runner's client, when the client can change the compaction config (a test double may not). */
@@ -131,9 +163,16 @@ function defaultGuard(options: IngestRunnerOptions): CompactionGuard | undefined
     typeof client.setDatasourceCompactionConfig !== "function"
   )
     return undefined;
+  const ledger = options.ledger;
   return new CompactionGuard({
     client: options.client,
     warn: (message) => process.emitWarning(message, { code: "SEGOPS_COMPACTION_RACE" }),
+    ...(ledger
+      ? {
+          heldElsewhere: (datasource: string, interval: string, holder: string) =>
+            heldInLedger(ledger, datasource, interval, holder),
+        }
+      : {}),
   });
 }
 

@@ -134,6 +134,8 @@ export type MachineryOptions = Pick<
   onStatusLookup?: (durationMs: number, ids: number) => void;
   /** Each job's own settings, where one process runs many (the service's worker). */
   jobSettings?: (jobId: string) => JobSettings | undefined;
+  /** The ledger, for what partitions of other hosts and jobs hold (services' `ledger`). */
+  store?: Store;
 };
 
 /**
@@ -189,6 +191,7 @@ export function createMachinery(options: MachineryOptions): Machinery {
     ...(options.sizeBand ? { sizeBand: options.sizeBand } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
     ...(options.jobSettings ? { jobSettings: options.jobSettings } : {}),
+    ...(options.store ? { ledger: options.store } : {}),
   };
   return {
     services,

@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
 import type { DruidClient } from "../druid/client.js";
+import type { Store } from "../ledger/store.js";
 import type { TaskRow } from "../ledger/types.js";
 import type { AdmissionTracker } from "./admission-tracker.js";
 import type { SizeBand } from "./audit.js";
@@ -42,6 +43,11 @@ export interface DruidServices {
   retryBaseMs?: number;
   /** Told about each step a partition finishes (progress display, logs). */
   onStep?: (task: TaskRow, step: string, detail: string) => void;
+  /**
+   * The ledger the process runs from, read for what other partitions (other hosts, other jobs) hold: the compaction
+   * skip intervals they share (ingest/compaction-leftovers.ts). @default none (this process's partitions only)
+   */
+  ledger?: Pick<Store, "listJobs" | "listTasks">;
 }
 
 /** What a job may set for itself (stored in its options by `planRequest`). */
