@@ -71,6 +71,7 @@ const NAMED: readonly (readonly [string, string, string, string?])[] = [
   ["WaitResult", "waitForJob", "200"],
   ["CancelRequest", "cancelJob", "body"],
   ["CancelResult", "cancelJob", "200"],
+  ["RetryRequest", "retryJob", "body"],
   ["RetryResult", "retryJob", "200"],
   ["AuditResult", "auditDatasource", "200"],
   ["Health", "health", "200"],

@@ -132,7 +132,16 @@ export interface RetryResult {
 }
 
 /** Sends a job's failed and dead-lettered partitions (or one partition) back to run; reopens the job. */
-export async function retryWork(store: Store, id: string, actor: string): Promise<RetryResult> {
+export async function retryWork(
+  store: Store,
+  id: string,
+  actor: string,
+  /**
+   * Of a job: only these of its partitions (task ids), each failed or dead-lettered; all are checked before any
+   * is sent back. Absent: every failed and dead-lettered partition of the job.
+   */
+  only?: readonly string[],
+): Promise<RetryResult> {
   const job = await store.getJob(id);
   if (!job) {
     const task = await store.getTask(id);
@@ -142,14 +151,35 @@ export async function retryWork(store: Store, id: string, actor: string): Promis
     await settleJob(store, task.jobId, actor);
     return { jobId: task.jobId, sent: [id] };
   }
-  const ids = (await store.listTasks(id))
-    .filter((t) => t.state === "failed" || t.state === "dead")
-    .map((t) => t.id);
+  const tasks = await store.listTasks(id);
+  const ids = only
+    ? chosenPartitions(id, tasks, only)
+    : tasks.filter((t) => t.state === "failed" || t.state === "dead").map((t) => t.id);
   const sent: string[] = [];
   for (const taskId of ids) if (await store.retryTask(taskId, actor)) sent.push(taskId);
   if (job.state !== "open" && sent.length > 0)
     await store.setJobState(job.id, "open", "partitions retried", actor);
   return { jobId: job.id, sent };
+}
+
+/** The partitions a retry names, each a failed or dead-lettered one of the job, or the first reason one is not. */
+function chosenPartitions(jobId: string, tasks: readonly TaskRow[], only: readonly string[]): string[] {
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const unknown = only.filter((p) => !byId.has(p));
+  if (unknown.length > 0)
+    throw new NotFoundError(`not partitions of job ${jobId}: ${unknown.join(", ")}`, {
+      id: jobId,
+      partitions: unknown,
+    });
+  const notFailed = only
+    .map((p) => byId.get(p) as TaskRow)
+    .filter((t) => t.state !== "failed" && t.state !== "dead");
+  if (notFailed.length > 0)
+    throw new StateConflictError(
+      `not failed or dead-lettered, nothing sent back: ${notFailed.map((t) => `${t.id} is ${t.state}`).join("; ")}`,
+      { id: jobId, partitions: notFailed.map((t) => t.id) },
+    );
+  return [...new Set(only)];
 }
 
 /** A dead-lettered partition, or the reason it is not one. */

@@ -130,6 +130,14 @@ export const CancelResult = z.object({
   shutdown: z.array(z.string()),
 });
 
+export const RetryBody = z.strictObject({
+  /**
+   * Only these partitions (their `task` ids), each failed or dead-lettered; none is sent back unless all are.
+   * Absent: every failed and dead-lettered partition of the job.
+   */
+  partitions: z.array(z.string()).min(1).max(JOB_VIEW_PARTITIONS).optional(),
+});
+
 export const RetryResult = z.object({
   jobId: z.string(),
   sent: z.array(z.string()),

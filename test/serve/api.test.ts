@@ -446,6 +446,40 @@ describe("segops serve: acting on work", () => {
     expectProblem(await t.call(jobPath("nope", "/retry"), { method: "POST" }), 404, "not-found");
   });
 
+  it("a job's retry may name the partitions to send back: only those, and none when one cannot be", async () => {
+    const t = await startTestService({ service: { poisonAfter: 1 } });
+    const dataDir = writeDailyDataset({ from: "2026-01-01", days: 2, rowsPerDay: 5 });
+    writeCorruptDay(dataDir, "2026-01-03");
+    writeCorruptDay(dataDir, "2026-01-04");
+    const id = (await t.call("/api/v1/backfills", { json: backfillBody(dataDir, { to: "2026-01-05" }) })).json
+      .id as string;
+    expect((await waitEnded(t, id)).job.counts).toMatchObject({ done: 2, dead: 2 });
+    const tasks = await t.store.listTasks(id);
+    const [deadA, deadB] = tasks.filter((p) => p.state === "dead").map((p) => p.id) as [string, string];
+    const rowB = tasks.find((p) => p.id === deadB)!;
+    const done = tasks.find((p) => p.state === "done")!.id;
+    const retry = (partitions: unknown) => t.call(jobPath(id, "/retry"), { json: { partitions } });
+
+    // A done partition among them: 409 naming it, and the dead one beside it is not sent back either.
+    const refused = await retry([deadA, done]);
+    expectProblem(refused, 409, "conflict");
+    expect(refused.json.detail).toContain(`${done} is done`);
+    expectProblem(await retry([deadA, `${id}/20260109-20260110`]), 404, "not-found");
+    expectProblem(await retry([]), 400, "invalid-request");
+    expect((await t.store.listTasks(id)).filter((p) => p.state === "dead").map((p) => p.id)).toEqual([
+      deadA,
+      deadB,
+    ]);
+
+    // deadA is fixed; only it is sent back, and deadB's row is not written at all.
+    writeDailyDataset({ from: "2026-01-03", days: 1, rowsPerDay: 5, dir: dataDir });
+    const sent = await retry([deadA]);
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.json).toEqual({ jobId: id, sent: [deadA] });
+    expect((await waitEnded(t, id)).job.counts).toMatchObject({ done: 3, dead: 1 });
+    expect((await t.store.listTasks(id)).find((p) => p.id === deadB)).toEqual(rowB);
+  });
+
   it("the version audit of a datasource: ok after a backfill, not ok when there is nothing, 400 without a datasource", async () => {
     const t = await startTestService();
     const dataDir = writeDailyDataset({ from: "2026-01-01", days: 3, rowsPerDay: 5 });

@@ -169,16 +169,18 @@ function jobActionRoutes(deps: ApiDeps): Route[] {
         method: "post",
         path: "/api/v1/jobs/{id}/retry",
         operationId: "retryJob",
-        summary: "Send a job's failed and dead-lettered partitions back to run",
+        summary: "Send a job's failed and dead-lettered partitions (or the ones named) back to run",
         tags: ["actions"],
         auth: true,
         params: S.JobId,
+        body: S.RetryBody,
+        bodyOptional: true,
         responses: { 200: { description: "The partitions sent back", schema: S.RetryResult } },
-        problems: [400, 401, 404, 503],
+        problems: [400, 401, 404, 409, 413, 415, 503],
       },
-      async ({ c, params }) => {
+      async ({ c, params, body }) => {
         const job = await mustGetJob(store, params.id);
-        const result = await retryWork(store, job.id, "api");
+        const result = await retryWork(store, job.id, "api", body.partitions);
         await deps.worker?.refresh();
         deps.feed.poke();
         return jsonResponse(c, 200, result);

@@ -236,7 +236,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a job's failed and dead-lettered partitions back to run */
+    /** Send a job's failed and dead-lettered partitions (or the ones named) back to run */
     post: operations["retryJob"];
     delete?: never;
     options?: never;
@@ -2187,7 +2187,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        "application/json": {
+          partitions?: string[];
+        };
+      };
+    };
     responses: {
       /** @description The partitions sent back */
       200: {
@@ -2221,6 +2227,33 @@ export interface operations {
       };
       /** @description No such resource */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request conflicts with the ledger's state; The Idempotency-Key was used with another request; Partitions whose input changed are running on the old input */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The request body must be JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };

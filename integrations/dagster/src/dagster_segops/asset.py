@@ -86,6 +86,8 @@ MAX_SOURCE_VERSION = 200
 UPSTREAM_PREFIX = "dagster-upstream:"
 #: How often a step that found its job running asks segops again once it ended (see `_await`).
 MAX_CONFIRMATIONS = 3
+#: The most partitions one retry request may name (the service's limit).
+RETRY_CHUNK = 1000
 
 
 class SegopsAssetConfig(Config):
@@ -94,11 +96,11 @@ class SegopsAssetConfig(Config):
     retry_failed: bool = Field(
         default=True,
         description=(
-            "When the job these inputs name has failed (e.g. the input was missing and is there now), send "
-            "its failed and dead-lettered partitions back to run: materialising a failed partition again is "
-            "asking for it to run again (as the Airflow provider does by default). Partitions that ended "
-            "rolled-back or refused-empty are not sent back on the same input, which could only repeat "
-            "them. false: fail at once with the job's reasons"
+            "When the job these inputs name has failed (e.g. a Druid task ran out of resources), send "
+            "its failed partitions back to run: materialising a failed partition again is asking for it to "
+            "run again (as the Airflow provider does by default). Partitions the same input can only end the "
+            "same way (dead-lettered by segops' poison rule, rolled-back, refused-empty) stay as they ended; "
+            "a changed input is planned anew by segops by itself. false: fail at once with the job's reasons"
         ),
     )
     new: bool = Field(
@@ -614,17 +616,7 @@ def _await(
     confirm = not job.created and not job.ended and not config.new
     try:
         if job.ended and job.state == "failed" and config.retry_failed:
-            failed = [p for p in job.partitions if p.get("state") != "done"]
-            final = sorted({str(p["outcome"]) for p in failed if p.get("outcome") in FINAL_ON_SAME_INPUT})
-            if failed and all(p.get("outcome") in FINAL_ON_SAME_INPUT for p in failed):
-                context.log.warning(
-                    f"segops job {job.id} is not sent back to run: its partitions ended {', '.join(final)}, "
-                    "which the same input (same source version) can only repeat; give the changed input a "
-                    "new source_version (or allow_empty to empty a window on purpose)"
-                )
-            else:
-                sent = client.retry_job(job.id)["sent"]
-                context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run")
+            _send_back(context, client, job)
         deadline = None if wait_timeout_s is None else time.monotonic() + wait_timeout_s
         for rounds in range(MAX_CONFIRMATIONS + 1):
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -656,6 +648,39 @@ def _await(
             allow_retries=True,
         )
     return JobView(job_now.raw, created=job.created)
+
+
+def _final(partition: Mapping[str, Any]) -> bool:
+    """A partition that did not end done in a way the same input can only repeat: dead-lettered by segops'
+    poison rule (its attempts were the retries), or an outcome such as rolled-back or refused-empty."""
+    return partition.get("state") == "dead" or partition.get("outcome") in FINAL_ON_SAME_INPUT
+
+
+def _send_back(context: AssetExecutionContext, client: SegopsClient, job: JobView) -> None:
+    """Sends a failed job's partitions back to run, except those the same input can only repeat."""
+    partitions = job.partitions
+    if job.raw.get("partitionsNext"):
+        partitions = [dict(p) for p in client.get_whole_job(job.id)["partitions"]]
+    failed = [p for p in partitions if p.get("state") != "done"]
+    final = [p for p in failed if _final(p)]
+    why = ", ".join(sorted({str(p.get("outcome") or p.get("state")) for p in final}))
+    if failed and len(final) == len(failed):
+        context.log.warning(
+            f"segops job {job.id} is not sent back to run: its partitions ended {why}, which the same input "
+            "(same source version) can only repeat; give the changed input a new source_version (or "
+            f"allow_empty to empty a window on purpose), or `segops retry {job.id}` to force new attempts"
+        )
+        return
+    again = [str(p["task"]) for p in failed if not _final(p)]
+    sent: list[str] = []
+    # segops takes at most RETRY_CHUNK named partitions a request; none is named when all are sent back.
+    for start in range(0, len(again), RETRY_CHUNK) if final else [None]:
+        body: models.RetryRequest | None = (
+            {"partitions": again[start : start + RETRY_CHUNK]} if start is not None else None
+        )
+        sent.extend(client.retry_job(job.id, body=body)["sent"])
+    kept = f"; {len(final)} left as they ended ({why})" if final else ""
+    context.log.info(f"segops job {job.id} had failed: {len(sent)} partition(s) sent back to run{kept}")
 
 
 def _find(job: JobView, task: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ port and `schema` = `http`/`https`), password = the API token (sent as `Authoriz
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, cast
@@ -48,6 +48,8 @@ Kind = Literal["run", "backfill"]
 
 MAX_POLL_TIMEOUT = MAX_WAIT
 USER_AGENT = "airflow-provider-segops"
+#: The most partitions one retry request may name (the service's limit).
+RETRY_CHUNK = 1000
 
 
 @dataclass(frozen=True)
@@ -212,9 +214,17 @@ class SegopsHook(BaseHook):
     def cancel(self, job_id: str, *, shutdown: bool = False, reason: str | None = None) -> JsonDict:
         return _json(self._client.cancel_job(job_id, body=_cancel_body(shutdown, reason)))
 
-    def retry(self, job_id: str) -> JsonDict:
-        """Sends the job's failed, canceled and dead-lettered partitions back to run."""
-        return _json(self._client.retry_job(job_id))
+    def retry(self, job_id: str, partitions: Sequence[str] | None = None) -> JsonDict:
+        """Sends the job's failed, canceled and dead-lettered partitions back to run, or only `partitions`
+        (partition ids, each failed or dead-lettered; segops sends none of a request back unless it can send
+        all, and takes at most 1,000 a request)."""
+        if partitions is None:
+            return _json(self._client.retry_job(job_id))
+        sent: list[str] = []
+        for start in range(0, len(partitions), RETRY_CHUNK):
+            chunk = list(partitions[start : start + RETRY_CHUNK])
+            sent.extend(self._client.retry_job(job_id, body={"partitions": chunk})["sent"])
+        return {"jobId": job_id, "sent": sent}
 
     def test_connection(self) -> tuple[bool, str]:
         """Airflow's "Test" button: the service is ready (ledger and Druid answer) and the token works."""

@@ -433,10 +433,13 @@ class _SegopsJobOperator(BaseOperator):
         return began + self.execution_timeout.total_seconds()
 
     def _retry(self, job: JsonDict) -> JsonDict:
-        """Sends an ended job's failed partitions back to run, unless each would only end the same way on
-        the same input: dead-lettered by segops' poison rule (its attempts were the retries), rolled back
-        or refused as empty. A changed input needs no sending back: segops plans it anew by itself."""
+        """Sends an ended job's failed partitions back to run, except those that would only end the same way
+        on the same input: dead-lettered by segops' poison rule (its attempts were the retries), rolled back
+        or refused as empty — a job canceled by hand is sent back whole. A changed input needs no sending
+        back: segops plans it anew by itself."""
         job_id = str(job["id"])
+        if job.get("partitionsNext"):
+            job = self.hook.get_job(job_id)  # every partition, for a job of more than a page
         failed = [p for p in job.get("partitions") or [] if p.get("state") != "done"]
         final = [p for p in failed if _deterministic(p)]
         if failed and len(final) == len(failed) and not job.get("canceled"):
@@ -451,7 +454,17 @@ class _SegopsJobOperator(BaseOperator):
                 job_id,
             )
             return job
-        sent = self.hook.retry(job_id).get("sent") or []
+        only: list[str] | None = None
+        if final and not job.get("canceled"):
+            only = [str(p["task"]) for p in failed if not _deterministic(p)]
+            self.log.info(
+                "segops job %s: %d partition(s) left as they ended (%s), which the same input can only repeat: %s",
+                job_id,
+                len(final),
+                ", ".join(sorted({str(p.get("outcome") or p.get("state")) for p in final})),
+                ", ".join(str(p.get("interval")) for p in final[:10]) + (" …" if len(final) > 10 else ""),
+            )
+        sent = self.hook.retry(job_id, only).get("sent") or []
         self.log.info(
             "segops job %s had ended %s%s: sent %d partition(s) back to run (new Druid attempts)",
             job_id,
