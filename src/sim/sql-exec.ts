@@ -58,6 +58,8 @@ export interface RunOptions {
 
 interface Relation {
   fields: Field[];
+  /** `JOIN … USING (c)`: the unqualified `c` is the left side's column. */
+  using?: Map<string, number>;
   rows: Value[][];
   /** A datasource scan (directly, or a plain subquery Calcite merges into it): orderable by `__time` only. */
   scan: boolean;
@@ -166,7 +168,7 @@ class Executor {
     const l = this.relation(from.l, ctes);
     const r = this.relation(from.r, ctes);
     const fields = [...l.fields, ...r.fields];
-    const using = new Map<string, number>();
+    const using = new Map<string, number>(l.using ?? []);
     let test: (row: Value[]) => boolean = () => true;
     if (from.using) {
       const pairs = from.using.map((name) => {
@@ -204,6 +206,7 @@ class Executor {
       });
     return {
       fields,
+      using,
       rows,
       scan: false,
       system: false,
@@ -230,7 +233,7 @@ class Executor {
           dataSources: [],
           nativeSource: { type: "inline" },
         };
-    const using = new Map<string, number>();
+    const using = from.using ?? new Map<string, number>();
     const ctx = this.ctx(from.fields, using, ctes, from.system);
     const where = q.where ? compile(q.where, ctx) : null;
     const filtered = where

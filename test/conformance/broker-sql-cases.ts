@@ -204,6 +204,33 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
           "2026-01-01T00:00:00.000Z",
         ],
       ]);
+      const t = "TIMESTAMP '2026-03-02 12:34:56.789'";
+      expect(
+        await answer(
+          `SELECT DATE_TRUNC('decade', ${t}), DATE_TRUNC('century', ${t}), DATE_TRUNC('milliseconds', ${t}), DATE_TRUNC('second', ${t}), DATE_TRUNC('minute', ${t})`,
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3", "EXPR$4"],
+        ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+        // Periods of years count from 1970, as Druid's PeriodGranularity does: a century starts there.
+        [
+          "2020-01-01T00:00:00.000Z",
+          "1970-01-01T00:00:00.000Z",
+          "2026-03-02T12:34:56.789Z",
+          "2026-03-02T12:34:56.000Z",
+          "2026-03-02T12:34:00.000Z",
+        ],
+      ]);
+      // In sqlTimeZone: days start at local midnight, TIME_SHIFT and month intervals keep the local time.
+      const zoned = await post("/druid/v2/sql", {
+        query:
+          "SELECT DATE_TRUNC('day', TIMESTAMP '2026-03-02 01:00:00'), TIME_SHIFT(TIMESTAMP '2026-03-02 01:00:00', 'P1D', 1), TIMESTAMP '2026-03-02 01:00:00' + INTERVAL '1' MONTH",
+        resultFormat: "array",
+        context: { sqlTimeZone: "America/Los_Angeles" },
+      });
+      expect(json(zoned)).toEqual([
+        ["2026-03-02T00:00:00.000-08:00", "2026-03-03T01:00:00.000-08:00", "2026-04-02T01:00:00.000-07:00"],
+      ]);
       expect(await refusal("SELECT DATE_TRUNC('fortnight', __time) FROM $ds")).toEqual([
         400,
         invalid("Operator[DATE_TRUNC] cannot truncate to[fortnight]"),
@@ -456,6 +483,28 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         ["Main", "2026-03-02T23:59:00.000Z", 6],
       ]);
       expect(
+        await answer(
+          "SELECT a.page, COUNT(*) FROM $ds a, (SELECT DISTINCT channel FROM $ds) b WHERE a.channel = b.channel GROUP BY a.page",
+        ),
+      ).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", 2],
+        ["Main", 4],
+        ["Talk", 1],
+      ]);
+      expect(
+        await answer(
+          "SELECT page, COUNT(*) FROM $ds a JOIN (SELECT page FROM $ds GROUP BY page) b USING (page) GROUP BY page",
+        ),
+      ).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", 2],
+        ["Main", 4],
+        ["Talk", 2],
+      ]);
+      expect(
         await refusal(
           `SELECT page FROM $ds JOIN (SELECT page FROM $ds GROUP BY page) b ON $ds.page = b.page`,
         ),
@@ -468,6 +517,29 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
           "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)",
           [at, at + 3],
         ),
+      ]);
+    });
+
+    it("keeps SQL's three-valued logic: NOT and NOT IN of unknown are unknown, FALSE wins AND, TRUE wins OR", async () => {
+      expect(await answer("SELECT NOT (NULL = 1), (NULL = 1) OR TRUE, (NULL = 1) AND FALSE")).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["BOOLEAN", "BOOLEAN", "BOOLEAN"],
+        [null, true, false],
+      ]);
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE NOT (deleted > 0)")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [2],
+      ]);
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE deleted NOT IN (1, 2)")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [4],
+      ]);
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE channel <> '#en'")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [3],
       ]);
     });
 
