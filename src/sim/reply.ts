@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import { jacksonParseError } from "./jackson-parse.js";
 
 /**
@@ -97,14 +98,30 @@ export async function readBody(req: IncomingMessage, limit = 64 * 1024 * 1024): 
 
 export function writeReply(res: ServerResponse, reply: Reply): void {
   const headers: Record<string, string | number> = { ...(reply.headers ?? {}) };
-  if (reply.body !== undefined) {
+  let body: string | Buffer | undefined = reply.body;
+  if (body !== undefined) {
     headers["Content-Type"] = reply.contentType ?? "application/json";
-    headers["Content-Length"] = Buffer.byteLength(reply.body);
+    // As Druid's Jetty servers do (`JettyServerInitUtils.wrapWithDefaultGzipHandler`: GET and POST, no minimum
+    // size; seen on Druid 33): a body is gzipped for a client that accepts gzip.
+    if (acceptsGzip(res.req) && res.req.method !== "HEAD") {
+      body = gzipSync(body);
+      headers["Content-Encoding"] = "gzip";
+      headers.Vary = "Accept-Encoding, User-Agent";
+    }
+    headers["Content-Length"] = Buffer.byteLength(body);
   } else {
     headers["Content-Length"] = 0;
   }
   res.writeHead(reply.status, headers);
-  res.end(reply.body);
+  res.end(body);
+}
+
+function acceptsGzip(req: IncomingMessage | undefined): req is IncomingMessage {
+  const accepted = String(req?.headers["accept-encoding"] ?? "").toLowerCase();
+  return accepted.split(",").some((e) => {
+    const [name, ...params] = e.trim().split(";");
+    return name?.trim() === "gzip" && !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p));
+  });
 }
 
 /** Whether a request declares a JSON body (`@Consumes(APPLICATION_JSON)` → 415 otherwise). */
