@@ -93,6 +93,12 @@ export const ingestProgressSchema = z.looseObject({
     .optional(),
   handedOffAt: z.number().optional(),
   compactionSkip: z.string().optional(),
+  compactedBy: z
+    .looseObject({
+      note: z.string(),
+      by: z.array(z.looseObject({ taskId: z.string(), version: z.string() })),
+    })
+    .optional(),
   preflight: z.looseObject({ rowsRead: z.number(), complete: z.boolean() }).optional(),
   liveBefore: z
     .looseObject({ segments: z.number(), versions: z.array(z.string()), rows: z.number().nullable() })

@@ -137,6 +137,11 @@ export interface IngestProgress {
    * taken out when the partition is over; absent: none of segops' (no auto-compaction, Druid before 39).
    */
   compactionSkip?: string;
+  /**
+   * Done although a newer version is live over ours: Druid's own compaction wrote it from ours after our task
+   * SUCCEEDED (steps/compacted.ts): the note, and which compaction task published which version.
+   */
+  compactedBy?: { note: string; by: Array<{ taskId: string; version: string }> };
   failures?: AttemptFailure[];
   taskIds?: string[];
   missing?: string[];

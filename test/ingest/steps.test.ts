@@ -75,7 +75,8 @@ function io(over: {
   clock?: ManualClock;
 }): StepIO {
   return {
-    client: (over.client ?? {}) as unknown as DruidClient,
+    // No compact task by default: a newer version is never Druid's compaction of ours (steps/compacted.ts).
+    client: { tasks: async () => [], ...over.client } as unknown as DruidClient,
     clock: over.clock ?? new ManualClock(Date.UTC(2026, 0, 2)),
     batcher: {
       get: async (id: string) => over.status ?? { id, state: "UNKNOWN" },

@@ -7,7 +7,7 @@ import { servedIdsIn, toTimelineSegment } from "../../work/segments.js";
 import { liveDataOf } from "../../work/timeline.js";
 import type { IngestSummary } from "../types.js";
 import { type Attempt, rowsIngestedOf, type StepIO } from "./attempt.js";
-import { endSuperseded, handoffQuestion } from "./handoff.js";
+import { handoffQuestion, supersededOrCompacted } from "./handoff.js";
 
 /**
  * The used segments overlapping the partition's interval with their served flags, read afresh (a resumed
@@ -39,7 +39,10 @@ export async function auditPartition(a: Attempt, io: StepIO): Promise<void> {
   // reads afresh and may be first to see it.
   if (p.version) {
     const verdict = handoffVerdict(handoffQuestion(a), segments);
-    if (verdict.state === "superseded") await endSuperseded(a, verdict, " after it was handed off");
+    if (verdict.state === "superseded") {
+      await supersededOrCompacted(a, io, verdict, " after it was handed off");
+      return;
+    }
   }
   const ingested = rowsIngestedOf(p.rowStats);
   const liveNow = liveDataOf(segments, a.interval);

@@ -9,6 +9,7 @@ import {
 } from "../../work/handoff.js";
 import { toTimelineSegment } from "../../work/segments.js";
 import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } from "./attempt.js";
+import { endIfCompactedByDruid } from "./compacted.js";
 
 /**
  * Waits until the data is queryable and provably ours (docs/architecture.md, "How ours is proven"): our
@@ -52,11 +53,26 @@ export async function endSuperseded(
   a: Attempt,
   verdict: Extract<HandoffVerdict, { state: "superseded" }>,
   after = "",
+  why = "",
 ): Promise<never> {
   await a.save({ outcome: "superseded" });
   throw new TaskAbort(
-    `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${a.payload.interval}${after}`,
+    `superseded: a newer version (${verdict.liveVersions.join(", ")}) replaced ours (${verdict.version}) in ${a.payload.interval}${after}${why ? ` (not a compaction of ours by Druid: ${why})` : ""}`,
   );
+}
+
+/**
+ * A newer version over ours: done when Druid's own compaction wrote it from ours (steps/compacted.ts), else
+ * superseded, saying why it is not such a compaction. Returns only when the partition ended done.
+ */
+export async function supersededOrCompacted(
+  a: Attempt,
+  io: StepIO,
+  verdict: Extract<HandoffVerdict, { state: "superseded" }>,
+  after = "",
+): Promise<void> {
+  const why = await endIfCompactedByDruid(a, io, verdict.version);
+  if (why !== null) await endSuperseded(a, verdict, after, why);
 }
 
 /**
@@ -73,7 +89,8 @@ async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
   const verdict = await io.handoff.check(payload.datasource, handoffQuestion(a), a.call.signal);
   switch (verdict.state) {
     case "superseded":
-      return endSuperseded(a, verdict);
+      await supersededOrCompacted(a, io, verdict);
+      return false;
     case "never-loaded":
       await a.save({ outcome: "never-loaded", version: verdict.version });
       throw new TaskAbort(
@@ -108,7 +125,10 @@ async function checkOnce(a: Attempt, io: StepIO): Promise<boolean> {
         throw new TaskProgress(`version ${verdict.candidate} of ${payload.interval} proven ours`, 0);
       }
       const replaced = verdict.candidate !== null ? await replacedBeforeSeen(a, io) : null;
-      if (replaced) return endSuperseded(a, replaced);
+      if (replaced) {
+        await supersededOrCompacted(a, io, replaced);
+        return false;
+      }
       await a.save({ outcome: "unproven" });
       throw new TaskAbort(
         `not done: cannot prove that the data in ${payload.interval} came from ${taskId}: ${verdict.reason}${typeof proven === "string" ? `; ${proven}` : ""}. Check it with \`segops audit ${payload.datasource} --interval ${payload.interval}\``,
