@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The scheduler integrations' tests (`npm run test:integrations`): segops' Python client they are built on
-# (its generated files current, its transport's tests), then the Airflow provider and the Dagster
+# (its generated files current, its transport's tests), Python's Druid clients against the emulator itself
+# (integrations/pydruid: pydruid's native queries, SQLAlchemy over its dialect), then the Airflow provider and the Dagster
 # package, each against `segops serve` on the emulator, each provisioning its own virtualenv from its
 # committed lock file; then the release files (scripts/test-release.sh: the npm tarball, wheels and sdists
 # built, installed outside the checkout and run; its Python part reuses what those venvs' locks cached).
@@ -8,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for name in client airflow dagster release; do
+for name in client pydruid airflow dagster release; do
   start=$(date +%s)
   echo "test-integrations: $name"
   # Teed to a log of its own: scripts/test.sh replays a failed suite's last lines at the very end of the run,
