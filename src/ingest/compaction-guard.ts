@@ -1,4 +1,4 @@
-import { formatInterval, type Interval, parseInterval } from "../core/interval.js";
+import { formatInterval, type Interval, parseInterval, sameInterval } from "../core/interval.js";
 import type { CallOptions } from "../druid/client.js";
 import { datasourceCompactionConfig } from "../work/compaction-config.js";
 import { skipIntervalFor, skips, withoutSkipInterval, withSkipInterval } from "./compaction-skip.js";
@@ -74,7 +74,7 @@ export class CompactionGuard {
       let ours = owned === text || (holders !== undefined && holders.size > 0);
       // Already there: an operator's, unless a partition elsewhere recorded it (another host wrote it first); then
       // it is segops' and this partition holds it too, so the other's end does not take it from under this one.
-      if (skips(config, interval) && !ours)
+      if (skips(config, interval) && !ours && text !== formatInterval(partition))
         ours = (await this.o.heldElsewhere?.(datasource, text, holder)) === true;
       if (skips(config, interval) && !ours) return null;
       await this.#change(datasource, call, config, (c) => withSkipInterval(c, interval), true, interval);
@@ -83,15 +83,27 @@ export class CompactionGuard {
     });
   }
 
-  /** Takes out what {@link hold} recorded for the partition, once no other partition of this process holds it. */
-  release(datasource: string, recorded: string, holder: string, call: CallOptions = {}): Promise<void> {
+  /**
+   * Takes out what {@link hold} recorded for the partition, once no other partition holds it: of this process by
+   * its count, elsewhere by `heldElsewhere` — asked only for an interval wider than the partition (`partition`, as
+   * the payload says it), since no two running partitions share one chunk (the ledger's exclusion key).
+   */
+  release(
+    datasource: string,
+    recorded: string,
+    holder: string,
+    call: CallOptions = {},
+    partition?: string,
+  ): Promise<void> {
     return this.#serial(datasource, async () => {
       const key = `${datasource}|${recorded}`;
       const holders = this.#holders.get(key);
       holders?.delete(holder);
       if (holders && holders.size > 0) return;
       this.#holders.delete(key);
-      if (await this.o.heldElsewhere?.(datasource, recorded, holder)) return;
+      const widened =
+        partition === undefined || !sameInterval(parseInterval(partition), parseInterval(recorded));
+      if (widened && (await this.o.heldElsewhere?.(datasource, recorded, holder))) return;
       const interval = parseInterval(recorded);
       const config = await this.#config(datasource, call);
       if (!config) return;

@@ -112,8 +112,15 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       // Done (after its audit), failed, dead or canceled: auto-compaction may have the interval again.
       const recorded = (task.progress as IngestProgress).compactionSkip;
       const datasource = task.payload.datasource;
+      const partition = task.payload.interval;
       if (guard && typeof recorded === "string" && typeof datasource === "string")
-        await guard.release(datasource, recorded, task.id);
+        await guard.release(
+          datasource,
+          recorded,
+          task.id,
+          {},
+          typeof partition === "string" ? partition : undefined,
+        );
     },
     // Taken over by another host, or handed back: its slots are no longer ours to count.
     abandon: (taskId) => {
