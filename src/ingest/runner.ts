@@ -129,37 +129,39 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
     },
     onCycle: async () => {
       await options.admission?.refresh();
-      if (guard && options.ledger) await sweep(guard, options.ledger, options.clock);
+      if (guard && options.ledger) await sweep(guard, options, options.ledger);
     },
   };
 }
 
-/** How often a process looks for compaction skip leftovers after its first, whole-ledger look. */
+/** How often a process looks for compaction skip leftovers after its first look. */
 export const LEFTOVER_SWEEP_MS = 10 * 60_000;
-/** Jobs (newest first) the later looks read: leftovers of older ones were taken by the first. */
+/** Jobs (newest first) the first look reads, and the later ones: leftovers of older jobs were taken before. */
+const LEFTOVER_FIRST_JOBS = 1000;
 const LEFTOVER_SWEEP_JOBS = 100;
 
 const sweeps = new WeakMap<CompactionGuard, { next: number; first: boolean }>();
 
 /**
  * Takes out the skip intervals the ledger says no unfinished partition holds any more (compaction-leftovers.ts):
- * once the whole ledger when the process starts running ingestion, then the newest jobs every
- * {@link LEFTOVER_SWEEP_MS}. What fails to go (Druid down) stays recorded for the next look.
+ * the newest {@link LEFTOVER_FIRST_JOBS} jobs when the process starts running ingestion, then the newest
+ * {@link LEFTOVER_SWEEP_JOBS} every {@link LEFTOVER_SWEEP_MS}; only on a Druid with skip intervals (39), where segops
+ * adds them. What fails to go (Druid down) stays recorded for the next look.
  */
 async function sweep(
   guard: CompactionGuard,
+  options: IngestRunnerOptions,
   ledger: NonNullable<IngestRunnerOptions["ledger"]>,
-  clock: IngestRunnerOptions["clock"],
 ): Promise<void> {
   const state = sweeps.get(guard) ?? { next: 0, first: true };
-  const now = clock.now();
+  const now = options.clock.now();
   if (now < state.next) return;
   sweeps.set(guard, { next: now + LEFTOVER_SWEEP_MS, first: false });
-  await sweepLeftoverSkips(
-    ledger,
-    (datasource, interval) => guard.clear(datasource, interval),
-    state.first ? {} : { maxJobs: LEFTOVER_SWEEP_JOBS },
-  );
+  const client = options.client as Partial<CompactionConfigClient>;
+  if (client.capabilities && !(await client.capabilities()).compactionSkipIntervals) return;
+  await sweepLeftoverSkips(ledger, (datasource, interval) => guard.clear(datasource, interval), {
+    maxJobs: state.first ? LEFTOVER_FIRST_JOBS : LEFTOVER_SWEEP_JOBS,
+  });
 }
 
 /** A guard over the runner's client, when the client can change the compaction config (a test double may not). */
