@@ -13,8 +13,8 @@ import {
 } from "./sql-time.js";
 
 /**
- * Druid SQL's scalar functions the emulator runs (docs/querying/sql-scalar.md, sql-functions.md), each with the
- * result type Druid's operator conversions give it (`sqlTypesHeader`, observed on a real Druid 33).
+ * Druid SQL's scalar functions the emulator runs (docs/querying/sql-scalar.md, docs/querying/sql-functions.md),
+ * each with the result type Druid's operator conversions give it (`sqlTypesHeader`, observed on a real Druid 33).
  */
 
 /** An argument's type as the validator sees it; CHAR literals carry their length (Calcite's CHAR(n)). */

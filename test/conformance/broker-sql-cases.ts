@@ -690,6 +690,64 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
       expect(await answer("SELECT COUNT(*) FROM $ds OFFSET 1")).toEqual([["EXPR$0"], ["BIGINT"]]);
     });
 
+    it("runs the smaller forms tools send: TIMESTAMPADD, CHAR_LENGTH, CONCAT, ABS, ANY_VALUE, IS TRUE, WITH column names, RIGHT JOIN", async () => {
+      expect(
+        await answer(
+          "SELECT TIMESTAMPADD(DAY, 2, TIMESTAMP '2026-03-01 00:00:00'), TIMESTAMPADD(MONTH, 1, TIMESTAMP '2026-01-31 00:00:00'), CHAR_LENGTH('abc'), CONCAT('a', 'b', 'c'), ABS(-3), ABS(-2.5)",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3", "EXPR$4", "EXPR$5"],
+        ["TIMESTAMP", "TIMESTAMP", "INTEGER", "VARCHAR", "INTEGER", "DECIMAL"],
+        ["2026-03-03T00:00:00.000Z", "2026-02-28T00:00:00.000Z", 3, "abc", 3, 2.5],
+      ]);
+      expect(
+        await answer("SELECT CONCAT(page, NULL), LENGTH(page), CHAR_LENGTH(channel) FROM $ds LIMIT 1"),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["VARCHAR", "INTEGER", "INTEGER"],
+        [null, 4, 3],
+      ]);
+      expect(await answer("SELECT page, ANY_VALUE(page) FROM $ds GROUP BY page")).toEqual([
+        ["page", "EXPR$1"],
+        ["VARCHAR", "VARCHAR"],
+        ["Help", "Help"],
+        ["Main", "Main"],
+        ["Talk", "Talk"],
+      ]);
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE (deleted > 0) IS TRUE")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [5],
+      ]);
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE (deleted > 0) IS NOT FALSE")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [6],
+      ]);
+      expect(
+        await answer(
+          "WITH t (p, n) AS (SELECT page, COUNT(*) FROM $ds GROUP BY page) SELECT p, n FROM t WHERE n = 2",
+        ),
+      ).toEqual([
+        ["p", "n"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", 2],
+        ["Talk", 2],
+      ]);
+      expect(
+        await answer(
+          "SELECT a.page, b.page FROM $ds a RIGHT JOIN (SELECT page FROM $ds WHERE page <> 'Help' GROUP BY page) b ON a.page = b.page WHERE a.added > 5",
+        ),
+      ).toEqual([
+        ["page", "page"],
+        ["VARCHAR", "VARCHAR"],
+        ["Main", "Main"],
+        ["Main", "Main"],
+        ["Main", "Main"],
+        ["Main", "Main"],
+      ]);
+    });
+
     it("answers EXPLAIN PLAN FOR with Druid's PLAN, RESOURCES and ATTRIBUTES row", async () => {
       const explained = async (query: string) => {
         const [names, types, row] = (await answer(`EXPLAIN PLAN FOR ${query}`)) as Answer;
