@@ -4,7 +4,7 @@ import { bindError, CLASSES } from "./errors.js";
 import type { Aggregator, AggregatorKind, PostAggregator } from "./model.js";
 
 /**
- * Binds aggregators and post-aggregators (docs/querying/aggregations.md, post-aggregations.md) with the
+ * Binds aggregators and post-aggregators (docs/querying/aggregations.md, docs/querying/post-aggregations.md) with the
  * refusals of their `@JsonCreator`s a real Druid 33 answered.
  */
 

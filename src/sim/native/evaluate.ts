@@ -4,7 +4,7 @@ import type { Aggregator, Filter, PostAggregator } from "./model.js";
 /**
  * Filters, aggregators and post-aggregators over emulated rows, with Druid's SQL-compatible null handling (the
  * only mode from Druid 28): a filter on a null value is unknown, and NOT of unknown is unknown, so neither a
- * filter nor its negation keeps such a row (docs/querying/filters.md, "Filtering and null values"); sums and
+ * filter nor its negation keeps such a row (Druid's docs/querying/filters.md, on filtering nulls); sums and
  * min/max of no non-null input are null, a count of no rows is 0 (docs/querying/aggregations.md).
  */
 
