@@ -9,6 +9,7 @@ import {
   UnexpectedResponseError,
 } from "./errors.js";
 import { DruidHttp, type DruidHttpOptions, type DruidRequest, type DruidResponse } from "./http.js";
+import type { RequestBudget } from "./request-budget.js";
 import { parseSegmentLoadRow, segmentLoadQuery } from "./sql.js";
 import type {
   BulkStatusEntry,
@@ -224,6 +225,11 @@ export class DruidClient {
         `Expected \`statusFallbackConcurrency\` to be an integer from 1 and up, got ${this.#fallbackConcurrency}`,
       );
     }
+  }
+
+  /** The per-host request budget (`requestBudget`), when one is set. */
+  get requestBudget(): RequestBudget | undefined {
+    return this.#http.requestBudget;
   }
 
   /** Base URL per service, without credentials: which cluster this client talks to. */

@@ -8,6 +8,7 @@ import { UsageError } from "../core/errors.js";
 import { classify, classifyResponse, type HttpResponseLike } from "./classify.js";
 import { type DruidError, TransientError, UnavailableError, UnexpectedResponseError } from "./errors.js";
 import { redact, secretVariants } from "./redact.js";
+import { type BudgetClass, RequestBudget } from "./request-budget.js";
 import { routeOf } from "./routes.js";
 
 /** Which Druid service a call is for; each may have its own base URL, or all share the Router's. */
@@ -61,6 +62,14 @@ export interface DruidHttpOptions {
    * @default true
    */
   compression?: boolean;
+  /**
+   * At most this many requests a second per Druid host (`--druid-request-budget`): calls past it wait their turn,
+   * status lookups first, then handoff checks, then the rest, admission reads last (request-budget.ts); each attempt
+   * (retries included) takes a token. A `RequestBudget` to share one between clients. @default none
+   */
+  requestBudget?:
+    | { perSecond: number; onWait?: (cls: BudgetClass, waitedMs: number) => void }
+    | RequestBudget;
   /**
    * How long an idle keep-alive connection is kept, in milliseconds.
    * @default 4000
@@ -274,6 +283,7 @@ export class DruidHttp {
   readonly #random: () => number;
   readonly #logger: DruidClientLogger | undefined;
   readonly #compression: boolean;
+  readonly #budget: RequestBudget | undefined;
 
   constructor(options: DruidHttpOptions) {
     const bases: Partial<Record<DruidService, BaseUrl>> = {};
@@ -321,6 +331,15 @@ export class DruidHttp {
     this.#random = options.random ?? Math.random;
     this.#logger = options.logger;
     this.#compression = options.compression ?? true;
+    const budget = options.requestBudget;
+    this.#budget =
+      budget === undefined || budget instanceof RequestBudget
+        ? budget
+        : new RequestBudget({
+            perSecond: budget.perSecond,
+            clock: this.#clock,
+            ...(budget.onWait ? { onWait: budget.onWait } : {}),
+          });
 
     if (options.dispatcher) {
       this.#dispatcher = options.dispatcher;
@@ -351,6 +370,11 @@ export class DruidHttp {
     return { overlord: of("overlord"), coordinator: of("coordinator"), broker: of("broker") };
   }
 
+  /** The per-host request budget, when one is set (its counters feed `/metrics`). */
+  get requestBudget(): RequestBudget | undefined {
+    return this.#budget;
+  }
+
   /** Masks every credential (and its encodings) in a text. */
   redact(text: string): string {
     return redact(text, this.#secrets);
@@ -371,6 +395,7 @@ export class DruidHttp {
     for (;;) {
       // Outside the try: a refusal is the gate's own error, neither classified nor retried.
       this.#gate?.admit({ origin, endpoint, route });
+      if (this.#budget) await this.#budget.take({ origin, route, signal: req.signal });
       attemptsMade += 1;
       let error: DruidError;
       let bytes = 0;
