@@ -303,6 +303,21 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         ["VARCHAR", "BIGINT"],
         ["Main", 43],
       ]);
+      // HAVING without GROUP BY filters the one group of the whole table.
+      expect(await answer("SELECT COUNT(*) FROM $ds HAVING COUNT(*) > 100")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+      ]);
+      expect(await answer("SELECT COUNT(*) FROM $ds HAVING COUNT(*) > 1")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [8],
+      ]);
+      const ordinal = "SELECT page FROM $ds ORDER BY 2";
+      expect(await refusal(ordinal)).toEqual([
+        400,
+        invalid("Ordinal out of range", [q(ordinal).length, q(ordinal).length]),
+      ]);
       expect(await refusal("SELECT page FROM $ds HAVING COUNT(*) > 1")).toEqual([
         400,
         invalid("Expression 'page' is not being grouped", [8, 11]),
@@ -746,6 +761,19 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         ["Main", "Main"],
         ["Main", "Main"],
       ]);
+      // FULL JOIN: unmatched left rows in place with nulls, then the unmatched right rows in their order.
+      expect(
+        await answer(
+          "SELECT a.channel, b.channel FROM (SELECT DISTINCT channel FROM $ds WHERE page = 'Help') a FULL JOIN (SELECT DISTINCT channel FROM $ds WHERE page = 'Talk') b ON a.channel = b.channel",
+        ),
+      ).toEqual([
+        ["channel", "channel"],
+        ["VARCHAR", "VARCHAR"],
+        ["#de", null],
+        ["#fr", null],
+        [null, null],
+        [null, "#en"],
+      ]);
     });
 
     it("answers EXPLAIN PLAN FOR with Druid's PLAN, RESOURCES and ATTRIBUTES row", async () => {
@@ -788,6 +816,16 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
       expect(await explained("SELECT page FROM $ds WHERE added > 5 ORDER BY __time")).toMatchObject({
         queryType: "scan",
         outputs: ["page"],
+      });
+      expect(
+        await explained(
+          "SELECT a.page FROM $ds a JOIN (SELECT page FROM $ds GROUP BY page) b ON a.page = b.page",
+        ),
+      ).toMatchObject({
+        queryType: "scan",
+        dataSource: "join",
+        outputs: ["page"],
+        resources: [{ name: ds, type: "DATASOURCE" }],
       });
       expect(await explained("SELECT 1")).toMatchObject({
         queryType: "scan",
