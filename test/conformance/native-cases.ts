@@ -6,6 +6,7 @@
 // default suite); where the two differ, the emulator is what gets fixed. Never a `granularity: "none"` timeseries
 // over hours here: Druid zero-fills one bucket per millisecond and a small Historical runs out of heap.
 import { readFileSync } from "node:fs";
+import { request } from "undici";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -551,6 +552,29 @@ export function nativeConformanceSuite(target: ConformanceTarget): void {
         expect(await ask(JSON.stringify({ ...query, dataSource }))).toEqual(expected.cases[name]);
       });
     }
+
+    it("indents ?pretty as Jackson's default printer and echoes context.queryId in X-Druid-Query-Id", async () => {
+      const res = await request(`${target.url()}/druid/v2/?pretty`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          queryType: "timeBoundary",
+          dataSource,
+          context: { queryId: "segops-native-pretty" },
+        }),
+      });
+      expect([res.statusCode, res.headers["x-druid-query-id"], await res.body.text()]).toEqual([
+        200,
+        "segops-native-pretty",
+        '[ {\n  "timestamp" : "2026-01-01T00:15:00.000Z",\n  "result" : {\n    "maxTime" : "2026-01-02T21:15:00.000Z",\n    "minTime" : "2026-01-01T00:15:00.000Z"\n  }\n} ]',
+      ]);
+    });
+
+    it("refuses a body not declared as JSON with an empty 415, also on the path without a slash", async () => {
+      const body = JSON.stringify({ queryType: "timeBoundary", dataSource });
+      const ex = await call(target, "POST", "/druid/v2", body, "text/plain");
+      expect([ex.status, ex.text]).toEqual([415, ""]);
+    });
 
     for (const [name, body] of NATIVE_ERRORS) {
       it(`refuses ${name}`, async () => {
