@@ -99,10 +99,11 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
     return [r.status, r.body];
   }
 
+  const id = freshId("broker_sql_load");
+
   describe(`Broker SQL as tools write it: ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const id = freshId("broker_sql_load");
       const submit = await post(`${OV}/task`, spec(id, ds, dir));
       if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
       await eventually(target, `task ${id} to succeed`, async () => {
@@ -365,6 +366,59 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
       expect(await refusal("SELECT MAX(CASE WHEN added > 5 THEN 'x' END) FROM $ds")).toEqual([
         400,
         invalid("Aggregation [MAX] does not support type [STRING], column [v0]"),
+      ]);
+    });
+
+    it("answers the web console's task list and task counts (WITH, CASE, ORDER BY a CASE) over sys.tasks", async () => {
+      // TasksView's TASK_SQL (web-console/src/views/tasks-view), narrowed to this suite's task.
+      const list = await answer(`WITH tasks AS (SELECT
+  "task_id", "group_id", "type", "datasource", "created_time", "location", "duration", "error_msg",
+  CASE WHEN "error_msg" IN ('Shutdown request from user', 'Canceled: Query canceled by user or by task shutdown.') THEN 'CANCELED' WHEN "status" = 'RUNNING' THEN "runner_status" ELSE "status" END AS "status"
+  FROM sys.tasks
+)
+SELECT "task_id", "group_id", "type", "datasource", "created_time", "location", "duration", "error_msg", "status"
+FROM tasks
+WHERE "datasource" = '${ds}'
+ORDER BY
+  (
+    CASE "status"
+    WHEN 'RUNNING' THEN 4
+    WHEN 'PENDING' THEN 3
+    WHEN 'WAITING' THEN 2
+    ELSE 1
+    END
+  ) DESC,
+  "created_time" DESC`);
+      const [names, types, ...rows] = list as Answer;
+      expect([names, types]).toEqual([
+        [
+          "task_id",
+          "group_id",
+          "type",
+          "datasource",
+          "created_time",
+          "location",
+          "duration",
+          "error_msg",
+          "status",
+        ],
+        ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR"],
+      ]);
+      expect(rows.map((r) => [r[0], r[1], r[2], r[3], r[7], r[8]])).toEqual([
+        [id, id, "index_parallel", ds, null, "SUCCESS"],
+      ]);
+      // The home view's task card.
+      expect(
+        await answer(`SELECT
+  CASE WHEN "status" = 'RUNNING' THEN "runner_status" ELSE "status" END AS "status",
+  COUNT (*) AS "count"
+FROM sys.tasks
+WHERE "datasource" = '${ds}'
+GROUP BY 1`),
+      ).toEqual([
+        ["status", "count"],
+        ["VARCHAR", "BIGINT"],
+        ["SUCCESS", 1],
       ]);
     });
 
