@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { systemClock } from "../core/clock.js";
-import { SimEngine } from "./engine.js";
+import { ClusterEngine } from "./cluster-engine.js";
+import { embeddedKillBuffer } from "./embedded-kill.js";
+import type { SimEngine } from "./engine.js";
 import { FaultInjector, type FaultRule } from "./faults.js";
 import { DEFAULTS, type SimOptions, validateOptions } from "./options.js";
 import { loadState, persistTo, restoreState } from "./persistence.js";
@@ -12,6 +14,7 @@ import { brokerRoutes } from "./routes/broker.js";
 import { coordinatorRoutes } from "./routes/coordinator.js";
 import { dataSourceRoutes } from "./routes/datasources.js";
 import { msqRoutes } from "./routes/msq.js";
+import { nativeRoutes } from "./routes/native.js";
 import { overlordRoutes } from "./routes/overlord.js";
 import { scaledClock } from "./scaled-clock.js";
 import type { SimStatsSnapshot } from "./stats.js";
@@ -34,6 +37,11 @@ export interface SimHandle {
    * `/druid/worker/v1/disable` and `enable` do; `/workers` then lists it as the emulated release does.
    */
   setWorkerEnabled(index: number, enabled: boolean): void;
+  /**
+   * Stops (false) or starts (true) the emulated Historical (`POST /__sim/historical/stop`, `…/start`): stopped, it
+   * serves nothing and its clones (`cloneServers`, Druid 34+) keep what they held.
+   */
+  setHistoricalUp(up: boolean): void;
   /** Request counts, submissions, per-task events and slot peaks (same as `GET /__sim/stats`). */
   stats(): SimStatsSnapshot;
   resetStats(): void;
@@ -52,12 +60,16 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
   const persistence = options.dataDir ? persistTo(options.dataDir, engine) : null;
   const druidVersion = options.druidVersion ?? DEFAULTS.druidVersion;
   const router = new SimRouter([
-    ...adminRoutes(faults, druidVersion, { ...(options.runtimeProperties ?? {}) }),
+    ...adminRoutes(faults, druidVersion, {
+      ...(options.runtimeProperties ?? {}),
+      ...(options.virtualStorage ? { "druid.segmentCache.virtualStorage": "true" } : {}),
+    }),
     ...overlordRoutes(),
     ...dataSourceRoutes(),
     ...coordinatorRoutes(),
     ...brokerRoutes(),
     ...msqRoutes(),
+    ...nativeRoutes(),
   ]);
   // Known once listening; handlers read it per request.
   let url = "";
@@ -89,6 +101,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
       if (!engine.setWorkerEnabled(index, enabled))
         throw new RangeError(`No emulated worker ${index}: there are ${engine.slots.workers.length}`);
     },
+    setHistoricalUp: (up) => engine.setHistoricalUp(up),
     stats: () => {
       engine.sync();
       return snapshot(engine);
@@ -105,13 +118,13 @@ export async function startSim(options: SimOptions = {}): Promise<SimHandle> {
 }
 
 /** The emulated cluster, restored from `dataDir` when it holds a saved state. */
-function createEngine(options: SimOptions, seed: number): SimEngine {
+function createEngine(options: SimOptions, seed: number): ClusterEngine {
   const saved = options.dataDir ? loadState(options.dataDir) : null;
   const scaled = scaledClock(options.clock ?? systemClock, options.timeScale ?? DEFAULTS.timeScale);
   // Sim time never goes backwards across a restart (versions and task times stay ordered).
   const offset = saved ? Math.max(0, saved.savedAt - scaled.now()) : 0;
   const clock = offset === 0 ? scaled : { now: () => scaled.now() + offset, sleep: scaled.sleep };
-  const engine = new SimEngine({
+  const engine = new ClusterEngine({
     clock,
     seed,
     workers: options.workers ?? DEFAULTS.workers,
@@ -125,6 +138,10 @@ function createEngine(options: SimOptions, seed: number): SimEngine {
     baseDurationMs: options.baseDurationMs ?? DEFAULTS.baseDurationMs,
     perRowMs: options.perRowMs ?? DEFAULTS.perRowMs,
     ...(options.compactionPeriodMs !== undefined ? { compactionPeriodMs: options.compactionPeriodMs } : {}),
+    embeddedKillBuffer: embeddedKillBuffer(
+      options.runtimeProperties ?? {},
+      options.druidVersion ?? DEFAULTS.druidVersion,
+    ),
   });
   if (saved) restoreState(engine, saved);
   return engine;
@@ -156,6 +173,18 @@ function adminRoutes(
           const w = Number.isInteger(index) ? e.slots.workers[index] : undefined;
           if (!w || !e.setWorkerEnabled(index, verb === "enable")) return text(404, "Not Found");
           return json(200, { [w.host]: `${verb}d` });
+        },
+      }),
+    ),
+    // The Historical's process stopping or starting (a blue/green switch with clones, a crash).
+    ...(["stop", "start"] as const).map(
+      (verb): Route => ({
+        method: "POST",
+        path: `/__sim/historical/${verb}`,
+        handler: ({ engine: e }) => {
+          if (!(e instanceof ClusterEngine)) return text(404, "Not Found");
+          e.setHistoricalUp(verb === "start");
+          return empty(204);
         },
       }),
     ),

@@ -1,5 +1,6 @@
 import { type Interval, overlaps, parseInterval } from "../../core/interval.js";
-import { auditJson, HISTORICAL } from "../coordinator.js";
+import { cloneOnlyViewOf, holdersOf } from "../cluster-engine.js";
+import { auditJson } from "../coordinator.js";
 import type { SimEngine } from "../engine.js";
 import { instantText, intervalText } from "../instant-text.js";
 import { empty, invalidInput, isJson, jettyError, json, jsonParseError, type Reply, text } from "../reply.js";
@@ -29,7 +30,7 @@ function segmentList(engine: SimEngine, segs: SimSegment[], query: URLSearchPara
 }
 
 function servers(engine: SimEngine, s: SimSegment): string[] {
-  return engine.isServed(s) ? [HISTORICAL] : [];
+  return holdersOf(engine, s);
 }
 
 /** Interval from a path or query value; Druid accepts `_` in place of `/`. */
@@ -157,15 +158,16 @@ function dataSourceLoadStatus({ engine, query, params }: RouteContext): Reply {
 }
 
 /** The emulated Historical as `DruidServerMetadata` (the quickstart's one server of `_default_tier`). */
-const HISTORICAL_METADATA = {
-  name: HISTORICAL,
-  host: HISTORICAL,
+/** `DruidServerMetadata` of an emulated Historical (the one, or a clone of it: same tier and size). */
+const historicalMetadata = (host: string) => ({
+  name: host,
+  host,
   hostAndTlsPort: null,
   maxSize: 300_000_000_000,
   type: "historical",
   tier: TIER,
   priority: 0,
-};
+});
 
 /**
  * `GET /datasources/{ds}/intervals/{interval}/serverview` (§3.2a, `DataSourcesResource`): the served timeline's
@@ -184,11 +186,14 @@ function serverView({ engine, params }: RouteContext): Reply {
       : `Invalid format: "${intervalParam(`${first}/${first}`) ? second : first}"`;
     return jettyError(`org.apache.druid.error.DruidException: Invalid interval[${iso}]: [${reason}]`);
   }
+  // The Coordinator's inventory lists clones too (the Broker leaves them out of queries, not the Coordinator); with
+  // the Historical down, what its clones still hold is all there is.
+  const ds = params.dataSource ?? "";
   return json(
     200,
-    engine.servedView(params.dataSource ?? "", interval).map((s) => ({
+    [...engine.servedView(ds, interval), ...cloneOnlyViewOf(engine, ds, interval)].map((s) => ({
       segment: segmentJson(s, engine.options.druidVersion),
-      servers: [HISTORICAL_METADATA],
+      servers: holdersOf(engine, s).map(historicalMetadata),
     })),
   );
 }
@@ -348,7 +353,7 @@ async function setRules(ctx: RouteContext): Promise<Reply> {
   }
   let rules: ReturnType<typeof parseRules>;
   try {
-    rules = parseRules(value);
+    rules = parseRules(value, ctx.engine.options.druidVersion);
     // `overrideRule`: "Cluster-level rules cannot be empty." (an IAE Druid 33 answers as an empty 500).
     if (rules.length === 0 && ds === DEFAULT_RULES_KEY) throw new RulesError(500);
   } catch (error) {
