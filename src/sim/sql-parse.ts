@@ -444,7 +444,10 @@ class Parser {
     let l = this.unary();
     for (;;) {
       const t = this.peek();
-      if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
+      if (t.t === "op" && t.v === "%")
+        // Druid runs Calcite at a conformance level without `%` (MOD is its remainder), as Druid 33 answered.
+        throw new SqlError("Percent remainder '%' is not allowed under the current SQL conformance level");
+      if (t.t === "op" && (t.v === "*" || t.v === "/")) {
         this.next();
         l = { k: "bin", op: t.v, l, r: this.unary() };
       } else return l;

@@ -492,6 +492,12 @@ GROUP BY 1`),
         ["VARCHAR", "BIGINT"],
         ["Main", 4],
       ]);
+      // A WITH name hides a table of the same name.
+      expect(await answer(`WITH "${ds}" AS (SELECT 1 AS x) SELECT * FROM $ds`)).toEqual([
+        ["x"],
+        ["INTEGER"],
+        [1],
+      ]);
       const query = "WITH t AS (SELECT page FROM $ds) SELECT added FROM t";
       const at = q(query).indexOf("added") + 1;
       expect(await refusal(query)).toEqual([
@@ -609,6 +615,31 @@ GROUP BY 1`),
         ["EXPR$0"],
         ["BIGINT"],
         [3],
+      ]);
+      // NOT IN a subquery that holds a null is never true; IN a list with NULL matches the other values.
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE page NOT IN (SELECT channel FROM $ds)")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [0],
+      ]);
+      expect(
+        await answer(
+          "SELECT COUNT(*) FROM $ds WHERE channel NOT IN (SELECT channel FROM $ds WHERE page = 'Help')",
+        ),
+      ).toEqual([["EXPR$0"], ["BIGINT"], [4]]);
+      expect(await answer("SELECT COUNT(*) FROM $ds WHERE channel IN ('#en', NULL)")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [4],
+      ]);
+      expect(await answer("SELECT (SELECT MAX(added) FROM $ds WHERE added > 100)")).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [null],
+      ]);
+      expect(await refusal("SELECT added % 3 FROM $ds")).toEqual([
+        400,
+        invalid("Percent remainder '%' is not allowed under the current SQL conformance level"),
       ]);
     });
 
