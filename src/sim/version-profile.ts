@@ -103,7 +103,7 @@ export const EMULATED_BEHAVIOURS: readonly EmulatedBehaviour[] = [
   {
     key: "hadoopRemoved",
     since: 37,
-    what: "`index_hadoop` (and `index_sub`) are unknown task types, refused with Jackson's extensions hint",
+    what: "`index_hadoop` and `index_sub` leave the known type ids an unknown type's refusal lists (the emulator runs no Hadoop task: it refuses `index_hadoop` on every release, where a real 33 constructs a `HadoopIndexTask`)",
   },
   {
     key: "workerDisabledField",
