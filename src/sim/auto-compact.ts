@@ -21,8 +21,133 @@ const isRecord = (v: unknown): v is Config => typeof v === "object" && v !== nul
 /** How often the duty looks, in sim ms (Druid's `druid.coordinator.period.indexingPeriod` is 30 min). */
 export const DEFAULT_COMPACTION_PERIOD_MS = 60_000;
 
-/** The task id prefix of the Coordinator's compaction tasks (`ClientCompactionTaskQuery`'s ids). */
-export const AUTO_COMPACTION_PREFIX = "coordinator-issued_compact_";
+/**
+ * The task id prefix of Druid's automatic compaction tasks (`CompactSegments.TASK_ID_PREFIX`, used by the
+ * Coordinator's duty and, through `CompactSegments.createCompactionTask`, by the compaction supervisors):
+ * `coordinator-issued` up to 36, `auto` from 37 (apache/druid #19252, backported to 37.0.0 by #19292). The id is
+ * `IdUtils.newTaskId(prefix, "compact", dataSource, null)`: `<prefix>_compact_<dataSource>_<time>_<random>`.
+ */
+export function autoCompactionPrefix(druidVersion: number): string {
+  return druidVersion >= 37 ? "auto" : "coordinator-issued";
+}
+
+/**
+ * The cluster-level compaction config (`ClusterCompactionConfig`, `POST /druid/coordinator/v1/config/compaction/cluster`,
+ * apache/druid #16803): the compaction slots and, from #17782, whether auto-compaction runs as compaction supervisors
+ * on the Overlord (`useSupervisors`; the Coordinator's duty then does nothing) and with which engine. The emulator
+ * keeps `useSupervisors` off by default on every release: Druid 37's notes call supervisors the default
+ * (apache/druid #19252), which the emulator follows only when asked, so a test states which path it runs.
+ */
+export interface ClusterCompactionConfig {
+  compactionTaskSlotRatio: number;
+  maxCompactionTaskSlots: number;
+  useSupervisors: boolean;
+  engine: "native" | "msq";
+}
+
+export const DEFAULT_CLUSTER_COMPACTION: ClusterCompactionConfig = {
+  compactionTaskSlotRatio: 0.1,
+  maxCompactionTaskSlots: 2147483647,
+  useSupervisors: false,
+  engine: "native",
+};
+
+/** Applies a cluster compaction config update; the error text when a field is not what Druid takes. */
+export function updateClusterCompaction(
+  current: ClusterCompactionConfig,
+  body: unknown,
+): ClusterCompactionConfig | string {
+  if (!isRecord(body)) return "Cannot deserialize ClusterCompactionConfig from a non-object value";
+  const next = { ...current };
+  if (body.compactionTaskSlotRatio !== undefined && body.compactionTaskSlotRatio !== null) {
+    const r = Number(body.compactionTaskSlotRatio);
+    if (!(r >= 0 && r <= 1)) return "compactionTaskSlotRatio must be between 0 and 1";
+    next.compactionTaskSlotRatio = r;
+  }
+  if (body.maxCompactionTaskSlots !== undefined && body.maxCompactionTaskSlots !== null) {
+    const n = Number(body.maxCompactionTaskSlots);
+    if (!(Number.isInteger(n) && n >= 0)) return "maxCompactionTaskSlots must be a non-negative integer";
+    next.maxCompactionTaskSlots = n;
+  }
+  if (typeof body.useSupervisors === "boolean") next.useSupervisors = body.useSupervisors;
+  if (body.engine !== undefined && body.engine !== null) {
+    const e = String(body.engine).toLowerCase();
+    if (e !== "native" && e !== "msq") return `Unknown compaction engine[${String(body.engine)}]`;
+    next.engine = e;
+  }
+  return next;
+}
+
+/**
+ * The slots one compaction task holds at most (`CompactionSlotManager.computeSlotsRequiredForTask`): an MSQ one
+ * its context's `maxNumTasks` (a controller and `maxNumTasks - 1` workers, 2 by default:
+ * `MultiStageQueryContext.getMaxNumTasks`), a native one one slot (the emulator runs no compaction sub-tasks).
+ */
+export function compactionSlots(payload: Config): number {
+  const runner = isRecord(payload.compactionRunner) ? payload.compactionRunner.type : undefined;
+  if (runner !== "msq") return 1;
+  const context = isRecord(payload.context) ? payload.context : {};
+  const n = Number(context.maxNumTasks ?? 2);
+  return Number.isInteger(n) && n >= 2 ? n : 2;
+}
+
+/** The compaction slots (`CompactSegments.getCompactionTaskCapacity`, at least one when none is busy). */
+export function compactionCapacity(cluster: ClusterCompactionConfig, totalSlots: number): number {
+  return Math.min(Math.floor(totalSlots * cluster.compactionTaskSlotRatio), cluster.maxCompactionTaskSlots);
+}
+
+/**
+ * The Overlord's compaction supervisors (`POST /druid/indexer/v1/supervisor` with `{"type": "autocompact", "spec":
+ * <datasource compaction config>, "suspended": false}`; `CompactionSupervisorSpec`, id `autocompact__<dataSource>`).
+ * They run only while the cluster config says `useSupervisors`.
+ */
+export class CompactionSupervisors {
+  readonly #specs = new Map<string, { spec: Config; suspended: boolean }>();
+
+  constructor(readonly druidVersion: number) {}
+
+  /** Adds or replaces a supervisor; its id, or the error text when the body is not an autocompact spec. */
+  set(body: unknown): { id: string } | { error: string } {
+    if (!isRecord(body)) return { error: "Cannot deserialize SupervisorSpec from a non-object value" };
+    if (body.type !== "autocompact")
+      return { error: `the emulator runs autocompact supervisors only, not type [${String(body.type)}]` };
+    const spec = body.spec;
+    if (!isRecord(spec) || typeof spec.dataSource !== "string" || spec.dataSource === "")
+      return { error: "dataSource cannot be null or empty" };
+    const config = new CompactionConfigs(this.druidVersion);
+    const problem = config.set(spec, 0);
+    if (problem) return { error: problem };
+    const id = `autocompact__${spec.dataSource}`;
+    this.#specs.set(id, { spec: config.get(spec.dataSource) as Config, suspended: body.suspended === true });
+    return { id };
+  }
+
+  get(id: string): { type: "autocompact"; id: string; spec: Config; suspended: boolean } | undefined {
+    const entry = this.#specs.get(id);
+    return entry ? { type: "autocompact", id, spec: entry.spec, suspended: entry.suspended } : undefined;
+  }
+
+  ids(): string[] {
+    return [...this.#specs.keys()].sort();
+  }
+
+  /** `POST /supervisor/{id}/suspend|resume`; false when there is no such supervisor. */
+  setSuspended(id: string, suspended: boolean): boolean {
+    const entry = this.#specs.get(id);
+    if (!entry) return false;
+    entry.suspended = suspended;
+    return true;
+  }
+
+  terminate(id: string): boolean {
+    return this.#specs.delete(id);
+  }
+
+  /** The configs of the running (not suspended) supervisors. */
+  running(): Config[] {
+    return [...this.#specs.values()].filter((e) => !e.suspended).map((e) => e.spec);
+  }
+}
 
 /** One accepted change of a datasource's config, for tests and `…/config/compaction/history`. */
 export interface CompactionConfigChange {
@@ -145,8 +270,18 @@ export function nextCompaction(
   return null;
 }
 
-/** The `compact` task the duty submits for `interval` (`ClientCompactionTaskQuery`, as the Coordinator builds it). */
-export function autoCompactionTask(id: string, config: Config, interval: Interval): Config {
+/**
+ * The `compact` task the duty or a supervisor submits for `interval` (`ClientCompactionTaskQuery`, as
+ * `CompactSegments.createCompactionTask` builds it): `storeCompactionState` in its context, and on the MSQ engine
+ * (the config's `engine`, else the cluster's) `compactionRunner: {"type": "msq"}` (`ClientCompactionRunnerInfo`).
+ */
+export function autoCompactionTask(
+  id: string,
+  config: Config,
+  interval: Interval,
+  clusterEngine: "native" | "msq" = "native",
+): Config {
+  const engine = typeof config.engine === "string" ? config.engine.toLowerCase() : clusterEngine;
   return {
     type: "compact",
     id,
@@ -154,8 +289,10 @@ export function autoCompactionTask(id: string, config: Config, interval: Interva
     ioConfig: { type: "compact", inputSpec: { type: "interval", interval: intervalText(interval) } },
     ...(isRecord(config.tuningConfig) ? { tuningConfig: config.tuningConfig } : {}),
     ...(isRecord(config.granularitySpec) ? { granularitySpec: config.granularitySpec } : {}),
+    ...(engine === "msq" ? { compactionRunner: { type: "msq" } } : {}),
     context: {
       ...(isRecord(config.taskContext) ? config.taskContext : {}),
+      storeCompactionState: true,
       priority: config.taskPriority ?? 25,
     },
   };

@@ -2,9 +2,14 @@ import type { Clock } from "../core/clock.js";
 import { bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
 import {
-  AUTO_COMPACTION_PREFIX,
+  autoCompactionPrefix,
   autoCompactionTask,
+  type ClusterCompactionConfig,
   CompactionConfigs,
+  CompactionSupervisors,
+  compactionCapacity,
+  compactionSlots,
+  DEFAULT_CLUSTER_COMPACTION,
   DEFAULT_COMPACTION_PERIOD_MS,
   nextCompaction,
 } from "./auto-compact.js";
@@ -14,6 +19,7 @@ import {
   NO_SEGMENTS_NOT_READY,
   nothingToCompactMessage,
 } from "./compact.js";
+import { compactionWorkerTasks, msqCompactionWorkers } from "./compact-workers.js";
 import {
   coveredSince,
   defaultDynamicConfig,
@@ -51,6 +57,11 @@ export const UNKNOWN_LOCATION: TaskLocation = { host: null, port: -1, tlsPort: -
 /** `ParallelIndexSupervisorTask.TASK_PHASE_FAILURE_MSG` (docs/druid-api.md §5). */
 export const PHASE_FAILURE = "Failed in phase[segment generation]. See task logs for details.";
 export const SHUTDOWN_MESSAGE = "Shutdown request from user";
+/**
+ * Sim ms from an MSQ compaction's start until it launches its workers: its peon starts and its controller plans the
+ * query first. Until then Druid's `/workers` counts the compaction's one slot only.
+ */
+export const WORKER_LAUNCH_DELAY_MS = 1000;
 
 export interface EngineOptions {
   clock: Clock;
@@ -104,6 +115,10 @@ export class SimEngine {
   #failCounts = new Map<string, number>();
   /** Datasource auto-compaction configs (`/druid/coordinator/v1/config/compaction`; auto-compact.ts). */
   readonly compactionConfigs: CompactionConfigs;
+  /** The Overlord's compaction supervisors (`/druid/indexer/v1/supervisor`; auto-compact.ts). */
+  readonly compactionSupervisors: CompactionSupervisors;
+  /** The cluster compaction config (`…/config/compaction/cluster`): slots, `useSupervisors`, engine. */
+  clusterCompaction: ClusterCompactionConfig = { ...DEFAULT_CLUSTER_COMPACTION };
   #nextCompactionAt: number;
   /** Called after every state change (persistence hooks in here). */
   onChange: () => void = () => {};
@@ -115,6 +130,7 @@ export class SimEngine {
     this.rng = seededRng(options.seed);
     this.slots = new SlotPool(options.workers, options.capacity, this.#t);
     this.compactionConfigs = new CompactionConfigs(options.druidVersion);
+    this.compactionSupervisors = new CompactionSupervisors(options.druidVersion);
     this.#nextCompactionAt = this.#t;
   }
 
@@ -213,20 +229,30 @@ export class SimEngine {
   }
 
   /**
-   * The Coordinator's compaction duty (auto-compact.ts): once a period, for each configured datasource, a
-   * `compact` task for its newest chunk that needs one, within the compaction slots (10 % of the capacity, at
-   * least one). Nothing to do, and no cost, while no datasource has a config.
+   * Automatic compaction (auto-compact.ts): once a period, for each configured datasource, a `compact` task for its
+   * newest chunk that needs one, within the compaction slots (`compactionTaskSlotRatio` of the capacity, at least
+   * one while none is busy), each task counted by the slots it takes (an MSQ one `maxNumTasks`). The configs are the
+   * Coordinator's (its `CompactSegments` duty) or, while the cluster config says `useSupervisors`, the Overlord's
+   * running compaction supervisors (`OverlordCompactionScheduler`; the Coordinator's duty then does nothing).
+   * Nothing to do, and no cost, while no datasource has a config.
    */
   #autoCompact(): boolean {
-    const configs = this.compactionConfigs.all();
+    const cluster = this.clusterCompaction;
+    const configs = cluster.useSupervisors
+      ? this.compactionSupervisors.running()
+      : this.compactionConfigs.all();
     if (configs.length === 0 || this.#t < this.#nextCompactionAt) return false;
     this.#nextCompactionAt = this.#t + (this.options.compactionPeriodMs ?? DEFAULT_COMPACTION_PERIOD_MS);
     const active = [...this.tasks.values()].filter(isActive);
-    let running = active.filter((t) => t.id.startsWith(AUTO_COMPACTION_PREFIX)).length;
-    const slots = Math.max(1, Math.floor(this.options.workers * this.options.capacity * 0.1));
+    const prefix = `${autoCompactionPrefix(this.options.druidVersion)}_compact_`;
+    let used = 0;
+    for (const t of active)
+      if (t.type === "compact" && t.id.startsWith(prefix)) used += compactionSlots(t.payload);
+    const capacity = compactionCapacity(cluster, this.options.workers * this.options.capacity);
+    const slots = used > 0 ? capacity : Math.max(1, capacity);
     let changed = false;
     for (const config of configs) {
-      if (running >= slots) break;
+      if (used >= slots) break;
       const ds = String(config.dataSource);
       const priority = Number(config.taskPriority ?? 25);
       const busy = {
@@ -245,16 +271,16 @@ export class SimEngine {
         this.options.druidVersion,
       );
       if (!interval) continue;
-      const id = `coordinator-issued_${this.newTaskId("compact", ds)}`;
-      const planned = planTask(autoCompactionTask(id, config, interval), this.options.druidVersion);
+      const id = `${autoCompactionPrefix(this.options.druidVersion)}_${this.newTaskId("compact", ds)}`;
+      const task = autoCompactionTask(id, config, interval, cluster.engine);
+      const need = compactionSlots(task);
+      // `CompactionJobQueue`: a job whose slots are not free waits for a later run.
+      if (used > 0 && used + need > slots) continue;
+      const planned = planTask(task, this.options.druidVersion);
       if (!planned.ok) continue;
-      const payload = {
-        ...autoCompactionTask(id, config, interval),
-        groupId: id,
-        resource: { availabilityGroup: id, requiredCapacity: 1 },
-      };
+      const payload = { ...task, groupId: id, resource: { availabilityGroup: id, requiredCapacity: 1 } };
       this.#insert(id, planned.plan, payload);
-      running++;
+      used += need;
       changed = true;
     }
     return changed;
@@ -613,6 +639,19 @@ export class SimEngine {
     task.phase = "running";
     task.startedAt = this.#t;
     this.#event(task, "running");
+    if (task.plan.controller !== undefined) {
+      // An MSQ compaction's worker (compact.ts): it lives and ends with its controller, whose work starts once
+      // every worker runs.
+      task.endsAt = Number.POSITIVE_INFINITY;
+      const controller = this.tasks.get(task.plan.controller);
+      if (controller && controller.phase === "running" && controller.runMs !== undefined) {
+        const waiting = [...this.tasks.values()].some(
+          (w) => w.plan.controller === controller.id && w.phase !== "running",
+        );
+        if (!waiting) controller.endsAt = this.#t + controller.runMs;
+      }
+      return;
+    }
     let rows = 0;
     const ingest = task.plan.ingest;
     if (ingest) {
@@ -657,6 +696,13 @@ export class SimEngine {
     }
     task.plannedFailure ??= this.#simFailure(task);
     task.endsAt = this.#t + this.#duration(task, rows);
+    if (compact && msqCompactionWorkers(task) > 0 && !task.plannedFailure) {
+      // The MSQ controller launches its workers once its peon is up and the query planned (`ControllerImpl` starts
+      // `MSQWorkerTaskLauncher`), then waits for their slots before it does anything (#launchWorkers).
+      task.runMs = task.endsAt - this.#t;
+      task.endsAt = this.#t + WORKER_LAUNCH_DELAY_MS;
+      task.launchingWorkers = true;
+    }
     // An MSQ controller launches its workers as it starts; they end with it (#complete).
     for (const worker of workerTasks(task)) {
       this.tasks.set(worker.id, worker);
@@ -690,7 +736,22 @@ export class SimEngine {
     return Math.round((this.options.baseDurationMs * dsFactor + (rows * this.options.perRowMs) / k) * jitter);
   }
 
+  /** An MSQ compaction's controller submits its `query_worker` tasks (compact-workers.ts): each waits for a slot. */
+  #launchWorkers(task: SimTask): void {
+    task.launchingWorkers = false;
+    task.endsAt = Number.POSITIVE_INFINITY;
+    for (const worker of compactionWorkerTasks(task, this.#t)) {
+      this.tasks.set(worker.id, worker);
+      this.#event(worker, "submitted");
+      this.#event(worker, "pending");
+    }
+  }
+
   #finish(task: SimTask): void {
+    if (task.launchingWorkers) {
+      this.#launchWorkers(task);
+      return;
+    }
     if (task.plannedFailure) {
       this.#fail(task, task.plannedFailure);
       return;
@@ -773,8 +834,9 @@ export class SimEngine {
     this.lockbox.release(task.id);
     this.slots.release(task.id, this.#t);
     this.#event(task, phase);
-    // Only an MSQ controller has workers (workerTasks): other tasks skip a pass over every task.
-    if (!task.plan.msq) return;
+    // Only an MSQ controller has workers (workerTasks, compactionWorkerTasks): other tasks skip a pass over
+    // every task.
+    if (!task.plan.msq && msqCompactionWorkers(task) === 0) return;
     for (const worker of this.tasks.values()) {
       if (worker.plan.controller === task.id && isActive(worker))
         this.#complete(worker, phase, phase === "failed" ? CANCELED_MESSAGE : null);

@@ -224,6 +224,14 @@ function planCompact(body: Obj): CompactPlan {
   } catch {
     fail(C, `Invalid format: "${text}"`);
   }
+  if (obj(body.compactionRunner).type === "msq") {
+    // `ClientCompactionRunnerInfo.validateMaxNumTasksForMSQ`: a controller and at least one worker (the workers it
+    // launches: compact-workers.ts).
+    const raw = obj(body.context).maxNumTasks;
+    const maxNumTasks = raw === undefined || raw === null ? 2 : Number(raw);
+    if (!Number.isInteger(maxNumTasks) || maxNumTasks < 2)
+      fail(C, `MSQ: Context maxNumTasks[${String(raw)}] must be at least 2 (1 controller + 1 worker)`);
+  }
   return { interval, partitions: planTuning(true, obj(body.tuningConfig)).partitions };
 }
 

@@ -48,4 +48,8 @@ export interface SimTask {
   notReady?: boolean;
   /** A compaction's input, read when it starts (its lock keeps the chunks unchanged until it ends). */
   compactInput?: CompactChunk[];
+  /** An MSQ compaction's run time once its workers all run (it waits for them until then). */
+  runMs?: number;
+  /** An MSQ compaction that has not launched its workers yet: its `endsAt` is when it does. */
+  launchingWorkers?: boolean;
 }

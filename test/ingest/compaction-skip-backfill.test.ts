@@ -53,8 +53,9 @@ function skipWindows(handle: SimHandle): Map<string, { from: number; to: number 
   return windows;
 }
 
+// Druid 39 names its automatic compaction tasks `auto_compact_…` (apache/druid #19252, from 37).
 const autoCompactions = (handle: SimHandle) =>
-  [...handle.engine.tasks.values()].filter((t) => t.id.startsWith(`coordinator-issued_compact_${DS}_`));
+  [...handle.engine.tasks.values()].filter((t) => t.id.startsWith(`auto_compact_${DS}_`));
 
 describe("a backfill on an emulated Druid 39 with auto-compaction on", () => {
   it("adds and removes its skipIntervals, and compaction never runs inside an interval while the backfill writes it", async () => {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { WORKER_LAUNCH_DELAY_MS } from "../../src/sim/engine.js";
 import { parallelTask, startTestSim, type TestSim } from "../helpers/sim.js";
 
 /**
- * The emulated Coordinator's auto-compaction (src/sim/auto-compact.ts): the datasource compaction config API,
- * and a duty that compacts the newest chunk needing it, honouring `skipIntervals` from Druid 39 (apache/druid
- * #19792, `DataSourceCompactionConfig.getSkipIntervals`) and dropping the field before.
+ * The emulated auto-compaction (src/sim/auto-compact.ts): the datasource compaction config API, and a duty that
+ * compacts the newest chunk needing it, honouring `skipIntervals` from Druid 39 (apache/druid #19792,
+ * `DataSourceCompactionConfig.getSkipIntervals`) and dropping the field before; its task ids start
+ * `coordinator-issued_` up to 36 and `auto_` from 37 (apache/druid #19252); the Overlord's compaction supervisors
+ * (`autocompact`) in its place while the cluster config says `useSupervisors`; MSQ compactions (`MSQCompactionRunner`)
+ * holding `maxNumTasks` slots.
  */
 
 const CO = "/druid/coordinator/v1";
@@ -41,7 +45,7 @@ async function seeded(druidVersion: number) {
 
 const compactions = (s: Awaited<ReturnType<typeof seeded>>) =>
   [...s.sim.engine.tasks.values()]
-    .filter((t) => t.id.startsWith("coordinator-issued_compact_wiki_"))
+    .filter((t) => /^(coordinator-issued|auto)_compact_wiki_/.test(t.id))
     .map((t) => t.plan.compact?.interval);
 
 describe("the emulator's auto-compaction", () => {
@@ -84,7 +88,7 @@ describe("the emulator's auto-compaction", () => {
       "2026-01-03",
       "2026-01-01",
     ]);
-    const task = [...s.sim.engine.tasks.values()].find((t) => t.id.startsWith("coordinator-issued_"));
+    const task = [...s.sim.engine.tasks.values()].find((t) => t.id.startsWith("auto_compact_"));
     expect(task?.plan.priority).toBe(25);
     // Out of the skip list, the day is compacted at the next look.
     await s.post(`${CO}/config/compaction`, {
@@ -124,5 +128,177 @@ describe("the emulator's auto-compaction", () => {
     expect(compactions(s).map((i) => new Date(i?.start ?? 0).toISOString().slice(0, 10))).toEqual([
       "2026-01-02",
     ]);
+  });
+
+  it.each([
+    [33, "coordinator-issued_compact_wiki_"],
+    [36, "coordinator-issued_compact_wiki_"],
+    [37, "auto_compact_wiki_"],
+  ])("names its tasks as Druid %i does: %s…", async (version, prefix) => {
+    const s = await seeded(version);
+    await s.post(`${CO}/config/compaction`, { dataSource: "wiki", skipOffsetFromLatest: "PT0S" });
+    await look(s);
+    const ids = [...s.sim.engine.tasks.values()].filter((t) => t.type === "compact").map((t) => t.id);
+    expect(ids).toHaveLength(1);
+    expect(ids[0]?.startsWith(prefix)).toBe(true);
+    const listed = (await s.get("/druid/indexer/v1/tasks")).json as Array<{ id: string; type: string }>;
+    expect(listed.find((t) => t.id === ids[0])?.type).toBe("compact");
+  });
+});
+
+describe("compaction supervisors on the emulated Overlord (Druid 37)", () => {
+  it("run an autocompact supervisor instead of the Coordinator's duty while useSupervisors is on", async () => {
+    const s = await seeded(37);
+    expect((await s.post(`${CO}/config/compaction/cluster`, { useSupervisors: true })).status).toBe(200);
+    await s.post(`${CO}/config/compaction`, { dataSource: "wiki", skipOffsetFromLatest: "PT0S" });
+    expect((await s.get(`${CO}/config/compaction/cluster`)).json).toMatchObject({ useSupervisors: true });
+    // The Coordinator's config alone compacts nothing now: its duty is off.
+    await look(s, 5);
+    expect(compactions(s)).toEqual([]);
+    const spec = { type: "autocompact", spec: { dataSource: "wiki", skipOffsetFromLatest: "PT0S" } };
+    const posted = await s.post("/druid/indexer/v1/supervisor", spec);
+    expect(posted).toMatchObject({ status: 200, json: { id: "autocompact__wiki" } });
+    expect((await s.get("/druid/indexer/v1/supervisor")).json).toEqual(["autocompact__wiki"]);
+    expect((await s.get("/druid/indexer/v1/supervisor/autocompact__wiki")).json).toMatchObject({
+      type: "autocompact",
+      suspended: false,
+      spec: { dataSource: "wiki", taskPriority: 25 },
+    });
+    await look(s, 10);
+    const ids = [...s.sim.engine.tasks.values()].filter((t) => t.type === "compact").map((t) => t.id);
+    expect(ids).toHaveLength(3);
+    expect(ids.every((id) => id.startsWith("auto_compact_wiki_"))).toBe(true);
+    // Suspended, it submits nothing more; terminated, it is gone.
+    expect((await s.post("/druid/indexer/v1/supervisor/autocompact__wiki/suspend", {})).status).toBe(200);
+    expect((await s.post("/druid/indexer/v1/supervisor/autocompact__wiki/terminate", {})).status).toBe(200);
+    expect((await s.get("/druid/indexer/v1/supervisor")).json).toEqual([]);
+    expect((await s.get("/druid/indexer/v1/supervisor/autocompact__wiki")).status).toBe(404);
+  });
+
+  it("refuses a supervisor that is not an autocompact one, or has no datasource", async () => {
+    const s = await startTestSim({ druidVersion: 37 });
+    const kafka = await s.post("/druid/indexer/v1/supervisor", { type: "kafka", spec: {} });
+    expect(kafka.status).toBe(400);
+    const none = await s.post("/druid/indexer/v1/supervisor", { type: "autocompact", spec: {} });
+    expect(none).toMatchObject({ status: 400, json: { error: "dataSource cannot be null or empty" } });
+  });
+
+  it("runs an MSQ compaction as the compact task plus maxNumTasks - 1 query_worker tasks, a slot each", async () => {
+    const s = await startTestSim({
+      druidVersion: 37,
+      handoffDelayMs: 0,
+      compactionPeriodMs: 1000,
+      workers: 1,
+      capacity: 4,
+    });
+    await s.post(
+      "/druid/indexer/v1/task",
+      parallelTask({
+        id: "seed",
+        intervals: ["2026-01-01/2026-01-02"],
+        inputSource: { type: "inline", data: rows(["2026-01-01"]) },
+        context: { simDurationMs: 10 },
+      }),
+    );
+    await s.advance(10);
+    // Another task holds two of the four slots: the compaction's controller starts, one worker waits.
+    await s.post(
+      "/druid/indexer/v1/task",
+      parallelTask({
+        id: "other",
+        dataSource: "other",
+        intervals: ["2026-01-01/2026-01-02"],
+        inputSource: { type: "inline", data: rows(["2026-01-01"]) },
+        tuningConfig: { type: "index_parallel", maxNumConcurrentSubTasks: 1 },
+        context: { simDurationMs: 5000 },
+      }),
+    );
+    await s.post(
+      "/druid/indexer/v1/task",
+      parallelTask({
+        id: "other2",
+        dataSource: "other",
+        intervals: ["2026-01-02/2026-01-03"],
+        inputSource: { type: "inline", data: rows(["2026-01-02"]) },
+        context: { simDurationMs: 5000 },
+      }),
+    );
+    await s.post(`${CO}/config/compaction/cluster`, { useSupervisors: true, compactionTaskSlotRatio: 1 });
+    await s.post("/druid/indexer/v1/supervisor", {
+      type: "autocompact",
+      spec: {
+        dataSource: "wiki",
+        skipOffsetFromLatest: "PT0S",
+        engine: "msq",
+        taskContext: { maxNumTasks: 3, simDurationMs: 2000 },
+      },
+    });
+    await look(s);
+    const compact = [...s.sim.engine.tasks.values()].find((t) => t.type === "compact");
+    expect(compact?.id).toMatch(/^auto_compact_wiki_/);
+    expect(compact?.payload).toMatchObject({ compactionRunner: { type: "msq" } });
+    const id = compact?.id as string;
+    const byId = async () =>
+      new Map(
+        (
+          (await s.get("/druid/indexer/v1/tasks")).json as Array<{
+            id: string;
+            type: string;
+            status: string;
+            runnerStatusCode: string;
+            groupId: string;
+          }>
+        ).map((t) => [t.id, t]),
+      );
+    let listed = await byId();
+    expect(listed.get(id)).toMatchObject({ type: "compact", runnerStatusCode: "RUNNING" });
+    // Its peon starts and plans first: no worker yet, and Druid counts the compaction's one slot only.
+    expect(listed.has(`${id}-worker0_0`)).toBe(false);
+    const early = (await s.get("/druid/indexer/v1/workers")).json as Array<{ currCapacityUsed: number }>;
+    expect(early[0]?.currCapacityUsed).toBe(3);
+    await s.advance(WORKER_LAUNCH_DELAY_MS);
+    listed = await byId();
+    expect(listed.get(`${id}-worker0_0`)).toMatchObject({
+      type: "query_worker",
+      runnerStatusCode: "RUNNING",
+      groupId: id,
+    });
+    expect(listed.get(`${id}-worker1_0`)).toMatchObject({
+      type: "query_worker",
+      runnerStatusCode: "PENDING",
+    });
+    // It waits for its last worker: still running past its own 2 s.
+    await s.advance(2500);
+    listed = await byId();
+    expect(listed.get(id)?.status).toBe("RUNNING");
+    // The other tasks end; the last worker gets its slot, and the compaction holds three slots until it ends.
+    await s.advance(1500);
+    const workers = (await s.get("/druid/indexer/v1/workers")).json as Array<{
+      currCapacityUsed: number;
+      currCapacityUsedByTaskType?: Record<string, number>;
+    }>;
+    expect(workers[0]?.currCapacityUsed).toBe(3);
+    expect(workers[0]?.currCapacityUsedByTaskType).toEqual({ compact: 1, query_worker: 2 });
+    await s.advance(1500);
+    listed = await byId();
+    expect(listed.get(id)?.status).toBe("SUCCESS");
+    expect(listed.get(`${id}-worker1_0`)?.status).toBe("SUCCESS");
+    expect(
+      ((await s.get("/druid/indexer/v1/workers")).json as Array<{ currCapacityUsed: number }>)[0]
+        ?.currCapacityUsed,
+    ).toBe(0);
+  });
+
+  it("refuses an MSQ compaction with maxNumTasks below 2 (a controller and a worker)", async () => {
+    const s = await startTestSim({ druidVersion: 37 });
+    const res = await s.post("/druid/indexer/v1/task", {
+      type: "compact",
+      dataSource: "wiki",
+      ioConfig: { type: "compact", inputSpec: { type: "interval", interval: "2026-01-01/2026-01-02" } },
+      compactionRunner: { type: "msq" },
+      context: { maxNumTasks: 1 },
+    });
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(/maxNumTasks\[1\]/);
   });
 });

@@ -1,3 +1,4 @@
+import { updateClusterCompaction } from "../auto-compact.js";
 import { empty, json, type Reply } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 
@@ -11,6 +12,13 @@ const BASE = "/druid/coordinator/v1";
 export function compactionConfigRoutes(): Route[] {
   return [
     { method: "POST", path: `${BASE}/config/compaction`, handler: setCompactionConfig },
+    // The cluster-level config (`ClusterCompactionConfig`, apache/druid #16803; `useSupervisors` from #17782).
+    {
+      method: "GET",
+      path: `${BASE}/config/compaction/cluster`,
+      handler: ({ engine }) => json(200, engine.clusterCompaction),
+    },
+    { method: "POST", path: `${BASE}/config/compaction/cluster`, handler: setClusterCompaction },
     {
       method: "GET",
       path: `${BASE}/config/compaction/:dataSource`,
@@ -43,4 +51,73 @@ async function setCompactionConfig(ctx: RouteContext): Promise<Reply> {
   if (problem) return json(400, { error: problem });
   ctx.engine.onChange();
   return empty(200);
+}
+
+async function setClusterCompaction(ctx: RouteContext): Promise<Reply> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await ctx.body());
+  } catch (error) {
+    return json(400, { error: `Unexpected character in request body: ${(error as Error).message}` });
+  }
+  const next = updateClusterCompaction(ctx.engine.clusterCompaction, body);
+  if (typeof next === "string") return json(400, { error: next });
+  ctx.engine.clusterCompaction = next;
+  ctx.engine.onChange();
+  return empty(200);
+}
+
+/**
+ * The Overlord's supervisors as far as compaction goes (`SupervisorResource`): `POST /supervisor` with an
+ * `autocompact` spec answers `{"id": "autocompact__<dataSource>"}`, `GET /supervisor` lists the ids, `GET
+ * /supervisor/{id}` the spec, `POST /supervisor/{id}/suspend|resume|terminate` change it (404 for an unknown id).
+ */
+export function supervisorRoutes(base: string): Route[] {
+  const missing = (id: string | undefined) =>
+    json(404, { error: `Cannot find any supervisor with id: [${id ?? ""}]` });
+  return [
+    {
+      method: "GET",
+      path: `${base}/supervisor`,
+      handler: ({ engine }) => json(200, engine.compactionSupervisors.ids()),
+    },
+    {
+      method: "POST",
+      path: `${base}/supervisor`,
+      handler: async (ctx) => {
+        let body: unknown;
+        try {
+          body = JSON.parse(await ctx.body());
+        } catch (error) {
+          return json(400, { error: `Unexpected character in request body: ${(error as Error).message}` });
+        }
+        const result = ctx.engine.compactionSupervisors.set(body);
+        if ("error" in result) return json(400, { error: result.error });
+        ctx.engine.onChange();
+        return json(200, result);
+      },
+    },
+    {
+      method: "GET",
+      path: `${base}/supervisor/:id`,
+      handler: ({ engine, params }) => {
+        const spec = engine.compactionSupervisors.get(params.id ?? "");
+        return spec ? json(200, spec) : missing(params.id);
+      },
+    },
+    ...(["suspend", "resume", "terminate"] as const).map((action) => ({
+      method: "POST" as const,
+      path: `${base}/supervisor/:id/${action}`,
+      handler: ({ engine, params }: RouteContext) => {
+        const id = params.id ?? "";
+        const ok =
+          action === "terminate"
+            ? engine.compactionSupervisors.terminate(id)
+            : engine.compactionSupervisors.setSuspended(id, action === "suspend");
+        if (!ok) return missing(id);
+        engine.onChange();
+        return json(200, { id });
+      },
+    })),
+  ];
 }

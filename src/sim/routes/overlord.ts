@@ -9,6 +9,7 @@ import { planTask } from "../spec.js";
 import type { SimTask } from "../task.js";
 import { versionTraits } from "../versions.js";
 import { statusPlus, taskContext, taskReport, taskStatus } from "../views.js";
+import { supervisorRoutes } from "./compaction.js";
 
 /** Overlord endpoints under `/druid/indexer/v1` (docs/druid-api.md §2). */
 const BASE = "/druid/indexer/v1";
@@ -209,9 +210,9 @@ function clusterRoutes(): Route[] {
     // The data sampler (docs/druid-api.md §2.12, src/sim/sampler.ts).
     { method: "POST", path: `${BASE}/sampler`, handler: sample },
     { method: "GET", path: `${BASE}/workers`, handler: workers },
-    // The emulator runs no streaming supervisors: the list is empty, as a Druid 33 without any answers
-    // (`SupervisorResource.specGetAll`; observed, conformance).
-    { method: "GET", path: `${BASE}/supervisor`, handler: () => json(200, []) },
+    // The emulator runs no streaming supervisors, only compaction ones: with none the list is empty, as a Druid
+    // 33 without any answers (`SupervisorResource.specGetAll`; observed, conformance).
+    ...supervisorRoutes(BASE),
     { method: "GET", path: `${BASE}/worker`, handler: getWorkerConfig },
     { method: "POST", path: `${BASE}/worker`, handler: setWorkerConfig },
     {
