@@ -5,6 +5,7 @@ import { DEFAULTS } from "../core/defaults.js";
 import { UsageError } from "../core/errors.js";
 import type { DruidAuth, DruidHttpOptions } from "../druid/http.js";
 import { redactUserinfo } from "../druid/redact.js";
+import { parseRequestBudget } from "../druid/request-budget.js";
 
 /**
  * Flags shared by every command that talks to Druid or the ledger. Secrets are never taken from argv
@@ -31,6 +32,18 @@ export function addDruidOptions(command: Command): Command {
     .option("--token-file <path>", "file holding a bearer token (or set SEGOPS_DRUID_TOKEN)")
     .option("--ca-file <path>", "PEM file with extra CA certificates for https URLs")
     .option("--insecure", "do not verify TLS certificates (throwaway test clusters only)")
+    .addOption(
+      new Option(
+        "--druid-request-budget <n/s>",
+        "at most N requests a second to each Druid host; calls past it wait (status lookups first, admission reads last)",
+      ).argParser((raw) => {
+        try {
+          return parseRequestBudget("--druid-request-budget", raw);
+        } catch (error) {
+          throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+        }
+      }),
+    )
     .addOption(
       new Option(
         "--retry-budget <s>",
@@ -76,6 +89,8 @@ export interface DruidFlags {
   insecure?: boolean;
   retryBudget?: number;
   retryBase?: number;
+  /** `--druid-request-budget`: requests a second per Druid host. */
+  druidRequestBudget?: number;
 }
 
 /** Why a file could not be read, in words, with the OS code for searching. */
@@ -185,6 +200,7 @@ export function druidOptionsFrom(flags: DruidFlags, env: NodeJS.ProcessEnv = pro
   if (url) options.url = url;
   if (brokerUrl) options.brokerUrl = brokerUrl;
   if (auth) options.auth = auth;
+  if (flags.druidRequestBudget !== undefined) options.requestBudget = { perSecond: flags.druidRequestBudget };
   if (flags.caFile !== undefined || flags.insecure) {
     const ca = flags.caFile !== undefined ? readCaFile(flags.caFile) : undefined;
     options.tls = { ...(ca !== undefined ? { ca } : {}), rejectUnauthorized: !flags.insecure };

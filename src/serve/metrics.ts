@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DriverObserver } from "../driver/driver.js";
 import type { DruidAttempt } from "../druid/http.js";
+import { BUDGET_CLASSES, type BudgetClass } from "../druid/request-budget.js";
 import { KINDS } from "../jobs/kinds.js";
 import type { Store } from "../ledger/store.js";
 import type { EventRow, TaskRow, Transition } from "../ledger/types.js";
@@ -71,6 +72,8 @@ export class ServiceMetrics {
   readonly #handoff: Histogram;
   readonly #http: Counter<"route" | "method" | "code">;
   readonly #refused: Counter;
+  readonly #budgetWaits: Counter<"class">;
+  readonly #budgetWaited: Counter<"class">;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -87,6 +90,12 @@ export class ServiceMetrics {
     this.#handoff = m.handoff;
     this.#http = m.http;
     this.#refused = m.refused;
+    this.#budgetWaits = m.budgetWaits;
+    this.#budgetWaited = m.budgetWaited;
+    for (const cls of BUDGET_CLASSES) {
+      this.#budgetWaits.inc({ class: cls }, 0);
+      this.#budgetWaited.inc({ class: cls }, 0);
+    }
     // A labelled series exists only once it has a value, and `increase()`/`rate()` cannot see the step to
     // a series' first sample: without a 0 first, the first dead letter after a start would never alert
     // (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
@@ -114,6 +123,12 @@ export class ServiceMetrics {
   /** For `OutageMonitorOptions.onRefused`: a call refused here, not sent, while Druid does not answer. */
   readonly druidRefused = (_route: string): void => {
     this.#refused.inc();
+  };
+
+  /** For the request budget's `onWait`: a call held back by `--druid-request-budget`, and for how long. */
+  readonly druidBudgetWait = (cls: BudgetClass, waitedMs: number): void => {
+    this.#budgetWaits.inc({ class: cls });
+    this.#budgetWaited.inc({ class: cls }, waitedMs / 1000);
   };
 
   /** For `createMachinery`'s `onStatusLookup`. */
@@ -259,6 +274,18 @@ function activityMetrics(registers: Registry[]) {
     refused: new Counter({
       name: "segops_druid_requests_refused_total",
       help: "Druid calls this process refused without sending them while Druid did not answer (one probe per backoff step goes instead)",
+      registers,
+    }),
+    budgetWaits: new Counter({
+      name: "segops_druid_request_budget_waits_total",
+      help: "Druid calls this process held back by --druid-request-budget until a token accrued (sent later, never dropped), by class: status, handoff, other, admission",
+      labelNames: ["class"],
+      registers,
+    }),
+    budgetWaited: new Counter({
+      name: "segops_druid_request_budget_wait_seconds_total",
+      help: "Seconds Druid calls waited for --druid-request-budget's tokens, by class",
+      labelNames: ["class"],
       registers,
     }),
     http: new Counter({

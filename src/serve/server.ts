@@ -10,6 +10,7 @@ import type { KindOfWork } from "../driver/kind.js";
 import { DruidClient, type DruidClientOptions } from "../druid/client.js";
 import { clusterOf } from "../druid/cluster.js";
 import { OutageMonitor } from "../druid/outage.js";
+import { type BudgetClass, RequestBudget } from "../druid/request-budget.js";
 import { Worker } from "../jobs/worker.js";
 import type { Store } from "../ledger/store.js";
 import type { DruidServices } from "../work/services.js";
@@ -166,8 +167,21 @@ function assemble(o: ServiceOptions): Parts {
     slots: () => worker?.machinery.admission.slots ?? null,
     ...(o.loadSampleMs !== undefined ? { sampleMs: o.loadSampleMs } : {}),
   });
+  const budget = o.druid.requestBudget;
   const client = new DruidClient({
     ...o.druid,
+    // A budget given as a rate counts its waits in /metrics; a shared one given whole keeps its own counters.
+    ...(budget && !(budget instanceof RequestBudget)
+      ? {
+          requestBudget: {
+            ...budget,
+            onWait: (cls: BudgetClass, waitedMs: number) => {
+              metrics?.druidBudgetWait(cls, waitedMs);
+              budget.onWait?.(cls, waitedMs);
+            },
+          },
+        }
+      : {}),
     gate: monitor,
     onAttempt: (attempt) => {
       monitor.record(attempt);

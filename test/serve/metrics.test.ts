@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 import { otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
@@ -155,14 +156,14 @@ describe("segops serve: /metrics", () => {
     );
     expect(select(samples, "segops_druid_requests_total", { code: "none" })).toEqual([]);
     // Response bytes by the same routes: one series per endpoint requested, and the submissions' answers
-    // ({"task": id}, as the emulator serialises them) to the byte.
+    // ({"task": id}, as the emulator serialises them, gzipped as the client asks) to the byte, as sent.
     const bytes = select(samples, "segops_druid_response_bytes_total");
     expect(bytes.map((s) => s.labels.endpoint).sort()).toEqual(Object.keys(received).sort());
     const accepted = t.sim.stats().submissions.filter((r) => r.accepted && r.id !== null);
     expect(accepted).toHaveLength(3);
     expect(
       total(samples, "segops_druid_response_bytes_total", { endpoint: "POST /druid/indexer/v1/task" }),
-    ).toBe(accepted.reduce((n, r) => n + Buffer.byteLength(JSON.stringify({ task: r.id })), 0));
+    ).toBe(accepted.reduce((n, r) => n + gzipSync(JSON.stringify({ task: r.id })).length, 0));
     expect(
       total(samples, "segops_druid_response_bytes_total", { endpoint: "POST /druid/indexer/v1/taskStatus" }),
     ).toBeGreaterThan(0);
