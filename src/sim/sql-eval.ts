@@ -63,6 +63,8 @@ export interface CompileCtx {
   aliases: Map<string, Expr> | null;
   timeZone: Zone;
   now: number;
+  /** The clause being compiled, for Calcite's "Aggregate expression is illegal in WHERE clause". */
+  clause?: "WHERE" | "ON" | "GROUP BY";
   /** Over a system table Calcite itself aggregates (text MIN/MAX allowed); over datasources Druid's aggregators. */
   system: boolean;
   runSubquery(q: Query): SubResult;
@@ -221,7 +223,7 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
       return compileBinary(e, ctx);
     case "in": {
       const x = sub(e.e);
-      const list = e.list.map(sub);
+      const list = e.list.map((item) => timeComparable(x, sub(item), ctx.timeZone)[1]);
       return {
         type: "BOOLEAN",
         fn: (env) => {
@@ -309,8 +311,8 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
     }
     case "between": {
       const x = sub(e.e);
-      const lo = sub(e.lo);
-      const hi = sub(e.hi);
+      const lo = timeComparable(x, sub(e.lo), ctx.timeZone)[1];
+      const hi = timeComparable(x, sub(e.hi), ctx.timeZone)[1];
       return {
         type: "BOOLEAN",
         fn: (env) => {
@@ -434,10 +436,11 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
     };
   }
   const op = e.op;
+  const [a, b] = timeComparable(l, r, ctx.timeZone);
   return {
     type: "BOOLEAN",
     fn: (env) => {
-      const c = compare(l.fn(env), r.fn(env));
+      const c = compare(a.fn(env), b.fn(env));
       if (c === null) return null;
       return bool(
         op === "="
@@ -454,6 +457,21 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
       );
     },
   };
+}
+
+/**
+ * Calcite's implicit cast where a TIMESTAMP meets text (`__time >= '2026-03-02 12:00:00'`): the text is read as a
+ * timestamp in `sqlTimeZone` (a real Druid 33 counted from local noon under America/Los_Angeles).
+ */
+export function timeComparable(l: Compiled, r: Compiled, zone: Zone): [Compiled, Compiled] {
+  const text = (c: Compiled) => c.type === "CHAR" || c.type === "VARCHAR";
+  const asTime = (c: Compiled): Compiled => ({
+    type: "TIMESTAMP",
+    fn: (env) => castValue(c.fn(env), "TIMESTAMP", zone),
+  });
+  if (l.type === "TIMESTAMP" && text(r)) return [l, asTime(r)];
+  if (r.type === "TIMESTAMP" && text(l)) return [asTime(l), r];
+  return [l, r];
 }
 
 function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: FnContext): Compiled {
@@ -487,7 +505,8 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
 
 /** Folds one group's rows; args are compiled in row mode (an aggregate inside an aggregate is refused). */
 function compileAggregate(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx): Compiled {
-  if (!ctx.group) throw new SqlError(`Aggregate expression '${e.name}' is illegal here`, e.span);
+  if (!ctx.group)
+    throw new SqlError(`Aggregate expression is illegal in ${ctx.clause ?? "this"} clause`, e.span);
   if (e.args.some(hasAggregate)) throw new SqlError("Aggregate expressions cannot be nested", e.span);
   const rowCtx: CompileCtx = { ...ctx, group: null, aliases: null };
   const args = e.args.map((a) => compile(a, rowCtx));

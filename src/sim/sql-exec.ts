@@ -182,7 +182,7 @@ class Executor {
       test = (row) =>
         pairs.every(([a, b]) => orderCompare(row[a] ?? null, row[b] ?? null) === 0 && row[a] !== null);
     } else if (from.on) {
-      const on = compile(from.on, this.ctx(fields, using, ctes));
+      const on = compile(from.on, { ...this.ctx(fields, using, ctes), clause: "ON" });
       test = (row) => truthy(on.fn({ row, rows: [], key: [] }));
     }
     const leftNulls = l.fields.map(() => null);
@@ -235,7 +235,7 @@ class Executor {
         };
     const using = from.using ?? new Map<string, number>();
     const ctx = this.ctx(from.fields, using, ctes, from.system);
-    const where = q.where ? compile(q.where, ctx) : null;
+    const where = q.where ? compile(q.where, { ...ctx, clause: "WHERE" }) : null;
     const filtered = where
       ? from.rows.filter((row) => truthy(where.fn({ row, rows: [], key: [] })))
       : from.rows;
@@ -285,7 +285,7 @@ class Executor {
       }
       return g;
     });
-    const keyFns = groupExprs.map((g) => compile(g, ctx));
+    const keyFns = groupExprs.map((g) => compile(g, { ...ctx, clause: "GROUP BY" }));
     const groupCtx: CompileCtx = {
       ...ctx,
       group: { canon: groupExprs.map((g) => canon(g, ctx)), types: keyFns },

@@ -152,6 +152,24 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
         ["2026-03-01T12:00:00.000Z", "2026-03-02T13:30:00.000Z", "2026-04-30T00:00:00.000Z"],
       ]);
+      // Text compared with a TIMESTAMP is read as one, in sqlTimeZone.
+      expect(await answer(count("__time >= '2026-03-02 12:00:00'"))).toEqual([["EXPR$0"], ["BIGINT"], [2]]);
+      expect(await answer(count("__time BETWEEN '2026-03-01' AND '2026-03-01T05:30:00Z'"))).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [4],
+      ]);
+      expect(await answer(count("__time IN ('2026-03-01 00:00:00', '2026-03-02 03:00:00')"))).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [2],
+      ]);
+      const local = await post("/druid/v2/sql", {
+        query: q(count("__time >= '2026-03-02 12:00:00'")),
+        resultFormat: "array",
+        context: { sqlTimeZone: "America/Los_Angeles" },
+      });
+      expect(json(local)).toEqual([[1]]);
       expect(await refusal("SELECT INTERVAL '1' DAY")).toEqual([
         400,
         invalid("Cannot handle literal [86400000:INTERVAL DAY] of unsupported type [INTERVAL_DAY]."),
@@ -318,6 +336,19 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
       expect(await refusal(ordinal)).toEqual([
         400,
         invalid("Ordinal out of range", [q(ordinal).length, q(ordinal).length]),
+      ]);
+      const where = "SELECT page FROM $ds WHERE ";
+      expect(await refusal(`${where}COUNT(*) > 1`)).toEqual([
+        400,
+        invalid("Aggregate expression is illegal in WHERE clause", [
+          q(where).length + 1,
+          q(where).length + 8,
+        ]),
+      ]);
+      const order = "SELECT page, COUNT(*) FROM $ds GROUP BY page ORDER BY ";
+      expect(await refusal(`${order}added`)).toEqual([
+        400,
+        invalid("Expression 'added' is not being grouped", [q(order).length + 1, q(order).length + 5]),
       ]);
       expect(await refusal("SELECT page FROM $ds HAVING COUNT(*) > 1")).toEqual([
         400,
