@@ -121,6 +121,19 @@ export const EMULATED_BEHAVIOURS: readonly EmulatedBehaviour[] = [
     since: 39,
     what: "a datasource's auto-compaction config keeps `skipIntervals`, and the compaction duty never picks them (before: the field is dropped)",
   },
+  {
+    key: "compactionSupervisors",
+    what: "`POST /druid/indexer/v1/supervisor` takes `autocompact` supervisors; while the cluster compaction config (`POST /druid/coordinator/v1/config/compaction/cluster`) says `useSupervisors` they compact instead of the Coordinator's duty (off by default on every release)",
+  },
+  {
+    key: "msqCompaction",
+    what: "a compaction with `compactionRunner: {type: msq}` is its own controller: a second after it starts it launches `maxNumTasks - 1` `query_worker` tasks, a slot each, and works once they all run",
+  },
+  {
+    key: "autoCompactionTaskIds",
+    since: 37,
+    what: "automatic compaction tasks are `auto_compact_…` (before: `coordinator-issued_compact_…`)",
+  },
 ];
 
 /** Whether a behaviour holds on release `n`. */
