@@ -194,10 +194,10 @@ function checkGrouping(q: Query, scope: Scope): boolean {
  * Plans the ingestion query: the `__time` item, the dimensions and the metrics (aggregates), typed. `tables`
  * answers for `FROM <datasource>`.
  */
-export function planProgram(query: Query, tables: Tables): MsqProgram {
+export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPLACE" = "INSERT"): MsqProgram {
   if (query.orderBy)
     throw new MsqPlanError(
-      "Cannot use an ORDER BY clause on a Query of type [INSERT], use CLUSTERED BY instead",
+      `Cannot use an ORDER BY clause on a Query of type [${verb}], use CLUSTERED BY instead`,
     );
   if (query.having)
     throw new MsqPlanError("The emulator reads no HAVING in an ingestion query", "unsupported");
@@ -248,7 +248,15 @@ export function planProgram(query: Query, tables: Tables): MsqProgram {
     if (names.has(c)) throw new MsqPlanError(`Duplicate field in SELECT: [${c}]`);
     names.add(c);
   }
-  return { query, dimensions, metrics, rollup, columns, externs: externsOf(query) };
+  return {
+    query,
+    dimensions,
+    metrics,
+    rollup,
+    columns,
+    inputColumns: input.map((c) => c.name),
+    externs: externsOf(query),
+  };
 }
 
 function externsOf(q: Query): MsqProgram["externs"] {
@@ -323,7 +331,8 @@ function runQuery(q: Query, outer: Map<string, Row[]>, ctx: RunContext): Row[] {
   let out: Row[];
   if (q.groupBy === null && !q.items.some((i) => isAggregate(i.expr))) out = input.map(project);
   else out = groupRows(q, input, ctx.now);
-  return q.limit === null ? out : out.slice(0, q.limit);
+  const from = q.offset ?? 0;
+  return out.slice(from, q.limit === null ? undefined : from + q.limit);
 }
 
 function groupRows(q: Query, rows: Row[], now: number): Row[] {
@@ -388,6 +397,8 @@ export function runProgram(p: MsqProgram, table: TableRows, now: number): Progra
   const records: ProgramOutput["records"] = [];
   let nullTimes = 0;
   let filtered = 0;
+  let taken = 0;
+  const seen = new Set<string>();
   for (const rec of input) {
     const r = rec.value;
     if (r === null) {
@@ -414,14 +425,28 @@ export function runProgram(p: MsqProgram, table: TableRows, now: number): Progra
       nullTimes++;
       continue;
     }
+    // LIMIT and OFFSET count rows, or groups when the query groups.
+    const key = p.rollup ? JSON.stringify(p.dimensions.map((d) => out[d.name]).concat([out.__time])) : null;
+    if (q.limit !== null || q.offset !== null) {
+      const isNew = key === null || !seen.has(key);
+      if (isNew) {
+        if (key !== null) seen.add(key);
+        taken++;
+      }
+      if (taken <= (q.offset ?? 0) || (q.limit !== null && taken > (q.offset ?? 0) + q.limit)) {
+        filtered++;
+        continue;
+      }
+    }
     records.push({ value: out, raw: rec.raw, bytes: rec.bytes });
-    if (q.limit !== null && records.length >= q.limit) break;
   }
   return { records, nullTimes, filtered };
 }
 
 /** What the planner and the reingestion read of a segment (timeline.ts's SimSegment). */
 export interface SegmentView {
+  readonly interval: { start: number; end: number };
+  readonly version: string;
   readonly tombstone: boolean;
   readonly rows: readonly unknown[] | null;
   readonly dimensions: readonly string[];
@@ -450,7 +475,18 @@ export function tableColumns(segments: SegmentView[]): Column[] | null {
   return [...out].map(([name, type]) => ({ name, type }));
 }
 
-/** A datasource's rows, from its visible segments (tombstones and synthetic segments give none). */
+/**
+ * A datasource's rows, from its visible segments (tombstones and synthetic segments give none). A newer
+ * segment over part of an older one's interval hides the older one's rows there (partial overshadowing,
+ * `VersionedIntervalTimeline`).
+ */
 export function tableRows(segments: SegmentView[]): Row[] {
-  return segments.flatMap((s) => (s.tombstone || !s.rows ? [] : (s.rows as Row[])));
+  return segments.flatMap((s) => {
+    if (!s.rows) return [];
+    const newer = segments.filter((o) => o.version > s.version && o !== s);
+    return (s.rows as Row[]).filter((r) => {
+      const t = r.__time as number;
+      return !newer.some((o) => t >= o.interval.start && t < o.interval.end);
+    });
+  });
 }

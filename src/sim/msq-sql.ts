@@ -53,6 +53,7 @@ export interface Query {
   having: Expr | null;
   orderBy: Expr[] | null;
   limit: number | null;
+  offset: number | null;
 }
 
 export interface OutputMetric {
@@ -71,6 +72,8 @@ export interface MsqProgram {
   rollup: boolean;
   /** The output columns in SELECT order (for CLUSTERED BY ordinals and names). */
   columns: string[];
+  /** The columns the SELECT reads from (CLUSTERED BY may name them too). */
+  inputColumns: string[];
   /** The EXTERN inputs read (the report's stage definition). */
   externs: Array<Extract<Source, { k: "extern" }>>;
 }
@@ -82,6 +85,8 @@ interface Token {
 }
 
 const SYMBOLS = [
+  "[",
+  "]",
   "<>",
   "!=",
   "<=",
@@ -318,12 +323,18 @@ class Parser {
       if (t.t !== "num") this.fail("a number after LIMIT");
       limit = Number(t.v);
     }
+    let offset: number | null = null;
+    if (this.acceptWord("OFFSET")) {
+      const t = this.next();
+      if (t.t !== "num") this.fail("a number after OFFSET");
+      offset = Number(t.v);
+    }
     if (this.isWord("UNION") || this.isWord("EXCEPT") || this.isWord("INTERSECT"))
       throw new MsqPlanError(
         "The emulator runs no UNION, EXCEPT or INTERSECT in an ingestion query",
         "unsupported",
       );
-    return { with: withs, items, from, alias, where, groupBy, having, orderBy, limit };
+    return { with: withs, items, from, alias, where, groupBy, having, orderBy, limit, offset };
   }
 
   item(): Item {

@@ -1,8 +1,10 @@
-import { bucketOf, type Granularity, isAligned, parseGranularity } from "../core/granularity.js";
+import { bucketOf, type Granularity, isAligned, parseGranularity, periodIso } from "../core/granularity.js";
 import type { Interval } from "../core/interval.js";
+import { validateId } from "./ids.js";
 import type { IngestResult } from "./ingest.js";
 import { InputError } from "./input.js";
 import { instantText, intervalText } from "./instant-text.js";
+import { subExprs } from "./msq-eval.js";
 import {
   planProgram,
   runProgram,
@@ -11,7 +13,7 @@ import {
   tableColumns,
   tableRows,
 } from "./msq-query.js";
-import { type MsqProgram, parseQuery } from "./msq-sql.js";
+import { type Expr, type MsqProgram, parseExpr, parseQuery } from "./msq-sql.js";
 import {
   closing,
   IDENT,
@@ -23,6 +25,7 @@ import {
   unquoteIdent,
   withPosition,
 } from "./msq-text.js";
+import { granularityText, overwriteWindow } from "./msq-window.js";
 import type { DimensionSpec, IngestPlan, MetricSpec, MsqPlan, TaskPlan } from "./plans.js";
 import { simKnobs } from "./spec.js";
 import type { SimTask } from "./task.js";
@@ -91,38 +94,6 @@ function sqlTimestamp(text: string): number {
   return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(t) ? t : `${t}Z`);
 }
 
-const WINDOW_TERM = /^\s*\(?\s*"?__time"?\s*(>=|<)\s*TIMESTAMP\s*'([^']*)'\s*\)?\s*$/i;
-
-/** `__time >= TIMESTAMP 'a' AND __time < TIMESTAMP 'b'` (either order) → the interval, or an error. */
-function readWindow(cond: string, clause: string): Interval {
-  const terms = cond.trim().split(/\s+AND\s+/i);
-  let start: number | undefined;
-  let end: number | undefined;
-  for (const term of terms) {
-    const m = WINDOW_TERM.exec(term);
-    if (!m || terms.length !== 2) {
-      if (clause === "OVERWRITE WHERE" && !/__time/.test(term))
-        throw new MsqPlanError(
-          `OVERWRITE WHERE clause only supports filtering on the __time column, got [${cond.trim()}]`,
-        );
-      throw new MsqPlanError(
-        `The emulator reads ${clause} only as __time >= TIMESTAMP '<start>' AND __time < TIMESTAMP '<end>', got [${cond.trim()}]`,
-        "unsupported",
-      );
-    }
-    const ms = sqlTimestamp(m[2] as string);
-    if (!Number.isFinite(ms)) throw new MsqPlanError(`Illegal TIMESTAMP literal '${m[2]}'`);
-    if (m[1] === ">=") start = ms;
-    else end = ms;
-  }
-  if (start === undefined || end === undefined || !(end > start)) {
-    throw new MsqPlanError(
-      `The OVERWRITE WHERE clause [${cond.trim()}] produced no time intervals, are the bounds overly restrictive?`,
-    );
-  }
-  return { start, end };
-}
-
 /** `PARTITIONED BY` as Druid reads it (`DruidSqlParserUtils.convertSqlNodeToGranularity`). */
 function partitionedBy(clause: string): { granularity: Granularity; label: string } {
   const c = clause.trim().replace(/;\s*$/, "");
@@ -146,7 +117,13 @@ function partitionedBy(clause: string): { granularity: Granularity; label: strin
   try {
     if (name === undefined) throw new Error("unreadable");
     const granularity = parseGranularity(name);
-    return { granularity, label: c.toUpperCase() };
+    return {
+      granularity,
+      label: granularityText(
+        granularity,
+        granularity.kind === "period" ? periodIso(granularity.period) : null,
+      ),
+    };
   } catch {
     throw new MsqPlanError(
       `Invalid granularity[${c}] specified after PARTITIONED BY clause. Expected 'SECOND', 'MINUTE', 'FIVE_MINUTE', 'TEN_MINUTE', 'FIFTEEN_MINUTE', 'THIRTY_MINUTE', 'HOUR', 'SIX_HOUR', 'EIGHT_HOUR', 'DAY', 'MONTH', 'QUARTER', 'YEAR', 'ALL', ALL TIME, FLOOR() or TIME_FLOOR()`,
@@ -178,7 +155,9 @@ interface Clauses {
 
 /** Finds the statement's clauses (the planner's errors for a missing PARTITIONED BY or SELECT). */
 function readClauses(sql: string, masked: string): Clauses {
-  const head = /^\s*(REPLACE|INSERT)\s+INTO\s+("(?:[^"]|"")+"|[^\s(]+)/i.exec(masked);
+  const head = new RegExp(`^\\s*(REPLACE|INSERT)\\s+INTO\\s+(${IDENT})(?:\\s*\\.\\s*(${IDENT}))?`, "i").exec(
+    sql,
+  );
   if (!head) {
     throw new MsqPlanError(
       "The emulator runs only INSERT and REPLACE statements on /druid/v2/sql/task",
@@ -187,10 +166,32 @@ function readClauses(sql: string, masked: string): Clauses {
   }
   const verb = (head[1] as string).toUpperCase() as "INSERT" | "REPLACE";
   const headEnd = head.index + head[0].length;
-  const dataSource = unquoteIdent(sql.slice(headEnd - head[2]!.length, headEnd));
+  const schema = head[3] === undefined ? null : unquoteIdent(head[2] as string);
+  const dataSource = unquoteIdent((head[3] ?? head[2]) as string);
+  // `DruidSqlIngest` targets: a datasource of the druid schema only (`IngestHandler.validateTarget`).
+  if (schema !== null && schema !== "druid")
+    throw new MsqPlanError(
+      `Table [${schema}.${dataSource}] does not support operation [${verb}] because it is not a Druid datasource`,
+    );
+  const columnList = /^\s*\(([^)]*)\)/.exec(masked.slice(headEnd));
+  if (columnList) {
+    const names = splitTopLevel(
+      sql.slice(headEnd + columnList[0].indexOf("(") + 1, headEnd + columnList[0].length - 1),
+    );
+    throw new MsqPlanError(
+      `Operation [${verb}] cannot be run with a target column list, given [${dataSource} (${names.map((n) => `\`${unquoteIdent(n)}\``).join(", ")})]`,
+    );
+  }
   const partitioned = keywordAt(masked, /\bPARTITIONED\s+BY\b/);
-  if (!partitioned)
-    throw new MsqPlanError(`Operation [${verb}] requires a PARTITIONED BY to be explicitly defined`);
+  if (!partitioned) {
+    if (keywordAt(masked, /\bCLUSTERED\s+BY\b/))
+      throw new MsqPlanError(
+        "CLUSTERED BY found before PARTITIONED BY, CLUSTERED BY must come after the PARTITIONED BY clause",
+      );
+    throw new MsqPlanError(
+      `Operation [${verb}] requires a PARTITIONED BY to be explicitly defined, but none was found.`,
+    );
+  }
   const clustered = keywordAt(masked, /\bCLUSTERED\s+BY\b/, partitioned.index);
   // The query: `[WITH …] SELECT …` up to PARTITIONED BY.
   const select = keywordAt(masked, /\b(?:WITH|SELECT)\b/, headEnd);
@@ -200,7 +201,7 @@ function readClauses(sql: string, masked: string): Clauses {
 }
 
 /** A REPLACE's OVERWRITE WHERE window (null for OVERWRITE ALL, and for an INSERT). */
-function readOverwrite(sql: string, masked: string, c: Clauses): Interval | null {
+function readOverwrite(sql: string, masked: string, c: Clauses, base: number): Interval | null {
   if (c.verb !== "REPLACE") return null;
   const ow = keywordAt(masked, /\bOVERWRITE\s+(ALL\b|WHERE\b)/, c.headEnd);
   if (!ow || ow.index > c.select.index) {
@@ -209,7 +210,8 @@ function readOverwrite(sql: string, masked: string, c: Clauses): Interval | null
     );
   }
   if (!/^WHERE/i.test(ow[1] as string)) return null;
-  return readWindow(sql.slice(ow.index + ow[0].length, c.select.index), "OVERWRITE WHERE");
+  const from = ow.index + ow[0].length;
+  return overwriteWindow(sql.slice(from, c.select.index), base + from);
 }
 
 /**
@@ -221,6 +223,7 @@ function readPartitioning(
   c: Clauses,
   overwrite: Interval | null,
   columns: string[],
+  inputs: string[],
   base: number,
 ): { granularity: Granularity; clusteredBy: string[] } {
   const partClause = sql.slice(
@@ -235,16 +238,16 @@ function readPartitioning(
     let cursor = 0;
     clusteredBy = splitTopLevel(list).map((entry) => {
       cursor = list.indexOf(entry, cursor);
-      return clusteredColumn(entry, columns, base + from + cursor);
+      return clusteredColumn(entry, columns, inputs, base + from + cursor);
     });
   }
   if (overwrite) {
     // DruidSqlParserUtils.validateQueryAndConvertToIntervals.
+    // ALL buckets nothing but eternity, so no bounded window sits on it.
     const aligned =
-      granularity.kind === "all" ||
-      (granularity.kind === "period" &&
-        isAligned(granularity, overwrite.start) &&
-        isAligned(granularity, overwrite.end));
+      granularity.kind === "period" &&
+      isAligned(granularity, overwrite.start) &&
+      isAligned(granularity, overwrite.end);
     if (!aligned) {
       throw new MsqPlanError(
         `OVERWRITE WHERE clause identified interval [${intervalMessageText(overwrite)}] which is not aligned with PARTITIONED BY granularity [${label}]`,
@@ -258,7 +261,7 @@ function readPartitioning(
  * A CLUSTERED BY entry: an output column's name or its 1-based ordinal (`DruidSqlParserUtils
  * .validateClusteredByColumns`: ordinals must name a SELECT item).
  */
-function clusteredColumn(entry: string, columns: string[], at: number): string {
+function clusteredColumn(entry: string, columns: string[], inputs: string[], at: number): string {
   if (/^\d+$/.test(entry)) {
     const n = Number(entry);
     const name = columns[n - 1];
@@ -269,16 +272,24 @@ function clusteredColumn(entry: string, columns: string[], at: number): string {
     return name;
   }
   const bare = entry.replace(/\s+(ASC|DESC)$/i, "");
+  if (!new RegExp(`^${IDENT}$`).test(bare)) {
+    // An expression sorts the rows but is not stored (MSQReplaceTest: CLUSTERED BY LOWER(dim1)); its columns
+    // must exist.
+    for (const col of columnsIn(parseExpr(bare, at)))
+      if (!columns.includes(col.name) && !inputs.includes(col.name))
+        throw new MsqPlanError(`Column '${col.name}' not found in any table`, "invalidInput", col.at);
+    return bare;
+  }
   const name = unquoteIdent(bare);
-  if (!new RegExp(`^${IDENT}$`).test(bare))
-    throw new MsqPlanError(
-      `The emulator reads CLUSTERED BY only as the SELECT's output columns or their ordinals, got [${entry}]`,
-      "unsupported",
-    );
-  // Calcite resolves CLUSTERED BY against the SELECT's output.
-  if (!columns.includes(name))
+  // Calcite resolves CLUSTERED BY against the SELECT's output and then its input (an input column not written
+  // orders nothing in the segments).
+  if (!columns.includes(name) && !inputs.includes(name))
     throw new MsqPlanError(`Column '${name}' not found in any table`, "invalidInput", at);
   return name;
+}
+
+function columnsIn(e: Expr): Array<Extract<Expr, { k: "col" }>> {
+  return e.k === "col" ? [e] : subExprs(e).flatMap(columnsIn);
 }
 
 /** The query context's task count (a controller and at least one worker), warning limit and segment size. */
@@ -330,10 +341,10 @@ function controllerIngest(q: {
     forceGuaranteedRollup: false,
     // Clustering sorts each chunk by these columns before `rowsPerSegment` cuts it (range partitioning).
     partitions: {
-      type: q.clusteredBy.length > 0 ? "range" : "dynamic",
+      type: q.clusteredBy.some((c) => q.program.columns.includes(c)) ? "range" : "dynamic",
       maxRowsPerSegment: q.rowsPerSegment,
       numShards: null,
-      partitionDimensions: q.clusteredBy,
+      partitionDimensions: q.clusteredBy.filter((c) => q.program.columns.includes(c)),
     },
     maxNumConcurrentSubTasks: q.workers,
     parallel: q.workers > 1,
@@ -378,12 +389,23 @@ function planStatement(
 ): { plan: TaskPlan; msq: MsqPlan } {
   const masked = mask(sql);
   const clauses = readClauses(sql, masked);
-  const overwrite = readOverwrite(sql, masked, clauses);
+  // The target's name is checked first (`IngestHandler.validateTarget` → `IdUtils.validateId`).
+  const badName = validateId("table", clauses.dataSource);
+  if (badName) throw new MsqPlanError(badName);
+  const overwrite = readOverwrite(sql, masked, clauses, base);
   const program = planProgram(
     parseQuery(sql.slice(clauses.select.index, clauses.partitioned.index), base + clauses.select.index),
     tablesOf(catalog),
+    clauses.verb,
   );
-  const { granularity, clusteredBy } = readPartitioning(sql, clauses, overwrite, program.columns, base);
+  const { granularity, clusteredBy } = readPartitioning(
+    sql,
+    clauses,
+    overwrite,
+    program.columns,
+    program.inputColumns,
+    base,
+  );
   const { workers, maxParseExceptions, rowsPerSegment } = readLimits(context);
   const ingest = controllerIngest({
     verb: clauses.verb,
@@ -407,7 +429,7 @@ function planStatement(
     program,
     context: { ...context, sqlQueryId },
   };
-  materialize(ingest, msq, program, catalog);
+  materialize(ingest, msq, program, clauses.dataSource, catalog);
   const plan: TaskPlan = {
     id,
     type: "query_controller",
@@ -452,6 +474,7 @@ function materialize(
   ingest: IngestPlan,
   msq: MsqPlan,
   program: MsqProgram,
+  dataSource: string,
   catalog: MsqCatalog | undefined,
 ): void {
   if (program.externs.some((e) => !READABLE.has(String(e.inputSource.type)))) return;
@@ -472,11 +495,39 @@ function materialize(
     }
   }
   msq.findings = { nullTimes: out.nullTimes, outside, dropped: out.filtered };
+  if (msq.verb === "REPLACE" && window === null) replaceAll(ingest, dataSource, out.records, catalog);
   ingest.inputSource = {
     type: "inline",
     data: out.records.map((r) => (r.value === null ? r.raw : JSON.stringify(r.value))).join("\n"),
   };
   ingest.inputFormat = { type: "json" };
+}
+
+/**
+ * `OVERWRITE ALL` replaces every time chunk (`replaceTimeChunks: ALL`): the REPLACE covers the chunks the
+ * datasource serves and those the rows land in, so the chunks left without rows get tombstones.
+ */
+function replaceAll(
+  ingest: IngestPlan,
+  dataSource: string,
+  records: Array<{ value: Record<string, unknown> | null }>,
+  catalog: MsqCatalog | undefined,
+): void {
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const r of records) {
+    const t = r.value?.__time;
+    if (typeof t !== "number") continue;
+    start = Math.min(start, t);
+    end = Math.max(end, t + 1);
+  }
+  for (const s of catalog?.segments(dataSource) ?? []) {
+    start = Math.min(start, s.interval.start);
+    end = Math.max(end, s.interval.end);
+  }
+  if (!(end > start)) return;
+  const g = ingest.dataSchema.segmentGranularity;
+  ingest.dataSchema.intervals = [{ start: bucketOf(g, start).start, end: bucketOf(g, end - 1).end }];
 }
 
 /**
@@ -500,6 +551,13 @@ export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null 
       errorMessage: `Too many warnings of type ${PARSE_CODE} generated (max = ${limit})`,
     };
   }
+  // `failOnEmptyInsert` (default false): an ingestion that writes no rows fails (`InsertCannotBeEmptyFault`).
+  if (msq.context.failOnEmptyInsert === true && result.counters.processed === 0)
+    return {
+      errorCode: "InsertCannotBeEmpty",
+      dataSource: plan.dataSource,
+      errorMessage: `No rows to insert for dataSource[${plan.dataSource}]. Set failOnEmptyInsert : false in the query context to allow empty inserts.`,
+    };
   const found = msq.findings;
   if (found && found.nullTimes > 0)
     return {

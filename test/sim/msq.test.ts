@@ -261,11 +261,12 @@ describe("MSQ: POST /druid/v2/sql/task and the query_controller task (docs/druid
     );
     expect(misaligned.status).toBe(400);
     expect(misaligned.json.error.errorMessage).toBe(
-      "OVERWRITE WHERE clause identified interval [2026-01-01T06:00:00.000Z/2026-01-02T00:00:00.000Z] which is not aligned with PARTITIONED BY granularity [DAY]",
+      // The granularity as Druid prints it (`PeriodGranularity#toString`; CalciteReplaceDmlTest).
+      "OVERWRITE WHERE clause identified interval [2026-01-01T06:00:00.000Z/2026-01-02T00:00:00.000Z] which is not aligned with PARTITIONED BY granularity [{type=period, period=P1D, timeZone=UTC, origin=null}]",
     );
     const noPartition = await submitSql(s, `INSERT INTO events ${base}`);
     expect(noPartition.json.error.errorMessage).toBe(
-      "Operation [INSERT] requires a PARTITIONED BY to be explicitly defined",
+      "Operation [INSERT] requires a PARTITIONED BY to be explicitly defined, but none was found.",
     );
     expect(s.sim.engine.tasks.size).toBe(0);
     expect((await s.get("/druid/v2/sql/task/enabled")).json).toEqual({ enabled: true });

@@ -189,7 +189,8 @@ function controllerRefusal(
   sqlQueryId: string,
 ): Refusal | null {
   const { engine } = ctx;
-  const dsProblem = validateId("dataSource", dataSource) ?? validateId("Task ID", id);
+  // The SQL layer names the target `table` (`IngestHandler.validateTarget` → `IdUtils.validateId`).
+  const dsProblem = validateId("table", dataSource) ?? validateId("Task ID", id);
   if (dsProblem) {
     const reply = taskFailure(
       sqlQueryId,
