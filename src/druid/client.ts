@@ -583,19 +583,30 @@ export class DruidClient {
 
   /**
    * `GET /status/properties` of a service: its runtime properties (those not hidden by
-   * `druid.server.hiddenProperties`), e.g. the auto-kill settings auto-kill.ts reads.
+   * `druid.server.hiddenProperties`), e.g. the auto-kill settings auto-kill.ts reads. Through a Router the plain
+   * path answers the Router's own (`druid.service` names the router), so its management proxy's
+   * `/proxy/<service>/status/properties` is asked then, as the doctor does; the Router's own answer is returned when
+   * the proxy cannot be read (the caller tells it by `druid.service`).
    */
   async statusProperties(
     service: "overlord" | "coordinator",
     options?: CallOptions,
   ): Promise<Record<string, string>> {
-    const body = await this.#json<unknown>(
-      { service, method: "GET", path: "/status/properties", idempotent: true },
-      options,
-    );
-    const out: Record<string, string> = {};
-    if (isRecord(body)) for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-    return out;
+    const read = async (path: string) => {
+      const body = await this.#json<unknown>({ service, method: "GET", path, idempotent: true }, options);
+      const out: Record<string, string> = {};
+      if (isRecord(body)) for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+      return out;
+    };
+    const own = await read("/status/properties");
+    if (!/router/i.test(own["druid.service"] ?? "")) return own;
+    try {
+      const proxied = await read(`/proxy/${service}/status/properties`);
+      return /router/i.test(proxied["druid.service"] ?? "") ? own : proxied;
+    } catch (error) {
+      if (options?.signal?.aborted) throw error;
+      return own;
+    }
   }
 
   /**
