@@ -455,6 +455,46 @@ export const NATIVE_ERRORS: [string, string][] = [
     '{"queryType":"scan","dataSource":"DS","intervals":["2026-01-01/2026-01-03"],"order":"ascending","columns":["page"],"limit":2}',
   ],
   [
+    "an unknown aggregator type",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"nosuch","name":"n"}]}',
+  ],
+  [
+    "an unknown post-aggregator type",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"postAggregations":[{"type":"nosuch","name":"p"}]}',
+  ],
+  [
+    "a filter without a type",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"filter":{"value":"x"}}',
+  ],
+  [
+    "filters without their column, each in its class's words",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"filter":{"type":"or","fields":[{"type":"selector","dimension":"a","value":"b"},{"type":"in","values":["a"]}]}}',
+  ],
+  [
+    "a selector without dimension",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"filter":{"type":"selector","value":"x"}}',
+  ],
+  [
+    "an equals filter without column",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"filter":{"type":"equals","matchValueType":"STRING","matchValue":"x"}}',
+  ],
+  [
+    "a range filter without column",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"filter":{"type":"range","matchValueType":"LONG","lower":1}}',
+  ],
+  [
+    "a like filter without dimension inside not",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"count","name":"n"}],"filter":{"type":"not","field":{"type":"like","pattern":"a"}}}',
+  ],
+  [
+    "a filtered aggregator without its aggregator",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"filtered","filter":{"type":"true"}},{"type":"count"}]}',
+  ],
+  [
+    "a filtered aggregator whose aggregator has no fieldName",
+    '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"filtered","filter":{"type":"true"},"aggregator":{"type":"longSum","name":"x"}}]}',
+  ],
+  [
     "a scan resultFormat the data server refuses",
     '{"queryType":"scan","dataSource":"DS","intervals":["2026-01-01/2026-01-03"],"resultFormat":"valueVector"}',
   ],

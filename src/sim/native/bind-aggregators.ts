@@ -25,7 +25,7 @@ const FACTORIES: Record<AggregatorKind, string> = {
   floatMax: "FloatMaxAggregatorFactory",
 };
 
-/** The core `AggregatorFactory` type ids (extensions add more on a real cluster). */
+/** `AggregatorFactory`'s type ids on the Druid 33 stage (its core ones; an extension adds its own). */
 const CORE_AGGREGATORS = [
   "cardinality",
   "count",
@@ -54,6 +54,7 @@ const CORE_AGGREGATORS = [
   "longMax",
   "longMin",
   "longSum",
+  "singleValue",
   "stringAny",
   "stringFirst",
   "stringFirstFold",
@@ -61,18 +62,19 @@ const CORE_AGGREGATORS = [
   "stringLastFold",
 ];
 
-function bindAggregator(a: unknown, b: Binding): Aggregator {
+function bindAggregator(a: unknown, b: Binding, pojo: string): Aggregator {
   if (!isObject(a)) throw bindError(CLASSES.mismatch, `an aggregator must be an object${chainText(b)}`);
   const type = a.type;
   const cls = (name: string) => `org.apache.druid.query.aggregation.${name}`;
   if (type === "filtered") {
     if (a.aggregator === undefined || a.aggregator === null)
-      throw cannotConstruct(b, a, cls("FilteredAggregatorFactory"), "Must have a valid, non-null aggregator");
+      throw cannotConstruct(b, a, cls("FilteredAggregatorFactory"), "aggregator");
     if (a.filter === undefined || a.filter === null)
-      throw cannotConstruct(b, a, cls("FilteredAggregatorFactory"), "Must have a valid, non-null filter");
+      throw cannotConstruct(b, a, cls("FilteredAggregatorFactory"), "filter");
     const inner = bindAggregator(
       a.aggregator,
       chained(b, `->${cls("FilteredAggregatorFactory")}["aggregator"]`),
+      "aggregator",
     );
     return {
       kind: "filtered",
@@ -100,18 +102,18 @@ function bindAggregator(a: unknown, b: Binding): Aggregator {
       `aggregator type [${type}] is not computed by the segops emulator`,
     );
   }
-  throw unknownTypeId(b, a, type, cls("AggregatorFactory"), CORE_AGGREGATORS, null);
+  throw unknownTypeId(b, a, type, cls("AggregatorFactory"), CORE_AGGREGATORS, pojo);
 }
 
 export function bindAggregators(list: unknown, b: Binding): Aggregator[] {
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw bindError(CLASSES.mismatch, `aggregations must be a list${chainText(b)}`);
-  return list.map((a, i) => bindAggregator(a, chained(b, `->java.util.ArrayList[${i}]`)));
+  return list.map((a, i) => bindAggregator(a, chained(b, `->java.util.ArrayList[${i}]`), "aggregations"));
 }
 
 const ARITHMETIC = new Set(["+", "-", "*", "/", "quotient", "pow"]);
 
-function bindPostAggregator(p: unknown, b: Binding): PostAggregator {
+function bindPostAggregator(p: unknown, b: Binding, pojo: string): PostAggregator {
   if (!isObject(p)) throw bindError(CLASSES.mismatch, `a post-aggregator must be an object${chainText(b)}`);
   const cls = (name: string) => `org.apache.druid.query.aggregation.post.${name}`;
   const name = typeof p.name === "string" ? p.name : null;
@@ -136,6 +138,7 @@ function bindPostAggregator(p: unknown, b: Binding): PostAggregator {
           bindPostAggregator(
             f,
             chained(b, `->${cls("ArithmeticPostAggregator")}["fields"]->java.util.ArrayList[${i}]`),
+            "fields",
           ),
         ),
       };
@@ -170,7 +173,7 @@ function bindPostAggregator(p: unknown, b: Binding): PostAggregator {
           "longGreatest",
           "longLeast",
         ],
-        null,
+        pojo,
       );
   }
 }
@@ -179,7 +182,9 @@ export function bindPostAggregators(list: unknown, b: Binding): PostAggregator[]
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list))
     throw bindError(CLASSES.mismatch, `postAggregations must be a list${chainText(b)}`);
-  return list.map((p, i) => bindPostAggregator(p, chained(b, `->java.util.ArrayList[${i}]`)));
+  return list.map((p, i) =>
+    bindPostAggregator(p, chained(b, `->java.util.ArrayList[${i}]`), "postAggregations"),
+  );
 }
 
 function fieldsOf(p: PostAggregator): string[] {

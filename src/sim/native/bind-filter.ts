@@ -35,6 +35,17 @@ const FILTER_TYPES = [
   "true",
 ];
 
+const MISSING_COLUMN: Record<string, string> = {
+  SelectorDimFilter: "dimension must not be null",
+  EqualityFilter: "Invalid equality filter, column cannot be null",
+  NullFilter: "Invalid null filter, column cannot be null",
+  RangeFilter: "Invalid range filter, column cannot be null",
+  BoundDimFilter: "dimension can not be null",
+  InDimFilter: "dimension cannot be null",
+  LikeDimFilter: "dimension",
+  RegexDimFilter: "dimension must not be null",
+};
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -58,9 +69,10 @@ export function bindFilter(f: unknown, b: Binding, pojo: string | null): Filter 
   if (!isObject(f))
     throw cannotConstruct(b, {}, "org.apache.druid.query.filter.DimFilter", "a filter must be an object");
   const cls = (name: string) => `org.apache.druid.query.filter.${name}`;
+  /** The column a filter names; each filter class words its absence its own way (observed on Druid 33). */
   const column = (key: string, className: string): string => {
     const v = f[key];
-    if (typeof v !== "string") throw cannotConstruct(b, f, cls(className), `${key} can't be null`);
+    if (typeof v !== "string") throw cannotConstruct(b, f, cls(className), MISSING_COLUMN[className] ?? key);
     return v;
   };
   switch (f.type) {
@@ -145,7 +157,7 @@ export function bindFilter(f: unknown, b: Binding, pojo: string | null): Filter 
               b,
               `->${cls(f.type === "and" ? "AndDimFilter" : "OrDimFilter")}["fields"]->java.util.ArrayList[${i}]`,
             ),
-            null,
+            "fields",
           ),
         ),
       };

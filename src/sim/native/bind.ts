@@ -208,7 +208,9 @@ function bindCommon(
     throw refuse("querySegmentSpec can't be null");
   intervals.sort((a, c) => a.start - c.start);
   const filter =
-    body.filter === undefined || body.filter === null ? null : bindFilter(body.filter, field("filter"), null);
+    body.filter === undefined || body.filter === null
+      ? null
+      : bindFilter(body.filter, field("filter"), "filter");
   const context = isObject(body.context) ? body.context : {};
   return { dataSource, intervals, filter, context };
 }
