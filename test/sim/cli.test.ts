@@ -48,6 +48,22 @@ describe("segops sim", () => {
     expect(() => simOptionsFromFlags({ faults: "/nonexistent/f.yaml" })).toThrow(UsageError);
   });
 
+  it("takes --virtual-storage from Druid 35 on, and refuses it with an older --druid-version", async () => {
+    expect(simOptionsFromFlags({ druidVersion: "35", virtualStorage: true })).toMatchObject({
+      druidVersion: 35,
+      virtualStorage: true,
+    });
+    const error: unknown = await serveSim(
+      simOptionsFromFlags({ port: "0", druidVersion: "33", virtualStorage: true }),
+      new AbortController().signal,
+      () => {},
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(
+      "Expected `virtualStorage` only with `druidVersion` 35 or newer (Druid 35 added virtual storage), got druidVersion 33: raise druidVersion or drop virtualStorage",
+    );
+  });
+
   it("serves until stopped, printing the URL, then closes", async () => {
     const lines: string[] = [];
     const stop = new AbortController();
