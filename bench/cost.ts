@@ -27,13 +27,14 @@ import { openStore } from "../src/ledger/open.js";
 import type { JsonObject } from "../src/ledger/types.js";
 import { type HistoryOptions, seedHistory } from "../src/sim/history.js";
 import { startSim } from "../src/sim/server.js";
+import { MAX_CHECK_INTERVAL_TICKS } from "../src/work/handoff.js";
 import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";
 import { backoffBackfill, pollEvery, pool, type Seen } from "./lib/baselines.js";
 import { logNormalDurations } from "./lib/durations.js";
 import type { BenchEnv } from "./lib/env.js";
 import { RequestMeter } from "./lib/request-meter.js";
 import { type BenchResult, Checks } from "./lib/result.js";
-import { finishedAt } from "./lib/sim-events.js";
+import { eventAt, finishedAt } from "./lib/sim-events.js";
 import { simTime } from "./lib/sim-time.js";
 import { isStatusLookup, quantile } from "./lib/stats.js";
 import { markdownTable, num } from "./lib/table.js";
@@ -74,6 +75,8 @@ interface CostRun {
   makespanMs: number;
   meter: RequestMeter;
   detection: number[];
+  /** segops only: the emulator serving a partition's segments to segops' handoff gate seeing it (emulated ms). */
+  handoffSeen: number[];
   /** Active tasks (running or pending) averaged over the run, for the cost model. */
   seenSucceeded: number;
 }
@@ -144,6 +147,8 @@ async function runOne(
     const clock = env.time.clock;
     const start = clock.now();
     let seen: Seen[] = [];
+    const druidIdOf = new Map<string, string>();
+    const handedOff: Array<{ druidId: string; at: number }> = [];
     if (poller === "segops") {
       const dir = mkdtempSync(join(tmpdir(), "segops-bench-cost-"));
       const store = await openStore(`sqlite:${join(dir, "ledger.db")}`);
@@ -156,8 +161,13 @@ async function runOne(
           jobId: plan.job.id,
           tickMs: TICK,
           maxConcurrency: 16,
-          onStep: (_task, step, detail) => {
-            if (step === "succeeded") seen.push({ id: detail, outcome: "SUCCESS", at: clock.now() });
+          onStep: (task, step, detail) => {
+            if (step === "succeeded") {
+              seen.push({ id: detail, outcome: "SUCCESS", at: clock.now() });
+              druidIdOf.set(task.id, detail);
+            }
+            const druidId = druidIdOf.get(task.id);
+            if (step === "handed-off" && druidId) handedOff.push({ druidId, at: clock.now() });
           },
         });
         checks.equal(result.counts.done, partitions, `cost ${partitions} segops: partitions done`);
@@ -186,12 +196,17 @@ async function runOne(
     const makespanMs = clock.now() - start;
     const succeeded = seen.filter((s) => s.outcome === "SUCCESS").length;
     checks.equal(succeeded, partitions, `cost ${partitions} ${poller}: successes seen`);
+    const tasks = env.sim.stats().tasks;
     return {
       poller,
       partitions,
       makespanMs,
       meter,
       detection: detectionOf(env, seen),
+      handoffSeen: handedOff.flatMap((h) => {
+        const served = eventAt(tasks, h.druidId, "handedOff");
+        return served === null ? [] : [Math.max(0, h.at - served)];
+      }),
       seenSucceeded: succeeded,
     };
   });
@@ -294,6 +309,12 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
             bytesPerTask: r.meter.total().bytes / r.partitions,
             detectionP99Ms: quantile(r.detection, 0.99),
             makespanMs: r.makespanMs,
+            ...(r.poller === "segops"
+              ? {
+                  handoffSeenP50Ms: quantile(r.handoffSeen, 0.5),
+                  handoffSeenP99Ms: quantile(r.handoffSeen, 0.99),
+                }
+              : {}),
           },
         ]),
       );
@@ -305,6 +326,7 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
         s.bytes <= Math.min(b.bytes, op.bytes);
       notes.push(
         `${partitions} partitions: segops ${cheapest ? "sends the fewest requests and bytes per task" : "is **not** the cheapest per task"} (${num((s?.requests ?? 0) / partitions, 1)} requests, ${kib((s?.bytes ?? 0) / partitions)} a task), detection p99 ${secs(p99)} (goal ≤ 2 s: ${p99 <= 2000 ? "met" : "**missed**"}).`,
+        `${partitions} partitions: segops saw a handoff ${secs(quantile(segops.handoffSeen, 0.5))} (p50) / ${secs(quantile(segops.handoffSeen, 0.99))} (p99) after the emulator served the segments (${segops.handoffSeen.length} partitions; the checks back off to every ${MAX_CHECK_INTERVAL_TICKS} ticks while nothing new is served).`,
       );
       headline.push([
         `cost: ${partitions}-partition backfill against a production-sized history (emulated)`,

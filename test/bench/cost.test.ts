@@ -29,9 +29,17 @@ it("drives a small backfill with segops and both baselines and counts each one's
       "`POST /druid/coordinator/v1/metadata/datasources/:dataSource/segments`",
     ]),
   );
-  const figures = result.figures?.cost4 as Record<string, { requestsPerTask: number; bytesPerTask: number }>;
+  const figures = result.figures?.cost4 as Record<
+    string,
+    { requestsPerTask: number; bytesPerTask: number; handoffSeenP99Ms?: number }
+  >;
   for (const poller of ["segops", "seed", "operator"]) {
     expect(figures[poller]?.requestsPerTask).toBeGreaterThanOrEqual(2);
     expect(figures[poller]?.bytesPerTask).toBeGreaterThan(0);
   }
+  // segops' handoff gate saw every partition's segments served (a lag measured for each, never negative).
+  expect(figures.segops?.handoffSeenP99Ms).toBeGreaterThanOrEqual(0);
+  expect(result.notes.join("\n")).toMatch(
+    /segops saw a handoff .* after the emulator served the segments \(4 partitions;/,
+  );
 }, 120_000);
