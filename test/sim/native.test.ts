@@ -142,4 +142,24 @@ describe("native queries on the emulator", () => {
       "Query type [search] is not supported by the segops emulator (it answers timeseries, topN, groupBy, scan, segmentMetadata, timeBoundary)",
     );
   });
+
+  it("answer malformed queries with a 400 naming what could not be bound, never the emulator's own 500", async () => {
+    const t = await startTestSim();
+    const base = '"queryType":"timeseries","dataSource":"wiki","intervals":["2026-01-01/2026-01-02"]';
+    const cases: [string, string][] = [
+      ["null", "from non-Object value (token `JsonToken.VALUE_NULL`)"],
+      [`{${base},"aggregations":{"n":1}}`, "aggregations must be a list"],
+      [`{${base},"filter":{"type":"regex","dimension":"page","pattern":"("}}`, "RegexDimFilter`, problem:"],
+      [
+        `{${base},"filter":{"type":"interval","dimension":"__time","intervals":["x"]}}`,
+        "IntervalDimFilter`, problem:",
+      ],
+      [`{${base},"granularity":{"type":"period","period":"soon"}}`, "Granularity`, problem:"],
+    ];
+    for (const [body, says] of cases) {
+      const res = await t.post("/druid/v2", body);
+      expect([res.status, res.json.error], body).toEqual([400, "Unknown exception"]);
+      expect(res.json.errorMessage, body).toContain(says);
+    }
+  });
 });

@@ -133,18 +133,24 @@ export function bindFilter(f: unknown, b: Binding, pojo: string | null): Filter 
         dimension: column("dimension", "LikeDimFilter"),
         regex: likeRegex(String(f.pattern ?? ""), typeof f.escape === "string" ? f.escape : null),
       };
-    case "regex":
-      return {
-        type: "regex",
-        dimension: column("dimension", "RegexDimFilter"),
-        regex: new RegExp(String(f.pattern ?? "")),
-      };
-    case "interval":
-      return {
-        type: "interval",
-        dimension: column("dimension", "IntervalDimFilter"),
-        intervals: (Array.isArray(f.intervals) ? f.intervals : []).map((i) => parseInterval(String(i))),
-      };
+    case "regex": {
+      const dimension = column("dimension", "RegexDimFilter");
+      try {
+        return { type: "regex", dimension, regex: new RegExp(String(f.pattern ?? "")) };
+      } catch (error) {
+        // Java's Pattern.compile refuses it in the constructor; the reason is worded by JavaScript's parser.
+        throw cannotConstruct(b, f, cls("RegexDimFilter"), (error as Error).message);
+      }
+    }
+    case "interval": {
+      const dimension = column("dimension", "IntervalDimFilter");
+      const texts = Array.isArray(f.intervals) ? f.intervals : [];
+      try {
+        return { type: "interval", dimension, intervals: texts.map((i) => parseInterval(String(i))) };
+      } catch (error) {
+        throw cannotConstruct(b, f, cls("IntervalDimFilter"), (error as Error).message);
+      }
+    }
     case "and":
     case "or": {
       const fields = Array.isArray(f.fields) ? f.fields : [];

@@ -156,9 +156,22 @@ export function bindQuery(doc: Located): NativeQuery {
 }
 
 function mismatch(doc: Located, body: unknown): never {
+  const token = Array.isArray(body)
+    ? "START_ARRAY"
+    : body === null
+      ? "VALUE_NULL"
+      : typeof body === "number"
+        ? Number.isInteger(body)
+          ? "VALUE_NUMBER_INT"
+          : "VALUE_NUMBER_FLOAT"
+        : typeof body === "boolean"
+          ? body
+            ? "VALUE_TRUE"
+            : "VALUE_FALSE"
+          : "VALUE_STRING";
   throw bindError(
     CLASSES.mismatch,
-    `Cannot deserialize value of type \`org.apache.druid.query.Query\` from ${Array.isArray(body) ? "Array" : "non-Object"} value (token \`JsonToken.${Array.isArray(body) ? "START_ARRAY" : "VALUE_STRING"}\`)\n ${doc.at(0)}`,
+    `Cannot deserialize value of type \`org.apache.druid.query.Query\` from ${Array.isArray(body) ? "Array" : "non-Object"} value (token \`JsonToken.${token}\`)\n ${doc.at(0)}`,
   );
 }
 
