@@ -630,6 +630,17 @@ export class DruidClient {
   }
 
   /**
+   * `GET /druid/indexer/v1/supervisor` (`SupervisorResource.specGetAll`): the ids of the Overlord's supervisors,
+   * streaming ones and compaction ones (`autocompact__<dataSource>`, `CompactionSupervisorSpec`).
+   */
+  supervisorIds(options?: CallOptions): Promise<string[]> {
+    return this.#json(
+      { service: "overlord", method: "GET", path: `${OVERLORD}/supervisor`, idempotent: true },
+      options,
+    );
+  }
+
+  /**
    * `POST /druid/coordinator/v1/config/compaction` (§3.9): adds or replaces one datasource's auto-compaction
    * config (`DataSourceCompactionConfig`, the whole entry: read it first and send it back changed). Idempotent:
    * the same body twice leaves the same config.

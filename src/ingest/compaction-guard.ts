@@ -25,6 +25,8 @@ export interface CompactionConfigClient {
   compactionConfig(options?: CallOptions): Promise<Record<string, unknown>>;
   setDatasourceCompactionConfig(config: Record<string, unknown>, options?: CallOptions): Promise<void>;
   capabilities?(): Promise<{ readonly compactionSkipIntervals: boolean; readonly behavesAs: number }>;
+  /** The Overlord's supervisor ids: a compaction supervisor is `autocompact__<dataSource>`. */
+  supervisorIds?(options?: CallOptions): Promise<string[]>;
 }
 
 /** Writes tried per change before giving up (each after reading the config again). */
@@ -143,12 +145,30 @@ export class CompactionGuard {
     if (!caps || caps.compactionSkipIntervals) return true;
     if (this.#warned.has(datasource)) return false;
     this.#warned.add(datasource);
-    if (await this.#config(datasource, call)) {
+    const how = (await this.#config(datasource, call))
+      ? "auto-compaction"
+      : (await this.#supervised(datasource, call))
+        ? "a compaction supervisor (autocompact)"
+        : null;
+    if (how) {
       this.o.warn(
-        `${datasource} has auto-compaction, and Druid ${caps.behavesAs} cannot skip intervals (compaction skipIntervals came in Druid 39): auto-compaction may compact an interval while the backfill writes it (the partition's task then loses its lock and is retried, or its version is superseded); suspend the datasource's auto-compaction for the backfill to avoid it`,
+        `${datasource} has ${how}, and Druid ${caps.behavesAs} cannot skip intervals (compaction skipIntervals came in Druid 39): auto-compaction may compact an interval while the backfill writes it (the partition's task then loses its lock and is retried; a compaction after its task SUCCEEDED is taken for Druid's compaction of ours); suspend the datasource's auto-compaction for the backfill to avoid it`,
       );
     }
     return false;
+  }
+
+  /**
+   * Whether the Overlord runs a compaction supervisor for the datasource (apache/druid #16768; the recommended way
+   * from Druid 37, #19252), which the Coordinator's compaction config does not list. Unknown (no such call, or it
+   * failed) is no.
+   */
+  async #supervised(datasource: string, call: CallOptions): Promise<boolean> {
+    try {
+      return (await this.o.client.supervisorIds?.(call))?.includes(`autocompact__${datasource}`) === true;
+    } catch {
+      return false;
+    }
   }
 
   /** Writes `next(config)` until a read shows it took (`present`: the interval is there, or gone). */

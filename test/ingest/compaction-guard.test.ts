@@ -124,4 +124,18 @@ describe("the compaction guard", () => {
     await none.hold("d", DAY, "p1", undefined);
     expect(quiet).toEqual([]);
   });
+
+  it("before Druid 39 also warns of a compaction supervisor the Coordinator's config does not list (Druid 37)", async () => {
+    const c = coordinator(37, []);
+    const warnings: string[] = [];
+    const client = { ...c.client, supervisorIds: async () => ["kafka_events", "autocompact__d"] };
+    const guard = new CompactionGuard({ client, warn: (m) => warnings.push(m) });
+    expect(await guard.hold("d", DAY, "p1", undefined)).toBeNull();
+    expect(await guard.hold("e", DAY, "p2", undefined)).toBeNull();
+    expect(c.state.writes).toBe(0);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^d has a compaction supervisor \(autocompact\), and Druid 37 cannot skip intervals/,
+    );
+  });
 });
