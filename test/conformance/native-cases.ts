@@ -616,6 +616,48 @@ export function nativeConformanceSuite(target: ConformanceTarget): void {
       expect([ex.status, ex.text]).toEqual([415, ""]);
     });
 
+    it("lists the datasource in the Broker's catalogue, with its columns over an interval, sorted", async () => {
+      const get = async (path: string) => {
+        const ex = await call(target, "GET", `/druid/v2/datasources${path}`);
+        return [ex.status, json(ex)];
+      };
+      const listed = await call(target, "GET", "/druid/v2/datasources");
+      expect(json(listed)).toContain(dataSource);
+      const columns = { dimensions: ["added", "channel", "delta", "page"], metrics: [] };
+      const days = "2026-01-01T00:00:00.000Z/2026-01-03T00:00:00.000Z";
+      expect(await get(`/${dataSource}?interval=2026-01-01/2026-01-03`)).toEqual([200, columns]);
+      // `full`: by interval, the two days' segments joined, clipped to the interval asked for.
+      expect(await get(`/${dataSource}?interval=2026-01-01/2026-01-03&full`)).toEqual([
+        200,
+        { [days]: columns },
+      ]);
+      expect(await get(`/${dataSource}?interval=2026-01-01T05/2026-01-01T06&full`)).toEqual([
+        200,
+        { "2026-01-01T05:00:00.000Z/2026-01-01T06:00:00.000Z": columns },
+      ]);
+      expect(await get(`/${dataSource}/dimensions?interval=2026-01-01/2026-01-03`)).toEqual([
+        200,
+        columns.dimensions,
+      ]);
+      expect(await get(`/${dataSource}/metrics?interval=2026-01-01/2026-01-03`)).toEqual([200, []]);
+      // Without an interval: the week before now, long after these rows.
+      expect(await get(`/${dataSource}`)).toEqual([200, { dimensions: [], metrics: [] }]);
+      expect(await get(`/${ERROR_DATASOURCE}?interval=2026-01-01/2026-01-03`)).toEqual([
+        200,
+        { dimensions: [], metrics: [] },
+      ]);
+    });
+
+    it("answers a catalogue interval that does not parse with Jetty's 500 page naming Druid's exception", async () => {
+      const ex = await call(target, "GET", `/druid/v2/datasources/${dataSource}?interval=bad`);
+      expect([ex.status, ex.text]).toEqual([
+        500,
+        expect.stringContaining(
+          "<title>Error 500 org.apache.druid.error.DruidException: Invalid interval[bad]: [Format requires a &apos;/&apos; separator: bad]</title>",
+        ),
+      ]);
+    });
+
     for (const [name, body] of NATIVE_ERRORS) {
       it(`refuses ${name}`, async () => {
         const ds = RUNTIME_ERRORS.has(name) ? dataSource : ERROR_DATASOURCE;

@@ -19,6 +19,8 @@ export interface SegmentData {
   rows: Row[];
   /** `__time`, then dimensions and metrics, with their native types. */
   columns: { name: string; type: NativeType }[];
+  /** Which of the columns are metrics (the rest, but `__time`, are dimensions). */
+  metrics: string[];
   rollup: boolean | null;
 }
 
@@ -61,6 +63,7 @@ export function segmentsOf(
           ...s.dimensions.map((name) => ({ name, type: typeOf(name, "STRING") })),
           ...s.metrics.map((name) => ({ name, type: typeOf(name, "LONG") })),
         ],
+        metrics: s.metrics,
         rollup: s.rollup ?? null,
       };
     });
