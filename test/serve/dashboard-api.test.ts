@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { histogramQuantile } from "../../src/serve/load-history.js";
 import { findWebDir } from "../../src/serve/web.js";
@@ -299,14 +300,15 @@ describe("dashboard routes: data", () => {
     expect(submit.values).toHaveLength(load.json.samples.length);
     // 3 submissions in 50 ms samples: 3 × 1,200 a minute in all.
     expect(submit.values.reduce((a: number, b: number) => a + b, 0)).toBe(3600);
-    // Their answers' bytes ({"task": id}, as the emulator serialises them), 1,200 times over in per-minute rates.
+    // Their answers' bytes ({"task": id}, as the emulator serialises them, gzipped as the client asks), 1,200 times
+    // over in per-minute rates.
     const submitBytes = load.json.bytesPerMinute.find(
       (r: { endpoint: string }) => r.endpoint === "POST /druid/indexer/v1/task",
     );
     const accepted = t.sim.stats().submissions.filter((r) => r.accepted);
     expect(accepted).toHaveLength(3);
     expect(submitBytes.values.reduce((a: number, b: number) => a + b, 0)).toBe(
-      1200 * accepted.reduce((n, r) => n + Buffer.byteLength(JSON.stringify({ task: r.id })), 0),
+      1200 * accepted.reduce((n, r) => n + gzipSync(JSON.stringify({ task: r.id })).length, 0),
     );
     expect(load.json.bytesPerMinute.map((r: { endpoint: string }) => r.endpoint)).toEqual(
       load.json.requestsPerMinute.map((r: { endpoint: string }) => r.endpoint),
