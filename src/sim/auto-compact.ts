@@ -32,8 +32,8 @@ export function autoCompactionPrefix(druidVersion: number): string {
 }
 
 /**
- * The cluster-level compaction config (`ClusterCompactionConfig`, `POST /druid/coordinator/v1/config/compaction/cluster`,
- * apache/druid #16803): the compaction slots and, from #17782, whether auto-compaction runs as compaction supervisors
+ * The cluster-level compaction config (`ClusterCompactionConfig`, `GET`/`POST /druid/indexer/v1/compaction/config/cluster`
+ * on a Druid 33, observed; apache/druid #16803): the compaction slots and, from #17782, whether auto-compaction runs as compaction supervisors
  * on the Overlord (`useSupervisors`; the Coordinator's duty then does nothing) and with which engine. The emulator
  * keeps `useSupervisors` off by default on every release: Druid 37's notes call supervisors the default
  * (apache/druid #19252), which the emulator follows only when asked, so a test states which path it runs.
@@ -101,30 +101,57 @@ export function compactionCapacity(cluster: ClusterCompactionConfig, totalSlots:
  * <datasource compaction config>, "suspended": false}`; `CompactionSupervisorSpec`, id `autocompact__<dataSource>`).
  * They run only while the cluster config says `useSupervisors`.
  */
+/** The fields a Druid 33 fills in a supervisor's `InlineSchemaDataSourceCompactionConfig` (observed). */
+const INLINE_DEFAULTS: Config = {
+  type: "inline",
+  taskPriority: 25,
+  inputSegmentSizeBytes: 100_000_000_000_000,
+  maxRowsPerSegment: null,
+  skipOffsetFromLatest: "P1D",
+  tuningConfig: null,
+  granularitySpec: null,
+  dimensionsSpec: null,
+  metricsSpec: null,
+  transformSpec: null,
+  projections: null,
+  ioConfig: null,
+  engine: null,
+  taskContext: null,
+};
+
 export class CompactionSupervisors {
   readonly #specs = new Map<string, { spec: Config; suspended: boolean }>();
 
   constructor(readonly druidVersion: number) {}
 
-  /** Adds or replaces a supervisor; its id, or the error text when the body is not an autocompact spec. */
+  /**
+   * Adds or replaces a supervisor; its id, or the error text when the body is not an autocompact spec (Druid 33's
+   * words, observed). The stored spec is `InlineSchemaDataSourceCompactionConfig` with Druid's defaults.
+   */
   set(body: unknown): { id: string } | { error: string } {
     if (!isRecord(body)) return { error: "Cannot deserialize SupervisorSpec from a non-object value" };
     if (body.type !== "autocompact")
-      return { error: `the emulator runs autocompact supervisors only, not type [${String(body.type)}]` };
+      return {
+        error: `Please make sure to load all the necessary extensions and jars with type '${String(body.type)}' on 'druid/coordinator' service. Could not resolve type id '${String(body.type)}' as a subtype of \`org.apache.druid.indexing.overlord.supervisor.SupervisorSpec\` known type ids = [NoopSupervisorSpec, autocompact, scheduled_batch]`,
+      };
     const spec = body.spec;
     if (!isRecord(spec) || typeof spec.dataSource !== "string" || spec.dataSource === "")
-      return { error: "dataSource cannot be null or empty" };
+      return {
+        error:
+          "Cannot construct instance of `org.apache.druid.server.coordinator.InlineSchemaDataSourceCompactionConfig`, problem: dataSource",
+      };
     const config = new CompactionConfigs(this.druidVersion);
     const problem = config.set(spec, 0);
     if (problem) return { error: problem };
     const id = `autocompact__${spec.dataSource}`;
-    this.#specs.set(id, { spec: config.get(spec.dataSource) as Config, suspended: body.suspended === true });
+    const stored = { ...INLINE_DEFAULTS, ...(config.get(spec.dataSource) as Config), type: "inline" };
+    this.#specs.set(id, { spec: stored, suspended: body.suspended === true });
     return { id };
   }
 
-  get(id: string): { type: "autocompact"; id: string; spec: Config; suspended: boolean } | undefined {
+  get(id: string): { type: "autocompact"; spec: Config; suspended: boolean } | undefined {
     const entry = this.#specs.get(id);
-    return entry ? { type: "autocompact", id, spec: entry.spec, suspended: entry.suspended } : undefined;
+    return entry ? { type: "autocompact", spec: entry.spec, suspended: entry.suspended } : undefined;
   }
 
   ids(): string[] {

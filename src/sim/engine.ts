@@ -117,7 +117,7 @@ export class SimEngine {
   readonly compactionConfigs: CompactionConfigs;
   /** The Overlord's compaction supervisors (`/druid/indexer/v1/supervisor`; auto-compact.ts). */
   readonly compactionSupervisors: CompactionSupervisors;
-  /** The cluster compaction config (`…/config/compaction/cluster`): slots, `useSupervisors`, engine. */
+  /** The cluster compaction config (`/druid/indexer/v1/compaction/config/cluster`): slots, `useSupervisors`, engine. */
   clusterCompaction: ClusterCompactionConfig = { ...DEFAULT_CLUSTER_COMPACTION };
   #nextCompactionAt: number;
   /** Called after every state change (persistence hooks in here). */

@@ -70,7 +70,7 @@ describe("a backfill beside an MSQ compaction on an emulated Druid 37", () => {
       ),
     ).toBe(200);
     const cluster = { useSupervisors: true, compactionTaskSlotRatio: 1, engine: "msq" };
-    expect(await post(`${handle.url}/druid/coordinator/v1/config/compaction/cluster`, cluster)).toBe(200);
+    expect(await post(`${handle.url}/druid/indexer/v1/compaction/config/cluster`, cluster)).toBe(200);
     const spec = {
       dataSource: "other",
       skipOffsetFromLatest: "PT0S",

@@ -59,7 +59,7 @@ describe.each([
     const config = { dataSource: DS, skipOffsetFromLatest: "PT0S" };
     if (version >= 37) {
       expect(
-        await post(`${handle.url}/druid/coordinator/v1/config/compaction/cluster`, { useSupervisors: true }),
+        await post(`${handle.url}/druid/indexer/v1/compaction/config/cluster`, { useSupervisors: true }),
       ).toBe(200);
       expect(
         await post(`${handle.url}/druid/indexer/v1/supervisor`, { type: "autocompact", spec: config }),

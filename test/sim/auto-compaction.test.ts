@@ -149,9 +149,16 @@ describe("the emulator's auto-compaction", () => {
 describe("compaction supervisors on the emulated Overlord (Druid 37)", () => {
   it("run an autocompact supervisor instead of the Coordinator's duty while useSupervisors is on", async () => {
     const s = await seeded(37);
-    expect((await s.post(`${CO}/config/compaction/cluster`, { useSupervisors: true })).status).toBe(200);
+    const set = await s.post("/druid/indexer/v1/compaction/config/cluster", { useSupervisors: true });
+    expect(set).toMatchObject({ status: 200, json: { success: true } });
     await s.post(`${CO}/config/compaction`, { dataSource: "wiki", skipOffsetFromLatest: "PT0S" });
-    expect((await s.get(`${CO}/config/compaction/cluster`)).json).toMatchObject({ useSupervisors: true });
+    expect((await s.get("/druid/indexer/v1/compaction/config/cluster")).json).toEqual({
+      compactionTaskSlotRatio: 0.1,
+      maxCompactionTaskSlots: 2147483647,
+      compactionPolicy: { type: "newestSegmentFirst", priorityDatasource: null },
+      useSupervisors: true,
+      engine: "native",
+    });
     // The Coordinator's config alone compacts nothing now: its duty is off.
     await look(s, 5);
     expect(compactions(s)).toEqual([]);
@@ -159,10 +166,27 @@ describe("compaction supervisors on the emulated Overlord (Druid 37)", () => {
     const posted = await s.post("/druid/indexer/v1/supervisor", spec);
     expect(posted).toMatchObject({ status: 200, json: { id: "autocompact__wiki" } });
     expect((await s.get("/druid/indexer/v1/supervisor")).json).toEqual(["autocompact__wiki"]);
-    expect((await s.get("/druid/indexer/v1/supervisor/autocompact__wiki")).json).toMatchObject({
+    // As a real Druid 33 answers (observed): the spec with Druid's defaults, no id.
+    expect((await s.get("/druid/indexer/v1/supervisor/autocompact__wiki")).json).toEqual({
       type: "autocompact",
       suspended: false,
-      spec: { dataSource: "wiki", taskPriority: 25 },
+      spec: {
+        type: "inline",
+        dataSource: "wiki",
+        taskPriority: 25,
+        inputSegmentSizeBytes: 100_000_000_000_000,
+        maxRowsPerSegment: null,
+        skipOffsetFromLatest: "PT0S",
+        tuningConfig: null,
+        granularitySpec: null,
+        dimensionsSpec: null,
+        metricsSpec: null,
+        transformSpec: null,
+        projections: null,
+        ioConfig: null,
+        engine: null,
+        taskContext: null,
+      },
     });
     await look(s, 10);
     const ids = [...s.sim.engine.tasks.values()].filter((t) => t.type === "compact").map((t) => t.id);
@@ -175,12 +199,24 @@ describe("compaction supervisors on the emulated Overlord (Druid 37)", () => {
     expect((await s.get("/druid/indexer/v1/supervisor/autocompact__wiki")).status).toBe(404);
   });
 
-  it("refuses a supervisor that is not an autocompact one, or has no datasource", async () => {
+  it("refuses a supervisor that is not an autocompact one, or has no datasource, in Druid 33's words", async () => {
     const s = await startTestSim({ druidVersion: 37 });
     const kafka = await s.post("/druid/indexer/v1/supervisor", { type: "kafka", spec: {} });
     expect(kafka.status).toBe(400);
+    expect(kafka.json.error).toMatch(
+      /^Please make sure to load all the necessary extensions and jars with type 'kafka' .* known type ids = \[NoopSupervisorSpec, autocompact, scheduled_batch\]$/,
+    );
     const none = await s.post("/druid/indexer/v1/supervisor", { type: "autocompact", spec: {} });
-    expect(none).toMatchObject({ status: 400, json: { error: "dataSource cannot be null or empty" } });
+    expect(none).toMatchObject({
+      status: 400,
+      json: {
+        error:
+          "Cannot construct instance of `org.apache.druid.server.coordinator.InlineSchemaDataSourceCompactionConfig`, problem: dataSource",
+      },
+    });
+    const unknown = await s.get("/druid/indexer/v1/supervisor/nope");
+    expect(unknown).toMatchObject({ status: 404, text: "Cannot find any supervisor with id: [nope]" });
+    expect(unknown.contentType).toMatch(/^text\/plain/);
   });
 
   it("runs an MSQ compaction as the compact task plus maxNumTasks - 1 query_worker tasks, a slot each", async () => {
@@ -223,7 +259,10 @@ describe("compaction supervisors on the emulated Overlord (Druid 37)", () => {
         context: { simDurationMs: 5000 },
       }),
     );
-    await s.post(`${CO}/config/compaction/cluster`, { useSupervisors: true, compactionTaskSlotRatio: 1 });
+    await s.post("/druid/indexer/v1/compaction/config/cluster", {
+      useSupervisors: true,
+      compactionTaskSlotRatio: 1,
+    });
     await s.post("/druid/indexer/v1/supervisor", {
       type: "autocompact",
       spec: {

@@ -1,5 +1,5 @@
 import { updateClusterCompaction } from "../auto-compact.js";
-import { empty, json, type Reply } from "../reply.js";
+import { empty, json, type Reply, text } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 
 /**
@@ -12,13 +12,6 @@ const BASE = "/druid/coordinator/v1";
 export function compactionConfigRoutes(): Route[] {
   return [
     { method: "POST", path: `${BASE}/config/compaction`, handler: setCompactionConfig },
-    // The cluster-level config (`ClusterCompactionConfig`, apache/druid #16803; `useSupervisors` from #17782).
-    {
-      method: "GET",
-      path: `${BASE}/config/compaction/cluster`,
-      handler: ({ engine }) => json(200, engine.clusterCompaction),
-    },
-    { method: "POST", path: `${BASE}/config/compaction/cluster`, handler: setClusterCompaction },
     {
       method: "GET",
       path: `${BASE}/config/compaction/:dataSource`,
@@ -64,18 +57,33 @@ async function setClusterCompaction(ctx: RouteContext): Promise<Reply> {
   if (typeof next === "string") return json(400, { error: next });
   ctx.engine.clusterCompaction = next;
   ctx.engine.onChange();
-  return empty(200);
+  return json(200, { success: true });
 }
 
 /**
- * The Overlord's supervisors as far as compaction goes (`SupervisorResource`): `POST /supervisor` with an
- * `autocompact` spec answers `{"id": "autocompact__<dataSource>"}`, `GET /supervisor` lists the ids, `GET
- * /supervisor/{id}` the spec, `POST /supervisor/{id}/suspend|resume|terminate` change it (404 for an unknown id).
+ * The Overlord's supervisors as far as compaction goes (`SupervisorResource`), as a real Druid 33 answered
+ * (observed): `POST /supervisor` with an `autocompact` spec answers `{"id": "autocompact__<dataSource>"}` (also
+ * while `useSupervisors` is off), `GET /supervisor` lists the ids, `GET /supervisor/{id}` the spec with Druid's
+ * defaults, `POST /supervisor/{id}/suspend|resume|terminate` change it; an unknown id is a 404 in text. And the
+ * cluster compaction config on the Overlord (`GET`/`POST /compaction/config/cluster`, `ClusterCompactionConfig`:
+ * apache/druid #16803, `useSupervisors` #17782; Druid 33's Coordinator answers 405 to a POST of it).
  */
 export function supervisorRoutes(base: string): Route[] {
-  const missing = (id: string | undefined) =>
-    json(404, { error: `Cannot find any supervisor with id: [${id ?? ""}]` });
+  const missing = (id: string | undefined) => text(404, `Cannot find any supervisor with id: [${id ?? ""}]`);
   return [
+    {
+      method: "GET",
+      path: `${base}/compaction/config/cluster`,
+      handler: ({ engine }) =>
+        json(200, {
+          compactionTaskSlotRatio: engine.clusterCompaction.compactionTaskSlotRatio,
+          maxCompactionTaskSlots: engine.clusterCompaction.maxCompactionTaskSlots,
+          compactionPolicy: { type: "newestSegmentFirst", priorityDatasource: null },
+          useSupervisors: engine.clusterCompaction.useSupervisors,
+          engine: engine.clusterCompaction.engine,
+        }),
+    },
+    { method: "POST", path: `${base}/compaction/config/cluster`, handler: setClusterCompaction },
     {
       method: "GET",
       path: `${base}/supervisor`,

@@ -450,19 +450,20 @@ export function coordinatorRoutes(): Route[] {
 function configRoutes(): Route[] {
   return [
     { method: "GET", path: `${BASE}/config`, handler: ({ engine }) => json(200, engine.dynamicConfig) },
-    // The cluster compaction config (`DruidCompactionConfig`) with Druid 33's defaults and the datasources'
-    // auto-compaction configs (docs/druid-api.md §3.9; the emulator's duty: auto-compact.ts).
+    // The cluster compaction config (`DruidCompactionConfig`: Druid 33's defaults until the Overlord's
+    // `…/compaction/config/cluster` changes them) and the datasources' auto-compaction configs (docs/druid-api.md
+    // §3.9; the emulator's duty: auto-compact.ts).
     {
       method: "GET",
       path: `${BASE}/config/compaction`,
       handler: ({ engine }) =>
         json(200, {
           compactionConfigs: engine.compactionConfigs.all(),
-          compactionTaskSlotRatio: 0.1,
-          maxCompactionTaskSlots: 2147483647,
+          compactionTaskSlotRatio: engine.clusterCompaction.compactionTaskSlotRatio,
+          maxCompactionTaskSlots: engine.clusterCompaction.maxCompactionTaskSlots,
           compactionPolicy: { type: "newestSegmentFirst", priorityDatasource: null },
-          useSupervisors: false,
-          engine: "native",
+          useSupervisors: engine.clusterCompaction.useSupervisors,
+          engine: engine.clusterCompaction.engine,
         }),
     },
     { method: "POST", path: `${BASE}/config`, handler: setDynamicConfig },
