@@ -871,6 +871,77 @@ export function conformanceSuite(target: ConformanceTarget): void {
       });
     });
 
+    // Compaction supervisors (apache/druid #16768, `CompactionSupervisorSpec`) and the cluster compaction config on
+    // the Overlord (#16803, #17782): what segops' compaction guard reads, and the emulator's Druid 37 profile runs.
+    describe("Overlord: an autocompact supervisor and the cluster compaction config", () => {
+      it("takes a suspended autocompact supervisor, answers its spec with Druid's defaults, and refuses bad ones", async () => {
+        const cluster = await get(`${OV}/compaction/config/cluster`);
+        expect([cluster.status, json(cluster)]).toEqual([
+          200,
+          {
+            compactionTaskSlotRatio: 0.1,
+            maxCompactionTaskSlots: 2147483647,
+            compactionPolicy: { type: "newestSegmentFirst", priorityDatasource: null },
+            useSupervisors: false,
+            engine: "native",
+          },
+        ]);
+        const ds = freshId("segops_conf_autocompact");
+        const id = `autocompact__${ds}`;
+        const made = await post(`${OV}/supervisor`, {
+          type: "autocompact",
+          spec: { dataSource: ds },
+          suspended: true,
+        });
+        try {
+          expect([made.status, json(made)]).toEqual([200, { id }]);
+          expect(json(await get(`${OV}/supervisor`))).toContain(id);
+          const spec = await get(`${OV}/supervisor/${id}`);
+          expect([spec.status, json(spec)]).toEqual([
+            200,
+            {
+              type: "autocompact",
+              spec: {
+                type: "inline",
+                dataSource: ds,
+                taskPriority: 25,
+                inputSegmentSizeBytes: 100000000000000,
+                maxRowsPerSegment: null,
+                skipOffsetFromLatest: "P1D",
+                tuningConfig: null,
+                granularitySpec: null,
+                dimensionsSpec: null,
+                metricsSpec: null,
+                transformSpec: null,
+                projections: null,
+                ioConfig: null,
+                engine: null,
+                taskContext: null,
+              },
+              suspended: true,
+            },
+          ]);
+        } finally {
+          const gone = await post(`${OV}/supervisor/${id}/terminate`);
+          expect([gone.status, json(gone)]).toEqual([200, { id }]);
+        }
+        const unknown = await get(`${OV}/supervisor/${id}`);
+        expect([unknown.status, unknown.contentType, unknown.text]).toEqual([
+          404,
+          "text/plain",
+          `Cannot find any supervisor with id: [${id}]`,
+        ]);
+        const nameless = await post(`${OV}/supervisor`, { type: "autocompact", spec: {} });
+        expect([nameless.status, json(nameless)]).toEqual([
+          400,
+          {
+            error:
+              "Cannot construct instance of `org.apache.druid.server.coordinator.InlineSchemaDataSourceCompactionConfig`, problem: dataSource",
+          },
+        ]);
+      });
+    });
+
     // The Overlord's segment update APIs (docs/druid-api.md §3.7): a replacing version is marked unused and
     // used again by interval and versions; bad filters are refused in text.
     describe("segment update APIs: markUnused / markUsed by interval and versions (§3.7)", () => {
