@@ -43,6 +43,23 @@ export interface Env {
   key: Value[];
 }
 
+/** Shared by every row-mode evaluation: a row's env allocates nothing else. */
+export const NO_VALUES: Value[] = [];
+const NO_ROWS: Value[][] = [];
+export const rowEnv = (row: Value[]): Env => ({ row, rows: NO_ROWS, key: NO_VALUES });
+
+/**
+ * A row-mode evaluator as a function of the row, reusing one env (evaluation is synchronous and never re-enters
+ * the same expression), so scanning a large table allocates nothing per row.
+ */
+export function onRow(c: Compiled): (row: Value[]) => Value {
+  const env: Env = { row: NO_VALUES, rows: NO_ROWS, key: NO_VALUES };
+  return (row) => {
+    env.row = row;
+    return c.fn(env);
+  };
+}
+
 export interface Compiled extends ArgType {
   fn: (env: Env) => Value;
 }
@@ -511,10 +528,10 @@ function compileAggregate(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx): Compi
   const rowCtx: CompileCtx = { ...ctx, group: null, aliases: null };
   const args = e.args.map((a) => compile(a, rowCtx));
   const filter = e.filter ? compile(e.filter, rowCtx) : null;
-  const scoped = (rows: Value[][]) =>
-    filter ? rows.filter((row) => truthy(filter.fn({ row, rows: [], key: [] }))) : rows;
-  const values = (rows: Value[][], arg = 0) =>
-    scoped(rows).map((row) => (args[arg] as Compiled).fn({ row, rows: [], key: [] }));
+  const test = filter ? onRow(filter) : null;
+  const scoped = (rows: Value[][]) => (test ? rows.filter((row) => truthy(test(row))) : rows);
+  const readers = args.map(onRow);
+  const values = (rows: Value[][], arg = 0) => scoped(rows).map(readers[arg] as (row: Value[]) => Value);
   const arg = args[0];
   const name = e.name;
   if (name === "COUNT" && (e.star || args.length === 0))
@@ -598,7 +615,7 @@ function compileLatest(
   if (by) {
     const t = args[1];
     if (!t) throw new SqlError(`Invalid number of arguments to function '${e.name}'`, e.span);
-    time = (row) => t.fn({ row, rows: [], key: [] });
+    time = onRow(t);
   } else {
     const index = ctx.fields.findIndex((f) => f.name === "__time");
     if (index < 0)
@@ -609,7 +626,7 @@ function compileLatest(
     time = (row) => row[index] ?? null;
   }
   const maxBytesArg = args[by ? 2 : 1];
-  const maxBytes = maxBytesArg ? Number(maxBytesArg.fn({ row: [], rows: [], key: [] })) : null;
+  const maxBytes = maxBytesArg ? Number(maxBytesArg.fn(rowEnv(NO_VALUES))) : null;
   const type: SqlType = value.type === "INTEGER" ? "BIGINT" : value.type === "CHAR" ? "VARCHAR" : value.type;
   return {
     type,
@@ -626,7 +643,7 @@ function compileLatest(
         }
       }
       if (best === null) return null;
-      const v = value.fn({ row: best, rows: [], key: [] });
+      const v = value.fn(rowEnv(best));
       if (typeof v === "string" && maxBytes !== null && Number.isFinite(maxBytes))
         return Buffer.from(v).subarray(0, maxBytes).toString();
       return v;

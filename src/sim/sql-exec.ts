@@ -18,6 +18,7 @@ import {
   compile,
   type Field,
   hasAggregate,
+  onRow,
   resolveColumn,
   spanOf,
   truthy,
@@ -85,8 +86,28 @@ interface Cte {
 }
 
 /** A key of row values that tells distinct rows apart (timestamps by time). */
-const rowKey = (values: Value[]) =>
-  JSON.stringify(values.map((v) => (v instanceof Timestamp ? { t: v.ms } : v)));
+function rowKey(values: Value[]): string {
+  // One text or number key (the usual GROUP BY) without building JSON; a grouping's keys all have one arity.
+  if (values.length === 1) {
+    const v = values[0];
+    if (typeof v === "string") return `s${v}`;
+    if (typeof v === "number") return `n${v}`;
+  }
+  return JSON.stringify(values.map((v) => (v instanceof Timestamp ? { t: v.ms } : v)));
+}
+
+/** A table's rows as arrays in its columns' order (plain loops: a served datasource can be large). */
+function toArrays(rows: SqlRow[], columns: Column[]): Value[][] {
+  const names = columns.map((c) => c.name);
+  const out: Value[][] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as SqlRow;
+    const row: Value[] = new Array(names.length);
+    for (let j = 0; j < names.length; j++) row[j] = r[names[j] as string] ?? null;
+    out[i] = row;
+  }
+  return out;
+}
 
 function compareTuples(a: Value[], b: Value[]): number {
   for (let i = 0; i < a.length; i++) {
@@ -143,7 +164,7 @@ class Executor {
         const relFull = from.alias ? null : from.parts.length === 1 ? `druid.${name}` : from.parts.join(".");
         return {
           fields: source.columns.map((c) => ({ rel, relFull, name: c.name, type: c.type })),
-          rows: source.rows().map((r) => source.columns.map((c) => r[c.name] ?? null)),
+          rows: toArrays(source.rows(), source.columns),
           scan: !source.system,
           system: source.system,
           dataSources: source.dataSource ? [source.dataSource] : [],
@@ -183,7 +204,8 @@ class Executor {
         pairs.every(([a, b]) => orderCompare(row[a] ?? null, row[b] ?? null) === 0 && row[a] !== null);
     } else if (from.on) {
       const on = compile(from.on, { ...this.ctx(fields, using, ctes), clause: "ON" });
-      test = (row) => truthy(on.fn({ row, rows: [], key: [] }));
+      const read = onRow(on);
+      test = (row) => truthy(read(row));
     }
     const leftNulls = l.fields.map(() => null);
     const rightNulls = r.fields.map(() => null);
@@ -236,9 +258,8 @@ class Executor {
     const using = from.using ?? new Map<string, number>();
     const ctx = this.ctx(from.fields, using, ctes, from.system);
     const where = q.where ? compile(q.where, { ...ctx, clause: "WHERE" }) : null;
-    const filtered = where
-      ? from.rows.filter((row) => truthy(where.fn({ row, rows: [], key: [] })))
-      : from.rows;
+    const test = where ? onRow(where) : null;
+    const filtered = test ? from.rows.filter((row) => truthy(test(row))) : from.rows;
 
     // The select list, `*` expanded to the relation's columns.
     type Item = { name: string; expr: Expr | null; field: number };
@@ -342,14 +363,16 @@ class Executor {
     let out: Value[][];
     if (grouped) {
       const groups = new Map<string, { key: Value[]; rows: Value[][] }>();
-      for (const row of filtered) {
-        const env = { row, rows: [], key: [] };
-        const key = keyFns.map((k) => k.fn(env));
-        const id = rowKey(key);
-        const g = groups.get(id);
-        if (g) g.rows.push(row);
-        else groups.set(id, { key, rows: [row] });
-      }
+      const readKey = keyFns.map(onRow);
+      if (readKey.length === 0 && filtered.length > 0) groups.set("[]", { key: [], rows: filtered });
+      else
+        for (const row of filtered) {
+          const key = readKey.map((k) => k(row));
+          const id = rowKey(key);
+          const g = groups.get(id);
+          if (g) g.rows.push(row);
+          else groups.set(id, { key, rows: [row] });
+        }
       if (groups.size === 0 && q.groupBy.length === 0 && !from.system)
         groups.set("[]", { key: [], rows: [] });
       // Druid's groupBy answers groups in the order of their keys (nulls first) unless ORDER BY says otherwise.
@@ -359,10 +382,8 @@ class Executor {
         .filter((env) => !having || truthy(having.fn(env)))
         .map((env) => all.map((c) => c.fn(env)));
     } else {
-      out = filtered.map((row) => {
-        const env = { row, rows: [], key: [] };
-        return all.map((c) => c.fn(env));
-      });
+      const readers = all.map(onRow);
+      out = filtered.map((row) => readers.map((read) => read(row)));
     }
     if (q.distinct) {
       // DISTINCT is a groupBy on every output column: one row per value tuple, in the tuples' order.

@@ -328,6 +328,9 @@ SCALARS.STRLEN = SCALARS.CHAR_LENGTH as ScalarFn;
  */
 export function compare(a: Value, b: Value): number | null {
   if (a === null || b === null) return null;
+  // The common cases first: a filter compares like with like on every row of a scan.
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "number" && typeof b === "number") return a - b;
   if (a instanceof Timestamp || b instanceof Timestamp) return msOf(a) - msOf(b);
   if (typeof a === "number" && typeof b === "number") return a - b;
   if (typeof a === "number" || typeof b === "number") {
