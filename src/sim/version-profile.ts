@@ -123,7 +123,7 @@ export const EMULATED_BEHAVIOURS: readonly EmulatedBehaviour[] = [
   },
   {
     key: "compactionSupervisors",
-    what: "`POST /druid/indexer/v1/supervisor` takes `autocompact` supervisors; while the cluster compaction config (`POST /druid/coordinator/v1/config/compaction/cluster`) says `useSupervisors` they compact instead of the Coordinator's duty (off by default on every release)",
+    what: "`POST /druid/indexer/v1/supervisor` takes `autocompact` supervisors; while the cluster compaction config (`POST /druid/indexer/v1/compaction/config/cluster`) says `useSupervisors` they compact instead of the Coordinator's duty (off by default on every release)",
   },
   {
     key: "msqCompaction",
