@@ -200,6 +200,51 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
       ]);
     });
 
+    it("answers what SQLAlchemy Core and ORM emit: qualified columns, lower-case functions, anon_1 subqueries", async () => {
+      expect(
+        await answer(
+          "SELECT $ds.page, sum($ds.added) AS sum_1 FROM $ds WHERE $ds.channel IS NOT NULL GROUP BY $ds.page ORDER BY sum_1 DESC LIMIT 2",
+        ),
+      ).toEqual([
+        ["page", "sum_1"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 43],
+        ["Talk", 3],
+      ]);
+      expect(
+        await answer(
+          "SELECT count(*) AS count_1 FROM (SELECT $ds.page AS page FROM $ds WHERE $ds.added > 5) AS anon_1",
+        ),
+      ).toEqual([["count_1"], ["BIGINT"], [4]]);
+      expect(
+        await answer(
+          "SELECT anon_1.page, anon_1.n FROM (SELECT $ds.page AS page, count(*) AS n FROM $ds GROUP BY $ds.page) AS anon_1 WHERE anon_1.n > 1 ORDER BY anon_1.n DESC, anon_1.page",
+        ),
+      ).toEqual([
+        ["page", "n"],
+        ["VARCHAR", "BIGINT"],
+        ["Main", 4],
+        ["Help", 2],
+        ["Talk", 2],
+      ]);
+      expect(
+        await answer(
+          `SELECT $ds."__time", $ds.page FROM $ds WHERE $ds.page IN ('Help', 'Talk') ORDER BY $ds."__time" DESC LIMIT 3`,
+        ),
+      ).toEqual([
+        ["__time", "page"],
+        ["TIMESTAMP", "VARCHAR"],
+        ["2026-03-02T12:00:00.000Z", "Help"],
+        ["2026-03-02T03:00:00.000Z", "Talk"],
+        ["2026-03-01T05:30:00.000Z", "Help"],
+      ]);
+      expect(await answer("SELECT AVG(added), AVG(deleted) FROM $ds")).toEqual([
+        ["EXPR$0", "EXPR$1"],
+        ["DOUBLE", "DOUBLE"],
+        [6.375, 1.7142857142857142],
+      ]);
+    });
+
     it("truncates times with DATE_TRUNC, and refuses a unit it does not know", async () => {
       expect(
         await answer("SELECT DATE_TRUNC('day', __time) AS d, COUNT(*) FROM $ds GROUP BY 1 ORDER BY 1"),
