@@ -865,3 +865,57 @@ describe("handoff and audit once the Coordinator marked our overshadowed version
     }
   });
 });
+
+describe("handoff and audit when Druid's own auto-compaction rewrote ours (steps/compacted.ts)", () => {
+  const OURS = "2026-01-02T00:00:01.000Z";
+  const COMPACTED = "2026-01-02T00:05:00.000Z";
+  const AUTO = "auto_compact_wiki_2026-01-02T00:04:59.000Z_x";
+  const superseded: HandoffVerdict = { state: "superseded", version: OURS, liveVersions: [COMPACTED] };
+  const druid = (served: boolean) => ({
+    tasks: async () => [
+      {
+        id: AUTO,
+        type: "compact",
+        statusCode: "SUCCESS",
+        createdTime: "2026-01-02T00:04:59.000Z",
+        duration: 60_000,
+      },
+    ],
+    taskPayload: async (id: string) => ({
+      task: id,
+      payload: { type: "compact", ioConfig: { inputSpec: { type: "interval", interval: INTERVAL } } },
+    }),
+    metadataSegments: async () => [segment(OURS), { ...segment(COMPACTED), lastCompactionState: {} }],
+    unusedSegments: async () => [],
+    servedInInterval: async () =>
+      served ? [{ segment: segment(COMPACTED), servers: [{ type: "historical" }] }] : [],
+  });
+
+  it("ends done with the note once the compacted data is served", async () => {
+    const a = attempt({ step: "handoff", version: OURS, taskIds: [TASK_ID] });
+    await awaitHandoff(a, io({ verdict: superseded, client: druid(true) }));
+    expect(a.progress()).toMatchObject({
+      step: "done",
+      outcome: null,
+      compactedBy: { by: [{ taskId: AUTO, version: COMPACTED }] },
+      summary: { version: OURS, segments: 1 },
+    });
+    expect(a.progress().compactedBy?.note).toMatch(
+      /\(Druid's auto-compaction\) as 2026-01-02T00:05:00.000Z$/,
+    );
+  });
+
+  it("waits while the compacted data is not served, and past the handoff timeout ends superseded saying so", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 2));
+    const a = attempt({ step: "audit", version: OURS, succeededAt: clock.now() });
+    const waiting = await rejects(auditPartition(a, io({ clock, client: druid(false) })));
+    expect(waiting).toBeInstanceOf(TaskProgress);
+    await clock.advance(60_000);
+    const late = await rejects(auditPartition(a, io({ clock, client: druid(false) })));
+    expect(late).toBeInstanceOf(TaskAbort);
+    expect((late as Error).message).toMatch(
+      /not a compaction of ours by Druid: compacted by Druid from ours.*still not served after 60s/,
+    );
+    expect(a.progress().outcome).toBe("superseded");
+  });
+});

@@ -17,7 +17,7 @@ import { type Attempt, describeError, isFatal, rowsIngestedOf, type StepIO } fro
  * A newer version over ours, seen by the handoff gate or the audit after our task SUCCEEDED: when Druid's own
  * compaction wrote it from ours (work/compacted.ts, `compactedFromOurs`), the partition ends done with the note,
  * once the compacted data is served; while such a compaction has not ended, or the compacted data is not served
- * yet, it waits (a `TaskProgress`); null once it ended done. Otherwise the answer is why the version is not shown
+ * yet (within the handoff timeout), it waits (a `TaskProgress`); null once it ended done. Otherwise the answer is why the version is not shown
  * to be a compaction of ours ("" when Druid's task list holds no automatic compaction at all), and the caller ends
  * the partition superseded, as before. Read only on this rare path: the interval's used
  * and unused segments and served view, the datasource's `compact` tasks and their payloads.
@@ -55,9 +55,14 @@ export async function endIfCompactedByDruid(a: Attempt, io: StepIO, ours: string
   const unserved = liveTimeline(segments, a.interval).flatMap((p) =>
     p.live.filter((s) => !s.tombstone && !s.served).map((s) => s.id),
   );
-  if (unserved.length > 0)
-    throw new TaskProgress(`waiting for Druid's compaction of ${where} to be served`, io.settings.tickMs);
   const p = a.progress();
+  if (unserved.length > 0) {
+    // As long as the handoff gate waits for our own data, and no longer.
+    const waited = io.clock.now() - (p.handoffSince ?? p.succeededAt ?? io.clock.now());
+    if (waited >= io.settings.handoffTimeoutMs)
+      return `${verdict.note}, but the compacted data is still not served after ${Math.round(waited / 1000)}s (${unserved.slice(0, 3).join(", ")})`;
+    throw new TaskProgress(`waiting for Druid's compaction of ${where} to be served`, io.settings.tickMs);
+  }
   const live = liveDataOf(segments, a.interval);
   const summary: IngestSummary = {
     taskIds: p.taskIds ?? [a.taskId],
