@@ -42,7 +42,7 @@ export type Expr =
 
 export interface SelectItem {
   /** `*` or `t.*` (qualifier set). */
-  expr: Expr | { k: "star"; qualifier: ColumnRef["qualifier"] | null };
+  expr: Expr | { k: "star"; qualifier: ColumnRef["qualifier"] | null; span: Span };
   alias: string | null;
 }
 

@@ -274,7 +274,20 @@ class Executor {
           .filter(({ f }) => !qualifier || f.rel === written || f.relFull === written);
         if (qualifier && picked.length === 0)
           throw new SqlError(`Table '${written}' not found`, qualifier.span);
-        for (const { f, index } of picked) items.push({ name: f.name, expr: null, field: index });
+        // Calcite expands `*` over one input only when its names are unique there ("Column 'x' is ambiguous",
+        // spanning the star), and makes names unique across inputs with a counter (`page`, `page0`), as a real
+        // Druid 33 answered `SELECT *` over a join.
+        const seen = new Set<string>();
+        for (const { f } of picked) {
+          const key = `${f.rel}\u0000${f.name}`;
+          if (seen.has(key)) throw new SqlError(`Column '${f.name}' is ambiguous`, item.expr.span);
+          seen.add(key);
+        }
+        for (const { f, index } of picked) {
+          let name = f.name;
+          for (let n = 0; items.some((x) => x.name === name); n++) name = `${f.name}${n}`;
+          items.push({ name, expr: null, field: index });
+        }
         return;
       }
       const e = item.expr as Expr;

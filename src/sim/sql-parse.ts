@@ -265,7 +265,9 @@ class Parser {
   }
 
   selectItem(): SelectItem {
-    if (this.acceptOp("*")) return { expr: { k: "star", qualifier: null }, alias: null };
+    const star = this.peek();
+    if (this.acceptOp("*"))
+      return { expr: { k: "star", qualifier: null, span: [star.at, star.at] }, alias: null };
     // `t.*` or `schema.t.*`: every column of one table.
     const parts: Token[] = [];
     let n = 0;
@@ -276,8 +278,13 @@ class Parser {
         for (let i = 0; i <= n; i++) this.next();
         const first = parts[0] as Token;
         const last = parts.at(-1) as Token;
+        const at = (this.toks[this.#i - 1] as Token).at;
         return {
-          expr: { k: "star", qualifier: { parts: parts.map((p) => p.v), span: [first.at, last.end - 1] } },
+          expr: {
+            k: "star",
+            qualifier: { parts: parts.map((p) => p.v), span: [first.at, last.end - 1] },
+            span: [first.at, at],
+          },
           alias: null,
         };
       }

@@ -660,6 +660,21 @@ GROUP BY 1`),
           `SELECT page FROM $ds JOIN (SELECT page FROM $ds GROUP BY page) b ON $ds.page = b.page`,
         ),
       ).toEqual([400, invalid("Column 'page' is ambiguous", [8, 11])]);
+      // `*` over a join names a second `page` `page0`; over a subquery with two `page` columns it is ambiguous.
+      expect(
+        await answer(
+          "SELECT * FROM $ds a JOIN (SELECT page, COUNT(*) AS n FROM $ds GROUP BY page) b ON a.page = b.page LIMIT 1",
+        ),
+      ).toEqual([
+        ["__time", "page", "channel", "added", "deleted", "page0", "n"],
+        ["TIMESTAMP", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "VARCHAR", "BIGINT"],
+        ["2026-03-01T00:00:00.000Z", "Main", "#en", 10, 1, "Main", 4],
+      ]);
+      expect(
+        await refusal(
+          "SELECT * FROM (SELECT a.page, b.page FROM $ds a JOIN (SELECT page FROM $ds GROUP BY page) b ON a.page = b.page) LIMIT 1",
+        ),
+      ).toEqual([400, invalid("Column 'page' is ambiguous", [8, 8])]);
       const noCondition = "SELECT COUNT(*) FROM $ds a JOIN (SELECT page FROM $ds GROUP BY page) b";
       const at = q(noCondition).indexOf(" JOIN ") + 2;
       expect(await refusal(noCondition)).toEqual([
