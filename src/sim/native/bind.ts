@@ -2,23 +2,19 @@ import { GRANULARITY_NAMES, type Granularity, parseGranularity } from "../../cor
 import { type Interval, parseInterval } from "../../core/interval.js";
 import { bindAggregators, bindPostAggregators, checkPostAggregatorFields } from "./bind-aggregators.js";
 import { bindFilter } from "./bind-filter.js";
-import { type Binding, cannotConstruct, chained, chainText, unknownTypeId } from "./binding.js";
+import { bindDimension, bindHaving, bindLimitSpec, bindTopNMetric } from "./bind-parts.js";
+import { type Binding, cannotConstruct, chained, chainText } from "./binding.js";
 import { bindError, CLASSES } from "./errors.js";
 import type { Located } from "./located-json.js";
 import type {
   Analysis,
   Common,
-  DimensionSpec,
   GroupByQuery,
-  Having,
   NativeQuery,
-  OrderBy,
-  OutputType,
   ScanQuery,
   SegmentMetadataQuery,
   TimeBoundaryQuery,
   TimeseriesQuery,
-  TopNMetric,
   TopNQuery,
 } from "./model.js";
 
@@ -243,104 +239,6 @@ function bindGranularity(body: Record<string, unknown>, b: Binding): Granularity
       CLASSES.instantiation,
       `Cannot construct instance of \`org.apache.druid.java.util.common.granularity.Granularity\`, problem: ${(error as Error).message}\n ${b.doc.memberOf(body, "granularity")}${chainText(b)}`,
     );
-  }
-}
-
-const OUTPUT_TYPES = new Set(["STRING", "LONG", "DOUBLE", "FLOAT"]);
-
-function bindDimension(d: unknown, b: Binding): DimensionSpec {
-  if (typeof d === "string") return { dimension: d, outputName: d, outputType: "STRING" };
-  if (isObject(d) && (d.type === "default" || d.type === undefined) && typeof d.dimension === "string") {
-    const t = String(d.outputType ?? "STRING").toUpperCase();
-    return {
-      dimension: d.dimension,
-      outputName: typeof d.outputName === "string" ? d.outputName : d.dimension,
-      outputType: (OUTPUT_TYPES.has(t) ? t : "STRING") as OutputType,
-    };
-  }
-  if (isObject(d))
-    throw unknownTypeId(b, d, d.type, "org.apache.druid.query.dimension.DimensionSpec", ["default"], null);
-  throw cannotConstruct(
-    b,
-    {},
-    "org.apache.druid.query.dimension.DimensionSpec",
-    "dimension must be a name or an object",
-  );
-}
-
-function bindTopNMetric(m: unknown, b: Binding): TopNMetric {
-  if (typeof m === "string") return { type: "numeric", metric: m };
-  if (isObject(m)) {
-    if (m.type === "numeric" && typeof m.metric === "string") return { type: "numeric", metric: m.metric };
-    if (m.type === "inverted") return { type: "inverted", of: bindTopNMetric(m.metric, b) };
-    if (m.type === "dimension" || m.type === "lexicographic" || m.type === "alphaNumeric")
-      return {
-        type: "dimension",
-        ordering:
-          m.type === "dimension"
-            ? String(m.ordering ?? "lexicographic")
-            : m.type === "alphaNumeric"
-              ? "alphanumeric"
-              : "lexicographic",
-        previousStop: typeof m.previousStop === "string" ? m.previousStop : null,
-      };
-    throw unknownTypeId(
-      b,
-      m,
-      m.type,
-      "org.apache.druid.query.topn.TopNMetricSpec",
-      ["alphaNumeric", "dimension", "inverted", "lexicographic", "numeric"],
-      null,
-    );
-  }
-  throw bindError(CLASSES.mismatch, `topN metric must be a name or an object${chainText(b)}`);
-}
-
-function bindLimitSpec(l: unknown): GroupByQuery["limitSpec"] {
-  if (!isObject(l)) return { columns: [], limit: null, offset: 0 };
-  const columns: OrderBy[] = (Array.isArray(l.columns) ? l.columns : []).map((c) =>
-    typeof c === "string"
-      ? { dimension: c, descending: false, ordering: "lexicographic" }
-      : {
-          dimension: String((c as Record<string, unknown>).dimension),
-          descending: String((c as Record<string, unknown>).direction ?? "ascending")
-            .toLowerCase()
-            .startsWith("desc"),
-          ordering: String((c as Record<string, unknown>).dimensionOrder ?? "lexicographic"),
-        },
-  );
-  return {
-    columns,
-    limit: typeof l.limit === "number" ? l.limit : null,
-    offset: typeof l.offset === "number" ? l.offset : 0,
-  };
-}
-
-function bindHaving(h: Record<string, unknown>): Having {
-  switch (h.type) {
-    case "greaterThan":
-    case "lessThan":
-    case "equalTo":
-      return { type: h.type, aggregation: String(h.aggregation), value: Number(h.value) };
-    case "and":
-    case "or":
-      return {
-        type: h.type,
-        havingSpecs: (Array.isArray(h.havingSpecs) ? h.havingSpecs : []).filter(isObject).map(bindHaving),
-      };
-    case "not":
-      return { type: "not", havingSpec: bindHaving(isObject(h.havingSpec) ? h.havingSpec : {}) };
-    case "dimSelector":
-      return {
-        type: "dimSelector",
-        dimension: String(h.dimension),
-        value: h.value === null || h.value === undefined ? null : String(h.value),
-      };
-    default:
-      throw bindError(
-        "org.apache.druid.java.util.common.UOE",
-        `having type ${JSON.stringify(h.type)}: the segops emulator answers greaterThan, lessThan, equalTo, and, or, not and dimSelector`,
-      );
   }
 }
 

@@ -30,7 +30,7 @@ export function unknownTypeId(
   if (id === undefined || id === null) {
     return bindError(
       CLASSES.typeId,
-      `Could not resolve subtype of [simple type, class ${base}]: missing type id property '${pojoProperty === null ? "type" : "type"}'${pojoProperty ? ` (for POJO property '${pojoProperty}')` : ""}\n ${b.doc.closeOf(o)}${chainText(b)}`,
+      `Could not resolve subtype of [simple type, class ${base}]: missing type id property 'type'${pojoProperty ? ` (for POJO property '${pojoProperty}')` : ""}\n ${b.doc.closeOf(o)}${chainText(b)}`,
     );
   }
   return bindError(
