@@ -54,6 +54,34 @@ export interface DruidCapabilityFlags {
    * by default, so the handoff gate does not count a segment only a clone holds as served.
    */
   readonly cloneServers: boolean;
+  /**
+   * A Historical may run in virtual storage mode (`druid.segmentCache.virtualStorage`, experimental): it announces
+   * every segment the Coordinator assigns without downloading it, and downloads it when a query needs it. segops
+   * counts an announced segment as served on such a Historical too: the Broker routes queries to it.
+   */
+  readonly virtualStorage: boolean;
+  /** The multi-stage query engine is in core: no `druid-multi-stage-query` extension to load. */
+  readonly msqInCore: boolean;
+  /** `parser` (ParseSpec) is gone from ingestion specs: a dataSchema naming one is refused. */
+  readonly parserRemoved: boolean;
+  /** Hadoop ingestion (`index_hadoop`) is gone: an `index_hadoop` task is an unknown type. */
+  readonly hadoopRemoved: boolean;
+  /**
+   * Automatic compaction runs as compaction supervisors on the Overlord (`autocompact` supervisors), the
+   * recommended and default way, and Druid's automatic compaction tasks are named `auto_compact_…` instead of
+   * `coordinator-issued_compact_…` (the Coordinator's duty and the supervisors share the prefix).
+   */
+  readonly compactionSupervisors: boolean;
+  /**
+   * Compaction may run on the MSQ engine (`compactionRunner: {type: "msq"}`): the compact task runs the controller
+   * and launches `maxNumTasks - 1` `query_worker` tasks, so one compaction holds at least two slots.
+   */
+  readonly msqCompaction: boolean;
+  /**
+   * Minor compaction (MSQ engine, compaction supervisors): only a chunk's uncompacted segments are rewritten; the
+   * already compacted ones are upgraded in place to the new version (metadata only, new partition numbers).
+   */
+  readonly minorCompaction: boolean;
 }
 
 export interface CapabilityRow {
@@ -128,6 +156,52 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
     what: "cloned Historicals (cloneServers in the Coordinator dynamic config), left out of queries by default",
     source: "apache/druid #17863 (cloneServers), #17899 (Brokers exclude clones: cloneQueryMode)",
   },
+  {
+    key: "virtualStorage",
+    since: 35,
+    what: "virtual storage Historicals (druid.segmentCache.virtualStorage): an assigned segment is announced at once and downloaded when a query needs it",
+    source:
+      "apache/druid #18176 (SegmentLocalCacheManager.load is a no-op in virtual storage mode; SegmentManager.loadSegment still adds the segment to the served timeline), in the 35.0.0 release notes",
+  },
+  {
+    key: "msqInCore",
+    since: 35,
+    what: "the multi-stage query engine ships in core; the druid-multi-stage-query extension entry is no longer needed",
+    source: "apache/druid #18394 (MSQ moved into core), in the 35.0.0 release notes",
+  },
+  {
+    key: "parserRemoved",
+    since: 37,
+    what: "parser/ParseSpec removed from ingestion specs: timestampSpec and dimensionsSpec sit on the dataSchema, the format in ioConfig.inputFormat",
+    source: "apache/druid #19173 (parser and ParseSpec removed from DataSchema)",
+  },
+  {
+    key: "hadoopRemoved",
+    since: 37,
+    what: "Hadoop ingestion (index_hadoop) removed: the Overlord no longer knows the task type",
+    source: "apache/druid #19109 (Hadoop ingestion removed)",
+  },
+  {
+    key: "compactionSupervisors",
+    since: 37,
+    what: "compaction supervisors on the Overlord are the recommended, default auto-compaction, and automatic compaction task ids start auto_ instead of coordinator-issued_",
+    source:
+      "apache/druid #19252 (CompactSegments' task id prefix, the docs), backported to 37.0.0 by #19292; #19113 (supervisors GA; its text not read here)",
+  },
+  {
+    key: "msqCompaction",
+    since: 33,
+    what: "compaction on the MSQ engine: the compact task runs the controller and launches maxNumTasks - 1 query_worker tasks (at least two slots a compaction)",
+    source:
+      "apache/druid #16291 (MSQCompactionRunner: the controller's id is the compact task's, maxNumWorkers = maxNumTasks - 1; ClientCompactionRunnerInfo.validateMaxNumTasksForMSQ), before 33",
+  },
+  {
+    key: "minorCompaction",
+    since: 37,
+    what: "minor compaction: a chunk's uncompacted segments are rewritten and its compacted ones upgraded in place to the new version (MarkSegmentToUpgradeAction)",
+    source:
+      "apache/druid #19059 (MinorCompactionInputSpec, MarkSegmentToUpgradeAction), merged 2026-02-26; the release (37) by that date, not verified",
+  },
 ];
 
 /** The version `GET /status` reported, as far as segops reads it. */
@@ -178,6 +252,13 @@ export function flagsFor(major: number): DruidCapabilityFlags {
     partialLoadRules: false,
     embeddedKill: false,
     cloneServers: false,
+    virtualStorage: false,
+    msqInCore: false,
+    parserRemoved: false,
+    hadoopRemoved: false,
+    compactionSupervisors: false,
+    msqCompaction: false,
+    minorCompaction: false,
   };
   for (const row of CAPABILITY_ROWS) flags[row.key] = rowApplies(row, major);
   return flags;

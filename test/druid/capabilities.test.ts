@@ -101,6 +101,23 @@ describe("the capabilities table", () => {
   ])("embedded kill on Druid %i: %s", (major, expected) => {
     expect(flagsFor(major).embeddedKill).toBe(expected);
   });
+
+  // Rows from 37: compaction supervisors the default and auto_compact_ task ids (apache/druid #19252, backported
+  // to 37.0.0 by #19292), minor compaction (apache/druid #19059).
+  it.each([
+    [33, false],
+    [36, false],
+    [37, true],
+    [39, true],
+  ])("compaction supervisors and minor compaction on Druid %i: %s", (major, expected) => {
+    expect(flagsFor(major).compactionSupervisors).toBe(expected);
+    expect(flagsFor(major).minorCompaction).toBe(expected);
+  });
+
+  // Row: MSQ compaction (apache/druid #16291, MSQCompactionRunner), on every supported release.
+  it.each([[33], [37], [39]])("MSQ compaction on Druid %i", (major) => {
+    expect(flagsFor(major).msqCompaction).toBe(true);
+  });
 });
 
 describe("what segops assumes for what /status said", () => {
