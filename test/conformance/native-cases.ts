@@ -279,6 +279,44 @@ export const NATIVE_CASES: [string, Record<string, unknown>][] = [
     },
   ],
   [
+    "topN: hour buckets within the data without rows have empty lists",
+    {
+      queryType: "topN",
+      granularity: "hour",
+      intervals: ["2026-01-01T00/2026-01-01T04"],
+      dimension: "channel",
+      metric: "n",
+      threshold: 3,
+      aggregations: [{ type: "count", name: "n" }],
+    },
+  ],
+  [
+    "topN: a filter no row passes leaves the bucket with an empty list",
+    {
+      queryType: "topN",
+      granularity: "all",
+      intervals: ["2026-01-01/2026-01-03"],
+      dimension: "channel",
+      metric: "n",
+      threshold: 3,
+      filter: { type: "selector", dimension: "page", value: "zz" },
+      aggregations: [{ type: "count", name: "n" }],
+    },
+  ],
+  [
+    "timeseries: a filter no row passes zero-fills each day",
+    {
+      queryType: "timeseries",
+      granularity: "day",
+      intervals: ["2026-01-01/2026-01-03"],
+      filter: { type: "selector", dimension: "page", value: "zz" },
+      aggregations: [
+        { type: "count", name: "n" },
+        { type: "doubleSum", name: "d", fieldName: "delta" },
+      ],
+    },
+  ],
+  [
     "topN: no data is an empty list",
     {
       queryType: "topN",

@@ -7,7 +7,8 @@ import type { DimensionSpec, TopNMetric, TopNQuery } from "./model.js";
 /**
  * A topN (docs/querying/topnquery.md; `TopNQueryEngine`, `TopNNumericResultBuilder`): per bucket, the dimension's
  * values ranked by the metric spec, ties broken by the dimension value ascending (null first), cut at the
- * threshold. Buckets without rows give no result.
+ * threshold. Buckets are a timeseries' (each segment's data interval cut by the granularity): one without rows
+ * has an empty list, and no data at all is `[]`.
  */
 
 export type DimValue = string | number | null;
@@ -65,7 +66,6 @@ export function topN(q: TopNQuery, segments: SegmentData[]): unknown[] {
   const dim = q.dimension.outputName;
   const order = comparator(q.metric, dim);
   for (const [ts, rows] of bucketRows(q.granularity, q, segments)) {
-    if (rows.length === 0) continue;
     const groups = new Map<string, { value: DimValue; rows: Row[] }>();
     for (const r of rows) {
       for (const v of dimValues(r, q.dimension)) {
