@@ -46,7 +46,7 @@ export interface DruidCapabilityFlags {
   readonly partialLoadRules: boolean;
   /**
    * The Overlord can kill unused segments itself (`druid.manager.segments.killUnused.*`, off by default, buffer
-   * P90D): a second auto-kill whose buffer bounds how long a replace can be rolled back (auto-kill.ts).
+   * P30D): a second auto-kill whose buffer bounds how long a replace can be rolled back (auto-kill.ts).
    */
   readonly embeddedKill: boolean;
   /**
