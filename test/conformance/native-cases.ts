@@ -228,6 +228,57 @@ export const NATIVE_CASES: [string, Record<string, unknown>][] = [
     },
   ],
   [
+    "timeseries: week buckets start on Monday",
+    {
+      queryType: "timeseries",
+      granularity: "week",
+      intervals: ["2025-12-01/2026-02-01"],
+      aggregations: [{ type: "count", name: "n" }],
+    },
+  ],
+  [
+    "timeseries: a period with an origin, a filtered aggregator over true",
+    {
+      queryType: "timeseries",
+      granularity: { type: "period", period: "PT10H", origin: "2026-01-01T05:00:00Z" },
+      intervals: ["2026-01-01/2026-01-02"],
+      aggregations: [
+        { type: "count", name: "n" },
+        { type: "filtered", filter: { type: "true" }, aggregator: { type: "count", name: "all" } },
+      ],
+    },
+  ],
+  [
+    "timeseries: a duration with an origin",
+    {
+      queryType: "timeseries",
+      granularity: { type: "duration", duration: 36000000, origin: "2026-01-01T05:00:00Z" },
+      intervals: ["2026-01-01/2026-01-02"],
+      aggregations: [{ type: "count", name: "n" }],
+    },
+  ],
+  [
+    "groupBy: month buckets",
+    {
+      queryType: "groupBy",
+      granularity: "month",
+      intervals: ["2025-12-01/2026-02-01"],
+      dimensions: [],
+      aggregations: [{ type: "count", name: "n" }],
+    },
+  ],
+  [
+    "groupBy: days in a time zone east of UTC, a limit without columns keeps the default order",
+    {
+      queryType: "groupBy",
+      granularity: { type: "period", period: "P1D", timeZone: "Asia/Kolkata" },
+      intervals: ["2026-01-01/2026-01-03"],
+      dimensions: ["page"],
+      aggregations: [{ type: "count", name: "n" }],
+      limitSpec: { type: "default", limit: 3 },
+    },
+  ],
+  [
     "topN: by a metric, ties by the dimension value with null first, a post-aggregator",
     {
       queryType: "topN",
