@@ -522,13 +522,25 @@ function replaceAll(
     end = Math.max(end, t + 1);
   }
   for (const s of catalog?.segments(dataSource) ?? []) {
+    // An ALL-granularity segment spans eternity: its chunk is not enumerable in finer buckets (below).
+    if (s.interval.start <= -MAX_BUCKET_SPAN || s.interval.end >= MAX_BUCKET_SPAN) continue;
     start = Math.min(start, s.interval.start);
     end = Math.max(end, s.interval.end);
   }
   if (!(end > start)) return;
   const g = ingest.dataSchema.segmentGranularity;
-  ingest.dataSchema.intervals = [{ start: bucketOf(g, start).start, end: bucketOf(g, end - 1).end }];
+  const window = { start: bucketOf(g, start).start, end: bucketOf(g, end - 1).end };
+  // The publisher walks the window bucket by bucket; a window of more buckets than a REPLACE could lock
+  // (Druid's TooManyBuckets limit) is left to the chunks the rows land in.
+  let buckets = 0;
+  for (let t = window.start; t < window.end && buckets <= MAX_BUCKETS; t = bucketOf(g, t).end) buckets++;
+  if (buckets <= MAX_BUCKETS) ingest.dataSchema.intervals = [window];
 }
+
+/** `Limits.MAX_PARTITION_BUCKETS`: the most time chunks one MSQ ingestion writes. */
+const MAX_BUCKETS = 5000;
+/** Beyond this (ms from the epoch, ~31,000 years) an interval is eternity's. */
+const MAX_BUCKET_SPAN = 1e15;
 
 /**
  * The fault an MSQ query ends with, decided when the controller starts (the engine applies it at the end).

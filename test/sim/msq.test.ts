@@ -387,4 +387,28 @@ describe("MSQ: POST /druid/v2/sql/task and the query_controller task (docs/druid
       await second.close();
     }
   });
+  it("OVERWRITE ALL by DAY over a datasource holding an ALL-granularity segment stays bounded (no walk over eternity)", async () => {
+    const s = await startTestSim({ handoffDelayMs: 0 });
+    const inline = (rows: string[]) =>
+      `TABLE(EXTERN('${JSON.stringify({ type: "inline", data: rows.join("\n") })}', '{"type":"json"}')) EXTEND ("ts" VARCHAR, "v" BIGINT)`;
+    const a = await submitSql(
+      s,
+      `INSERT INTO e SELECT TIME_PARSE("ts") AS __time, "v" FROM ${inline(['{"ts":"2026-01-01T01:00:00Z","v":1}'])} PARTITIONED BY ALL`,
+      { sqlQueryId: "all" },
+    );
+    expect(a.status, JSON.stringify(a.json)).toBe(202);
+    await s.advance(10_000);
+    const b = await submitSql(
+      s,
+      `REPLACE INTO e OVERWRITE ALL SELECT TIME_PARSE("ts") AS __time, "v" FROM ${inline(['{"ts":"2026-01-02T01:00:00Z","v":2}'])} PARTITIONED BY DAY`,
+      { sqlQueryId: "day" },
+    );
+    expect(b.status, JSON.stringify(b.json)).toBe(202);
+    await s.advance(10_000);
+    expect((await s.get(`${V1}/task/query-day/status`)).json.status.statusCode).toBe("SUCCESS");
+    const day = s.sim.engine.store
+      .visible("e", s.sim.engine.now)
+      .filter((seg) => seg.interval.start === Date.UTC(2026, 0, 2));
+    expect(day.flatMap((seg) => seg.rows ?? [])).toEqual([{ __time: Date.UTC(2026, 0, 2, 1), v: 2 }]);
+  });
 });
