@@ -32,7 +32,8 @@ export async function startLossyProxy(target: string, rng: Rng, rate: number): P
         headers,
         ...(body.length > 0 ? { body } : {}),
       });
-      const text = await answer.body.text();
+      // Bytes as they came: a gzipped answer (Druid's and the emulator's, for a client that accepts it) is binary.
+      const text = Buffer.from(await answer.body.arrayBuffer());
       const submit = req.method === "POST" && req.url === "/druid/indexer/v1/task";
       if (submit && answer.statusCode === 200 && rng.next() < rate) {
         state.lost++;

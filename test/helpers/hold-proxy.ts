@@ -46,7 +46,8 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
     }
     try {
       const answer = await forward(req, body);
-      const text = await answer.body.text();
+      // Bytes as they came: a gzipped answer (Druid's and the emulator's, for a client that accepts it) is binary.
+      const text = Buffer.from(await answer.body.arrayBuffer());
       if (isSubmit && state.mode === "after") {
         pending.add(res);
         state.held++;
