@@ -264,6 +264,7 @@ class Executor {
     // The select list, `*` expanded to the relation's columns.
     type Item = { name: string; expr: Expr | null; field: number };
     const items: Item[] = [];
+    const starSpans = new Map<Item, Span>();
     q.items.forEach((item: SelectItem, i) => {
       if (item.expr.k === "star") {
         if (!q.from) throw new SqlError("SELECT * requires a FROM clause");
@@ -286,7 +287,9 @@ class Executor {
         for (const { f, index } of picked) {
           let name = f.name;
           for (let n = 0; items.some((x) => x.name === name); n++) name = `${f.name}${n}`;
-          items.push({ name, expr: null, field: index });
+          const expanded = { name, expr: null, field: index };
+          starSpans.set(expanded, item.expr.span);
+          items.push(expanded);
         }
         return;
       }
@@ -330,7 +333,9 @@ class Executor {
       const f = from.fields[item.field] as Field;
       if (grouped) {
         const i = groupCtx.group?.canon.indexOf(JSON.stringify(`#${item.field}`)) ?? -1;
-        if (i < 0) throw new SqlError(`Expression '${f.name}' is not being grouped`);
+        // Calcite names a star-expanded column by its table (a real Druid 33: 'wikipedia.__time').
+        const shown = f.rel === null ? f.name : `${f.rel}.${f.name}`;
+        if (i < 0) throw new SqlError(`Expression '${shown}' is not being grouped`, starSpans.get(item));
         return { type: f.type, fn: (env) => env.key[i] ?? null };
       }
       const index = item.field;

@@ -395,6 +395,10 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         400,
         invalid("Expression 'added' is not being grouped", [q(order).length + 1, q(order).length + 5]),
       ]);
+      expect(await refusal("SELECT * FROM $ds GROUP BY page")).toEqual([
+        400,
+        invalid(`Expression '${ds}.__time' is not being grouped`, [8, 8]),
+      ]);
       expect(await refusal("SELECT page FROM $ds HAVING COUNT(*) > 1")).toEqual([
         400,
         invalid("Expression 'page' is not being grouped", [8, 11]),

@@ -154,6 +154,11 @@ describe("refusals", () => {
     expect(substring.shape).toBe("defensive");
   });
 
+  it("names a star-expanded column by its table when it is not grouped, at the star", () => {
+    const error = thrown(() => run("SELECT * FROM edits GROUP BY page")) as SqlError;
+    expect([error.message, error.span]).toEqual(["Expression 'edits.__time' is not being grouped", [7, 7]]);
+  });
+
   it("says what the emulator does not run", () => {
     for (const [sql, what] of [
       ["SELECT page FROM edits UNION ALL SELECT page FROM pages", "UNION"],
