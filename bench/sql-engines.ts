@@ -205,7 +205,7 @@ function judge(e: CorpusEntry, o: Outcome): Verdict {
   if (o.unsupported) return "unsupported";
   const matches = (got: string | null, spec: string | undefined) => {
     if (!got || !spec) return false;
-    const [code, ...rest] = spec.split(" ");
+    const [code = "", ...rest] = spec.split(" ");
     const message = rest.join(" ");
     if (!got.startsWith(`${code} `)) return false;
     const text = got.slice(code.length + 1);
@@ -432,13 +432,13 @@ async function duckChild(): Promise<ChildReport> {
   const db = await first.connect();
   for (const q of brokerQueries()) {
     try {
-      await db.run(`SELECT json_serialize_sql('${q.replace(/'/g, "''")}')`);
       const parsed = (
         await db.runAndReadAll(`SELECT json_serialize_sql('${q.replace(/'/g, "''")}') AS j`)
       ).getRowObjectsJS()[0].j as string;
-      broker[JSON.parse(parsed).error ? "parse error" : "parses"] += 1;
+      const key = JSON.parse(parsed).error ? "parse error" : "parses";
+      broker[key] = (broker[key] ?? 0) + 1;
     } catch {
-      broker["parse error"] += 1;
+      broker["parse error"] = (broker["parse error"] ?? 0) + 1;
     }
   }
   return {
