@@ -248,6 +248,17 @@ export function simKnobs(context: Obj): SimKnobs {
 
 function planIngest(type: "index" | "index_parallel", spec: Obj, traits: VersionTraits): IngestPlan {
   const parallelType = type === "index_parallel";
+  const parser = obj(spec.dataSchema).parser;
+  if (
+    !traits.parserRemoved &&
+    parser !== undefined &&
+    parser !== null &&
+    isObj(obj(spec.ioConfig).inputSource)
+  )
+    fail(
+      parallelType ? CLASS.parallelSpec : CLASS.indexSpec,
+      "Cannot use parser and inputSource together. Try using inputFormat instead of parser.",
+    );
   const dataSchema = planDataSchema(obj(spec.dataSchema), traits);
   const ioConfig = obj(spec.ioConfig);
   if (isObj(spec.ioConfig) && typeof ioConfig.type !== "string") {
@@ -322,7 +333,7 @@ function planIngest(type: "index" | "index_parallel", spec: Obj, traits: Version
 
 function planDataSchema(ds: Obj, traits: VersionTraits): IngestPlan["dataSchema"] {
   const C = CLASS.dataSchema;
-  if (ds.parser !== undefined && ds.parser !== null) {
+  if (traits.parserRemoved && ds.parser !== undefined && ds.parser !== null) {
     fail(
       C,
       "parser was removed in Druid 37, define the timestampSpec and dimensionsSpec on the schema directly instead of nested inside the parser definition",

@@ -101,6 +101,12 @@ export const EMULATED_BEHAVIOURS: readonly EmulatedBehaviour[] = [
     what: "a DataSegment's JSON carries `totalRows`",
   },
   {
+    key: "parserRemoved",
+    since: 37,
+    trait: "parserRemoved",
+    what: "a dataSchema's `parser` is refused by the DataSchema (`parser was removed in Druid 37, …`); before, by the ingestion spec beside an `inputSource` (`Cannot use parser and inputSource together. …`, as a real 33 answered)",
+  },
+  {
     key: "hadoopRemoved",
     since: 37,
     what: "`index_hadoop` and `index_sub` leave the known type ids an unknown type's refusal lists (the emulator runs no Hadoop task: it refuses `index_hadoop` on every release, where a real 33 constructs a `HadoopIndexTask`)",

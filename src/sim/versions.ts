@@ -31,6 +31,13 @@ export interface VersionTraits {
    * from 34 on the emulator answers `text/plain` and `text/csv` (the release that changed it is not verified).
    */
   sqlResultsLabelledJson: boolean;
+  /**
+   * A dataSchema's `parser` is refused by the DataSchema itself, gone from Druid (apache/druid #19173, Druid 37).
+   * Before, a DataSchema took one and the ingestion spec refused it beside an `inputSource` (a real 33 answered
+   * `…ParallelIndexIngestionSpec`, problem: Cannot use parser and inputSource together. Try using inputFormat
+   * instead of parser.`).
+   */
+  parserRemoved: boolean;
 }
 
 export function versionTraits(druidVersion: number): VersionTraits {
@@ -43,5 +50,6 @@ export function versionTraits(druidVersion: number): VersionTraits {
     sysSegmentsProjections: !upTo33,
     workerDisabledField: druidVersion >= 38,
     sqlResultsLabelledJson: upTo33,
+    parserRemoved: druidVersion >= 37,
   };
 }

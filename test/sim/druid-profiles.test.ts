@@ -181,3 +181,35 @@ describe("a virtual storage Historical on the emulator (apache/druid #18176, Dru
     expect(count.json).toEqual([{ n: 1 }]);
   });
 });
+
+describe("a dataSchema's parser by release (apache/druid #19173, Druid 37)", () => {
+  const withParser = parallelTask({
+    dataSchema: {
+      parser: {
+        type: "string",
+        parseSpec: { format: "json", timestampSpec: { column: "time" }, dimensionsSpec: { dimensions: [] } },
+      },
+    },
+  });
+
+  it("is refused beside an inputSource on 33 as a real Druid 33 answered (observed)", async () => {
+    const s = await startTestSim({ druidVersion: 33 });
+    const res = await s.post(`${V1}/task`, withParser);
+    expect([res.status, res.json]).toEqual([
+      400,
+      {
+        error:
+          "Cannot construct instance of `org.apache.druid.indexing.common.task.batch.parallel.ParallelIndexIngestionSpec`, problem: Cannot use parser and inputSource together. Try using inputFormat instead of parser.",
+      },
+    ]);
+  });
+
+  it("is refused by the DataSchema from 37 on", async () => {
+    const s = await startTestSim({ druidVersion: 37 });
+    const res = await s.post(`${V1}/task`, withParser);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe(
+      "Cannot construct instance of `org.apache.druid.segment.indexing.DataSchema`, problem: parser was removed in Druid 37, define the timestampSpec and dimensionsSpec on the schema directly instead of nested inside the parser definition",
+    );
+  });
+});
