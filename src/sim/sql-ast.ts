@@ -20,14 +20,14 @@ export type Expr =
   | { k: "now" }
   | { k: "interval"; amount: number; unit: IntervalUnit; label: string; span: Span }
   | { k: "un"; op: "NOT" | "-"; e: Expr }
-  | { k: "bin"; op: string; l: Expr; r: Expr }
+  | { k: "bin"; op: string; l: Expr; r: Expr; span?: Span }
   | { k: "in"; e: Expr; list: Expr[]; not: boolean }
   | { k: "insub"; e: Expr; q: Query; not: boolean; span: Span }
   | { k: "sub"; q: Query; span: Span }
   | { k: "isnull"; e: Expr; not: boolean }
   | { k: "istrue"; e: Expr; value: boolean; not: boolean }
   | { k: "like"; e: Expr; pattern: Expr; not: boolean }
-  | { k: "between"; e: Expr; lo: Expr; hi: Expr; not: boolean }
+  | { k: "between"; e: Expr; lo: Expr; hi: Expr; not: boolean; span?: Span }
   | { k: "cast"; e: Expr; to: SqlType }
   | { k: "case"; operand: Expr | null; whens: Array<[Expr, Expr]>; otherwise: Expr | null }
   | {

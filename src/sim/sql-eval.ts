@@ -184,10 +184,43 @@ export function hasAggregate(e: Expr): boolean {
 
 /** Where an expression starts and ends, when the parser kept it. */
 export function spanOf(e: Expr): Span | undefined {
-  if (e.k === "col") return e.span;
-  if (e.k === "fn") return e.span;
-  if (e.k === "lit") return e.span;
+  if (e.k === "col" || e.k === "fn" || e.k === "lit" || e.k === "bin" || e.k === "between") return e.span;
   return undefined;
+}
+
+/** Calcite's name of a type in validator messages; null where the emulator does not know the precision. */
+function calciteType(t: SqlType): string | null {
+  if (t === "TIMESTAMP") return "TIMESTAMP(3)";
+  return t === "INTEGER" || t === "BIGINT" || t === "DOUBLE" || t === "FLOAT" ? t : null;
+}
+const NUMBERS = new Set<SqlType>(["INTEGER", "BIGINT", "DOUBLE", "FLOAT", "DECIMAL"]);
+
+/**
+ * Calcite's operand type check where a TIMESTAMP meets a number (a real Druid 33: "Cannot apply '>' to arguments
+ * of type '<TIMESTAMP(3)> > <INTEGER>'. Supported form(s): …", spanning the whole expression).
+ */
+function refuseTimeWithNumber(op: string, types: SqlType[], forms: string[], span: Span | undefined): void {
+  const time = types.includes("TIMESTAMP");
+  const number = types.some((t) => NUMBERS.has(t));
+  if (!time || !number) return;
+  const names = types.map(calciteType);
+  if (names.some((n) => n === null)) return;
+  const operands =
+    names.length === 3
+      ? `<${names[0]}> ${op} <${names[1]}> AND <${names[2]}>`
+      : `<${names[0]}> ${op} <${names[1]}>`;
+  throw new SqlError(
+    `Cannot apply '${op}' to arguments of type '${operands}'. Supported form(s): ${forms.map((f) => `'${f}'`).join("\n")}`,
+    span,
+  );
+}
+
+/** A number from an arithmetic operand: text is read as a number (null when it is none), as Druid's math does. */
+function numOf(v: Exclude<Value, null>): number | null {
+  if (v instanceof Timestamp) return v.ms;
+  if (typeof v === "number") return v;
+  const n = Number(v);
+  return v.trim() === "" || Number.isNaN(n) ? null : n;
 }
 
 export function compile(e: Expr, ctx: CompileCtx): Compiled {
@@ -328,8 +361,15 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
     }
     case "between": {
       const x = sub(e.e);
-      const lo = timeComparable(x, sub(e.lo), ctx.timeZone)[1];
-      const hi = timeComparable(x, sub(e.hi), ctx.timeZone)[1];
+      const [loRaw, hiRaw] = [sub(e.lo), sub(e.hi)];
+      refuseTimeWithNumber(
+        "BETWEEN ASYMMETRIC",
+        [x.type, loRaw.type, hiRaw.type],
+        ["<COMPARABLE_TYPE> BETWEEN <COMPARABLE_TYPE> AND <COMPARABLE_TYPE>"],
+        e.span,
+      );
+      const lo = timeComparable(x, loRaw, ctx.timeZone)[1];
+      const hi = timeComparable(x, hiRaw, ctx.timeZone)[1];
       return {
         type: "BOOLEAN",
         fn: (env) => {
@@ -418,6 +458,29 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
     };
   if (["+", "-", "*", "/", "%"].includes(e.op)) {
     const types = [l.type, r.type];
+    if (e.op === "+")
+      refuseTimeWithNumber(
+        "+",
+        types,
+        [
+          "<NUMERIC> + <NUMERIC>",
+          "<DATETIME_INTERVAL> + <DATETIME_INTERVAL>",
+          "<DATETIME> + <DATETIME_INTERVAL>",
+          "<DATETIME_INTERVAL> + <DATETIME>",
+        ],
+        e.span,
+      );
+    if (e.op === "-")
+      refuseTimeWithNumber(
+        "-",
+        types,
+        [
+          "<NUMERIC> - <NUMERIC>",
+          "<DATETIME_INTERVAL> - <DATETIME_INTERVAL>",
+          "<DATETIME> - <DATETIME_INTERVAL>",
+        ],
+        e.span,
+      );
     const type: SqlType = types.some((t) => t === "DOUBLE" || t === "FLOAT")
       ? "DOUBLE"
       : types.includes("DECIMAL")
@@ -432,8 +495,9 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
         const a = l.fn(env);
         const b = r.fn(env);
         if (a === null || b === null) return null;
-        const x = msOf(a);
-        const y = msOf(b);
+        const x = numOf(a);
+        const y = numOf(b);
+        if (x === null || y === null) return null;
         switch (e.op) {
           case "+":
             return x + y;
@@ -453,6 +517,8 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
     };
   }
   const op = e.op;
+  const shown = op === "!=" ? "<>" : op;
+  refuseTimeWithNumber(shown, [l.type, r.type], [`<COMPARABLE_TYPE> ${shown} <COMPARABLE_TYPE>`], e.span);
   const [a, b] = timeComparable(l, r, ctx.timeZone);
   return {
     type: "BOOLEAN",

@@ -96,6 +96,14 @@ function rowKey(values: Value[]): string {
   return JSON.stringify(values.map((v) => (v instanceof Timestamp ? { t: v.ms } : v)));
 }
 
+/** A WHERE or HAVING expression, which Calcite's validator wants BOOLEAN ("WHERE clause must be a condition"). */
+function condition(e: Expr, ctx: CompileCtx, clause: "WHERE" | "HAVING"): Compiled {
+  const c = compile(e, ctx);
+  if (c.type !== "BOOLEAN" && c.type !== "NULL")
+    throw new SqlError(`${clause} clause must be a condition`, spanOf(e));
+  return c;
+}
+
 /** A table's rows as arrays in its columns' order (plain loops: a served datasource can be large). */
 function toArrays(rows: SqlRow[], columns: Column[]): Value[][] {
   const names = columns.map((c) => c.name);
@@ -257,7 +265,7 @@ class Executor {
         };
     const using = from.using ?? new Map<string, number>();
     const ctx = this.ctx(from.fields, using, ctes, from.system);
-    const where = q.where ? compile(q.where, { ...ctx, clause: "WHERE" }) : null;
+    const where = q.where ? condition(q.where, { ...ctx, clause: "WHERE" }, "WHERE") : null;
     const test = where ? onRow(where) : null;
     const filtered = test ? from.rows.filter((row) => truthy(test(row))) : from.rows;
 
@@ -341,7 +349,7 @@ class Executor {
       const index = item.field;
       return { type: f.type, fn: (env) => env.row[index] ?? null };
     });
-    const having = q.having ? compile(q.having, { ...groupCtx, aliases }) : null;
+    const having = q.having ? condition(q.having, { ...groupCtx, aliases }, "HAVING") : null;
 
     // ORDER BY keys: an output column (by ordinal, output name or the same expression), else a hidden column.
     const hidden: Compiled[] = [];

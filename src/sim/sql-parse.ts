@@ -399,7 +399,8 @@ class Parser {
     const t = this.peek();
     if (t.t === "op" && ["=", "!=", "<>", "<", "<=", ">", ">="].includes(t.v)) {
       this.next();
-      return { k: "bin", op: t.v === "<>" ? "!=" : t.v, l, r: this.add() };
+      const r = this.add();
+      return { k: "bin", op: t.v === "<>" ? "!=" : t.v, l, r, span: this.spanFrom(start) };
     }
     if (this.acceptKw("IS")) {
       const not = this.acceptKw("NOT");
@@ -433,21 +434,29 @@ class Parser {
       this.acceptKw("SYMMETRIC") || this.acceptKw("ASYMMETRIC");
       const lo = this.add();
       this.expectKw("AND");
-      return { k: "between", e: l, lo, hi: this.add(), not };
+      const hi = this.add();
+      return { k: "between", e: l, lo, hi, not, span: this.spanFrom(start) };
     }
     return l;
   }
+  /** From a token to the last one consumed: an expression's span for Calcite's validator errors. */
+  spanFrom(start: Token): Span {
+    return [start.at, (this.toks[this.#i - 1] as Token).end - 1];
+  }
   add(): Expr {
+    const start = this.peek();
     let l = this.mul();
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "+" || t.v === "-" || t.v === "||")) {
         this.next();
-        l = { k: "bin", op: t.v, l, r: this.mul() };
+        const r = this.mul();
+        l = { k: "bin", op: t.v, l, r, span: this.spanFrom(start) };
       } else return l;
     }
   }
   mul(): Expr {
+    const start = this.peek();
     let l = this.unary();
     for (;;) {
       const t = this.peek();
@@ -456,7 +465,8 @@ class Parser {
         throw new SqlError("Percent remainder '%' is not allowed under the current SQL conformance level");
       if (t.t === "op" && (t.v === "*" || t.v === "/")) {
         this.next();
-        l = { k: "bin", op: t.v, l, r: this.unary() };
+        const r = this.unary();
+        l = { k: "bin", op: t.v, l, r, span: this.spanFrom(start) };
       } else return l;
     }
   }

@@ -170,6 +170,39 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         context: { sqlTimeZone: "America/Los_Angeles" },
       });
       expect(json(local)).toEqual([[1]]);
+      // A TIMESTAMP against a number is Calcite's operand type error, spanning the expression.
+      const where = "SELECT COUNT(*) FROM $ds WHERE ";
+      const at = q(where).length + 1;
+      expect(await refusal(`${where}__time > 5`)).toEqual([
+        400,
+        invalid(
+          "Cannot apply '>' to arguments of type '<TIMESTAMP(3)> > <INTEGER>'. Supported form(s): '<COMPARABLE_TYPE> > <COMPARABLE_TYPE>'",
+          [at, at + 9],
+        ),
+      ]);
+      expect(await refusal(`${where}__time BETWEEN 1 AND 2`)).toEqual([
+        400,
+        invalid(
+          "Cannot apply 'BETWEEN ASYMMETRIC' to arguments of type '<TIMESTAMP(3)> BETWEEN ASYMMETRIC <INTEGER> AND <INTEGER>'. Supported form(s): '<COMPARABLE_TYPE> BETWEEN <COMPARABLE_TYPE> AND <COMPARABLE_TYPE>'",
+          [at, at + 21],
+        ),
+      ]);
+      expect(await refusal("SELECT __time - 1 FROM $ds LIMIT 1")).toEqual([
+        400,
+        invalid(
+          "Cannot apply '-' to arguments of type '<TIMESTAMP(3)> - <INTEGER>'. Supported form(s): '<NUMERIC> - <NUMERIC>'\n'<DATETIME_INTERVAL> - <DATETIME_INTERVAL>'\n'<DATETIME> - <DATETIME_INTERVAL>'",
+          [8, 17],
+        ),
+      ]);
+      expect(await refusal(`${where}added`)).toEqual([
+        400,
+        invalid("WHERE clause must be a condition", [at, at + 4]),
+      ]);
+      expect(await answer("SELECT '10' + 1, 'x' + 1, page + 1 FROM $ds LIMIT 1")).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["INTEGER", "INTEGER", "INTEGER"],
+        [11, null, null],
+      ]);
       expect(await refusal("SELECT INTERVAL '1' DAY")).toEqual([
         400,
         invalid("Cannot handle literal [86400000:INTERVAL DAY] of unsupported type [INTERVAL_DAY]."),
