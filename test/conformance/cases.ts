@@ -250,6 +250,21 @@ export function conformanceSuite(target: ConformanceTarget): void {
           "Cannot construct instance of `org.apache.druid.segment.indexing.DataSchema`, problem: timestampSpec",
         ],
         [
+          "a parser beside the inputSource (Druid 37 removes parser)",
+          (s) =>
+            Object.assign(dataSchema(s), {
+              parser: {
+                type: "string",
+                parseSpec: {
+                  format: "json",
+                  timestampSpec: { column: "time" },
+                  dimensionsSpec: { dimensions: [] },
+                },
+              },
+            }),
+          "Cannot construct instance of `org.apache.druid.indexing.common.task.batch.parallel.ParallelIndexIngestionSpec`, problem: Cannot use parser and inputSource together. Try using inputFormat instead of parser.",
+        ],
+        [
           "a missing inputSource",
           (s) => delete ioConfig(s).inputSource,
           `Cannot construct instance of \`${PARALLEL_TASK}\`, problem: inputSource`,
