@@ -1844,6 +1844,21 @@ export function conformanceSuite(target: ConformanceTarget): void {
               "Cannot construct instance of `org.apache.druid.server.coordinator.rules.ForeverLoadRule`, problem: Invalid number of replicas for tier [_default_tier]. Value [-1] must be positive.",
           },
         ]);
+        // Druid 38's partial load rules are unknown types on 33, and nothing is stored.
+        const partial = await setRules(ds, [
+          {
+            type: "loadPartialForever",
+            tieredReplicants: { _default_tier: 1 },
+            matcher: { type: "exactProjection" },
+          },
+        ]);
+        expect([partial.status, json(partial)]).toEqual([
+          400,
+          {
+            error:
+              "Please make sure to load all the necessary extensions and jars with type 'loadPartialForever' on 'druid/coordinator' service. Could not resolve type id 'loadPartialForever' as a subtype of `org.apache.druid.server.coordinator.rules.Rule` known type ids = [broadcastByInterval, broadcastByPeriod, broadcastForever, dropBeforeByPeriod, dropByInterval, dropByPeriod, dropForever, loadByInterval, loadByPeriod, loadForever]",
+          },
+        ]);
         expect(json(await get(`${CO}/rules/${ds}`))).toEqual([]);
       });
 
