@@ -584,6 +584,10 @@ export const NATIVE_ERRORS: [string, string][] = [
     '{"queryType":"timeseries","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"aggregations":[{"type":"filtered","filter":{"type":"true"},"aggregator":{"type":"longSum","name":"x"}}]}',
   ],
   [
+    "a topN ranked by a name no aggregator or post-aggregator has, each printed as Java does",
+    '{"queryType":"topN","dataSource":"DS","granularity":"all","intervals":["2026-01-01/2026-01-03"],"dimension":"d","metric":{"type":"inverted","metric":"zz"},"threshold":2,"aggregations":[{"type":"longSum","name":"s","fieldName":"added"},{"type":"doubleMax","name":"m","fieldName":"delta"},{"type":"filtered","filter":{"type":"true"},"aggregator":{"type":"count","name":"c"}}],"postAggregations":[{"type":"arithmetic","name":"p","fn":"+","fields":[{"type":"fieldAccess","fieldName":"s"},{"type":"constant","value":1}]}]}',
+  ],
+  [
     "a scan resultFormat the data server refuses",
     '{"queryType":"scan","dataSource":"DS","intervals":["2026-01-01/2026-01-03"],"resultFormat":"valueVector"}',
   ],

@@ -79,6 +79,7 @@ function bindAggregator(a: unknown, b: Binding, pojo: string): Aggregator {
     return {
       kind: "filtered",
       name: typeof a.name === "string" ? a.name : inner.name,
+      ownName: typeof a.name === "string" ? a.name : null,
       filter: bindFilter(a.filter, chained(b, `->${cls("FilteredAggregatorFactory")}["filter"]`), "filter"),
       aggregator: inner,
     };

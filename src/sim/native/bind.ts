@@ -5,6 +5,7 @@ import { bindFilter } from "./bind-filter.js";
 import { bindDimension, bindHaving, bindLimitSpec, bindTopNMetric } from "./bind-parts.js";
 import { type Binding, cannotConstruct, chained, chainText } from "./binding.js";
 import { bindError, CLASSES } from "./errors.js";
+import { aggregatorText, postAggregatorText } from "./java-text.js";
 import type { Located } from "./located-json.js";
 import type {
   Analysis,
@@ -15,6 +16,7 @@ import type {
   SegmentMetadataQuery,
   TimeBoundaryQuery,
   TimeseriesQuery,
+  TopNMetric,
   TopNQuery,
 } from "./model.js";
 
@@ -105,13 +107,14 @@ export function bindQuery(doc: Located): NativeQuery {
         const dimension = bindDimension(body.dimension, field("dimension"));
         const threshold = Number(body.threshold ?? 0);
         if (!(threshold > 0)) throw refuse("Threshold cannot be equal to 0.");
-        const q: TopNQuery = {
-          ...base,
-          queryType: "topN",
-          dimension,
-          metric: bindTopNMetric(body.metric, field("metric")),
-          threshold,
-        };
+        const metric = bindTopNMetric(body.metric, field("metric"));
+        const named = numericMetric(metric);
+        const known = [...aggregations.map((a) => a.name), ...postAggregations.map((p) => p.name)];
+        if (named !== null && !known.includes(named))
+          throw refuse(
+            `Must have an AggregatorFactory or PostAggregator for metric[${named}], gave[[${aggregations.map(aggregatorText).join(", ")}]] and [[${postAggregations.map(postAggregatorText).join(", ")}]]`,
+          );
+        const q: TopNQuery = { ...base, queryType: "topN", dimension, metric, threshold };
         return q;
       }
       const dims = Array.isArray(body.dimensions) ? body.dimensions : [];
@@ -265,4 +268,10 @@ function bindScan(
     order,
     batchSize: typeof body.batchSize === "number" && body.batchSize > 0 ? body.batchSize : 20480,
   };
+}
+
+/** The aggregator or post-aggregator a topN ranks by (through `inverted`); null for a dimension ordering. */
+function numericMetric(m: TopNMetric): string | null {
+  if (m.type === "inverted") return numericMetric(m.of);
+  return m.type === "numeric" ? m.metric : null;
 }

@@ -51,7 +51,8 @@ export type AggregatorKind =
 
 export type Aggregator =
   | { kind: AggregatorKind; name: string; fieldName: string | null }
-  | { kind: "filtered"; name: string; filter: Filter; aggregator: Aggregator };
+  /** `ownName`: the name the filtered aggregator was given, if any (else it answers under its aggregator's). */
+  | { kind: "filtered"; name: string; ownName: string | null; filter: Filter; aggregator: Aggregator };
 
 export type PostAggregator =
   | { type: "arithmetic"; name: string; fn: string; fields: PostAggregator[] }
