@@ -5,7 +5,7 @@ import { floorInZone, formatTime, PatternError, parseTime, UTC } from "./sql-tim
 
 /**
  * Typing and evaluating an MSQ query's expressions over input rows, with Druid SQL's semantics
- * (`docs/querying/sql-scalar.md`, `sql-operators.md`, `sql-data-types.md`): SQL NULL for missing values and
+ * (`docs/querying/sql-scalar.md`, `docs/querying/sql-operators.md`, `docs/querying/sql-data-types.md`): SQL NULL for missing values and
  * failed parses (`TIME_PARSE` answers null, it does not fail), integer division of two BIGINTs, string
  * functions over VARCHAR, times as TIMESTAMP millis. Functions the emulator does not know are refused at
  * planning (`unsupported`), and a function Druid does not have is Calcite's "No match found" error.

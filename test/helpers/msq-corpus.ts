@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * The MSQ corpus (test/fixtures/msq-corpus, SOURCES.md): real ingestion queries from Druid's docs and tests,
+ * The MSQ corpus (test/fixtures/msq-corpus/SOURCES.md): real ingestion queries from Druid's docs and tests,
  * each file a `-- key: value` header (origin, what Druid does with it, the rows it writes) and the query.
  * Read by test/sim/msq-corpus.test.ts and bench/sql-engines.ts.
  */
