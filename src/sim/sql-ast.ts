@@ -17,7 +17,7 @@ export type IntervalUnit = "ms" | "months";
 export type Expr =
   | { k: "lit"; v: Value; t: SqlType; span?: Span }
   | ColumnRef
-  | { k: "now" }
+  | { k: "now"; date?: boolean }
   | { k: "interval"; amount: number; unit: IntervalUnit; label: string; span: Span }
   | { k: "un"; op: "NOT" | "-"; e: Expr }
   | { k: "bin"; op: string; l: Expr; r: Expr; span?: Span }

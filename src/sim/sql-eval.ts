@@ -20,7 +20,7 @@ import {
   SCALARS,
   textOf,
 } from "./sql-functions.js";
-import type { Zone } from "./sql-time.js";
+import { floorInZone, type Zone } from "./sql-time.js";
 
 /**
  * Expressions → typed evaluators over one relation's rows (row mode) or over groups (group mode, where
@@ -101,7 +101,7 @@ export const AGGREGATES = new Set([
   "ANY_VALUE",
 ]);
 
-const INTEGERS = new Set<SqlType>(["BIGINT", "INTEGER", "BOOLEAN", "TIMESTAMP"]);
+const INTEGERS = new Set<SqlType>(["BIGINT", "INTEGER", "BOOLEAN", "TIMESTAMP", "DATE"]);
 
 export const truthy = (v: Value) => v !== null && v !== 0 && v !== "" && v !== "false";
 const bool = (b: boolean | null): Value => (b === null ? null : b ? 1 : 0);
@@ -255,6 +255,11 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
       return { type: field?.type ?? "VARCHAR", fn: (env) => env.row[index] ?? null };
     }
     case "now": {
+      // CURRENT_DATE is the day of the query's now in sqlTimeZone, typed DATE (a real Druid 33: "DATE", LONG).
+      if (e.date) {
+        const today = new Timestamp(floorInZone(ctx.now, "P1D", ctx.timeZone));
+        return { type: "DATE", fn: () => today };
+      }
       const now = new Timestamp(ctx.now);
       return { type: "TIMESTAMP", fn: () => now };
     }
@@ -432,7 +437,7 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
     if (e.op === "-" && e.l.k === "interval") throw unsupported("An interval minus a timestamp");
     const sign = e.op === "-" ? -1 : 1;
     return {
-      type: "TIMESTAMP",
+      type: other.type === "DATE" ? "DATE" : "TIMESTAMP",
       fn: (env) => {
         const v = other.fn(env);
         if (v === null) return null;

@@ -302,7 +302,15 @@ class Executor {
         return;
       }
       const e = item.expr as Expr;
-      const name = item.alias ?? (e.k === "col" ? e.name : e.k === "now" ? "CURRENT_TIMESTAMP" : `EXPR$${i}`);
+      const name =
+        item.alias ??
+        (e.k === "col"
+          ? e.name
+          : e.k === "now"
+            ? e.date
+              ? "CURRENT_DATE"
+              : "CURRENT_TIMESTAMP"
+            : `EXPR$${i}`);
       items.push({ name, expr: e, field: -1 });
     });
     const aliases = new Map<string, Expr>();

@@ -1,4 +1,5 @@
 import { DateTime } from "luxon";
+import { bucketStart, parseGranularity } from "../core/granularity.js";
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
 import {
   floorInZone,
@@ -163,7 +164,16 @@ export const SCALARS: Record<string, ScalarFn> = {
     type: fixed("TIMESTAMP"),
     run([t, period, origin, zone], ctx) {
       if (t === null || t === undefined) return null;
-      if (origin !== undefined && origin !== null) throw unsupported("TIME_FLOOR with an origin");
+      if (origin !== undefined && origin !== null) {
+        // With an origin, Druid floors with PeriodGranularity(period, origin, zone): buckets counted from it.
+        const g = parseGranularity({
+          type: "period",
+          period: String(period),
+          origin: new Date(msOf(origin)).toISOString(),
+          timeZone: zoneArg(zone, ctx),
+        });
+        return new Timestamp(bucketStart(g, msOf(t)));
+      }
       return new Timestamp(floorInZone(msOf(t), String(period), zoneArg(zone, ctx)));
     },
   },

@@ -510,6 +510,7 @@ class Parser {
       if (upper === "TRUE") return { k: "lit", v: 1, t: "BOOLEAN" };
       if (upper === "FALSE") return { k: "lit", v: 0, t: "BOOLEAN" };
       if (upper === "CURRENT_TIMESTAMP" && !this.isOp("(")) return { k: "now" };
+      if (upper === "CURRENT_DATE" && !this.isOp("(")) return { k: "now", date: true };
       if (upper === "TIMESTAMP" && this.peek().t === "str") {
         const lit = this.next();
         const ms = parseTimestampLiteral(lit.v, this.options.timeZone ?? UTC);

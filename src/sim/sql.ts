@@ -73,6 +73,7 @@ export type SqlType =
   | "VARCHAR"
   | "CHAR"
   | "TIMESTAMP"
+  | "DATE"
   | "BOOLEAN"
   | "NULL"
   | "OTHER";
@@ -89,6 +90,7 @@ export function nativeType(t: SqlType): string {
     case "BIGINT":
     case "INTEGER":
     case "TIMESTAMP":
+    case "DATE":
     case "BOOLEAN":
       return "LONG";
     case "DOUBLE":

@@ -152,6 +152,30 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
         ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
         ["2026-03-01T12:00:00.000Z", "2026-03-02T13:30:00.000Z", "2026-04-30T00:00:00.000Z"],
       ]);
+      // CURRENT_DATE is today in sqlTimeZone, typed DATE; date arithmetic stays DATE.
+      expect(
+        await answer(
+          "SELECT CURRENT_DATE = TIME_FLOOR(CURRENT_TIMESTAMP, 'P1D'), TIMESTAMPDIFF(DAY, CURRENT_DATE - INTERVAL '1' DAY, CURRENT_DATE), CURRENT_DATE - INTERVAL '1' DAY < CURRENT_TIMESTAMP",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2"],
+        ["BOOLEAN", "INTEGER", "BOOLEAN"],
+        [true, 1, true],
+      ]);
+      const [today] = (await answer("SELECT CURRENT_DATE, CURRENT_DATE - INTERVAL '1' DAY")) as Answer;
+      expect(today).toEqual(["CURRENT_DATE", "EXPR$1"]);
+      expect(((await answer("SELECT CURRENT_DATE - INTERVAL '1' DAY")) as Answer)[1]).toEqual(["DATE"]);
+      const localToday = await post("/druid/v2/sql", {
+        query: "SELECT CURRENT_DATE = TIME_FLOOR(CURRENT_TIMESTAMP, 'P1D', NULL, 'America/Los_Angeles')",
+        resultFormat: "array",
+        context: { sqlTimeZone: "America/Los_Angeles" },
+      });
+      expect(json(localToday)).toEqual([[true]]);
+      expect(await answer(count("__time >= CURRENT_DATE - INTERVAL '400' DAY"))).toEqual([
+        ["EXPR$0"],
+        ["BIGINT"],
+        [8],
+      ]);
       // Text compared with a TIMESTAMP is read as one, in sqlTimeZone.
       expect(await answer(count("__time >= '2026-03-02 12:00:00'"))).toEqual([["EXPR$0"], ["BIGINT"], [2]]);
       expect(await answer(count("__time BETWEEN '2026-03-01' AND '2026-03-01T05:30:00Z'"))).toEqual([
@@ -327,6 +351,21 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
       });
       expect(json(zoned)).toEqual([
         ["2026-03-02T00:00:00.000-08:00", "2026-03-03T01:00:00.000-08:00", "2026-04-02T01:00:00.000-07:00"],
+      ]);
+      // TIME_FLOOR with an origin counts buckets from it (Druid's PeriodGranularity with that origin).
+      expect(
+        await answer(
+          "SELECT TIME_FLOOR(__time, 'PT6H', TIMESTAMP '2026-03-01 01:00:00') AS t, COUNT(*) FROM $ds GROUP BY 1",
+        ),
+      ).toEqual([
+        ["t", "EXPR$1"],
+        ["TIMESTAMP", "BIGINT"],
+        ["2026-02-28T19:00:00.000Z", 1],
+        ["2026-03-01T01:00:00.000Z", 3],
+        ["2026-03-01T19:00:00.000Z", 1],
+        ["2026-03-02T01:00:00.000Z", 1],
+        ["2026-03-02T07:00:00.000Z", 1],
+        ["2026-03-02T19:00:00.000Z", 1],
       ]);
       expect(await refusal("SELECT DATE_TRUNC('fortnight', __time) FROM $ds")).toEqual([
         400,
