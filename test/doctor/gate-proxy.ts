@@ -62,8 +62,11 @@ export async function startGateProxy(target: string, rules: GateRules): Promise<
       headers,
       ...(body.length > 0 ? { body } : {}),
     });
+    // The body goes on as it came, gzipped when the client asked for it (as Druid's Jetty answers): its encoding too.
+    const encoding = answer.headers["content-encoding"];
     res.writeHead(answer.statusCode, {
       "content-type": String(answer.headers["content-type"] ?? "text/plain"),
+      ...(typeof encoding === "string" ? { "content-encoding": encoding } : {}),
     });
     res.end(Buffer.from(await answer.body.arrayBuffer()));
   });
