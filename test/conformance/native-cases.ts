@@ -50,6 +50,73 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
   };
 }
 
+/** Rows for the rolled-up datasource: twelve rows over three hours of one day, two pages. */
+export function rollupRows(): Record<string, unknown>[] {
+  return Array.from({ length: 12 }, (_, i) => ({
+    time: `2026-02-01T0${i % 3}:${String(i * 4).padStart(2, "0")}:00Z`,
+    page: `p${i % 2}`,
+    added: i + 1,
+    delta: i % 2 ? 0.5 : -1.25,
+  }));
+}
+
+/** Rollup by hour, with metrics named out of alphabetical order (a segment lists them sorted). */
+function rollupSpec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
+  const base = spec(id, dataSource, baseDir) as { spec: { dataSchema: Record<string, unknown> } };
+  base.spec.dataSchema = {
+    ...base.spec.dataSchema,
+    dimensionsSpec: { dimensions: ["page"] },
+    metricsSpec: [
+      { type: "count", name: "count" },
+      { type: "longSum", name: "added", fieldName: "added" },
+      { type: "doubleMin", name: "dmin", fieldName: "delta" },
+    ],
+    granularitySpec: { segmentGranularity: "day", queryGranularity: "hour", rollup: true },
+  };
+  return base;
+}
+
+/** Queries over the rolled-up datasource. */
+export const ROLLUP_CASES: [string, Record<string, unknown>][] = [
+  [
+    "rollup: sums of the count metric, the rolled-up row count",
+    {
+      queryType: "timeseries",
+      granularity: "all",
+      intervals: ["2026-02-01/2026-02-02"],
+      aggregations: [
+        { type: "count", name: "rows" },
+        { type: "longSum", name: "n", fieldName: "count" },
+        { type: "longSum", name: "added", fieldName: "added" },
+        { type: "doubleMin", name: "dmin", fieldName: "dmin" },
+      ],
+    },
+  ],
+  [
+    "rollup: a scan lists rows by time then dimension, metrics by name",
+    { queryType: "scan", intervals: ["2026-02-01/2026-02-02"], limit: 3 },
+  ],
+  [
+    "rollup: a merged segmentMetadata of one segment keeps its id",
+    {
+      queryType: "segmentMetadata",
+      intervals: ["2026-02-01/2026-02-02"],
+      merge: true,
+      analysisTypes: ["rollup", "cardinality", "minmax"],
+    },
+  ],
+  [
+    "rollup: groupBy per hour over the query granularity's times",
+    {
+      queryType: "groupBy",
+      granularity: "hour",
+      intervals: ["2026-02-01/2026-02-02"],
+      dimensions: ["page"],
+      aggregations: [{ type: "longSum", name: "n", fieldName: "count" }],
+    },
+  ],
+];
+
 /** Queries over the datasource (its name is added), by what each shows. */
 export const NATIVE_CASES: [string, Record<string, unknown>][] = [
   [
@@ -607,6 +674,7 @@ export interface NativeAnswer {
 /** The answers a real Druid 33 gave (native-druid33.json). */
 export function druid33Answers(): {
   cases: Record<string, NativeAnswer>;
+  rollup: Record<string, NativeAnswer>;
   errors: Record<string, NativeAnswer>;
 } {
   return JSON.parse(readFileSync(new URL("./native-druid33.json", import.meta.url), "utf8"));
@@ -645,10 +713,12 @@ export function nativeConformanceSuite(target: ConformanceTarget): void {
       return { status: a.status, body: normalise(a.body, dataSource) };
     };
 
-    beforeAll(async () => {
-      const dir = writeInput(target.dataDir(), { "rows.json": nativeRows() });
-      const id = freshId("segops_native_task");
-      const submitted = await call(target, "POST", "/druid/indexer/v1/task", spec(id, dataSource, dir));
+    const rollupSource = freshId("segops_native_rollup");
+
+    /** Submits a task and waits until its rows are served and the Broker counts `rows` rows. */
+    async function ingest(ds: string, task: Record<string, unknown>, interval: string, rows: number) {
+      const id = task.id as string;
+      const submitted = await call(target, "POST", "/druid/indexer/v1/task", task);
       if (submitted.status !== 200) throw new Error(`submit: ${submitted.status} ${submitted.text}`);
       await eventually(target, `task ${id} to succeed`, async () => {
         const s = json(await call(target, "GET", `/druid/indexer/v1/task/${id}/status`)) as {
@@ -657,28 +727,47 @@ export function nativeConformanceSuite(target: ConformanceTarget): void {
         if (s.status.statusCode === "FAILED") throw new Error(`task failed: ${s.status.errorMsg}`);
         return s.status.statusCode === "SUCCESS" ? true : undefined;
       });
-      const load = `${CO}/datasources/${dataSource}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
-      await eventually(target, "the segments to load", async () => {
+      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${interval.replace("/", "_")}`;
+      await eventually(target, `the segments of ${ds} to load`, async () => {
         const ex = await call(target, "GET", load);
-        return ex.status === 200 && (json(ex) as Record<string, number>)[dataSource] === 100
-          ? true
-          : undefined;
+        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
       });
       // The Broker learns of loaded segments a moment after the Coordinator does.
-      await eventually(target, "the Broker to see every row", async () => {
+      await eventually(target, `the Broker to see every row of ${ds}`, async () => {
         const a = await nativeQuery(
           target,
           JSON.stringify({
             queryType: "timeseries",
-            dataSource,
-            intervals: [INTERVAL],
+            dataSource: ds,
+            intervals: [interval],
             granularity: "all",
             aggregations: [{ type: "count", name: "n" }],
           }),
         );
-        return JSON.stringify(a.body).includes('"n":16') ? true : undefined;
+        return JSON.stringify(a.body).includes(`"n":${rows}`) ? true : undefined;
       });
+    }
+
+    beforeAll(async () => {
+      const dir = writeInput(target.dataDir(), { "rows.json": nativeRows() });
+      const rollupDir = writeInput(target.dataDir(), { "rows.json": rollupRows() });
+      await Promise.all([
+        ingest(dataSource, spec(freshId("segops_native_task"), dataSource, dir), INTERVAL, 16),
+        ingest(
+          rollupSource,
+          rollupSpec(freshId("segops_native_rollup_task"), rollupSource, rollupDir),
+          "2026-02-01T00:00:00.000Z/2026-02-02T00:00:00.000Z",
+          6,
+        ),
+      ]);
     });
+
+    for (const [name, query] of ROLLUP_CASES) {
+      it(name, async () => {
+        const a = await nativeQuery(target, JSON.stringify({ ...query, dataSource: rollupSource }));
+        expect({ status: a.status, body: normalise(a.body, rollupSource) }).toEqual(expected.rollup[name]);
+      });
+    }
 
     for (const [name, query] of NATIVE_CASES) {
       it(name, async () => {

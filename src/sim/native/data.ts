@@ -31,6 +31,19 @@ const NATIVE: Record<string, NativeType> = {
   FLOAT: "FLOAT",
 };
 
+/** Orders two rows of a segment by its dimensions' values (null first, then as text). */
+function byDims(a: Row, b: Row, dimensions: readonly string[]): number {
+  for (const d of dimensions) {
+    const x = a[d] === null || a[d] === undefined ? null : String(a[d]);
+    const y = b[d] === null || b[d] === undefined ? null : String(b[d]);
+    if (x === y) continue;
+    if (x === null) return -1;
+    if (y === null) return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
 export function overlapsAny(intervals: readonly Interval[], i: Interval): boolean {
   return intervals.some((q) => q.start < i.end && i.start < q.end);
 }
@@ -51,7 +64,11 @@ export function segmentsOf(
     .filter((s) => !s.tombstone && !analysis.overshadowed.has(s.id) && overlapsAny(intervals, s.interval))
     .sort((a, b) => a.interval.start - b.interval.start || a.partitionNum - b.partitionNum)
     .map((s) => {
-      const rows = timelineRows([s], analysis).sort((a, b) => a.__time - b.__time);
+      // A segment's rows are sorted by time, then by its dimensions in order (null first), as Druid's
+      // IncrementalIndex keeps them; its metrics are listed by name (IndexMerger merges them sorted).
+      const rows = timelineRows([s], analysis).sort(
+        (a, b) => a.__time - b.__time || byDims(a, b, s.dimensions),
+      );
       const typeOf = (name: string, fallback: NativeType): NativeType =>
         NATIVE[s.columnTypes?.[name] ?? ""] ?? fallback;
       return {
@@ -61,7 +78,7 @@ export function segmentsOf(
         columns: [
           { name: "__time", type: "LONG" as const },
           ...s.dimensions.map((name) => ({ name, type: typeOf(name, "STRING") })),
-          ...s.metrics.map((name) => ({ name, type: typeOf(name, "LONG") })),
+          ...[...s.metrics].sort().map((name) => ({ name, type: typeOf(name, "LONG") })),
         ],
         metrics: s.metrics,
         rollup: s.rollup ?? null,

@@ -137,7 +137,8 @@ export function defaultIntervals(segments: SegmentData[]): Interval[] {
 export function segmentMetadata(q: SegmentMetadataQuery, segments: SegmentData[]): unknown[] {
   if (segments.length === 0) return [];
   const analysed = segments.map((s) => analyse(s, q.analysisTypes));
-  const results = q.merge ? [merge(q.dataSource, analysed)] : analysed;
+  // Merging folds results pairwise: a single segment's analysis comes back as it is, under its own id.
+  const results = q.merge && analysed.length > 1 ? [merge(q.dataSource, analysed)] : analysed;
   const t = q.analysisTypes;
   return results.map((a) => ({
     id: a.id,
