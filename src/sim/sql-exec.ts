@@ -275,7 +275,7 @@ class Executor {
     const starSpans = new Map<Item, Span>();
     q.items.forEach((item: SelectItem, i) => {
       if (item.expr.k === "star") {
-        if (!q.from) throw new SqlError("SELECT * requires a FROM clause");
+        if (!q.from) throw new SqlError("SELECT * requires a FROM clause", item.expr.span);
         const qualifier = item.expr.qualifier;
         const written = qualifier?.parts.join(".");
         const picked = from.fields

@@ -1028,6 +1028,47 @@ GROUP BY 1`),
       ]);
     });
 
+    it("answers dashboard-style queries that combine the pieces", async () => {
+      expect(
+        await answer(
+          "SELECT page FROM $ds WHERE page IN (SELECT page FROM $ds WHERE added > 5) AND channel = '#fr'",
+        ),
+      ).toEqual([["page"], ["VARCHAR"], ["Main"]]);
+      expect(
+        await answer(
+          "SELECT x.page, y.total FROM (SELECT page FROM $ds GROUP BY page) x LEFT JOIN (SELECT page, SUM(added) AS total FROM $ds WHERE channel = '#en' GROUP BY page) y ON x.page = y.page ORDER BY x.page",
+        ),
+      ).toEqual([
+        ["page", "total"],
+        ["VARCHAR", "BIGINT"],
+        ["Help", null],
+        ["Main", 36],
+        ["Talk", 3],
+      ]);
+      expect(
+        await answer(
+          "SELECT page, COUNT(*) FILTER (WHERE channel IS NULL), SUM(added) FILTER (WHERE deleted > 0) FROM $ds GROUP BY page",
+        ),
+      ).toEqual([
+        ["page", "EXPR$1", "EXPR$2"],
+        ["VARCHAR", "BIGINT", "BIGINT"],
+        ["Help", 0, 1],
+        ["Main", 0, 36],
+        ["Talk", 1, 4],
+      ]);
+      expect(
+        await answer(
+          "SELECT TIME_FORMAT(DATE_TRUNC('day', __time), 'yyyy-MM-dd') AS d, COUNT(DISTINCT page) FROM $ds GROUP BY 1 ORDER BY 1 DESC",
+        ),
+      ).toEqual([
+        ["d", "EXPR$1"],
+        ["VARCHAR", "BIGINT"],
+        ["2026-03-02", 3],
+        ["2026-03-01", 3],
+      ]);
+      expect(await refusal("SELECT *")).toEqual([400, invalid("SELECT * requires a FROM clause", [8, 8])]);
+    });
+
     it("answers EXPLAIN PLAN FOR with Druid's PLAN, RESOURCES and ATTRIBUTES row", async () => {
       const explained = async (query: string) => {
         const [names, types, row] = (await answer(`EXPLAIN PLAN FOR ${query}`)) as Answer;
