@@ -170,7 +170,7 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
       return e.v === null
         ? "VARCHAR"
         : typeof e.v === "number"
-          ? Number.isInteger(e.v)
+          ? Number.isInteger(e.v) && !e.decimal
             ? "BIGINT"
             : "DOUBLE"
           : typeof e.v === "boolean"
@@ -228,11 +228,9 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
           "invalidInput",
           firstAt(e),
         );
-      return l === "BIGINT" && r === "BIGINT"
-        ? "BIGINT"
-        : l === "FLOAT" && r === "FLOAT"
-          ? "FLOAT"
-          : "DOUBLE";
+      // Remembered for evaluation: two BIGINTs divide as integers.
+      e.int = l === "BIGINT" && r === "BIGINT";
+      return e.int ? "BIGINT" : l === "FLOAT" && r === "FLOAT" ? "FLOAT" : "DOUBLE";
     }
     case "fn": {
       if (isAggregate(e)) throw new MsqPlanError(`Aggregate ${e.name} is not allowed here`, "invalidInput");
@@ -469,13 +467,13 @@ export function evaluate(e: Expr, row: Row, now: number): Value {
       return e.fn === "FLOOR" || f === v ? f : periodShift(f, period, 1);
     }
     case "bin":
-      return binary(e.op, e.l, e.r, ev);
+      return binary(e.op, e.l, e.r, ev, e.int);
     case "fn":
       return call(e.name, e.args.map(ev), now);
   }
 }
 
-function binary(op: string, l: Expr, r: Expr, ev: (x: Expr) => Value): Value {
+function binary(op: string, l: Expr, r: Expr, ev: (x: Expr) => Value, int?: boolean): Value {
   if (op === "AND") {
     const a = truth(ev(l));
     if (a === false) return false;
@@ -511,7 +509,7 @@ function binary(op: string, l: Expr, r: Expr, ev: (x: Expr) => Value): Value {
   const x = num(a);
   const y = num(b);
   if (x === null || y === null) return null;
-  const integers = Number.isInteger(x) && Number.isInteger(y) && isIntegerExpr(l) && isIntegerExpr(r);
+  const integers = int === true;
   switch (op) {
     case "+":
       return x + y;
@@ -527,27 +525,6 @@ function binary(op: string, l: Expr, r: Expr, ev: (x: Expr) => Value): Value {
       return y === 0 ? null : x % y;
   }
   return null;
-}
-
-/** Literals and casts whose type is an integer; columns are judged by their value. */
-function isIntegerExpr(e: Expr): boolean {
-  if (e.k === "lit") return typeof e.v === "number" && Number.isInteger(e.v);
-  if (e.k === "cast") return CAST_TYPES[e.type] === "BIGINT";
-  if (e.k === "fn")
-    return [
-      "LENGTH",
-      "STRLEN",
-      "CHAR_LENGTH",
-      "STRPOS",
-      "TIMESTAMP_TO_MILLIS",
-      "PARSE_LONG",
-      "TIME_EXTRACT",
-      "EXTRACT",
-      "TIMESTAMPDIFF",
-    ].includes(e.name);
-  if (e.k === "bin")
-    return ["+", "-", "*", "/", "%"].includes(e.op) && isIntegerExpr(e.l) && isIntegerExpr(e.r);
-  return e.k === "col";
 }
 
 function cast(v: Value, t: SqlType): Value {

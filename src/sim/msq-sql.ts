@@ -8,12 +8,14 @@ import { MsqPlanError } from "./msq-text.js";
  */
 
 export type Expr =
-  | { k: "lit"; v: string | number | boolean | null }
+  /** `decimal`: a number written with a point or exponent (Calcite types it DECIMAL, Druid DOUBLE). */
+  | { k: "lit"; v: string | number | boolean | null; decimal?: boolean }
   | { k: "ts"; v: number }
   | { k: "col"; name: string; table: string | null; at: number }
   | { k: "star" }
   | { k: "fn"; name: string; args: Expr[]; star: boolean; distinct: boolean; at?: number }
-  | { k: "bin"; op: string; l: Expr; r: Expr }
+  /** `int`: set by the planner when both operands are BIGINT (Druid divides them as integers). */
+  | { k: "bin"; op: string; l: Expr; r: Expr; int?: boolean }
   | { k: "not"; e: Expr }
   | { k: "neg"; e: Expr }
   | { k: "isnull"; e: Expr; not: boolean }
@@ -572,7 +574,7 @@ class Parser {
   unary(): Expr {
     if (this.acceptSym("-")) {
       const e = this.unary();
-      return e.k === "lit" && typeof e.v === "number" ? { k: "lit", v: -e.v } : { k: "neg", e };
+      return e.k === "lit" && typeof e.v === "number" ? { ...e, v: -e.v } : { k: "neg", e };
     }
     if (this.acceptSym("+")) return this.unary();
     return this.primary();
@@ -581,7 +583,7 @@ class Parser {
     const t = this.peek();
     if (t.t === "num") {
       this.next();
-      return { k: "lit", v: Number(t.v) };
+      return /[.eE]/.test(t.v) ? { k: "lit", v: Number(t.v), decimal: true } : { k: "lit", v: Number(t.v) };
     }
     if (t.t === "str") {
       this.next();

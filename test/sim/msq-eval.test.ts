@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { planProgram, runProgram } from "../../src/sim/msq-query.js";
+import { parseQuery } from "../../src/sim/msq-sql.js";
+
+/** Rows of a JSON-lines inline input, read with this EXTEND. */
+function source(rows: Array<Record<string, unknown>>, extend: string): string {
+  const data = rows.map((r) => JSON.stringify(r)).join("\n");
+  return `TABLE(EXTERN('${JSON.stringify({ type: "inline", data }).replace(/'/g, "''")}', '{"type":"json"}')) EXTEND (${extend})`;
+}
+
+const ROWS = [
+  { t: "2024-01-01T01:02:00Z", s: "some_value", n: 7, d: 7.0 },
+  { t: "2024-01-01T01:03:00Z", s: "", n: 2, d: 5.0 },
+  { t: "2024-01-01T01:04:00Z", s: null, n: null, d: null },
+];
+const EXT = '"t" VARCHAR, "s" VARCHAR, "n" BIGINT, "d" DOUBLE';
+
+/** Plans and runs `SELECT <items> FROM <ROWS> [rest]`, giving the projected rows. */
+function run(items: string, rest = "", rows = ROWS): Array<Record<string, unknown>> {
+  const q = parseQuery(`SELECT ${items} FROM ${source(rows, EXT)} ${rest}`);
+  const out = runProgram(
+    planProgram(q, () => null),
+    () => [],
+    Date.UTC(2026, 0, 1),
+  );
+  return out.records.map((r) => r.value as Record<string, unknown>);
+}
+
+describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md, sql-scalar.md, sql-data-types.md)", () => {
+  it("divides two BIGINTs as integers and anything with a DOUBLE as doubles", () => {
+    const rows = run('TIME_PARSE("t") AS __time, n / 2 AS a, d / 2 AS b, n * 1.0 / 2 AS c');
+    expect(rows[0]).toMatchObject({ a: 3, b: 3.5, c: 3.5 });
+    // A DOUBLE holding a whole number still divides as a double.
+    expect(rows[1]).toMatchObject({ a: 1, b: 2.5 });
+  });
+
+  it("compares with SQL's three-valued logic: NULL is neither < 2 nor not (tutorial-sql-null)", () => {
+    expect(run('TIME_PARSE("t") AS __time, s', "WHERE n < 3").map((r) => r.s)).toEqual([""]);
+    expect(run('TIME_PARSE("t") AS __time, s', "WHERE s <> 'some_value'").map((r) => r.s)).toEqual([""]);
+    expect(run('TIME_PARSE("t") AS __time, s', "WHERE s IS NULL")).toHaveLength(1);
+  });
+
+  it("evaluates CASE, COALESCE, string and time functions, null in gives null out", () => {
+    const rows = run(
+      `TIME_PARSE("t") AS __time,
+       CASE WHEN n > 5 THEN 'big' WHEN n IS NULL THEN 'none' ELSE 'small' END AS size,
+       COALESCE(s, 'missing') AS s2, UPPER(s) AS up, LENGTH(s) AS len, s || '!' AS bang,
+       TIME_FORMAT(TIME_FLOOR(TIME_PARSE("t"), 'PT1H'), 'yyyy-MM-dd HH:mm') AS hour,
+       TIME_PARSE("t", 'yyyy') AS bad`,
+    );
+    expect(rows.map((r) => r.size)).toEqual(["big", "small", "none"]);
+    expect(rows.map((r) => r.s2)).toEqual(["some_value", "", "missing"]);
+    expect(rows[0]).toMatchObject({
+      up: "SOME_VALUE",
+      len: 10,
+      bang: "some_value!",
+      hour: "2024-01-01 01:00",
+    });
+    expect(rows[2]).toMatchObject({ up: null, len: null, bang: null });
+    // TIME_PARSE answers null for text its pattern does not match (it does not fail).
+    expect(rows.every((r) => r.bad === null)).toBe(true);
+  });
+
+  it("counts rows whose __time comes out null (InsertTimeNull) instead of writing them", () => {
+    const q = parseQuery(`SELECT TIME_PARSE(s) AS __time, n FROM ${source(ROWS, EXT)}`);
+    const out = runProgram(
+      planProgram(q, () => null),
+      () => [],
+      0,
+    );
+    expect(out.nullTimes).toBe(3);
+    expect(out.records).toHaveLength(0);
+  });
+
+  it("refuses what Druid's validator refuses, pointing at the offending text", () => {
+    const plan = (sql: string) => () => planProgram(parseQuery(sql), () => null);
+    expect(plan(`SELECT TIME_PARSE("t") AS __time, nope FROM ${source(ROWS, EXT)}`)).toThrow(
+      /^Column 'nope' not found in any table$/,
+    );
+    expect(plan(`SELECT TIME_PARSE("t") AS __time, s + 1 AS x FROM ${source(ROWS, EXT)}`)).toThrow(
+      /^Cannot apply '\+' to arguments of type '<VARCHAR> \+ <BIGINT>'/,
+    );
+    expect(plan(`SELECT TIME_PARSE("t") AS __time, NO_SUCH_FN(s) AS x FROM ${source(ROWS, EXT)}`)).toThrow(
+      "No match found for function signature NO_SUCH_FN(<CHARACTER>)",
+    );
+  });
+});
