@@ -1,13 +1,7 @@
-import {
-  SqlError,
-  SqlPlanningError,
-  SqlRuntimeError,
-  type SqlType,
-  Timestamp,
-  unsupported,
-  type Value,
-} from "./sql.js";
-import type { ColumnRef, Expr, Query, Span } from "./sql-ast.js";
+import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
+import { compileAggregate } from "./sql-aggregates.js";
+import type { ColumnRef, Expr, Span } from "./sql-ast.js";
+import { AGGREGATES, bool, type CompileCtx, type Compiled, type Field, INTEGERS, truthy } from "./sql-env.js";
 import {
   type ArgType,
   compare,
@@ -27,84 +21,6 @@ import { floorInZone, type Zone } from "./sql-time.js";
  * aggregates fold the group's rows and grouped expressions read the group's key). Column references are bound
  * here, so an unknown or ambiguous column fails with Calcite's message and position before any row is read.
  */
-
-/** A column of a relation: `rel` is the name it is qualified by (its alias, else the table's name). */
-export interface Field {
-  rel: string | null;
-  /** `schema.table` for a table without alias (`druid.wikipedia.channel`). */
-  relFull: string | null;
-  name: string;
-  type: SqlType;
-}
-
-export interface Env {
-  row: Value[];
-  rows: Value[][];
-  key: Value[];
-}
-
-/** Shared by every row-mode evaluation: a row's env allocates nothing else. */
-export const NO_VALUES: Value[] = [];
-const NO_ROWS: Value[][] = [];
-export const rowEnv = (row: Value[]): Env => ({ row, rows: NO_ROWS, key: NO_VALUES });
-
-/**
- * A row-mode evaluator as a function of the row, reusing one env (evaluation is synchronous and never re-enters
- * the same expression), so scanning a large table allocates nothing per row.
- */
-export function onRow(c: Compiled): (row: Value[]) => Value {
-  const env: Env = { row: NO_VALUES, rows: NO_ROWS, key: NO_VALUES };
-  return (row) => {
-    env.row = row;
-    return c.fn(env);
-  };
-}
-
-export interface Compiled extends ArgType {
-  fn: (env: Env) => Value;
-}
-
-/** A subquery's answer (sql-exec.ts runs it). */
-export interface SubResult {
-  fields: Field[];
-  rows: Value[][];
-}
-
-export interface CompileCtx {
-  fields: Field[];
-  /** `JOIN … USING (c)`: the unqualified `c` is the left side's column. */
-  using: Map<string, number>;
-  /** Group mode: the GROUP BY expressions (their canonical text and types) that a group's key holds. */
-  group: { canon: string[]; types: ArgType[] } | null;
-  /** Select-list aliases a GROUP BY or HAVING may name when no column has that name. */
-  aliases: Map<string, Expr> | null;
-  timeZone: Zone;
-  now: number;
-  /** The clause being compiled, for Calcite's "Aggregate expression is illegal in WHERE clause". */
-  clause?: "WHERE" | "ON" | "GROUP BY";
-  /** Over a system table Calcite itself aggregates (text MIN/MAX allowed); over datasources Druid's aggregators. */
-  system: boolean;
-  runSubquery(q: Query): SubResult;
-}
-
-export const AGGREGATES = new Set([
-  "COUNT",
-  "SUM",
-  "MIN",
-  "MAX",
-  "AVG",
-  "APPROX_COUNT_DISTINCT",
-  "LATEST",
-  "EARLIEST",
-  "LATEST_BY",
-  "EARLIEST_BY",
-  "ANY_VALUE",
-]);
-
-const INTEGERS = new Set<SqlType>(["BIGINT", "INTEGER", "BOOLEAN", "TIMESTAMP", "DATE"]);
-
-export const truthy = (v: Value) => v !== null && v !== 0 && v !== "" && v !== "false";
-const bool = (b: boolean | null): Value => (b === null ? null : b ? 1 : 0);
 
 function columnNotFound(e: ColumnRef): SqlError {
   const where = e.qualifier ? `table '${e.qualifier.parts.at(-1)}'` : "any table";
@@ -150,36 +66,6 @@ export function canon(e: Expr, ctx: CompileCtx): string {
     }
     return value;
   });
-}
-
-export function hasAggregate(e: Expr): boolean {
-  switch (e.k) {
-    case "fn":
-      return AGGREGATES.has(e.name) || e.args.some(hasAggregate);
-    case "un":
-    case "cast":
-    case "isnull":
-    case "istrue":
-      return hasAggregate(e.e);
-    case "bin":
-      return hasAggregate(e.l) || hasAggregate(e.r);
-    case "in":
-      return hasAggregate(e.e) || e.list.some(hasAggregate);
-    case "insub":
-      return hasAggregate(e.e);
-    case "like":
-      return hasAggregate(e.e) || hasAggregate(e.pattern);
-    case "between":
-      return hasAggregate(e.e) || hasAggregate(e.lo) || hasAggregate(e.hi);
-    case "case":
-      return (
-        (e.operand !== null && hasAggregate(e.operand)) ||
-        e.whens.some(([w, t]) => hasAggregate(w) || hasAggregate(t)) ||
-        (e.otherwise !== null && hasAggregate(e.otherwise))
-      );
-    default:
-      return false;
-  }
 }
 
 /** Where an expression starts and ends, when the parser kept it. */
@@ -408,7 +294,7 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
       };
     }
     case "fn":
-      if (AGGREGATES.has(e.name)) return compileAggregate(e, ctx);
+      if (AGGREGATES.has(e.name)) return compileAggregate(e, ctx, compile);
       return compileScalar(e, ctx, fnCtx);
   }
 }
@@ -587,137 +473,6 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
         if (error instanceof PatternError) throw unsupported(`The time format ${error.message}`);
         throw error;
       }
-    },
-  };
-}
-
-/** Folds one group's rows; args are compiled in row mode (an aggregate inside an aggregate is refused). */
-function compileAggregate(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx): Compiled {
-  if (!ctx.group)
-    throw new SqlError(`Aggregate expression is illegal in ${ctx.clause ?? "this"} clause`, e.span);
-  if (e.args.some(hasAggregate)) throw new SqlError("Aggregate expressions cannot be nested", e.span);
-  const rowCtx: CompileCtx = { ...ctx, group: null, aliases: null };
-  const args = e.args.map((a) => compile(a, rowCtx));
-  const filter = e.filter ? compile(e.filter, rowCtx) : null;
-  const test = filter ? onRow(filter) : null;
-  const scoped = (rows: Value[][]) => (test ? rows.filter((row) => truthy(test(row))) : rows);
-  const readers = args.map(onRow);
-  const values = (rows: Value[][], arg = 0) => scoped(rows).map(readers[arg] as (row: Value[]) => Value);
-  const arg = args[0];
-  const name = e.name;
-  if (name === "COUNT" && (e.star || args.length === 0))
-    return { type: "BIGINT", fn: (env) => scoped(env.rows).length };
-  if (!arg) throw new SqlError(`Invalid number of arguments to function '${name}'`, e.span);
-  const nonNull = (rows: Value[][]) => values(rows).filter((v): v is Exclude<Value, null> => v !== null);
-  const distinctCount = (rows: Value[][]) =>
-    new Set(nonNull(rows).map((v) => (v instanceof Timestamp ? v.ms : typeof v === "number" ? v : `s:${v}`)))
-      .size;
-  switch (name) {
-    case "COUNT":
-      // COUNT(DISTINCT) is APPROX_COUNT_DISTINCT under Druid's default useApproximateCountDistinct: its HLL
-      // sketch is exact at small cardinalities (a real Druid 33 counted 3 of 3).
-      return {
-        type: "BIGINT",
-        fn: (env) => (e.distinct ? distinctCount(env.rows) : nonNull(env.rows).length),
-      };
-    case "APPROX_COUNT_DISTINCT":
-      return { type: "BIGINT", fn: (env) => distinctCount(env.rows) };
-    case "SUM":
-    case "AVG":
-    case "MIN":
-    case "MAX": {
-      if (e.distinct) throw unsupported(`${name}(DISTINCT …)`);
-      // Druid 33's MIN, MAX and AVG aggregators take numbers only (a real Druid 33 refused MAX(page) so, naming
-      // the aggregator's input as its first virtual column); SUM reads text as numbers (null when none is one).
-      const text = arg.type === "VARCHAR" || arg.type === "CHAR";
-      if (name !== "SUM" && text && !ctx.system)
-        throw new SqlError(`Aggregation [${name}] does not support type [STRING], column [v0]`);
-      const type: SqlType =
-        name === "AVG"
-          ? "DOUBLE"
-          : name === "SUM"
-            ? INTEGERS.has(arg.type)
-              ? "BIGINT"
-              : "DOUBLE"
-            : arg.type === "INTEGER"
-              ? "BIGINT"
-              : arg.type;
-      return {
-        type,
-        fn: (env) => {
-          const vs = nonNull(env.rows);
-          if (text && name !== "SUM" && name !== "AVG") {
-            const sorted = vs.map(String).sort();
-            return (name === "MIN" ? sorted[0] : sorted.at(-1)) ?? null;
-          }
-          const nums = vs
-            .map((v) => (typeof v === "string" ? Number(v) : msOf(v)))
-            .filter((n) => Number.isFinite(n));
-          if (nums.length === 0) return null;
-          if (name === "SUM") return nums.reduce((a, b) => a + b, 0);
-          if (name === "AVG") return nums.reduce((a, b) => a + b, 0) / nums.length;
-          const pick = name === "MIN" ? Math.min(...nums) : Math.max(...nums);
-          return vs[0] instanceof Timestamp ? new Timestamp(pick) : pick;
-        },
-      };
-    }
-    case "ANY_VALUE":
-      return { type: arg.type, fn: (env) => nonNull(env.rows)[0] ?? null };
-    default:
-      return compileLatest(e, ctx, args, scoped);
-  }
-}
-
-/**
- * LATEST/EARLIEST(expr[, maxBytes]) by `__time`, LATEST_BY/EARLIEST_BY(expr, time[, maxBytes]): the value of the
- * latest (earliest) row, null included (a real Druid 33 answered null for the latest row's null). Without a
- * `__time` column Druid's planner refuses LATEST/EARLIEST (SqlPlanningError, persona ADMIN as observed).
- */
-function compileLatest(
-  e: Extract<Expr, { k: "fn" }>,
-  ctx: CompileCtx,
-  args: Compiled[],
-  scoped: (rows: Value[][]) => Value[][],
-): Compiled {
-  const by = e.name.endsWith("_BY");
-  const latest = e.name.startsWith("LATEST");
-  const value = args[0] as Compiled;
-  let time: (row: Value[]) => Value;
-  if (by) {
-    const t = args[1];
-    if (!t) throw new SqlError(`Invalid number of arguments to function '${e.name}'`, e.span);
-    time = onRow(t);
-  } else {
-    const index = ctx.fields.findIndex((f) => f.name === "__time");
-    if (index < 0)
-      throw new SqlPlanningError(
-        "LATEST and EARLIEST aggregators implicitly depend on the __time column, but the table queried doesn't contain a __time column.  Please use LATEST_BY or EARLIEST_BY and specify the column explicitly.",
-        "ADMIN",
-      );
-    time = (row) => row[index] ?? null;
-  }
-  const maxBytesArg = args[by ? 2 : 1];
-  const maxBytes = maxBytesArg ? Number(maxBytesArg.fn(rowEnv(NO_VALUES))) : null;
-  const type: SqlType = value.type === "INTEGER" ? "BIGINT" : value.type === "CHAR" ? "VARCHAR" : value.type;
-  return {
-    type,
-    fn: (env) => {
-      let best: Value[] | null = null;
-      let bestTime = 0;
-      for (const row of scoped(env.rows)) {
-        const t = time(row);
-        if (t === null) continue;
-        const ms = msOf(t);
-        if (best === null || (latest ? ms >= bestTime : ms < bestTime)) {
-          best = row;
-          bestTime = ms;
-        }
-      }
-      if (best === null) return null;
-      const v = value.fn(rowEnv(best));
-      if (typeof v === "string" && maxBytes !== null && Number.isFinite(maxBytes))
-        return Buffer.from(v).subarray(0, maxBytes).toString();
-      return v;
     },
   };
 }

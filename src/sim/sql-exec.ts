@@ -11,18 +11,8 @@ import {
   type Value,
 } from "./sql.js";
 import type { Expr, From, Query, SelectItem, Span } from "./sql-ast.js";
-import {
-  type CompileCtx,
-  type Compiled,
-  canon,
-  compile,
-  type Field,
-  hasAggregate,
-  onRow,
-  resolveColumn,
-  spanOf,
-  truthy,
-} from "./sql-eval.js";
+import { type CompileCtx, type Compiled, type Field, hasAggregate, onRow, truthy } from "./sql-env.js";
+import { canon, compile, resolveColumn, spanOf } from "./sql-eval.js";
 import { orderCompare } from "./sql-functions.js";
 import { parseStatement } from "./sql-parse.js";
 import type { Zone } from "./sql-time.js";

@@ -3,8 +3,8 @@ import { instantText } from "./instant-text.js";
 /**
  * The values, types and errors of the emulator's Broker SQL (docs/druid-api.md §3.6). The engine is split by
  * role: sql-lex.ts (tokens), sql-parse.ts (text → query tree, sql-ast.ts), sql-eval.ts (expressions → typed
- * evaluators), sql-functions.ts (scalar functions), sql-exec.ts (FROM/JOIN/WHERE/GROUP BY/HAVING/SELECT/ORDER BY/
- * LIMIT over row arrays, and EXPLAIN). SQL the emulator cannot run is an `SqlError` that says so; what Druid
+ * evaluators over sql-env.ts's rows and groups), sql-functions.ts (scalar functions), sql-aggregates.ts
+ * (aggregators), sql-exec.ts (FROM/JOIN/WHERE/GROUP BY/HAVING/SELECT/ORDER BY/LIMIT over row arrays, and EXPLAIN). SQL the emulator cannot run is an `SqlError` that says so; what Druid
  * itself refuses is refused with Druid's message and position.
  */
 export class SqlError extends Error {
