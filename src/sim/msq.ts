@@ -576,6 +576,8 @@ export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null 
       errorCode: "InsertTimeNull",
       errorMessage: "Null timestamp (__time) encountered during INSERT or REPLACE.",
     };
+  const limits = partitionFault(plan, result);
+  if (limits) return limits;
   const window = msq.overwrite;
   const chunk = found?.outside ?? null;
   if (window && chunk) {
@@ -588,6 +590,65 @@ export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null 
     };
   }
   return null;
+}
+
+/** `GranularityType` names of the standard granularities, as `TooManySegmentsInTimeChunkFault` prints them. */
+const STANDARD_GRANULARITIES: Record<string, string> = {
+  PT1S: "SECOND",
+  PT1M: "MINUTE",
+  PT5M: "FIVE_MINUTE",
+  PT10M: "TEN_MINUTE",
+  PT15M: "FIFTEEN_MINUTE",
+  PT30M: "THIRTY_MINUTE",
+  PT1H: "HOUR",
+  PT6H: "SIX_HOUR",
+  PT8H: "EIGHT_HOUR",
+  P1D: "DAY",
+  P1W: "WEEK",
+  P1M: "MONTH",
+  P3M: "QUARTER",
+  P1Y: "YEAR",
+};
+
+/**
+ * The limits on what one query writes: more partitions (segments) than `Limits.MAX_PARTITIONS` (25,000)
+ * fail it with `TooManyPartitions`; more segments in one time chunk than the context's `maxNumSegments` with
+ * `TooManySegmentsInTimeChunk` (each chunk's rows over `rowsPerSegment`, as the segment generator cuts them).
+ */
+function partitionFault(plan: TaskPlan, result: IngestResult): MsqFault | null {
+  const ingest = plan.ingest;
+  const msq = plan.msq;
+  if (!ingest || !msq) return null;
+  const per = ingest.partitions.maxRowsPerSegment;
+  const counts = result.chunks.map((c) => ({ chunk: c.interval, n: Math.ceil(c.numRows / per) }));
+  const maxPartitions = 25_000;
+  if (counts.reduce((a, c) => a + c.n, 0) > maxPartitions)
+    return {
+      errorCode: "TooManyPartitions",
+      maxPartitions,
+      errorMessage: `Too many partitions (max = ${maxPartitions}). Try increasing the limit using the maxPartitions query context parameter, breaking your query up into smaller queries, or using a larger target size.`,
+    };
+  const maxNumSegments = Number(msq.context.maxNumSegments);
+  if (!Number.isInteger(maxNumSegments)) return null;
+  const over = counts.find((c) => c.n > maxNumSegments);
+  if (!over) return null;
+  const g = ingest.dataSchema.segmentGranularity;
+  const name =
+    g.kind === "all"
+      ? "ALL"
+      : g.kind === "period"
+        ? (STANDARD_GRANULARITIES[periodIso(g.period)] ?? g.name)
+        : "NONE";
+  // ALL's one chunk is reported at the epoch (MSQFaultsTest).
+  const chunk = instantText(g.kind === "all" ? 0 : over.chunk.start);
+  const fmt = (n: number) => n.toLocaleString("en-US");
+  return {
+    errorCode: "TooManySegmentsInTimeChunk",
+    timeChunk: chunk,
+    numSegments: over.n,
+    maxNumSegments,
+    errorMessage: `Too many segments requested to be generated in time chunk[${chunk}] with granularity[${name}] (requested = [${fmt(over.n)}], maximum = [${fmt(maxNumSegments)}]). Please try breaking up your query or change the maximum using the query context parameter[maxNumSegments].`,
+  };
 }
 
 /** `MSQFaultUtils.generateMessageWithErrorCode`: what the controller's TaskStatus errorMsg says. */
@@ -606,7 +667,10 @@ function faultOf(task: SimTask): MsqFault | null {
   if (task.shutDown || msg === CANCELED_MESSAGE)
     return { errorCode: "Canceled", errorMessage: "Query canceled by user or by task shutdown." };
   // A fault planned before a restart: its code and message are in the errorMsg.
-  const coded = /^(InsertTimeNull|InsertTimeOutOfBounds|InsertCannotBeEmpty): ([\s\S]*)$/.exec(msg);
+  const coded =
+    /^(InsertTimeNull|InsertTimeOutOfBounds|InsertCannotBeEmpty|TooManyPartitions|TooManySegmentsInTimeChunk): ([\s\S]*)$/.exec(
+      msg,
+    );
   if (coded) return { errorCode: coded[1] as string, errorMessage: coded[2] as string };
   return { errorCode: "UnknownError", errorMessage: msg };
 }

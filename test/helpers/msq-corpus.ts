@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
@@ -8,6 +9,23 @@ import { join } from "node:path";
  */
 
 export const CORPUS_DIR = join(import.meta.dirname, "../fixtures/msq-corpus");
+
+/** Where generated inputs go (`-- generate: <file> <rows>`). */
+const GENERATED_DIR = join(tmpdir(), "segops-msq-corpus");
+
+/**
+ * `MSQFaultsTest.createNdJsonFile`'s input: `rows` lines of `{"timestamp":"2016-06-27T00:00:11.080Z"}`, written
+ * once (too large to keep in the repository, as in Druid's tests, which write it on the fly).
+ */
+function generate(file: string, rows: number): void {
+  const path = join(GENERATED_DIR, file);
+  if (existsSync(path)) return;
+  mkdirSync(GENERATED_DIR, { recursive: true });
+  // Written aside and renamed, so a reader in another process never sees half a file.
+  const part = `${path}.${process.pid}.part`;
+  writeFileSync(part, '{"timestamp":"2016-06-27T00:00:11.080Z"}\n'.repeat(rows));
+  renameSync(part, path);
+}
 
 export interface CorpusEntry {
   id: string;
@@ -41,10 +59,18 @@ export function readCorpus(dir = CORPUS_DIR): CorpusEntry[] {
         header[key] = [...(header[key] ?? []), m[2] as string];
       }
       const one = (k: string) => header[k]?.[0];
+      for (const g of header.generate ?? []) {
+        const [name, rows] = g.split(" ");
+        generate(name as string, Number(rows));
+      }
       const rows = one("rows")?.split(" ");
       return {
         id: file.replace(/\.sql$/, ""),
-        sql: lines.slice(i).join("\n").replaceAll("{{CORPUS}}", dir),
+        sql: lines
+          .slice(i)
+          .join("\n")
+          .replaceAll("{{CORPUS}}", dir)
+          .replaceAll("{{GENERATED}}", GENERATED_DIR),
         origin: one("origin") ?? "",
         druid: one("druid") ?? "",
         error: one("error"),
