@@ -497,6 +497,11 @@ export function castValue(v: Value, to: SqlType, zone: Zone): Value {
       const ms = parseTimestampLiteral(v, zone);
       return Number.isNaN(ms) ? null : new Timestamp(ms);
     }
+    case "DATE": {
+      // A DATE is the day a time falls on in sqlTimeZone (Druid 33: CAST(__time AS DATE) groups by day).
+      const t = castValue(v, "TIMESTAMP", zone);
+      return t instanceof Timestamp ? new Timestamp(floorInZone(t.ms, "P1D", zone)) : null;
+    }
     case "BOOLEAN":
       return truthy(v) ? 1 : 0;
     default:

@@ -91,6 +91,7 @@ const CAST_TYPES: Record<string, SqlType> = {
   VARCHAR: "VARCHAR",
   CHAR: "VARCHAR",
   TIMESTAMP: "TIMESTAMP",
+  DATE: "DATE",
   BOOLEAN: "BOOLEAN",
 };
 

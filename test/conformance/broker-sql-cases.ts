@@ -1028,6 +1028,49 @@ GROUP BY 1`),
       ]);
     });
 
+    it("answers what Superset's Druid engine spec sends: time grains, TIME_PARSE bounds, CAST AS DATE", async () => {
+      expect(
+        await answer(`SELECT TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D') AS __timestamp, page AS page, COUNT(*) AS "COUNT(*)"
+FROM $ds WHERE __time >= TIME_PARSE('2026-03-01T00:00:00') AND __time < TIME_PARSE('2026-03-03T00:00:00')
+GROUP BY TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D'), page ORDER BY "COUNT(*)" DESC LIMIT 10000`),
+      ).toEqual([
+        ["__timestamp", "page", "COUNT(*)"],
+        ["TIMESTAMP", "VARCHAR", "BIGINT"],
+        ["2026-03-01T00:00:00.000Z", "Main", 2],
+        ["2026-03-02T00:00:00.000Z", "Main", 2],
+        ["2026-03-01T00:00:00.000Z", "Help", 1],
+        ["2026-03-01T00:00:00.000Z", "Talk", 1],
+        ["2026-03-02T00:00:00.000Z", "Help", 1],
+        ["2026-03-02T00:00:00.000Z", "Talk", 1],
+      ]);
+      // The week starting on Sunday.
+      expect(
+        await answer(
+          "SELECT TIME_SHIFT(TIME_FLOOR(TIME_SHIFT(CAST(__time AS TIMESTAMP), 'P1D', 1), 'P1W'), 'P1D', -1) AS w, SUM(added) FROM $ds GROUP BY 1",
+        ),
+      ).toEqual([
+        ["w", "EXPR$1"],
+        ["TIMESTAMP", "BIGINT"],
+        ["2026-03-01T00:00:00.000Z", 51],
+      ]);
+      expect(await answer("SELECT CAST(__time AS DATE) AS d, COUNT(*) FROM $ds GROUP BY 1")).toEqual([
+        ["d", "EXPR$1"],
+        ["DATE", "BIGINT"],
+        ["2026-03-01T00:00:00.000Z", 4],
+        ["2026-03-02T00:00:00.000Z", 4],
+      ]);
+      expect(
+        await answer("SELECT CAST(TIME_PARSE('2026-03-02') AS DATE), CAST('2026-03-02' AS DATE)"),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1"],
+        ["DATE", "DATE"],
+        ["2026-03-02T00:00:00.000Z", "2026-03-02T00:00:00.000Z"],
+      ]);
+      expect(
+        await answer("SELECT COUNT(*) FROM $ds WHERE __time >= CAST(TIME_PARSE('2026-03-02') AS DATE)"),
+      ).toEqual([["EXPR$0"], ["BIGINT"], [4]]);
+    });
+
     it("answers dashboard-style queries that combine the pieces", async () => {
       expect(
         await answer(
