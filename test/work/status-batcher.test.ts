@@ -64,6 +64,33 @@ describe("status batcher", () => {
     await batcher.stop();
   });
 
+  it("keeps a tick from start to start whatever each lookup's latency, and half a tick after a slow one", async () => {
+    const clock = new ManualClock(0);
+    const starts: number[] = [];
+    let latencyMs = 400;
+    const batcher = new StatusBatcher({
+      clock,
+      tickMs: 1000,
+      lookup: async (ids) => {
+        starts.push(clock.now());
+        await clock.sleep(latencyMs);
+        return new Map(
+          ids.map((id) => [id, { id, state: "RUNNING" as const, duration: -1, errorMsg: null }]),
+        );
+      },
+    });
+    // A watcher rides every lookup: 400 ms answers still come a tick apart (a period of 1,400 ms before).
+    const watching = batcher.getEnded("a");
+    for (let i = 0; i < 40; i++) await clock.advance(50);
+    expect(starts).toEqual([50, 1050]);
+    // An answer slower than the tick: the next lookup leaves Druid half a tick after it, not at once.
+    latencyMs = 1500;
+    for (let i = 0; i < 80; i++) await clock.advance(50);
+    expect(starts).toEqual([50, 1050, 2050, 4050]);
+    await batcher.stop();
+    await watching.catch(() => {});
+  });
+
   it("reports an id Druid omits as UNKNOWN, not FAILED", async () => {
     const clock = new ManualClock(0);
     const batcher = new StatusBatcher({ lookup: fakeDruid({ a: "SUCCESS" }).lookup, clock, tickMs: 500 });
