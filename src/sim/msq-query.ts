@@ -49,7 +49,8 @@ function sourceColumns(source: Source, ctes: Map<string, Column[]>, tables: Tabl
   const cte = ctes.get(source.name);
   if (cte) return cte;
   const table = tables(source.name);
-  if (!table) throw new MsqPlanError(`Object '${source.name}' not found`);
+  // Calcite's validator, pointing at the name.
+  if (!table) throw new MsqPlanError(`Object '${source.name}' not found`, "invalidInput", source.at);
   return table;
 }
 

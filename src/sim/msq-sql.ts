@@ -42,7 +42,7 @@ export type Source =
       inputFormat: Record<string, unknown>;
       signature: Array<{ name: string; type: string }>;
     }
-  | { k: "table"; name: string }
+  | { k: "table"; name: string; at?: number }
   | { k: "query"; query: Query };
 
 export interface Query {
@@ -163,7 +163,7 @@ function tokenize(sql: string, base: number): Token[] {
     }
     const sym = SYMBOLS.find((s) => sql.startsWith(s, i));
     if (!sym)
-      throw new MsqPlanError(`Lexical error at [${sql.slice(i, i + 20)}]: unexpected character [${c}]`);
+      throw new MsqPlanError(`The emulator reads no [${c}] here: [${sql.slice(i, i + 20)}]`, "unsupported");
     out.push({ t: "sym", v: sym, at: i });
     i += sym.length;
   }
@@ -380,6 +380,7 @@ class Parser {
     } else if (this.isWord("UNNEST")) {
       throw new MsqPlanError("The emulator reads no UNNEST", "unsupported");
     } else {
+      const at = this.at;
       let name = this.ident();
       if (this.acceptSym(".")) {
         if (name.toLowerCase() !== "druid")
@@ -389,7 +390,7 @@ class Parser {
           );
         name = this.ident();
       }
-      from = { k: "table", name };
+      from = { k: "table", name, at };
     }
     let alias: string | null = null;
     if (this.acceptWord("AS")) alias = this.ident();
