@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { startTestSim } from "../helpers/sim.js";
 
 /**
- * The project's MSQ fixtures (test/fixtures/druid-specs/sql, SOURCES.md there: SQL blocks of Druid's docs,
- * verbatim) submitted alone to a fresh emulator: every INSERT/REPLACE runs to SUCCESS (inputs the emulator does
+ * The project's MSQ fixtures (test/fixtures/druid-specs/sql; see test/fixtures/druid-specs/SOURCES.md: SQL
+ * blocks of Druid's docs, verbatim) submitted alone to a fresh emulator: every INSERT/REPLACE runs to SUCCESS (inputs the emulator does
  * not fetch, such as http, get synthetic rows), except those below, each with what happens and why. Druid runs
  * them all in the cluster the docs assume (the datasources an earlier example made, the files of a Druid
  * install).
