@@ -486,14 +486,13 @@ function materialize(
     throw error;
   }
   const window = msq.overwrite;
-  let outside: Interval | null = null;
+  // The earliest chunk outside the window: the controller meets the partitions in time order.
+  let first = Number.POSITIVE_INFINITY;
   for (const r of out.records) {
     const t = r.value?.__time;
-    if (window && typeof t === "number" && (t < window.start || t >= window.end)) {
-      outside = bucketOf(ingest.dataSchema.segmentGranularity, t);
-      break;
-    }
+    if (window && typeof t === "number" && (t < window.start || t >= window.end)) first = Math.min(first, t);
   }
+  const outside = Number.isFinite(first) ? bucketOf(ingest.dataSchema.segmentGranularity, first) : null;
   msq.findings = { nullTimes: out.nullTimes, outside, dropped: out.filtered };
   if (msq.verb === "REPLACE" && window === null) replaceAll(ingest, dataSource, out.records, catalog);
   ingest.inputSource = {
@@ -548,7 +547,7 @@ const MAX_BUCKET_SPAN = 1e15;
  * (`FaultsExceededChecker`); then the query fails with `TooManyWarnings` (`TooManyWarningsFault`). A row whose
  * `__time` is null fails it with `InsertTimeNull` (`InsertTimeNullFault`: `TIME_PARSE` answers null for text it
  * cannot read). A REPLACE whose rows fall outside its OVERWRITE WHERE window fails with `InsertTimeOutOfBounds`
- * (`InsertTimeOutOfBoundsFault`), naming the first such time chunk.
+ * (`InsertTimeOutOfBoundsFault`), naming the earliest such time chunk.
  */
 export function msqFault(plan: TaskPlan, result: IngestResult): MsqFault | null {
   const msq = plan.msq;
