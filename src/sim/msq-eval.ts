@@ -47,6 +47,7 @@ const SCALARS: Record<string, (args: SqlType[]) => SqlType> = {
   TIME_FORMAT: () => "VARCHAR",
   TIME_EXTRACT: () => "BIGINT",
   TIME_IN_INTERVAL: () => "BOOLEAN",
+  DATE_TRUNC: () => "TIMESTAMP",
   TIMESTAMPADD: () => "TIMESTAMP",
   TIMESTAMPDIFF: () => "BIGINT",
   EXTRACT: () => "BIGINT",
@@ -257,7 +258,7 @@ const KNOWN_ELSEWHERE = new Set(
   ARRAY ARRAY_LENGTH ARRAY_OFFSET ARRAY_ORDINAL ARRAY_CONTAINS ARRAY_OVERLAP ARRAY_TO_STRING STRING_TO_ARRAY ARRAY_CONCAT
   IPV4_MATCH IPV4_PARSE IPV4_STRINGIFY HLL_SKETCH_ESTIMATE THETA_SKETCH_ESTIMATE NESTED_AGG BLOOM_FILTER_TEST
   HUMAN_READABLE_BINARY_BYTE_FORMAT HUMAN_READABLE_DECIMAL_BYTE_FORMAT HUMAN_READABLE_DECIMAL_FORMAT TIME_FORMAT_ISO
-  DATE_TRUNC BITWISE_AND BITWISE_OR BITWISE_XOR GEO_POINT`.split(/\s+/),
+  BITWISE_AND BITWISE_OR BITWISE_XOR GEO_POINT`.split(/\s+/),
 );
 
 /** Where an expression starts, as far as its nodes know (Calcite points at the operator's first operand). */
@@ -622,6 +623,12 @@ function call(name: string, a: Value[], now: number): Value {
       const [start, end] = intervalOf(String(a[1]));
       const t = n(0) as number;
       return t >= start && t < end;
+    }
+    case "DATE_TRUNC": {
+      if (nullIn(0, 1)) return null;
+      const period = UNIT_PERIOD[String(a[0]).toUpperCase()];
+      if (!period) throw new MsqPlanError(`Unsupported DATE_TRUNC unit [${a[0]}]`, "unsupported");
+      return floorInZone(n(1) as number, period, UTC);
     }
     case "TIMESTAMPADD":
       return nullIn(1, 2) ? null : addPeriod(n(2) as number, String(a[0]), n(1) as number);

@@ -236,14 +236,10 @@ export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPL
     if (isAggregate(item.expr)) metrics.push(metricOf(item.expr as Fn, type, name, metrics.length));
     else dimensions.push({ name, type: nativeOf(type) });
   });
-  if (time === null)
-    throw new MsqPlanError(
-      "The emulator needs a __time column (… AS __time); Druid would write every row at 1970-01-01",
-      "unsupported",
-    );
-  if (time !== "TIMESTAMP" && time !== "BIGINT")
-    throw new MsqPlanError(`The emulator needs __time as a TIMESTAMP, got ${time}`, "unsupported");
+  // Calcite's grouping rules come first (MSQInsertTest: an aggregate in GROUP BY is refused before anything else).
   const rollup = checkGrouping(query, scope);
+  if (time !== null && time !== "TIMESTAMP" && time !== "BIGINT")
+    throw new MsqPlanError(`The emulator needs __time as a TIMESTAMP, got ${time}`, "unsupported");
   const names = new Set<string>();
   for (const c of columns) {
     if (names.has(c)) throw new MsqPlanError(`Duplicate field in SELECT: [${c}]`);
@@ -251,6 +247,9 @@ export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPL
   }
   return {
     query,
+    // Without a __time item every row is written at the epoch (MSQInsertTest: `SELECT dim3 FROM foo … PARTITIONED
+    // BY ALL TIME` gives rows at 0).
+    epochTime: time === null,
     dimensions,
     metrics,
     rollup,
@@ -422,6 +421,7 @@ export function runProgram(p: MsqProgram, table: TableRows, now: number): Progra
       const v = evaluate(e.args[0] as Expr, r, now);
       out[metric.field] = e.name === "COUNT" ? (v === null ? 0 : 1) : v;
     });
+    if (p.epochTime) out.__time = 0;
     if (out.__time === null || out.__time === undefined) {
       nullTimes++;
       continue;

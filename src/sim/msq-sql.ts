@@ -74,6 +74,8 @@ export interface MsqProgram {
   rollup: boolean;
   /** The output columns in SELECT order (for CLUSTERED BY ordinals and names). */
   columns: string[];
+  /** No `__time` item: the rows are written at the epoch. */
+  epochTime?: boolean;
   /** The columns the SELECT reads from (CLUSTERED BY may name them too). */
   inputColumns: string[];
   /** The EXTERN inputs read (the report's stage definition). */
