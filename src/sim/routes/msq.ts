@@ -1,14 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { isActive } from "../engine.js";
 import { validateId } from "../ids.js";
-import {
-  controllerPayload,
-  type MsqCatalog,
-  MsqPlanError,
-  planMsq,
-  setStatementsRefused,
-  statementStatus,
-} from "../msq.js";
+import { controllerPayload, MsqPlanError, statementStatus } from "../msq.js";
+import type { MsqCatalog } from "../msq-plan.js";
 import { type DruidErrorResponse, empty, isJson, json, type Reply } from "../reply.js";
 import type { Route, RouteContext } from "../router.js";
 import { taskContext } from "../views.js";
@@ -93,7 +87,7 @@ async function submit(ctx: RouteContext): Promise<Reply> {
   };
   const request = await readRequest(ctx);
   if ("reply" in request) return refuse(request);
-  const planned = planRequest(request, ctx.druidVersion, {
+  const planned = planRequest(await loadPlanner(), request, ctx.druidVersion, {
     segments: (ds) => engine.store.visible(ds, engine.now),
     now: engine.now,
   });
@@ -148,11 +142,21 @@ async function readRequest(ctx: RouteContext): Promise<SqlTaskRequest | Refusal>
 }
 
 /** The controller's plan, or the SQL layer's refusal (SET statements the version refuses, a planning error). */
+type Planner = typeof import("../msq-plan.js");
+
+/** The SQL planner, loaded on the first submission: `segops sim` starts without the parser and evaluator. */
+let planner: Promise<Planner> | null = null;
+function loadPlanner(): Promise<Planner> {
+  planner ??= import("../msq-plan.js");
+  return planner;
+}
+
 function planRequest(
+  { planMsq, setStatementsRefused }: Planner,
   request: SqlTaskRequest,
   druidVersion: number,
   catalog: MsqCatalog,
-): ReturnType<typeof planMsq> | Refusal {
+): ReturnType<Planner["planMsq"]> | Refusal {
   const { sqlQueryId } = request;
   const multiple = setStatementsRefused(request.query, druidVersion);
   if (multiple) {
