@@ -203,7 +203,10 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
     }
     case "case": {
       if (e.operand) typeOf(e.operand, scope);
-      const types = e.whens.map((w) => (typeOf(w.when, scope), typeOf(w.result, scope)));
+      const types = e.whens.map((w) => {
+        typeOf(w.when, scope); // typed for its errors; a WHEN's type is not the result's
+        return typeOf(w.result, scope);
+      });
       if (e.else) types.push(typeOf(e.else, scope));
       return widest(types.filter((_, i) => !isNullLiteral(i < e.whens.length ? e.whens[i]?.result : e.else)));
     }

@@ -41,8 +41,9 @@ async function router(withProxy: boolean): Promise<string> {
     res.writeHead(body === undefined ? 404 : 200, { "Content-Type": "application/json" });
     res.end(body === undefined ? "" : JSON.stringify(body));
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
-  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`;
+  const listening = server;
+  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", () => resolve()));
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
 }
 
 describe("Druid's own auto-kills, for segops kill's plan", () => {

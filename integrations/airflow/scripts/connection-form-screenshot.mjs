@@ -3,7 +3,7 @@ const { chromium } = await import(process.env.PLAYWRIGHT);
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-  await page.goto(process.env.URL + "/connections", { waitUntil: "networkidle" });
+  await page.goto(`${process.env.URL}/connections`, { waitUntil: "networkidle" });
   await page.getByRole("button", { name: "Add Connection" }).click();
   await page.locator("input[name=connection_id]").fill("segops_default");
   const type = page.getByRole("combobox");
@@ -22,7 +22,7 @@ try {
     for (const l of labels) await page.getByText(l, { exact: true }).waitFor();
     shots.push(await page.locator("[role=dialog]").screenshot());
   }
-  const [a, b] = shots.map((png) => "data:image/png;base64," + png.toString("base64"));
+  const [a, b] = shots.map((png) => `data:image/png;base64,${png.toString("base64")}`);
   const sheet = await browser.newPage({ viewport: { width: 1800, height: 900 } });
   await sheet.setContent(
     `<body style="margin:0;display:flex;gap:16px;align-items:flex-start;background:#fff"><img src="${a}"><img src="${b}"></body>`,
