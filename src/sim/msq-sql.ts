@@ -1,4 +1,6 @@
 import { MsqPlanError } from "./msq-text.js";
+import { SqlError } from "./sql.js";
+import { tokenize as lex, type Token } from "./sql-lex.js";
 
 /**
  * The query part of an MSQ statement (`[WITH …] SELECT … FROM … [WHERE …] [GROUP BY …]`) read into a syntax
@@ -82,96 +84,15 @@ export interface MsqProgram {
   externs: Array<Extract<Source, { k: "extern" }>>;
 }
 
-interface Token {
-  t: "id" | "qid" | "str" | "num" | "sym" | "end";
-  v: string;
-  at: number;
-}
-
-const SYMBOLS = [
-  "[",
-  "]",
-  "<>",
-  "!=",
-  "<=",
-  ">=",
-  "||",
-  "=>",
-  "(",
-  ")",
-  ",",
-  ".",
-  "*",
-  "+",
-  "-",
-  "/",
-  "%",
-  "=",
-  "<",
-  ">",
-  ";",
-];
-
+/** The Broker's lexer, its errors raised as the planner's (a statement Druid refuses is `invalidInput`). */
 function tokenize(sql: string, base: number): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i] as string;
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    if (c === "-" && sql[i + 1] === "-") {
-      while (i < sql.length && sql[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "/" && sql[i + 1] === "*") {
-      const end = sql.indexOf("*/", i + 2);
-      i = end < 0 ? sql.length : end + 2;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      let j = i + 1;
-      let text = "";
-      for (;;) {
-        if (j >= sql.length)
-          throw new MsqPlanError(`Unterminated quoted text starting at [${sql.slice(i, i + 20)}]`);
-        if (sql[j] === c) {
-          if (sql[j + 1] === c) {
-            text += c;
-            j += 2;
-            continue;
-          }
-          break;
-        }
-        text += sql[j];
-        j++;
-      }
-      out.push({ t: c === "'" ? "str" : "qid", v: text, at: i });
-      i = j + 1;
-      continue;
-    }
-    const num = /^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(sql.slice(i, i + 40));
-    if (num) {
-      out.push({ t: "num", v: num[0], at: i });
-      i += num[0].length;
-      continue;
-    }
-    const id = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i, i + 200));
-    if (id) {
-      out.push({ t: "id", v: id[0], at: i });
-      i += id[0].length;
-      continue;
-    }
-    const sym = SYMBOLS.find((s) => sql.startsWith(s, i));
-    if (!sym)
-      throw new MsqPlanError(`The emulator reads no [${c}] here: [${sql.slice(i, i + 20)}]`, "unsupported");
-    out.push({ t: "sym", v: sym, at: i });
-    i += sym.length;
+  try {
+    return lex(sql, base);
+  } catch (error) {
+    if (error instanceof SqlError)
+      throw new MsqPlanError(error.message, "invalidInput", error.span && error.span[0] + base);
+    throw error;
   }
-  out.push({ t: "end", v: "", at: sql.length });
-  for (const t of out) t.at += base;
-  return out;
 }
 
 /** Words that end an expression or an alias-less item (Calcite's reserved words that can follow one). */
@@ -224,7 +145,7 @@ class Parser {
   }
   isSym(s: string, n = 0): boolean {
     const t = this.peek(n);
-    return t.t === "sym" && t.v === s;
+    return t.t === "op" && t.v === s;
   }
   acceptWord(w: string): boolean {
     if (!this.isWord(w)) return false;
@@ -238,7 +159,10 @@ class Parser {
   }
   fail(expected: string): never {
     const t = this.peek();
-    const shown = t.t === "end" ? "<EOF>" : t.t === "str" ? `'${t.v}'` : t.t === "qid" ? `"${t.v}"` : t.v;
+    // Tokens Calcite reads (subscripts, JSON key/value pairs) that this grammar does not: the emulator's gap.
+    if (t.t === "op" && (t.v === "[" || t.v === "]" || t.v === ":"))
+      throw new MsqPlanError(`The emulator reads no [${t.v}] here`, "unsupported", t.at);
+    const shown = t.t === "eof" ? "<EOF>" : t.t === "str" ? `'${t.v}'` : t.t === "qid" ? `"${t.v}"` : t.v;
     throw new MsqPlanError(`Incorrect syntax near [${shown}]: expected ${expected}`);
   }
   expectWord(w: string): void {
@@ -251,7 +175,7 @@ class Parser {
     return this.peek().at;
   }
   get done(): boolean {
-    return this.peek().t === "end" || (this.isSym(";") && this.peek(1).t === "end");
+    return this.peek().t === "eof" || (this.isSym(";") && this.peek(1).t === "eof");
   }
 
   ident(): string {
@@ -487,7 +411,7 @@ class Parser {
     if (this.acceptSym("(")) {
       while (!this.acceptSym(")")) {
         t = this.next();
-        if (t.t === "end") this.fail("')'");
+        if (t.t === "eof") this.fail("')'");
       }
     }
     if (this.acceptWord("ARRAY")) name = `${name} ARRAY`;
@@ -517,7 +441,7 @@ class Parser {
     const l = this.additive();
     for (;;) {
       const t = this.peek();
-      if (t.t === "sym" && ["=", "<>", "!=", "<", "<=", ">", ">="].includes(t.v)) {
+      if (t.t === "op" && ["=", "<>", "!=", "<", "<=", ">", ">="].includes(t.v)) {
         this.next();
         return { k: "bin", op: t.v === "!=" ? "<>" : t.v, l, r: this.additive() };
       }
@@ -558,7 +482,7 @@ class Parser {
     let l = this.multiplicative();
     for (;;) {
       const t = this.peek();
-      if (t.t === "sym" && (t.v === "+" || t.v === "-" || t.v === "||")) {
+      if (t.t === "op" && (t.v === "+" || t.v === "-" || t.v === "||")) {
         this.next();
         l = { k: "bin", op: t.v, l, r: this.multiplicative() };
       } else return l;
@@ -568,7 +492,7 @@ class Parser {
     let l = this.unary();
     for (;;) {
       const t = this.peek();
-      if (t.t === "sym" && (t.v === "*" || t.v === "/" || t.v === "%")) {
+      if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
         this.next();
         l = { k: "bin", op: t.v, l, r: this.unary() };
       } else return l;

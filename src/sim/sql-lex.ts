@@ -10,10 +10,16 @@ export interface Token {
   end: number;
 }
 
-const TWO_CHAR_OPS = ["<=", ">=", "<>", "!=", "||"];
-const ONE_CHAR_OPS = "=<>(),.*+-/;%";
+/**
+ * Calcite's operator tokens (`SqlParserImpl`'s grammar): `=>` names a table function's argument
+ * (`EXTERN(inputSource => '…')`), `[`/`]` subscript an array, `:` pairs a key and value
+ * (`JSON_OBJECT('k': v)`). A character outside these is Calcite's "Lexical error".
+ */
+const TWO_CHAR_OPS = ["<=", ">=", "<>", "!=", "||", "=>"];
+const ONE_CHAR_OPS = "=<>(),.*+-/;%[]:";
 
-export function tokenize(sql: string): Token[] {
+/** `sql`'s tokens; `base` shifts their offsets when `sql` is a part of a longer statement (an MSQ query part). */
+export function tokenize(sql: string, base = 0): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
@@ -74,5 +80,10 @@ export function tokenize(sql: string): Token[] {
     }
   }
   out.push({ t: "eof", v: "", at: sql.length, end: sql.length });
+  if (base !== 0)
+    for (const t of out) {
+      t.at += base;
+      t.end += base;
+    }
   return out;
 }

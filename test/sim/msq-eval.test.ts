@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planProgram, runProgram } from "../../src/sim/msq-query.js";
 import { parseQuery } from "../../src/sim/msq-sql.js";
+import type { MsqPlanError } from "../../src/sim/msq-text.js";
 
 /** Rows of a JSON-lines inline input, read with this EXTEND. */
 function source(rows: Array<Record<string, unknown>>, extend: string): string {
@@ -83,5 +84,31 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     expect(plan(`SELECT TIME_PARSE("t") AS __time, NO_SUCH_FN(s) AS x FROM ${source(ROWS, EXT)}`)).toThrow(
       "No match found for function signature NO_SUCH_FN(<CHARACTER>)",
     );
+  });
+
+  it("lexes with the Broker's lexer: its errors are the planner's, at the statement's offset", () => {
+    const err = (sql: string, base = 0) => {
+      try {
+        parseQuery(sql, base);
+      } catch (error) {
+        return error as MsqPlanError;
+      }
+      throw new Error(`parsed: ${sql}`);
+    };
+    const unterminated = err("SELECT 'abc FROM t", 100);
+    expect(unterminated).toMatchObject({ message: "Unterminated string literal", errorCode: "invalidInput" });
+    expect(unterminated.at).toBe(107);
+    expect(err("SELECT a # b FROM t")).toMatchObject({
+      message: "Lexical error: unexpected character '#'",
+      errorCode: "invalidInput",
+    });
+    // Calcite reads `[` (a subscript) and `:` (JSON_OBJECT's key: value); the emulator's grammar does not.
+    expect(err("SELECT a[1] FROM t")).toMatchObject({ errorCode: "unsupported" });
+    expect(err("SELECT JSON_OBJECT('k': a) FROM t")).toMatchObject({ errorCode: "unsupported" });
+    // `=>` is one token: EXTERN's named arguments.
+    const q = parseQuery(
+      `SELECT a FROM TABLE(EXTERN(inputSource => '{"type":"inline","data":""}', inputFormat => '{"type":"json"}')) EXTEND (a VARCHAR)`,
+    );
+    expect(q.from).toMatchObject({ k: "extern", signature: [{ name: "a", type: "string" }] });
   });
 });
