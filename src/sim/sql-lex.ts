@@ -36,7 +36,7 @@ export function tokenize(sql: string, base = 0): Token[] {
       let v = "";
       i++;
       for (;;) {
-        if (i >= sql.length) throw new SqlError("Unterminated string literal", [start, start]);
+        if (i >= sql.length) throw new SqlError("Unterminated string literal", [base + start, base + start]);
         if (sql[i] === "'" && sql[i + 1] === "'") {
           v += "'";
           i += 2;
@@ -50,7 +50,8 @@ export function tokenize(sql: string, base = 0): Token[] {
       let v = "";
       i++;
       for (;;) {
-        if (i >= sql.length) throw new SqlError("Unterminated quoted identifier", [start, start]);
+        if (i >= sql.length)
+          throw new SqlError("Unterminated quoted identifier", [base + start, base + start]);
         if (sql[i] === '"' && sql[i + 1] === '"') {
           v += '"';
           i += 2;
@@ -76,7 +77,7 @@ export function tokenize(sql: string, base = 0): Token[] {
       } else if (ONE_CHAR_OPS.includes(c)) {
         i++;
         out.push({ t: "op", v: c, at: start, end: i });
-      } else throw new SqlError(`Lexical error: unexpected character '${c}'`, [start, start]);
+      } else throw new SqlError(`Lexical error: unexpected character '${c}'`, [base + start, base + start]);
     }
   }
   out.push({ t: "eof", v: "", at: sql.length, end: sql.length });

@@ -111,4 +111,41 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     );
     expect(q.from).toMatchObject({ k: "extern", signature: [{ name: "a", type: "string" }] });
   });
+
+  it("reads Calcite's keyword forms with the Broker's grammar: EXTRACT, POSITION, TRIM, FLOOR/CEIL … TO, DATE", () => {
+    const rows = run(
+      `TIME_PARSE("t") AS __time, EXTRACT(MINUTE FROM TIME_PARSE("t")) AS m, POSITION('_' IN s) AS p,
+       TRIM(BOTH 's' FROM s) AS tr, TRIM(LEADING FROM '  x ') AS lt,
+       TIME_FORMAT(CEIL(TIME_PARSE("t") TO HOUR), 'HH:mm') AS up, TIME_FORMAT(FLOOR(TIME_PARSE("t") TO DAY), 'dd HH') AS down,
+       TIME_PARSE("t") >= DATE '2024-01-01' AS after`,
+    );
+    expect(rows[0]).toMatchObject({
+      m: 2,
+      p: 5,
+      tr: "ome_value",
+      lt: "x ",
+      up: "02:00",
+      down: "01 00",
+      after: true,
+    });
+  });
+
+  it("refuses what the ingestion planner does not run as the emulator's gap, never misread", () => {
+    const err = (items: string, rest = "") => {
+      try {
+        parseQuery(`SELECT ${items} FROM ${source(ROWS, EXT)} ${rest}`);
+      } catch (error) {
+        return error as MsqPlanError;
+      }
+      throw new Error(`parsed: ${items}`);
+    };
+    expect(err("COUNT(*) FILTER (WHERE n > 1) AS c")).toMatchObject({ errorCode: "unsupported" });
+    expect(err("DISTINCT s")).toMatchObject({ errorCode: "unsupported" });
+    expect(err("s", "WHERE s IN (SELECT 1)")).toMatchObject({ errorCode: "unsupported" });
+    // A refusal Druid's own parser makes stays invalidInput (MOD, not %, under Druid's conformance level).
+    expect(err("n % 2 AS r")).toMatchObject({
+      errorCode: "invalidInput",
+      message: "Percent remainder '%' is not allowed under the current SQL conformance level",
+    });
+  });
 });

@@ -64,6 +64,15 @@ function thrown(f: () => unknown): Error {
   throw new Error("expected an error");
 }
 
+describe("one grammar with MSQ", () => {
+  it("reads TABLE(EXTERN(…)) but runs it only on MSQ: the Broker refuses it as the emulator's gap, at its span", () => {
+    const sql = `SELECT a FROM TABLE(EXTERN('{"type":"inline","data":""}', '{"type":"json"}')) EXTEND (a VARCHAR)`;
+    const error = thrown(() => run(sql)) as SqlError;
+    expect(error.message).toBe("EXTERN in a Broker query is not supported by the emulator");
+    expect(error.span).toEqual([14, sql.length - 1]);
+  });
+});
+
 describe("binding", () => {
   it("reads the table only through the resolver, and places an unknown table at its reference", () => {
     const error = thrown(() => run('SELECT 1 FROM "nope" AS n')) as SqlError;
