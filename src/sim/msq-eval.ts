@@ -1,7 +1,9 @@
 import { DateTime } from "luxon";
 import type { Expr } from "./msq-sql.js";
 import { MsqPlanError } from "./msq-text.js";
-import { floorInZone, formatTime, PatternError, parseTime, UTC } from "./sql-time.js";
+import { type Value as BrokerValue, SqlError, Timestamp, UnsupportedSqlError } from "./sql.js";
+import { SCALARS as BROKER_SCALARS } from "./sql-functions.js";
+import { floorInZone, PatternError, UTC } from "./sql-time.js";
 
 /**
  * Typing and evaluating an MSQ query's expressions over input rows, with Druid SQL's semantics
@@ -370,13 +372,6 @@ function likeRegExp(pattern: string): RegExp {
   return new RegExp(`^${re}$`, "s");
 }
 
-function addPeriod(ms: number, unit: string, amount: number): number {
-  const d = DateTime.fromMillis(ms, { zone: "utc" });
-  const key = unit.toLowerCase().replace(/s$/, "");
-  if (key === "quarter") return d.plus({ months: 3 * amount }).toMillis();
-  return d.plus({ [`${key}s`]: amount }).toMillis();
-}
-
 function periodShift(ms: number, period: string, step: number): number {
   const d = DateTime.fromMillis(ms, { zone: "utc" });
   const m =
@@ -555,44 +550,63 @@ function cast(v: Value, t: SqlType): Value {
   }
 }
 
+/**
+ * Functions run by their one definition in sql-functions.ts (the Broker engine's), the ingestion's UTC as the
+ * query's zone: an MSQ time is epoch millis, a Broker time a Timestamp, the only difference in their values.
+ */
+const SHARED = new Set([
+  "TIME_PARSE",
+  "TIME_FLOOR",
+  "TIME_SHIFT",
+  "TIME_FORMAT",
+  "DATE_TRUNC",
+  "TIMESTAMPADD",
+  "TIMESTAMPDIFF",
+  "LOWER",
+  "UPPER",
+  "CONCAT",
+  "CHAR_LENGTH",
+  "CHARACTER_LENGTH",
+  "LENGTH",
+  "STRLEN",
+  "ABS",
+  "COALESCE",
+  "NVL",
+  "IFNULL",
+]);
+
+function shared(name: string, a: Value[]): Value {
+  const fn = BROKER_SCALARS[name];
+  if (!fn) throw new Error(`${name} is listed as shared but sql-functions.ts has no ${name}`);
+  try {
+    const out = fn.run(a as BrokerValue[], { timeZone: UTC });
+    return out instanceof Timestamp ? out.ms : out;
+  } catch (error) {
+    if (error instanceof PatternError)
+      throw new MsqPlanError(`Unsupported ${name} ${error.message}`, "unsupported");
+    if (error instanceof SqlError)
+      throw new MsqPlanError(
+        error.message,
+        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
+      );
+    throw error;
+  }
+}
+
 function call(name: string, a: Value[], now: number): Value {
+  if (SHARED.has(name)) return shared(name, a);
   const s = (i: number) => str(a[i] ?? null);
   const n = (i: number) => num(a[i] ?? null);
   const nullIn = (...is: number[]) => is.some((i) => a[i] === null || a[i] === undefined);
   switch (name) {
-    case "TIME_PARSE": {
-      if (nullIn(0)) return null;
-      const pattern = a[1] === undefined || a[1] === null ? null : String(a[1]);
-      try {
-        return parseTime(String(a[0]), pattern, a[2] ? String(a[2]) : UTC);
-      } catch (error) {
-        if (error instanceof PatternError)
-          throw new MsqPlanError(`Unsupported TIME_PARSE ${error.message}`, "unsupported");
-        throw error;
-      }
-    }
     case "MILLIS_TO_TIMESTAMP":
     case "TIMESTAMP_TO_MILLIS":
       return n(0);
-    case "TIME_FLOOR": {
-      if (nullIn(0, 1)) return null;
-      return floorInZone(n(0) as number, String(a[1]), a[3] ? String(a[3]) : UTC);
-    }
     case "TIME_CEIL": {
       if (nullIn(0, 1)) return null;
       const f = floorInZone(n(0) as number, String(a[1]), UTC);
       return f === n(0) ? f : periodShift(f, String(a[1]), 1);
     }
-    case "TIME_SHIFT":
-      return nullIn(0, 1, 2) ? null : periodShift(n(0) as number, String(a[1]), n(2) as number);
-    case "TIME_FORMAT":
-      return nullIn(0)
-        ? null
-        : formatTime(
-            n(0) as number,
-            a[1] ? String(a[1]) : "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
-            a[2] ? String(a[2]) : UTC,
-          );
     case "TIME_EXTRACT":
     case "EXTRACT": {
       const [unitArg, tArg] = name === "EXTRACT" ? [a[0], a[1]] : [a[1] ?? "MILLISECOND", a[0]];
@@ -624,38 +638,10 @@ function call(name: string, a: Value[], now: number): Value {
       const t = n(0) as number;
       return t >= start && t < end;
     }
-    case "DATE_TRUNC": {
-      if (nullIn(0, 1)) return null;
-      const period = UNIT_PERIOD[String(a[0]).toUpperCase()];
-      if (!period) throw new MsqPlanError(`Unsupported DATE_TRUNC unit [${a[0]}]`, "unsupported");
-      return floorInZone(n(1) as number, period, UTC);
-    }
-    case "TIMESTAMPADD":
-      return nullIn(1, 2) ? null : addPeriod(n(2) as number, String(a[0]), n(1) as number);
-    case "TIMESTAMPDIFF": {
-      if (nullIn(1, 2)) return null;
-      const unit = String(a[0]);
-      const x = n(1) as number;
-      const y = n(2) as number;
-      if (UNIT_MS[unit]) return Math.trunc((y - x) / (UNIT_MS[unit] as number));
-      const dx = DateTime.fromMillis(x, { zone: "utc" });
-      const dy = DateTime.fromMillis(y, { zone: "utc" });
-      const months = Math.trunc(dy.diff(dx, "months").months);
-      return unit === "MONTH"
-        ? months
-        : unit === "QUARTER"
-          ? Math.trunc(months / 3)
-          : Math.trunc(months / 12);
-    }
     case "CURRENT_TIMESTAMP":
       return now;
     case "CURRENT_DATE":
       return floorInZone(now, "P1D", UTC);
-    case "LOWER":
-      return nullIn(0) ? null : (s(0) as string).toLowerCase();
-    case "UPPER":
-      return nullIn(0) ? null : (s(0) as string).toUpperCase();
-    case "CONCAT":
     case "TEXTCAT":
       return a.some((v) => v === null) ? null : a.map(str).join("");
     case "SUBSTRING":
@@ -699,11 +685,6 @@ function call(name: string, a: Value[], now: number): Value {
       if (pad === "") return text;
       return name === "LPAD" ? text.padStart(len, pad) : text.padEnd(len, pad);
     }
-    case "LENGTH":
-    case "CHAR_LENGTH":
-    case "CHARACTER_LENGTH":
-    case "STRLEN":
-      return nullIn(0) ? null : (s(0) as string).length;
     case "STRPOS":
       return nullIn(0, 1) ? null : (s(0) as string).indexOf(s(1) as string) + 1;
     case "POSITION":
@@ -728,8 +709,6 @@ function call(name: string, a: Value[], now: number): Value {
       const v = Number.parseInt(s(0) as string, n(1) ?? 10);
       return Number.isFinite(v) ? v : null;
     }
-    case "ABS":
-      return nullIn(0) ? null : Math.abs(n(0) as number);
     case "CEIL":
       return nullIn(0) ? null : Math.ceil(n(0) as number);
     case "FLOOR":
@@ -770,10 +749,6 @@ function call(name: string, a: Value[], now: number): Value {
         return name === "GREATEST" ? (c >= 0 ? x : y) : c <= 0 ? x : y;
       });
     }
-    case "COALESCE":
-    case "NVL":
-    case "IFNULL":
-      return a.find((v) => v !== null) ?? null;
     case "NULLIF":
       return compare(a[0] ?? null, a[1] ?? null) === 0 ? null : (a[0] ?? null);
   }

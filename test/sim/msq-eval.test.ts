@@ -148,4 +148,22 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
       message: "Percent remainder '%' is not allowed under the current SQL conformance level",
     });
   });
+
+  it("runs the functions the Broker engine defines by that one definition (sql-functions.ts)", () => {
+    // TIME_FLOOR's origin (docs/querying/sql-scalar.md: TIME_FLOOR(expr, period, [origin, [timezone]])).
+    const rows = run(
+      `TIME_PARSE("t") AS __time,
+       TIME_FORMAT(TIME_FLOOR(TIME_PARSE("t"), 'PT1H', TIMESTAMP '2024-01-01 00:30:00'), 'HH:mm') AS half,
+       TIME_FORMAT(TIME_SHIFT(TIME_PARSE("t"), 'PT1H', 2, 'America/New_York'), 'HH:mm') AS shifted,
+       TIMESTAMPDIFF(MINUTE, TIMESTAMP '2024-01-01 00:00:00', TIME_PARSE("t")) AS mins`,
+    );
+    expect(rows[0]).toMatchObject({ half: "00:30", shifted: "03:02", mins: 62 });
+    // DATE_TRUNC's units are DateTruncOperatorConversion's; another is Druid's own refusal, not the emulator's gap.
+    expect(() => run(`TIME_PARSE("t") AS __time, DATE_TRUNC('fortnight', TIME_PARSE("t")) AS d`)).toThrow(
+      expect.objectContaining({
+        message: "Operator[DATE_TRUNC] cannot truncate to[fortnight]",
+        errorCode: "invalidInput",
+      }),
+    );
+  });
 });
