@@ -573,6 +573,25 @@ const SHARED = new Set([
   "COALESCE",
   "NVL",
   "IFNULL",
+  "TEXTCAT",
+  "LEFT",
+  "RIGHT",
+  "TRIM",
+  "BTRIM",
+  "LTRIM",
+  "RTRIM",
+  "REPLACE",
+  "REVERSE",
+  "REPEAT",
+  "LPAD",
+  "RPAD",
+  "STRPOS",
+  "POSITION",
+  "POWER",
+  "SQRT",
+  "EXP",
+  "LN",
+  "LOG10",
 ]);
 
 function shared(name: string, a: Value[]): Value {
@@ -642,8 +661,6 @@ function call(name: string, a: Value[], now: number): Value {
       return now;
     case "CURRENT_DATE":
       return floorInZone(now, "P1D", UTC);
-    case "TEXTCAT":
-      return a.some((v) => v === null) ? null : a.map(str).join("");
     case "SUBSTRING":
     case "SUBSTR": {
       if (nullIn(0, 1)) return null;
@@ -653,42 +670,6 @@ function call(name: string, a: Value[], now: number): Value {
         ? text.slice(from)
         : text.slice(from, from + (n(2) as number));
     }
-    case "LEFT":
-      return nullIn(0, 1) ? null : (s(0) as string).slice(0, n(1) as number);
-    case "RIGHT":
-      return nullIn(0, 1) ? null : (s(0) as string).slice(-(n(1) as number));
-    case "TRIM":
-    case "BTRIM":
-    case "LTRIM":
-    case "RTRIM": {
-      if (nullIn(0)) return null;
-      const chars = a[1] === undefined || a[1] === null ? " " : String(a[1]);
-      let text = s(0) as string;
-      if (name !== "RTRIM") while (text.length > 0 && chars.includes(text[0] as string)) text = text.slice(1);
-      if (name !== "LTRIM")
-        while (text.length > 0 && chars.includes(text[text.length - 1] as string)) text = text.slice(0, -1);
-      return text;
-    }
-    case "REPLACE":
-      return nullIn(0, 1, 2) ? null : (s(0) as string).split(s(1) as string).join(s(2) as string);
-    case "REVERSE":
-      return nullIn(0) ? null : [...(s(0) as string)].reverse().join("");
-    case "REPEAT":
-      return nullIn(0, 1) ? null : (s(0) as string).repeat(Math.max(0, n(1) as number));
-    case "LPAD":
-    case "RPAD": {
-      if (nullIn(0, 1)) return null;
-      const text = s(0) as string;
-      const len = n(1) as number;
-      const pad = a[2] === undefined ? " " : (s(2) ?? "");
-      if (text.length >= len) return text.slice(0, len);
-      if (pad === "") return text;
-      return name === "LPAD" ? text.padStart(len, pad) : text.padEnd(len, pad);
-    }
-    case "STRPOS":
-      return nullIn(0, 1) ? null : (s(0) as string).indexOf(s(1) as string) + 1;
-    case "POSITION":
-      return nullIn(0, 1) ? null : (s(1) as string).indexOf(s(0) as string) + 1;
     case "REGEXP_EXTRACT": {
       if (nullIn(0, 1)) return null;
       const m = new RegExp(s(1) as string).exec(s(0) as string);
@@ -730,16 +711,6 @@ function call(name: string, a: Value[], now: number): Value {
       return nullIn(0, 1) || n(1) === 0 ? null : Math.trunc((n(0) as number) / (n(1) as number));
     case "SAFE_DIVIDE":
       return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) / (n(1) as number);
-    case "POWER":
-      return nullIn(0, 1) ? null : (n(0) as number) ** (n(1) as number);
-    case "SQRT":
-      return nullIn(0) ? null : Math.sqrt(n(0) as number);
-    case "EXP":
-      return nullIn(0) ? null : Math.exp(n(0) as number);
-    case "LN":
-      return nullIn(0) ? null : Math.log(n(0) as number);
-    case "LOG10":
-      return nullIn(0) ? null : Math.log10(n(0) as number);
     case "GREATEST":
     case "LEAST": {
       const vals = a.filter((v) => v !== null);

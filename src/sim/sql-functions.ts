@@ -325,6 +325,111 @@ export const SCALARS: Record<string, ScalarFn> = {
       a === null || a === undefined ? null : b !== null && compare(a, b as Value) === 0 ? null : a,
   },
 };
+/** A numeric argument: a number, or text that reads as one (blank text is null, as Druid's expressions read it). */
+function numArg(v: Value | undefined): number | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Timestamp) return v.ms;
+  if (typeof v === "number") return v;
+  const t = v.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A function of text arguments and numbers: null when a required one is null (Druid's string functions). */
+function textFn(
+  min: number,
+  max: number,
+  type: SqlType,
+  run: (text: Array<string | null>, nums: Array<number | null>) => Value,
+): ScalarFn {
+  return {
+    min,
+    max,
+    type: fixed(type),
+    run: (args, ctx) => {
+      const text = args.map((a) => str(a ?? null, ctx));
+      if (text.slice(0, min).some((t) => t === null)) return null;
+      return run(
+        text,
+        args.map((a) => numArg(a)),
+      );
+    },
+  };
+}
+
+/** A one-argument DOUBLE function of a number (Druid's math functions: docs/querying/sql-scalar.md). */
+const mathFn = (f: (x: number) => number): ScalarFn => ({
+  min: 1,
+  max: 1,
+  type: fixed("DOUBLE"),
+  run: ([v]) => {
+    const x = numArg(v);
+    return x === null ? null : f(x);
+  },
+});
+
+/** Trims `chars` (a space by default) from the start and/or end, as BTRIM/LTRIM/RTRIM do. */
+function trim(text: string, chars: string, start: boolean, end: boolean): string {
+  let from = 0;
+  let to = text.length;
+  while (start && from < to && chars.includes(text[from] as string)) from++;
+  while (end && to > from && chars.includes(text[to - 1] as string)) to--;
+  return text.slice(from, to);
+}
+
+// String and numeric functions (docs/querying/sql-scalar.md, string and numeric functions).
+Object.assign(SCALARS, {
+  TEXTCAT: textFn(2, 2, "VARCHAR", ([a, b]) => `${a}${b}`),
+  LEFT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
+    n === null ? null : (s as string).slice(0, Math.max(0, n)),
+  ),
+  RIGHT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
+    n === null ? null : n <= 0 ? "" : (s as string).slice(-n),
+  ),
+  BTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", true, true)),
+  LTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", true, false)),
+  RTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", false, true)),
+  TRIM: textFn(1, 1, "VARCHAR", ([s]) => trim(s as string, " ", true, true)),
+  REPLACE: textFn(3, 3, "VARCHAR", ([s, from, to]) => (s as string).split(from as string).join(to as string)),
+  REVERSE: textFn(1, 1, "VARCHAR", ([s]) => [...(s as string)].reverse().join("")),
+  REPEAT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
+    n === null ? null : (s as string).repeat(Math.max(0, n)),
+  ),
+  LPAD: textFn(2, 3, "VARCHAR", ([s, , pad], [, n = null]) => padded(s as string, n, pad, true)),
+  RPAD: textFn(2, 3, "VARCHAR", ([s, , pad], [, n = null]) => padded(s as string, n, pad, false)),
+  STRPOS: textFn(2, 2, "INTEGER", ([s, needle]) => (s as string).indexOf(needle as string) + 1),
+  /** `POSITION(needle IN haystack [FROM start])`: 1-based, 0 when absent. */
+  POSITION: textFn(2, 3, "INTEGER", ([needle, hay], [, , from = null]) => {
+    const start = Math.max(0, (from ?? 1) - 1);
+    return (hay as string).indexOf(needle as string, start) + 1;
+  }),
+  POWER: {
+    min: 2,
+    max: 2,
+    type: fixed("DOUBLE"),
+    run: ([x, y]) => {
+      const a = numArg(x);
+      const b = numArg(y);
+      return a === null || b === null ? null : a ** b;
+    },
+  },
+  SQRT: mathFn(Math.sqrt),
+  EXP: mathFn(Math.exp),
+  LN: mathFn(Math.log),
+  LOG10: mathFn(Math.log10),
+} satisfies Record<string, ScalarFn>);
+
+/** LPAD/RPAD: cut to `len` when longer; a null or empty pad leaves shorter text as it is. */
+function padded(text: string, len: number | null, pad: string | null | undefined, left: boolean): Value {
+  if (len === null) return null;
+  if (text.length >= len) return text.slice(0, Math.max(0, len));
+  const p = pad === undefined ? " " : pad;
+  if (p === null) return null;
+  if (p === "") return text;
+  return left ? text.padStart(len, p) : text.padEnd(len, p);
+}
+
 SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn;
 SCALARS.NVL = { ...(SCALARS.COALESCE as ScalarFn), min: 2, max: 2 };
 SCALARS.IFNULL = SCALARS.NVL;

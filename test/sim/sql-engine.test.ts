@@ -71,6 +71,17 @@ describe("one grammar with MSQ", () => {
     expect(error.message).toBe("EXTERN in a Broker query is not supported by the emulator");
     expect(error.span).toEqual([14, sql.length - 1]);
   });
+
+  it("evaluates the string and numeric functions MSQ ingestions use, by the same definitions", () => {
+    expect(
+      rows(
+        `SELECT LEFT('abcdef', 2), RIGHT('abcdef', 2), TRIM(BOTH 'x' FROM 'xxaxx'), LTRIM('  a '), LPAD('7', 3, '0'),
+         RPAD('abcd', 2), POSITION('c' IN 'abcabc' FROM 4), STRPOS('abc', 'z'), REPLACE('a-b-c', '-', ''),
+         REVERSE('abc'), REPEAT('ab', 2), TEXTCAT('a', 'b'), POWER(2, 10), SQRT(16)`,
+      ),
+    ).toEqual([["ab", "ef", "a", "a ", "007", "ab", 6, 0, "abc", "cba", "abab", "ab", 1024, 4]]);
+    expect(rows("SELECT LEFT(NULL, 2), LPAD('a', 3, NULL)")).toEqual([[null, null]]);
+  });
 });
 
 describe("binding", () => {
