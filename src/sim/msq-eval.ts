@@ -592,6 +592,18 @@ const SHARED = new Set([
   "EXP",
   "LN",
   "LOG10",
+  "TIME_CEIL",
+  "TIME_EXTRACT",
+  "EXTRACT",
+  "CEIL",
+  "FLOOR",
+  "ROUND",
+  "TRUNCATE",
+  "TRUNC",
+  "MOD",
+  "DIV",
+  "SAFE_DIVIDE",
+  "PARSE_LONG",
 ]);
 
 function shared(name: string, a: Value[]): Value {
@@ -621,36 +633,6 @@ function call(name: string, a: Value[], now: number): Value {
     case "MILLIS_TO_TIMESTAMP":
     case "TIMESTAMP_TO_MILLIS":
       return n(0);
-    case "TIME_CEIL": {
-      if (nullIn(0, 1)) return null;
-      const f = floorInZone(n(0) as number, String(a[1]), UTC);
-      return f === n(0) ? f : periodShift(f, String(a[1]), 1);
-    }
-    case "TIME_EXTRACT":
-    case "EXTRACT": {
-      const [unitArg, tArg] = name === "EXTRACT" ? [a[0], a[1]] : [a[1] ?? "MILLISECOND", a[0]];
-      const t = num(tArg ?? null);
-      if (t === null) return null;
-      const d = DateTime.fromMillis(t, { zone: "utc" });
-      const unit = String(unitArg).toUpperCase();
-      const parts: Record<string, number> = {
-        EPOCH: Math.floor(t / 1000),
-        MILLISECOND: d.millisecond,
-        SECOND: d.second,
-        MINUTE: d.minute,
-        HOUR: d.hour,
-        DAY: d.day,
-        DOW: d.weekday,
-        ISODOW: d.weekday,
-        DOY: d.ordinal,
-        WEEK: d.weekNumber,
-        MONTH: d.month,
-        QUARTER: d.quarter,
-        YEAR: d.year,
-        ISOYEAR: d.weekYear,
-      };
-      return parts[unit] ?? null;
-    }
     case "TIME_IN_INTERVAL": {
       if (nullIn(0, 1)) return null;
       const [start, end] = intervalOf(String(a[1]));
@@ -685,32 +667,6 @@ function call(name: string, a: Value[], now: number): Value {
       return nullIn(0, 1) ? null : (s(0) as string).includes(s(1) as string);
     case "ICONTAINS_STRING":
       return nullIn(0, 1) ? null : (s(0) as string).toLowerCase().includes((s(1) as string).toLowerCase());
-    case "PARSE_LONG": {
-      if (nullIn(0)) return null;
-      const v = Number.parseInt(s(0) as string, n(1) ?? 10);
-      return Number.isFinite(v) ? v : null;
-    }
-    case "CEIL":
-      return nullIn(0) ? null : Math.ceil(n(0) as number);
-    case "FLOOR":
-      return nullIn(0) ? null : Math.floor(n(0) as number);
-    case "ROUND": {
-      if (nullIn(0)) return null;
-      const p = 10 ** (n(1) ?? 0);
-      return Math.round((n(0) as number) * p) / p;
-    }
-    case "TRUNCATE":
-    case "TRUNC": {
-      if (nullIn(0)) return null;
-      const p = 10 ** (n(1) ?? 0);
-      return Math.trunc((n(0) as number) * p) / p;
-    }
-    case "MOD":
-      return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) % (n(1) as number);
-    case "DIV":
-      return nullIn(0, 1) || n(1) === 0 ? null : Math.trunc((n(0) as number) / (n(1) as number));
-    case "SAFE_DIVIDE":
-      return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) / (n(1) as number);
     case "GREATEST":
     case "LEAST": {
       const vals = a.filter((v) => v !== null);

@@ -420,6 +420,126 @@ Object.assign(SCALARS, {
   LOG10: mathFn(Math.log10),
 } satisfies Record<string, ScalarFn>);
 
+/** A numeric function of the first argument's own type (FLOOR(BIGINT) is BIGINT, of DOUBLE is DOUBLE). */
+function sameTypeFn(
+  min: number,
+  max: number,
+  f: (x: number, args: Array<number | null>) => number | null,
+): ScalarFn {
+  return {
+    min,
+    max,
+    type: same,
+    run: (args) => {
+      const nums = args.map((a) => numArg(a));
+      const x = nums[0] ?? null;
+      return x === null ? null : f(x, nums);
+    },
+  };
+}
+
+/** Two numbers, null when either is null or the divisor is 0 (MOD, DIV, SAFE_DIVIDE). */
+function divFn(type: (a: ArgType[]) => ArgType, f: (x: number, y: number) => number): ScalarFn {
+  return {
+    min: 2,
+    max: 2,
+    type,
+    run: ([a, b]) => {
+      const x = numArg(a);
+      const y = numArg(b);
+      return x === null || y === null || y === 0 ? null : f(x, y);
+    },
+  };
+}
+
+/**
+ * A field of a time in `zone` (`EXTRACT(unit FROM t)`, `TIME_EXTRACT(t, unit, zone)`): docs/querying/sql-scalar.md,
+ * date and time functions; DOW and ISODOW are ISO (Monday 1), EPOCH whole seconds.
+ */
+function extract(ms: number, unit: string, zone: Zone): number | null {
+  const d = DateTime.fromMillis(ms, { zone: luxonZone(zone) });
+  const parts: Record<string, number> = {
+    EPOCH: Math.floor(ms / 1000),
+    MILLISECOND: d.millisecond,
+    SECOND: d.second,
+    MINUTE: d.minute,
+    HOUR: d.hour,
+    DAY: d.day,
+    DOW: d.weekday,
+    ISODOW: d.weekday,
+    DOY: d.ordinal,
+    WEEK: d.weekNumber,
+    MONTH: d.month,
+    QUARTER: d.quarter,
+    YEAR: d.year,
+    ISOYEAR: d.weekYear,
+  };
+  return parts[unit.toUpperCase()] ?? null;
+}
+
+/** ROUND to `scale` digits (the emulator's MSQ rule, kept: halves toward +∞; Druid's own tie rule is not yet checked). */
+function round(x: number, scale: number): number {
+  const p = 10 ** scale;
+  return Math.round(x * p) / p;
+}
+
+// Time, numeric and parsing functions (docs/querying/sql-scalar.md).
+Object.assign(SCALARS, {
+  /** TIME_CEIL(t, period[, origin[, zone]]): the bucket's end unless t starts one (TIME_FLOOR shifted once). */
+  TIME_CEIL: {
+    min: 2,
+    max: 4,
+    type: fixed("TIMESTAMP"),
+    run(args, ctx) {
+      const floor = (SCALARS.TIME_FLOOR as ScalarFn).run(args, ctx);
+      if (!(floor instanceof Timestamp)) return floor;
+      const t = msOf(args[0] as Exclude<Value, null>);
+      if (floor.ms === t) return floor;
+      return new Timestamp(shift(floor.ms, String(args[1]), 1, zoneArg(args[3], ctx)));
+    },
+  },
+  EXTRACT: {
+    min: 2,
+    max: 2,
+    type: fixed("BIGINT"),
+    run: ([unit, t], ctx) =>
+      t === null || t === undefined ? null : extract(msOf(t), String(unit), ctx.timeZone),
+  },
+  /** TIME_EXTRACT(t[, unit[, zone]]), the unit MILLISECOND by default. */
+  TIME_EXTRACT: {
+    min: 1,
+    max: 3,
+    type: fixed("BIGINT"),
+    run: ([t, unit, zone], ctx) =>
+      t === null || t === undefined
+        ? null
+        : extract(
+            msOf(t),
+            unit === undefined || unit === null ? "MILLISECOND" : String(unit),
+            zoneArg(zone, ctx),
+          ),
+  },
+  CEIL: sameTypeFn(1, 1, Math.ceil),
+  FLOOR: sameTypeFn(1, 1, Math.floor),
+  ROUND: sameTypeFn(1, 2, (x, [, scale]) => round(x, scale ?? 0)),
+  TRUNCATE: sameTypeFn(1, 2, (x, [, scale]) => Math.trunc(x * 10 ** (scale ?? 0)) / 10 ** (scale ?? 0)),
+  MOD: divFn(leastRestrictive, (x, y) => x % y),
+  DIV: divFn(fixed("BIGINT"), (x, y) => Math.trunc(x / y)),
+  SAFE_DIVIDE: divFn(leastRestrictive, (x, y) => x / y),
+  /** PARSE_LONG(text[, radix]): null when the text is not a number in that radix. */
+  PARSE_LONG: {
+    min: 1,
+    max: 2,
+    type: fixed("BIGINT"),
+    run: ([s, radix], ctx) => {
+      if (s === null || s === undefined) return null;
+      const v = Number.parseInt(str(s, ctx) as string, numArg(radix) ?? 10);
+      return Number.isFinite(v) ? v : null;
+    },
+  },
+} satisfies Record<string, ScalarFn>);
+SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
+
 /** LPAD/RPAD: cut to `len` when longer; a null or empty pad leaves shorter text as it is. */
 function padded(text: string, len: number | null, pad: string | null | undefined, left: boolean): Value {
   if (len === null) return null;

@@ -82,6 +82,33 @@ describe("one grammar with MSQ", () => {
     ).toEqual([["ab", "ef", "a", "a ", "007", "ab", 6, 0, "abc", "cba", "abab", "ab", 1024, 4]]);
     expect(rows("SELECT LEFT(NULL, 2), LPAD('a', 3, NULL)")).toEqual([[null, null]]);
   });
+
+  it("evaluates the time and numeric functions MSQ ingestions use", () => {
+    expect(
+      rows(
+        `SELECT EXTRACT(HOUR FROM TIMESTAMP '2026-03-01 05:06:07'), TIME_EXTRACT(TIMESTAMP '2026-03-01 05:06:07', 'MINUTE'),
+         CEIL(TIMESTAMP '2026-03-01 05:06:07' TO HOUR), TIME_CEIL(TIMESTAMP '2026-03-01 05:00:00', 'PT1H'),
+         FLOOR(2.5), CEIL(7), ROUND(1.26, 1), TRUNCATE(1.29, 1), MOD(7, 3), DIV(7, 2), SAFE_DIVIDE(1, 0),
+         PARSE_LONG('ff', 16), PARSE_LONG('x')`,
+      ),
+    ).toEqual([
+      [
+        5,
+        6,
+        new Timestamp(Date.UTC(2026, 2, 1, 6)),
+        new Timestamp(Date.UTC(2026, 2, 1, 5)),
+        2,
+        7,
+        1.3,
+        1.2,
+        1,
+        3,
+        null,
+        255,
+        null,
+      ],
+    ]);
+  });
 });
 
 describe("binding", () => {
