@@ -604,6 +604,12 @@ const SHARED = new Set([
   "DIV",
   "SAFE_DIVIDE",
   "PARSE_LONG",
+  "REGEXP_EXTRACT",
+  "REGEXP_LIKE",
+  "REGEXP_REPLACE",
+  "CONTAINS_STRING",
+  "ICONTAINS_STRING",
+  "TIME_IN_INTERVAL",
 ]);
 
 function shared(name: string, a: Value[]): Value {
@@ -611,7 +617,9 @@ function shared(name: string, a: Value[]): Value {
   if (!fn) throw new Error(`${name} is listed as shared but sql-functions.ts has no ${name}`);
   try {
     const out = fn.run(a as BrokerValue[], { timeZone: UTC });
-    return out instanceof Timestamp ? out.ms : out;
+    if (out instanceof Timestamp) return out.ms;
+    // The Broker engine holds a BOOLEAN as 1/0, the ingestion planner as a boolean.
+    return typeof out === "number" && fn.type([]).type === "BOOLEAN" ? out !== 0 : out;
   } catch (error) {
     if (error instanceof PatternError)
       throw new MsqPlanError(`Unsupported ${name} ${error.message}`, "unsupported");
@@ -633,12 +641,6 @@ function call(name: string, a: Value[], now: number): Value {
     case "MILLIS_TO_TIMESTAMP":
     case "TIMESTAMP_TO_MILLIS":
       return n(0);
-    case "TIME_IN_INTERVAL": {
-      if (nullIn(0, 1)) return null;
-      const [start, end] = intervalOf(String(a[1]));
-      const t = n(0) as number;
-      return t >= start && t < end;
-    }
     case "CURRENT_TIMESTAMP":
       return now;
     case "CURRENT_DATE":
@@ -652,21 +654,6 @@ function call(name: string, a: Value[], now: number): Value {
         ? text.slice(from)
         : text.slice(from, from + (n(2) as number));
     }
-    case "REGEXP_EXTRACT": {
-      if (nullIn(0, 1)) return null;
-      const m = new RegExp(s(1) as string).exec(s(0) as string);
-      return m ? (m[n(2) ?? 0] ?? null) : null;
-    }
-    case "REGEXP_LIKE":
-      return nullIn(0, 1) ? null : new RegExp(s(1) as string).test(s(0) as string);
-    case "REGEXP_REPLACE":
-      return nullIn(0, 1, 2)
-        ? null
-        : (s(0) as string).replace(new RegExp(s(1) as string, "g"), s(2) as string);
-    case "CONTAINS_STRING":
-      return nullIn(0, 1) ? null : (s(0) as string).includes(s(1) as string);
-    case "ICONTAINS_STRING":
-      return nullIn(0, 1) ? null : (s(0) as string).toLowerCase().includes((s(1) as string).toLowerCase());
     case "GREATEST":
     case "LEAST": {
       const vals = a.filter((v) => v !== null);
@@ -680,15 +667,6 @@ function call(name: string, a: Value[], now: number): Value {
       return compare(a[0] ?? null, a[1] ?? null) === 0 ? null : (a[0] ?? null);
   }
   throw new MsqPlanError(`The emulator does not evaluate ${name}`, "unsupported");
-}
-
-/** `start/end` or `start/period` (ISO 8601) → [start, end) ms. */
-function intervalOf(text: string): [number, number] {
-  const [a, b] = text.split("/");
-  const start = Date.parse(a ?? "");
-  if (!Number.isFinite(start) || b === undefined) throw new MsqPlanError(`Invalid interval [${text}]`);
-  const end = b.startsWith("P") ? periodShift(start, b, 1) : Date.parse(b);
-  return [start, end];
 }
 
 /** A column's input value as its SQL type (a long column's unreadable value is null, as Druid reads it). */

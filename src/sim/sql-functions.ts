@@ -540,6 +540,45 @@ Object.assign(SCALARS, {
 } satisfies Record<string, ScalarFn>);
 SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
 
+/** A BOOLEAN as the Broker engine holds one (1/0). */
+const truth = (b: boolean): Value => (b ? 1 : 0);
+
+// Regular-expression and containment functions (docs/querying/sql-scalar.md, string functions), and
+// TIME_IN_INTERVAL (date and time functions): an ISO 8601 `start/end` or `start/period`, start inclusive.
+Object.assign(SCALARS, {
+  /** REGEXP_EXTRACT(expr, pattern[, index]): the first match's group `index` (0: the whole match), else null. */
+  REGEXP_EXTRACT: textFn(2, 3, "VARCHAR", ([s, pattern], [, , index = null]) => {
+    const m = new RegExp(pattern as string).exec(s as string);
+    return m ? (m[index ?? 0] ?? null) : null;
+  }),
+  /** REGEXP_LIKE(expr, pattern): whether the pattern matches anywhere in the text. */
+  REGEXP_LIKE: textFn(2, 2, "BOOLEAN", ([s, pattern]) =>
+    truth(new RegExp(pattern as string).test(s as string)),
+  ),
+  REGEXP_REPLACE: textFn(3, 3, "VARCHAR", ([s, pattern, by]) =>
+    (s as string).replace(new RegExp(pattern as string, "g"), by as string),
+  ),
+  CONTAINS_STRING: textFn(2, 2, "BOOLEAN", ([s, needle]) => truth((s as string).includes(needle as string))),
+  ICONTAINS_STRING: textFn(2, 2, "BOOLEAN", ([s, needle]) =>
+    truth((s as string).toLowerCase().includes((needle as string).toLowerCase())),
+  ),
+  TIME_IN_INTERVAL: {
+    min: 2,
+    max: 2,
+    type: fixed("BOOLEAN"),
+    run: ([t, interval], ctx) => {
+      if (t === null || t === undefined || interval === null || interval === undefined) return null;
+      const text = String(interval);
+      const [a, b] = text.split("/");
+      const start = Date.parse(a ?? "");
+      if (!Number.isFinite(start) || b === undefined) throw new SqlError(`Invalid interval [${text}]`);
+      const end = b.startsWith("P") ? shift(start, b, 1, ctx.timeZone) : Date.parse(b);
+      const ms = msOf(t);
+      return truth(ms >= start && ms < end);
+    },
+  },
+} satisfies Record<string, ScalarFn>);
+
 /** LPAD/RPAD: cut to `len` when longer; a null or empty pad leaves shorter text as it is. */
 function padded(text: string, len: number | null, pad: string | null | undefined, left: boolean): Value {
   if (len === null) return null;

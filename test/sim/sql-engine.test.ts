@@ -83,6 +83,17 @@ describe("one grammar with MSQ", () => {
     expect(rows("SELECT LEFT(NULL, 2), LPAD('a', 3, NULL)")).toEqual([[null, null]]);
   });
 
+  it("evaluates the regular-expression, containment and interval functions MSQ ingestions use", () => {
+    expect(
+      rows(
+        `SELECT REGEXP_EXTRACT('ab12cd', '[0-9]+'), REGEXP_EXTRACT('ab12', '([a-z])([0-9])', 2), REGEXP_LIKE('abc', 'b'),
+         REGEXP_REPLACE('a1b2', '[0-9]', '#'), CONTAINS_STRING('Abc', 'b'), ICONTAINS_STRING('Abc', 'a'),
+         CONTAINS_STRING('Abc', 'a'), TIME_IN_INTERVAL(TIMESTAMP '2026-03-01 05:00:00', '2026-03-01/P1D'),
+         TIME_IN_INTERVAL(TIMESTAMP '2026-03-02 00:00:00', '2026-03-01/2026-03-02')`,
+      ),
+    ).toEqual([["12", "1", true, "a#b#", true, true, false, true, false]]);
+  });
+
   it("evaluates the time and numeric functions MSQ ingestions use", () => {
     expect(
       rows(
