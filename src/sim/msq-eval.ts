@@ -610,6 +610,10 @@ const SHARED = new Set([
   "CONTAINS_STRING",
   "ICONTAINS_STRING",
   "TIME_IN_INTERVAL",
+  "GREATEST",
+  "LEAST",
+  "NULLIF",
+  "MILLIS_TO_TIMESTAMP",
 ]);
 
 function shared(name: string, a: Value[]): Value {
@@ -638,7 +642,6 @@ function call(name: string, a: Value[], now: number): Value {
   const n = (i: number) => num(a[i] ?? null);
   const nullIn = (...is: number[]) => is.some((i) => a[i] === null || a[i] === undefined);
   switch (name) {
-    case "MILLIS_TO_TIMESTAMP":
     case "TIMESTAMP_TO_MILLIS":
       return n(0);
     case "CURRENT_TIMESTAMP":
@@ -654,17 +657,6 @@ function call(name: string, a: Value[], now: number): Value {
         ? text.slice(from)
         : text.slice(from, from + (n(2) as number));
     }
-    case "GREATEST":
-    case "LEAST": {
-      const vals = a.filter((v) => v !== null);
-      if (vals.length === 0) return null;
-      return vals.reduce((x, y) => {
-        const c = compare(x, y) ?? 0;
-        return name === "GREATEST" ? (c >= 0 ? x : y) : c <= 0 ? x : y;
-      });
-    }
-    case "NULLIF":
-      return compare(a[0] ?? null, a[1] ?? null) === 0 ? null : (a[0] ?? null);
   }
   throw new MsqPlanError(`The emulator does not evaluate ${name}`, "unsupported");
 }

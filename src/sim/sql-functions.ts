@@ -589,6 +589,21 @@ function padded(text: string, len: number | null, pad: string | null | undefined
   return left ? text.padStart(len, p) : text.padEnd(len, p);
 }
 
+/** GREATEST/LEAST: the largest/smallest non-null argument by SQL comparison, null when all are null. */
+function extreme(sign: 1 | -1): ScalarFn {
+  return {
+    min: 1,
+    max: Number.POSITIVE_INFINITY,
+    type: leastRestrictive,
+    run: (args) => {
+      const values = args.filter((v): v is Exclude<Value, null> => v !== null && v !== undefined);
+      if (values.length === 0) return null;
+      return values.reduce((x, y) => ((compare(x, y) ?? 0) * sign >= 0 ? x : y));
+    },
+  };
+}
+SCALARS.GREATEST = extreme(1);
+SCALARS.LEAST = extreme(-1);
 SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn;
 SCALARS.NVL = { ...(SCALARS.COALESCE as ScalarFn), min: 2, max: 2 };
 SCALARS.IFNULL = SCALARS.NVL;

@@ -94,6 +94,12 @@ describe("one grammar with MSQ", () => {
     ).toEqual([["12", "1", true, "a#b#", true, true, false, true, false]]);
   });
 
+  it("takes GREATEST and LEAST of the non-null arguments, null when all are null", () => {
+    expect(rows("SELECT GREATEST(1, NULL, 3), LEAST('b', 'a'), GREATEST(NULL, NULL), LEAST(2.5, 1)")).toEqual(
+      [[3, "a", null, 1]],
+    );
+  });
+
   it("evaluates the time and numeric functions MSQ ingestions use", () => {
     expect(
       rows(
