@@ -1,7 +1,13 @@
 import { DateTime } from "luxon";
 import type { Expr } from "./msq-sql.js";
 import { MsqPlanError } from "./msq-text.js";
-import { type Value as BrokerValue, SqlError, Timestamp, UnsupportedSqlError } from "./sql.js";
+import {
+  type SqlType as BrokerSqlType,
+  type Value as BrokerValue,
+  SqlError,
+  Timestamp,
+  UnsupportedSqlError,
+} from "./sql.js";
 import { SCALARS as BROKER_SCALARS } from "./sql-functions.js";
 import { floorInZone, PatternError, UTC } from "./sql-time.js";
 
@@ -40,70 +46,11 @@ export const isNumeric = (t: SqlType) => NUMERIC.has(t);
 
 /** Scalar functions the emulator evaluates, with their result type (a function of the argument types). */
 const SCALARS: Record<string, (args: SqlType[]) => SqlType> = {
-  TIME_PARSE: () => "TIMESTAMP",
-  MILLIS_TO_TIMESTAMP: () => "TIMESTAMP",
   TIMESTAMP_TO_MILLIS: () => "BIGINT",
-  TIME_FLOOR: () => "TIMESTAMP",
-  TIME_CEIL: () => "TIMESTAMP",
-  TIME_SHIFT: () => "TIMESTAMP",
-  TIME_FORMAT: () => "VARCHAR",
-  TIME_EXTRACT: () => "BIGINT",
-  TIME_IN_INTERVAL: () => "BOOLEAN",
-  DATE_TRUNC: () => "TIMESTAMP",
-  TIMESTAMPADD: () => "TIMESTAMP",
-  TIMESTAMPDIFF: () => "BIGINT",
-  EXTRACT: () => "BIGINT",
   CURRENT_TIMESTAMP: () => "TIMESTAMP",
   CURRENT_DATE: () => "TIMESTAMP",
-  LOWER: () => "VARCHAR",
-  UPPER: () => "VARCHAR",
-  CONCAT: () => "VARCHAR",
-  TEXTCAT: () => "VARCHAR",
   SUBSTRING: () => "VARCHAR",
   SUBSTR: () => "VARCHAR",
-  LEFT: () => "VARCHAR",
-  RIGHT: () => "VARCHAR",
-  TRIM: () => "VARCHAR",
-  BTRIM: () => "VARCHAR",
-  LTRIM: () => "VARCHAR",
-  RTRIM: () => "VARCHAR",
-  REPLACE: () => "VARCHAR",
-  REVERSE: () => "VARCHAR",
-  REPEAT: () => "VARCHAR",
-  LPAD: () => "VARCHAR",
-  RPAD: () => "VARCHAR",
-  LENGTH: () => "BIGINT",
-  CHAR_LENGTH: () => "BIGINT",
-  CHARACTER_LENGTH: () => "BIGINT",
-  STRLEN: () => "BIGINT",
-  STRPOS: () => "BIGINT",
-  POSITION: () => "BIGINT",
-  REGEXP_EXTRACT: () => "VARCHAR",
-  REGEXP_LIKE: () => "BOOLEAN",
-  REGEXP_REPLACE: () => "VARCHAR",
-  CONTAINS_STRING: () => "BOOLEAN",
-  ICONTAINS_STRING: () => "BOOLEAN",
-  PARSE_LONG: () => "BIGINT",
-  ABS: (a) => a[0] ?? "DOUBLE",
-  CEIL: (a) => a[0] ?? "DOUBLE",
-  FLOOR: (a) => a[0] ?? "DOUBLE",
-  ROUND: (a) => a[0] ?? "DOUBLE",
-  TRUNCATE: (a) => a[0] ?? "DOUBLE",
-  TRUNC: (a) => a[0] ?? "DOUBLE",
-  MOD: (a) => (a.every((t) => t === "BIGINT") ? "BIGINT" : "DOUBLE"),
-  POWER: () => "DOUBLE",
-  SQRT: () => "DOUBLE",
-  EXP: () => "DOUBLE",
-  LN: () => "DOUBLE",
-  LOG10: () => "DOUBLE",
-  GREATEST: (a) => widest(a),
-  LEAST: (a) => widest(a),
-  COALESCE: (a) => widest(a),
-  NVL: (a) => widest(a),
-  IFNULL: (a) => widest(a),
-  NULLIF: (a) => a[0] ?? "VARCHAR",
-  DIV: () => "BIGINT",
-  SAFE_DIVIDE: (a) => widest(a),
 };
 
 /** Aggregates an ingestion may write as metrics, and what they combine into (`docs/querying/sql-aggregations.md`). */
@@ -238,6 +185,7 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
     case "fn": {
       if (isAggregate(e)) throw new MsqPlanError(`Aggregate ${e.name} is not allowed here`, "invalidInput");
       const types = e.args.map((a) => typeOf(a, scope));
+      if (SHARED.has(e.name)) return sharedType(e, types);
       const sig = SCALARS[e.name];
       if (!sig) {
         throw new MsqPlanError(
@@ -615,6 +563,30 @@ const SHARED = new Set([
   "NULLIF",
   "MILLIS_TO_TIMESTAMP",
 ]);
+
+/** The planner's type of a Broker-engine type (INTEGER is BIGINT here, CHAR VARCHAR, DATE a TIMESTAMP…). */
+function plannerType(t: BrokerSqlType): SqlType {
+  if (t === "INTEGER" || t === "BIGINT") return "BIGINT";
+  if (t === "DOUBLE" || t === "DECIMAL") return "DOUBLE";
+  if (t === "FLOAT" || t === "TIMESTAMP" || t === "BOOLEAN") return t;
+  if (t === "DATE") return "TIMESTAMP";
+  return "VARCHAR";
+}
+
+/** A shared function's arity and result type by its one definition (Calcite's messages for a wrong arity). */
+function sharedType(e: Extract<Expr, { k: "fn" }>, types: SqlType[]): SqlType {
+  const fn = BROKER_SCALARS[e.name] as (typeof BROKER_SCALARS)[string];
+  if (e.args.length < fn.min || e.args.length > fn.max)
+    throw new MsqPlanError(
+      `Invalid number of arguments to function '${e.name}'. Was expecting ${fn.min === fn.max ? fn.min : `${fn.min} to ${fn.max}`} arguments`,
+      "invalidInput",
+      e.at,
+    );
+  const args = types.map((t, i) => ({
+    type: (isNullLiteral(e.args[i]) ? "NULL" : t === "ARRAY" ? "VARCHAR" : t) as BrokerSqlType,
+  }));
+  return plannerType(fn.type(args).type);
+}
 
 function shared(name: string, a: Value[]): Value {
   const fn = BROKER_SCALARS[name];

@@ -166,4 +166,20 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
       }),
     );
   });
+
+  it("types a shared function by its one definition: arity as Calcite refuses it, result types as the planner's", () => {
+    const plan = (items: string) =>
+      planProgram(parseQuery(`SELECT ${items} FROM ${source(ROWS, EXT)}`), () => null);
+    expect(() => plan('TIME_PARSE("t") AS __time, LEFT(s) AS l')).toThrow(
+      "Invalid number of arguments to function 'LEFT'. Was expecting 2 arguments",
+    );
+    const program = plan(
+      'TIME_PARSE("t") AS __time, LENGTH(s) AS len, COALESCE(d, NULL) AS d2, LEFT(s, 2) AS l',
+    );
+    expect(program.dimensions).toEqual([
+      { name: "len", type: "long" },
+      { name: "d2", type: "double" },
+      { name: "l", type: "string" },
+    ]);
+  });
 });
