@@ -152,7 +152,11 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
     }
     case "case": {
       if (e.operand) typeOf(e.operand, scope);
-      const types = e.whens.map((w) => (typeOf(w.when, scope), typeOf(w.result, scope)));
+      // Each WHEN is typed (its columns checked); the results make the CASE's type.
+      const types = e.whens.map((w) => {
+        typeOf(w.when, scope);
+        return typeOf(w.result, scope);
+      });
       if (e.else) types.push(typeOf(e.else, scope));
       return widest(types.filter((_, i) => !isNullLiteral(i < e.whens.length ? e.whens[i]?.result : e.else)));
     }
