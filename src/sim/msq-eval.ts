@@ -1,7 +1,15 @@
 import { DateTime } from "luxon";
 import type { Expr } from "./msq-sql.js";
 import { MsqPlanError } from "./msq-text.js";
-import { floorInZone, formatTime, PatternError, parseTime, UTC } from "./sql-time.js";
+import {
+  type SqlType as BrokerSqlType,
+  type Value as BrokerValue,
+  SqlError,
+  Timestamp,
+  UnsupportedSqlError,
+} from "./sql.js";
+import { SCALARS as BROKER_SCALARS } from "./sql-functions.js";
+import { floorInZone, PatternError, UTC } from "./sql-time.js";
 
 /**
  * Typing and evaluating an MSQ query's expressions over input rows, with Druid SQL's semantics
@@ -38,70 +46,11 @@ export const isNumeric = (t: SqlType) => NUMERIC.has(t);
 
 /** Scalar functions the emulator evaluates, with their result type (a function of the argument types). */
 const SCALARS: Record<string, (args: SqlType[]) => SqlType> = {
-  TIME_PARSE: () => "TIMESTAMP",
-  MILLIS_TO_TIMESTAMP: () => "TIMESTAMP",
   TIMESTAMP_TO_MILLIS: () => "BIGINT",
-  TIME_FLOOR: () => "TIMESTAMP",
-  TIME_CEIL: () => "TIMESTAMP",
-  TIME_SHIFT: () => "TIMESTAMP",
-  TIME_FORMAT: () => "VARCHAR",
-  TIME_EXTRACT: () => "BIGINT",
-  TIME_IN_INTERVAL: () => "BOOLEAN",
-  DATE_TRUNC: () => "TIMESTAMP",
-  TIMESTAMPADD: () => "TIMESTAMP",
-  TIMESTAMPDIFF: () => "BIGINT",
-  EXTRACT: () => "BIGINT",
   CURRENT_TIMESTAMP: () => "TIMESTAMP",
   CURRENT_DATE: () => "TIMESTAMP",
-  LOWER: () => "VARCHAR",
-  UPPER: () => "VARCHAR",
-  CONCAT: () => "VARCHAR",
-  TEXTCAT: () => "VARCHAR",
   SUBSTRING: () => "VARCHAR",
   SUBSTR: () => "VARCHAR",
-  LEFT: () => "VARCHAR",
-  RIGHT: () => "VARCHAR",
-  TRIM: () => "VARCHAR",
-  BTRIM: () => "VARCHAR",
-  LTRIM: () => "VARCHAR",
-  RTRIM: () => "VARCHAR",
-  REPLACE: () => "VARCHAR",
-  REVERSE: () => "VARCHAR",
-  REPEAT: () => "VARCHAR",
-  LPAD: () => "VARCHAR",
-  RPAD: () => "VARCHAR",
-  LENGTH: () => "BIGINT",
-  CHAR_LENGTH: () => "BIGINT",
-  CHARACTER_LENGTH: () => "BIGINT",
-  STRLEN: () => "BIGINT",
-  STRPOS: () => "BIGINT",
-  POSITION: () => "BIGINT",
-  REGEXP_EXTRACT: () => "VARCHAR",
-  REGEXP_LIKE: () => "BOOLEAN",
-  REGEXP_REPLACE: () => "VARCHAR",
-  CONTAINS_STRING: () => "BOOLEAN",
-  ICONTAINS_STRING: () => "BOOLEAN",
-  PARSE_LONG: () => "BIGINT",
-  ABS: (a) => a[0] ?? "DOUBLE",
-  CEIL: (a) => a[0] ?? "DOUBLE",
-  FLOOR: (a) => a[0] ?? "DOUBLE",
-  ROUND: (a) => a[0] ?? "DOUBLE",
-  TRUNCATE: (a) => a[0] ?? "DOUBLE",
-  TRUNC: (a) => a[0] ?? "DOUBLE",
-  MOD: (a) => (a.every((t) => t === "BIGINT") ? "BIGINT" : "DOUBLE"),
-  POWER: () => "DOUBLE",
-  SQRT: () => "DOUBLE",
-  EXP: () => "DOUBLE",
-  LN: () => "DOUBLE",
-  LOG10: () => "DOUBLE",
-  GREATEST: (a) => widest(a),
-  LEAST: (a) => widest(a),
-  COALESCE: (a) => widest(a),
-  NVL: (a) => widest(a),
-  IFNULL: (a) => widest(a),
-  NULLIF: (a) => a[0] ?? "VARCHAR",
-  DIV: () => "BIGINT",
-  SAFE_DIVIDE: (a) => widest(a),
 };
 
 /** Aggregates an ingestion may write as metrics, and what they combine into (`docs/querying/sql-aggregations.md`). */
@@ -203,8 +152,9 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
     }
     case "case": {
       if (e.operand) typeOf(e.operand, scope);
+      // Each WHEN is typed (its columns checked); the results make the CASE's type.
       const types = e.whens.map((w) => {
-        typeOf(w.when, scope); // typed for its errors; a WHEN's type is not the result's
+        typeOf(w.when, scope);
         return typeOf(w.result, scope);
       });
       if (e.else) types.push(typeOf(e.else, scope));
@@ -239,6 +189,7 @@ export function typeOf(e: Expr, scope: Scope): SqlType {
     case "fn": {
       if (isAggregate(e)) throw new MsqPlanError(`Aggregate ${e.name} is not allowed here`, "invalidInput");
       const types = e.args.map((a) => typeOf(a, scope));
+      if (SHARED.has(e.name)) return sharedType(e, types);
       const sig = SCALARS[e.name];
       if (!sig) {
         throw new MsqPlanError(
@@ -371,13 +322,6 @@ function likeRegExp(pattern: string): RegExp {
   for (const ch of pattern)
     re += ch === "%" ? ".*" : ch === "_" ? "." : ch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`^${re}$`, "s");
-}
-
-function addPeriod(ms: number, unit: string, amount: number): number {
-  const d = DateTime.fromMillis(ms, { zone: "utc" });
-  const key = unit.toLowerCase().replace(/s$/, "");
-  if (key === "quarter") return d.plus({ months: 3 * amount }).toMillis();
-  return d.plus({ [`${key}s`]: amount }).toMillis();
 }
 
 function periodShift(ms: number, period: string, step: number): number {
@@ -558,109 +502,128 @@ function cast(v: Value, t: SqlType): Value {
   }
 }
 
+/**
+ * Functions run by their one definition in sql-functions.ts (the Broker engine's), the ingestion's UTC as the
+ * query's zone: an MSQ time is epoch millis, a Broker time a Timestamp, the only difference in their values.
+ */
+const SHARED = new Set([
+  "TIME_PARSE",
+  "TIME_FLOOR",
+  "TIME_SHIFT",
+  "TIME_FORMAT",
+  "DATE_TRUNC",
+  "TIMESTAMPADD",
+  "TIMESTAMPDIFF",
+  "LOWER",
+  "UPPER",
+  "CONCAT",
+  "CHAR_LENGTH",
+  "CHARACTER_LENGTH",
+  "LENGTH",
+  "STRLEN",
+  "ABS",
+  "COALESCE",
+  "NVL",
+  "IFNULL",
+  "TEXTCAT",
+  "LEFT",
+  "RIGHT",
+  "TRIM",
+  "BTRIM",
+  "LTRIM",
+  "RTRIM",
+  "REPLACE",
+  "REVERSE",
+  "REPEAT",
+  "LPAD",
+  "RPAD",
+  "STRPOS",
+  "POSITION",
+  "POWER",
+  "SQRT",
+  "EXP",
+  "LN",
+  "LOG10",
+  "TIME_CEIL",
+  "TIME_EXTRACT",
+  "EXTRACT",
+  "CEIL",
+  "FLOOR",
+  "ROUND",
+  "TRUNCATE",
+  "TRUNC",
+  "MOD",
+  "DIV",
+  "SAFE_DIVIDE",
+  "PARSE_LONG",
+  "REGEXP_EXTRACT",
+  "REGEXP_LIKE",
+  "REGEXP_REPLACE",
+  "CONTAINS_STRING",
+  "ICONTAINS_STRING",
+  "TIME_IN_INTERVAL",
+  "GREATEST",
+  "LEAST",
+  "NULLIF",
+  "MILLIS_TO_TIMESTAMP",
+]);
+
+/** The planner's type of a Broker-engine type (INTEGER is BIGINT here, CHAR VARCHAR, DATE a TIMESTAMP…). */
+function plannerType(t: BrokerSqlType): SqlType {
+  if (t === "INTEGER" || t === "BIGINT") return "BIGINT";
+  if (t === "DOUBLE" || t === "DECIMAL") return "DOUBLE";
+  if (t === "FLOAT" || t === "TIMESTAMP" || t === "BOOLEAN") return t;
+  if (t === "DATE") return "TIMESTAMP";
+  return "VARCHAR";
+}
+
+/** A shared function's arity and result type by its one definition (Calcite's messages for a wrong arity). */
+function sharedType(e: Extract<Expr, { k: "fn" }>, types: SqlType[]): SqlType {
+  const fn = BROKER_SCALARS[e.name] as (typeof BROKER_SCALARS)[string];
+  if (e.args.length < fn.min || e.args.length > fn.max)
+    throw new MsqPlanError(
+      `Invalid number of arguments to function '${e.name}'. Was expecting ${fn.min === fn.max ? fn.min : `${fn.min} to ${fn.max}`} arguments`,
+      "invalidInput",
+      e.at,
+    );
+  const args = types.map((t, i) => ({
+    type: (isNullLiteral(e.args[i]) ? "NULL" : t === "ARRAY" ? "VARCHAR" : t) as BrokerSqlType,
+  }));
+  return plannerType(fn.type(args).type);
+}
+
+function shared(name: string, a: Value[]): Value {
+  const fn = BROKER_SCALARS[name];
+  if (!fn) throw new Error(`${name} is listed as shared but sql-functions.ts has no ${name}`);
+  try {
+    const out = fn.run(a as BrokerValue[], { timeZone: UTC });
+    if (out instanceof Timestamp) return out.ms;
+    // The Broker engine holds a BOOLEAN as 1/0, the ingestion planner as a boolean.
+    return typeof out === "number" && fn.type([]).type === "BOOLEAN" ? out !== 0 : out;
+  } catch (error) {
+    if (error instanceof PatternError)
+      throw new MsqPlanError(`Unsupported ${name} ${error.message}`, "unsupported");
+    if (error instanceof SqlError)
+      throw new MsqPlanError(
+        error.message,
+        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
+      );
+    throw error;
+  }
+}
+
 function call(name: string, a: Value[], now: number): Value {
+  if (SHARED.has(name)) return shared(name, a);
   const s = (i: number) => str(a[i] ?? null);
   const n = (i: number) => num(a[i] ?? null);
   const nullIn = (...is: number[]) => is.some((i) => a[i] === null || a[i] === undefined);
   switch (name) {
-    case "TIME_PARSE": {
-      if (nullIn(0)) return null;
-      const pattern = a[1] === undefined || a[1] === null ? null : String(a[1]);
-      try {
-        return parseTime(String(a[0]), pattern, a[2] ? String(a[2]) : UTC);
-      } catch (error) {
-        if (error instanceof PatternError)
-          throw new MsqPlanError(`Unsupported TIME_PARSE ${error.message}`, "unsupported");
-        throw error;
-      }
-    }
-    case "MILLIS_TO_TIMESTAMP":
     case "TIMESTAMP_TO_MILLIS":
       return n(0);
-    case "TIME_FLOOR": {
-      if (nullIn(0, 1)) return null;
-      return floorInZone(n(0) as number, String(a[1]), a[3] ? String(a[3]) : UTC);
-    }
-    case "TIME_CEIL": {
-      if (nullIn(0, 1)) return null;
-      const f = floorInZone(n(0) as number, String(a[1]), UTC);
-      return f === n(0) ? f : periodShift(f, String(a[1]), 1);
-    }
-    case "TIME_SHIFT":
-      return nullIn(0, 1, 2) ? null : periodShift(n(0) as number, String(a[1]), n(2) as number);
-    case "TIME_FORMAT":
-      return nullIn(0)
-        ? null
-        : formatTime(
-            n(0) as number,
-            a[1] ? String(a[1]) : "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
-            a[2] ? String(a[2]) : UTC,
-          );
-    case "TIME_EXTRACT":
-    case "EXTRACT": {
-      const [unitArg, tArg] = name === "EXTRACT" ? [a[0], a[1]] : [a[1] ?? "MILLISECOND", a[0]];
-      const t = num(tArg ?? null);
-      if (t === null) return null;
-      const d = DateTime.fromMillis(t, { zone: "utc" });
-      const unit = String(unitArg).toUpperCase();
-      const parts: Record<string, number> = {
-        EPOCH: Math.floor(t / 1000),
-        MILLISECOND: d.millisecond,
-        SECOND: d.second,
-        MINUTE: d.minute,
-        HOUR: d.hour,
-        DAY: d.day,
-        DOW: d.weekday,
-        ISODOW: d.weekday,
-        DOY: d.ordinal,
-        WEEK: d.weekNumber,
-        MONTH: d.month,
-        QUARTER: d.quarter,
-        YEAR: d.year,
-        ISOYEAR: d.weekYear,
-      };
-      return parts[unit] ?? null;
-    }
-    case "TIME_IN_INTERVAL": {
-      if (nullIn(0, 1)) return null;
-      const [start, end] = intervalOf(String(a[1]));
-      const t = n(0) as number;
-      return t >= start && t < end;
-    }
-    case "DATE_TRUNC": {
-      if (nullIn(0, 1)) return null;
-      const period = UNIT_PERIOD[String(a[0]).toUpperCase()];
-      if (!period) throw new MsqPlanError(`Unsupported DATE_TRUNC unit [${a[0]}]`, "unsupported");
-      return floorInZone(n(1) as number, period, UTC);
-    }
-    case "TIMESTAMPADD":
-      return nullIn(1, 2) ? null : addPeriod(n(2) as number, String(a[0]), n(1) as number);
-    case "TIMESTAMPDIFF": {
-      if (nullIn(1, 2)) return null;
-      const unit = String(a[0]);
-      const x = n(1) as number;
-      const y = n(2) as number;
-      if (UNIT_MS[unit]) return Math.trunc((y - x) / (UNIT_MS[unit] as number));
-      const dx = DateTime.fromMillis(x, { zone: "utc" });
-      const dy = DateTime.fromMillis(y, { zone: "utc" });
-      const months = Math.trunc(dy.diff(dx, "months").months);
-      return unit === "MONTH"
-        ? months
-        : unit === "QUARTER"
-          ? Math.trunc(months / 3)
-          : Math.trunc(months / 12);
-    }
     case "CURRENT_TIMESTAMP":
       return now;
     case "CURRENT_DATE":
       return floorInZone(now, "P1D", UTC);
-    case "LOWER":
-      return nullIn(0) ? null : (s(0) as string).toLowerCase();
-    case "UPPER":
-      return nullIn(0) ? null : (s(0) as string).toUpperCase();
-    case "CONCAT":
-    case "TEXTCAT":
-      return a.some((v) => v === null) ? null : a.map(str).join("");
     case "SUBSTRING":
     case "SUBSTR": {
       if (nullIn(0, 1)) return null;
@@ -670,126 +633,8 @@ function call(name: string, a: Value[], now: number): Value {
         ? text.slice(from)
         : text.slice(from, from + (n(2) as number));
     }
-    case "LEFT":
-      return nullIn(0, 1) ? null : (s(0) as string).slice(0, n(1) as number);
-    case "RIGHT":
-      return nullIn(0, 1) ? null : (s(0) as string).slice(-(n(1) as number));
-    case "TRIM":
-    case "BTRIM":
-    case "LTRIM":
-    case "RTRIM": {
-      if (nullIn(0)) return null;
-      const chars = a[1] === undefined || a[1] === null ? " " : String(a[1]);
-      let text = s(0) as string;
-      if (name !== "RTRIM") while (text.length > 0 && chars.includes(text[0] as string)) text = text.slice(1);
-      if (name !== "LTRIM")
-        while (text.length > 0 && chars.includes(text[text.length - 1] as string)) text = text.slice(0, -1);
-      return text;
-    }
-    case "REPLACE":
-      return nullIn(0, 1, 2) ? null : (s(0) as string).split(s(1) as string).join(s(2) as string);
-    case "REVERSE":
-      return nullIn(0) ? null : [...(s(0) as string)].reverse().join("");
-    case "REPEAT":
-      return nullIn(0, 1) ? null : (s(0) as string).repeat(Math.max(0, n(1) as number));
-    case "LPAD":
-    case "RPAD": {
-      if (nullIn(0, 1)) return null;
-      const text = s(0) as string;
-      const len = n(1) as number;
-      const pad = a[2] === undefined ? " " : (s(2) ?? "");
-      if (text.length >= len) return text.slice(0, len);
-      if (pad === "") return text;
-      return name === "LPAD" ? text.padStart(len, pad) : text.padEnd(len, pad);
-    }
-    case "LENGTH":
-    case "CHAR_LENGTH":
-    case "CHARACTER_LENGTH":
-    case "STRLEN":
-      return nullIn(0) ? null : (s(0) as string).length;
-    case "STRPOS":
-      return nullIn(0, 1) ? null : (s(0) as string).indexOf(s(1) as string) + 1;
-    case "POSITION":
-      return nullIn(0, 1) ? null : (s(1) as string).indexOf(s(0) as string) + 1;
-    case "REGEXP_EXTRACT": {
-      if (nullIn(0, 1)) return null;
-      const m = new RegExp(s(1) as string).exec(s(0) as string);
-      return m ? (m[n(2) ?? 0] ?? null) : null;
-    }
-    case "REGEXP_LIKE":
-      return nullIn(0, 1) ? null : new RegExp(s(1) as string).test(s(0) as string);
-    case "REGEXP_REPLACE":
-      return nullIn(0, 1, 2)
-        ? null
-        : (s(0) as string).replace(new RegExp(s(1) as string, "g"), s(2) as string);
-    case "CONTAINS_STRING":
-      return nullIn(0, 1) ? null : (s(0) as string).includes(s(1) as string);
-    case "ICONTAINS_STRING":
-      return nullIn(0, 1) ? null : (s(0) as string).toLowerCase().includes((s(1) as string).toLowerCase());
-    case "PARSE_LONG": {
-      if (nullIn(0)) return null;
-      const v = Number.parseInt(s(0) as string, n(1) ?? 10);
-      return Number.isFinite(v) ? v : null;
-    }
-    case "ABS":
-      return nullIn(0) ? null : Math.abs(n(0) as number);
-    case "CEIL":
-      return nullIn(0) ? null : Math.ceil(n(0) as number);
-    case "FLOOR":
-      return nullIn(0) ? null : Math.floor(n(0) as number);
-    case "ROUND": {
-      if (nullIn(0)) return null;
-      const p = 10 ** (n(1) ?? 0);
-      return Math.round((n(0) as number) * p) / p;
-    }
-    case "TRUNCATE":
-    case "TRUNC": {
-      if (nullIn(0)) return null;
-      const p = 10 ** (n(1) ?? 0);
-      return Math.trunc((n(0) as number) * p) / p;
-    }
-    case "MOD":
-      return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) % (n(1) as number);
-    case "DIV":
-      return nullIn(0, 1) || n(1) === 0 ? null : Math.trunc((n(0) as number) / (n(1) as number));
-    case "SAFE_DIVIDE":
-      return nullIn(0, 1) || n(1) === 0 ? null : (n(0) as number) / (n(1) as number);
-    case "POWER":
-      return nullIn(0, 1) ? null : (n(0) as number) ** (n(1) as number);
-    case "SQRT":
-      return nullIn(0) ? null : Math.sqrt(n(0) as number);
-    case "EXP":
-      return nullIn(0) ? null : Math.exp(n(0) as number);
-    case "LN":
-      return nullIn(0) ? null : Math.log(n(0) as number);
-    case "LOG10":
-      return nullIn(0) ? null : Math.log10(n(0) as number);
-    case "GREATEST":
-    case "LEAST": {
-      const vals = a.filter((v) => v !== null);
-      if (vals.length === 0) return null;
-      return vals.reduce((x, y) => {
-        const c = compare(x, y) ?? 0;
-        return name === "GREATEST" ? (c >= 0 ? x : y) : c <= 0 ? x : y;
-      });
-    }
-    case "COALESCE":
-    case "NVL":
-    case "IFNULL":
-      return a.find((v) => v !== null) ?? null;
-    case "NULLIF":
-      return compare(a[0] ?? null, a[1] ?? null) === 0 ? null : (a[0] ?? null);
   }
   throw new MsqPlanError(`The emulator does not evaluate ${name}`, "unsupported");
-}
-
-/** `start/end` or `start/period` (ISO 8601) → [start, end) ms. */
-function intervalOf(text: string): [number, number] {
-  const [a, b] = text.split("/");
-  const start = Date.parse(a ?? "");
-  if (!Number.isFinite(start) || b === undefined) throw new MsqPlanError(`Invalid interval [${text}]`);
-  const end = b.startsWith("P") ? periodShift(start, b, 1) : Date.parse(b);
-  return [start, end];
 }
 
 /** A column's input value as its SQL type (a long column's unreadable value is null, as Druid reads it). */

@@ -1,10 +1,13 @@
 import { MsqPlanError } from "./msq-text.js";
+import { SqlError, Timestamp, UnsupportedSqlError } from "./sql.js";
+import type * as Ast from "./sql-ast.js";
+import { parseExpressionPart, parseQueryPart } from "./sql-parse.js";
 
 /**
- * The query part of an MSQ statement (`[WITH …] SELECT … FROM … [WHERE …] [GROUP BY …]`) read into a syntax
- * tree by a small recursive-descent parser, as Druid's Calcite parser reads it (`docs/querying/sql.md`: the
- * clauses; `docs/querying/sql-operators.md`: precedence). What the emulator cannot run (JOIN, UNION, window
- * functions, UNNEST) is refused as `unsupported`, never misread.
+ * The query part of an MSQ statement (`[WITH …] SELECT … FROM … [WHERE …] [GROUP BY …]`), read by the
+ * emulator's one SQL parser (sql-parse.ts, as Druid's Calcite parser reads it: `docs/querying/sql.md`) and
+ * mapped to the tree the ingestion planner and evaluator (msq-query.ts, msq-eval.ts) run. What the emulator
+ * cannot run in an ingestion (JOIN, subqueries, DISTINCT, FILTER) is refused as `unsupported`, never misread.
  */
 
 export type Expr =
@@ -82,667 +85,174 @@ export interface MsqProgram {
   externs: Array<Extract<Source, { k: "extern" }>>;
 }
 
-interface Token {
-  t: "id" | "qid" | "str" | "num" | "sym" | "end";
-  v: string;
-  at: number;
-}
-
-const SYMBOLS = [
-  "[",
-  "]",
-  "<>",
-  "!=",
-  "<=",
-  ">=",
-  "||",
-  "=>",
-  "(",
-  ")",
-  ",",
-  ".",
-  "*",
-  "+",
-  "-",
-  "/",
-  "%",
-  "=",
-  "<",
-  ">",
-  ";",
-];
-
-function tokenize(sql: string, base: number): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i] as string;
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    if (c === "-" && sql[i + 1] === "-") {
-      while (i < sql.length && sql[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "/" && sql[i + 1] === "*") {
-      const end = sql.indexOf("*/", i + 2);
-      i = end < 0 ? sql.length : end + 2;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      let j = i + 1;
-      let text = "";
-      for (;;) {
-        if (j >= sql.length)
-          throw new MsqPlanError(`Unterminated quoted text starting at [${sql.slice(i, i + 20)}]`);
-        if (sql[j] === c) {
-          if (sql[j + 1] === c) {
-            text += c;
-            j += 2;
-            continue;
-          }
-          break;
-        }
-        text += sql[j];
-        j++;
-      }
-      out.push({ t: c === "'" ? "str" : "qid", v: text, at: i });
-      i = j + 1;
-      continue;
-    }
-    const num = /^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(sql.slice(i, i + 40));
-    if (num) {
-      out.push({ t: "num", v: num[0], at: i });
-      i += num[0].length;
-      continue;
-    }
-    const id = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i, i + 200));
-    if (id) {
-      out.push({ t: "id", v: id[0], at: i });
-      i += id[0].length;
-      continue;
-    }
-    const sym = SYMBOLS.find((s) => sql.startsWith(s, i));
-    if (!sym)
-      throw new MsqPlanError(`The emulator reads no [${c}] here: [${sql.slice(i, i + 20)}]`, "unsupported");
-    out.push({ t: "sym", v: sym, at: i });
-    i += sym.length;
-  }
-  out.push({ t: "end", v: "", at: sql.length });
-  for (const t of out) t.at += base;
-  return out;
-}
-
-/** Words that end an expression or an alias-less item (Calcite's reserved words that can follow one). */
-const RESERVED = new Set(
-  `SELECT FROM WHERE GROUP BY HAVING ORDER LIMIT OFFSET AS AND OR NOT IN IS NULL LIKE BETWEEN CASE WHEN THEN ELSE
-  END ON JOIN LEFT RIGHT INNER FULL OUTER CROSS UNION EXCEPT INTERSECT WITH PARTITIONED CLUSTERED ASC DESC TRUE FALSE
-  EXTEND DISTINCT ALL FETCH WINDOW OVER`.split(/\s+/),
-);
-
-const UNITS = new Set([
-  "MILLISECOND",
-  "SECOND",
-  "MINUTE",
-  "HOUR",
-  "DAY",
-  "WEEK",
-  "MONTH",
-  "QUARTER",
-  "YEAR",
-  "DECADE",
-  "CENTURY",
-  "DOW",
-  "DOY",
-  "EPOCH",
-  "MICROSECOND",
-  "ISODOW",
-  "ISOYEAR",
-]);
-
-class Parser {
-  #i = 0;
-  constructor(
-    readonly sql: string,
-    readonly toks: Token[],
-    /** Where `sql` starts in the statement (token positions are the statement's). */
-    readonly base: number,
-  ) {}
-
-  peek(n = 0): Token {
-    return this.toks[Math.min(this.#i + n, this.toks.length - 1)] as Token;
-  }
-  next(): Token {
-    const t = this.peek();
-    this.#i++;
-    return t;
-  }
-  isWord(w: string, n = 0): boolean {
-    const t = this.peek(n);
-    return t.t === "id" && t.v.toUpperCase() === w;
-  }
-  isSym(s: string, n = 0): boolean {
-    const t = this.peek(n);
-    return t.t === "sym" && t.v === s;
-  }
-  acceptWord(w: string): boolean {
-    if (!this.isWord(w)) return false;
-    this.#i++;
-    return true;
-  }
-  acceptSym(s: string): boolean {
-    if (!this.isSym(s)) return false;
-    this.#i++;
-    return true;
-  }
-  fail(expected: string): never {
-    const t = this.peek();
-    const shown = t.t === "end" ? "<EOF>" : t.t === "str" ? `'${t.v}'` : t.t === "qid" ? `"${t.v}"` : t.v;
-    throw new MsqPlanError(`Incorrect syntax near [${shown}]: expected ${expected}`);
-  }
-  expectWord(w: string): void {
-    if (!this.acceptWord(w)) this.fail(w);
-  }
-  expectSym(s: string): void {
-    if (!this.acceptSym(s)) this.fail(`'${s}'`);
-  }
-  get at(): number {
-    return this.peek().at;
-  }
-  get done(): boolean {
-    return this.peek().t === "end" || (this.isSym(";") && this.peek(1).t === "end");
-  }
-
-  ident(): string {
-    const t = this.peek();
-    if (t.t === "qid" || (t.t === "id" && !RESERVED.has(t.v.toUpperCase()))) {
-      this.#i++;
-      return t.v;
-    }
-    return this.fail("an identifier");
-  }
-
-  // ------------------------------------------------------------------------------------------ queries
-
-  query(): Query {
-    const withs: Query["with"] = [];
-    if (this.acceptWord("WITH")) {
-      do {
-        const name = this.ident();
-        if (this.isSym("(")) this.fail("AS (a column list on a WITH item is not read)");
-        this.expectWord("AS");
-        this.expectSym("(");
-        withs.push({ name, query: this.query() });
-        this.expectSym(")");
-      } while (this.acceptSym(","));
-    }
-    this.expectWord("SELECT");
-    if (this.acceptWord("DISTINCT"))
-      throw new MsqPlanError("The emulator reads no SELECT DISTINCT", "unsupported");
-    this.acceptWord("ALL");
-    const items: Item[] = [];
-    do items.push(this.item());
-    while (this.acceptSym(","));
-    this.expectWord("FROM");
-    const { from, alias } = this.source();
-    if (
-      this.isWord("JOIN") ||
-      this.isWord("LEFT") ||
-      this.isWord("INNER") ||
-      this.isWord("CROSS") ||
-      this.isSym(",")
-    )
-      throw new MsqPlanError("The emulator runs no JOIN in an ingestion query", "unsupported");
-    const where = this.acceptWord("WHERE") ? this.expr() : null;
-    let groupBy: Query["groupBy"] = null;
-    if (this.isWord("GROUP")) {
-      this.next();
-      this.expectWord("BY");
-      groupBy = [];
-      do {
-        const start = this.at;
-        const expr = this.expr();
-        groupBy.push({
-          expr,
-          text: this.sql.slice(start - this.base, this.at - this.base).trim(),
-          at: start,
-        });
-      } while (this.acceptSym(","));
-    }
-    const having = this.acceptWord("HAVING") ? this.expr() : null;
-    let orderBy: Expr[] | null = null;
-    if (this.isWord("ORDER")) {
-      this.next();
-      this.expectWord("BY");
-      orderBy = [];
-      do {
-        orderBy.push(this.expr());
-        if (!this.acceptWord("ASC")) this.acceptWord("DESC");
-      } while (this.acceptSym(","));
-    }
-    let limit: number | null = null;
-    if (this.acceptWord("LIMIT")) {
-      const t = this.next();
-      if (t.t !== "num") this.fail("a number after LIMIT");
-      limit = Number(t.v);
-    }
-    let offset: number | null = null;
-    if (this.acceptWord("OFFSET")) {
-      const t = this.next();
-      if (t.t !== "num") this.fail("a number after OFFSET");
-      offset = Number(t.v);
-    }
-    if (this.isWord("UNION") || this.isWord("EXCEPT") || this.isWord("INTERSECT"))
+/** The parser's errors as the planner's: Druid's refusals `invalidInput`, the emulator's gaps `unsupported`. */
+function parsing<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SqlError)
       throw new MsqPlanError(
-        "The emulator runs no UNION, EXCEPT or INTERSECT in an ingestion query",
-        "unsupported",
+        error.message,
+        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
+        error.span?.[0],
       );
-    return { with: withs, items, from, alias, where, groupBy, having, orderBy, limit, offset };
-  }
-
-  item(): Item {
-    const start = this.at;
-    if (this.isSym("*")) {
-      this.next();
-      return { expr: { k: "star" }, alias: null, text: "*" };
-    }
-    const expr = this.expr();
-    const text = this.sql.slice(start - this.base, this.at - this.base).trim();
-    let alias: string | null = null;
-    if (this.acceptWord("AS")) alias = this.ident();
-    else if (
-      this.peek().t === "qid" ||
-      (this.peek().t === "id" && !RESERVED.has(this.peek().v.toUpperCase()))
-    )
-      alias = this.ident();
-    return { expr, alias, text };
-  }
-
-  source(): { from: Source; alias: string | null } {
-    let from: Source;
-    if (this.isWord("TABLE") && this.isSym("(", 1)) {
-      this.next();
-      this.expectSym("(");
-      from = this.extern();
-      this.expectSym(")");
-      if (this.acceptWord("EXTEND") || this.isSym("(")) {
-        if (from.k !== "extern" || from.signature.length > 0)
-          throw new MsqPlanError("EXTEND needs EXTERN without its signature argument");
-        from.signature = this.extendList();
-      } else if (from.k === "extern" && from.signature.length === 0) {
-        throw new MsqPlanError("EXTERN needs a signature: a third argument or EXTEND (<columns>)");
-      }
-    } else if (this.isSym("(")) {
-      this.next();
-      if (this.isWord("VALUES"))
-        throw new MsqPlanError("The emulator reads no VALUES as an input", "unsupported");
-      from = { k: "query", query: this.query() };
-      this.expectSym(")");
-    } else if (this.isWord("UNNEST")) {
-      throw new MsqPlanError("The emulator reads no UNNEST", "unsupported");
-    } else {
-      const at = this.at;
-      let name = this.ident();
-      if (this.acceptSym(".")) {
-        if (name.toLowerCase() !== "druid")
-          throw new MsqPlanError(
-            `The emulator reads tables of the druid schema only, got [${name}]`,
-            "unsupported",
-          );
-        name = this.ident();
-      }
-      from = { k: "table", name, at };
-    }
-    let alias: string | null = null;
-    if (this.acceptWord("AS")) alias = this.ident();
-    else if (
-      this.peek().t === "qid" ||
-      (this.peek().t === "id" && !RESERVED.has(this.peek().v.toUpperCase()))
-    )
-      alias = this.ident();
-    return { from, alias };
-  }
-
-  /** `EXTERN('<inputSource>', '<inputFormat>'[, '<signature>'])`, positional or named (`inputSource => '…'`). */
-  extern(): Source {
-    if (!this.isWord("EXTERN"))
-      throw new MsqPlanError(
-        `The emulator reads TABLE(EXTERN(…)) only, got TABLE(${this.peek().v}(…))`,
-        "unsupported",
-      );
-    this.next();
-    this.expectSym("(");
-    const args: Record<string, string> = {};
-    const order = ["inputSource", "inputFormat", "signature"];
-    let n = 0;
-    do {
-      let key = order[n] as string;
-      if (this.peek().t === "id" && this.isSym("=>", 1)) {
-        key = this.next().v;
-        this.next();
-      }
-      const t = this.next();
-      if (t.t !== "str") this.fail("a string literal argument of EXTERN");
-      args[key] = t.v;
-      n++;
-    } while (this.acceptSym(","));
-    this.expectSym(")");
-    const parse = (what: string): unknown => {
-      const text = args[what];
-      if (text === undefined) return undefined;
-      try {
-        return JSON.parse(text);
-      } catch (error) {
-        throw new MsqPlanError(`Invalid ${what} in EXTERN: ${(error as Error).message}`);
-      }
-    };
-    const inputSource = parse("inputSource");
-    const inputFormat = parse("inputFormat");
-    const signature = parse("signature") ?? [];
-    const isObj = (v: unknown): v is Record<string, unknown> =>
-      typeof v === "object" && v !== null && !Array.isArray(v);
-    if (!isObj(inputSource) || !isObj(inputFormat) || !Array.isArray(signature))
-      throw new MsqPlanError(
-        "EXTERN takes an inputSource object, an inputFormat object and a signature array",
-      );
-    return {
-      k: "extern",
-      inputSource,
-      inputFormat,
-      signature: signature.map((c) => ({
-        name: String((c as { name?: unknown }).name),
-        type: String((c as { type?: unknown }).type ?? "string").toLowerCase(),
-      })),
-    };
-  }
-
-  /** `EXTEND (name TYPE, …)`: SQL types → the signature's native types (`Columns.sqlTypeToNative`). */
-  extendList(): Array<{ name: string; type: string }> {
-    this.expectSym("(");
-    const out: Array<{ name: string; type: string }> = [];
-    do {
-      const name = this.ident();
-      const sqlType = this.typeName();
-      const type = /^(BIGINT|INTEGER|INT|SMALLINT|TINYINT)$/.test(sqlType)
-        ? "long"
-        : sqlType === "DOUBLE" || sqlType === "DECIMAL"
-          ? "double"
-          : sqlType === "FLOAT" || sqlType === "REAL"
-            ? "float"
-            : sqlType.endsWith(" ARRAY")
-              ? `array<${sqlType === "VARCHAR ARRAY" ? "string" : sqlType === "BIGINT ARRAY" ? "long" : "double"}>`
-              : "string";
-      out.push({ name, type });
-    } while (this.acceptSym(","));
-    this.expectSym(")");
-    return out;
-  }
-
-  typeName(): string {
-    let t = this.next();
-    if (t.t !== "id") this.fail("a type name");
-    let name = t.v.toUpperCase();
-    if (name === "DOUBLE" && this.acceptWord("PRECISION")) name = "DOUBLE";
-    if (this.acceptSym("(")) {
-      while (!this.acceptSym(")")) {
-        t = this.next();
-        if (t.t === "end") this.fail("')'");
-      }
-    }
-    if (this.acceptWord("ARRAY")) name = `${name} ARRAY`;
-    return name;
-  }
-
-  // ------------------------------------------------------------------------------------------ expressions
-
-  expr(): Expr {
-    return this.or();
-  }
-  or(): Expr {
-    let l = this.and();
-    while (this.acceptWord("OR")) l = { k: "bin", op: "OR", l, r: this.and() };
-    return l;
-  }
-  and(): Expr {
-    let l = this.not();
-    while (this.acceptWord("AND")) l = { k: "bin", op: "AND", l, r: this.not() };
-    return l;
-  }
-  not(): Expr {
-    if (this.acceptWord("NOT")) return { k: "not", e: this.not() };
-    return this.predicate();
-  }
-  predicate(): Expr {
-    const l = this.additive();
-    for (;;) {
-      const t = this.peek();
-      if (t.t === "sym" && ["=", "<>", "!=", "<", "<=", ">", ">="].includes(t.v)) {
-        this.next();
-        return { k: "bin", op: t.v === "!=" ? "<>" : t.v, l, r: this.additive() };
-      }
-      if (this.isWord("IS")) {
-        this.next();
-        const not = this.acceptWord("NOT");
-        if (this.acceptWord("NULL")) return { k: "isnull", e: l, not };
-        if (this.acceptWord("TRUE")) return { k: "isbool", e: l, v: true, not };
-        if (this.acceptWord("FALSE")) return { k: "isbool", e: l, v: false, not };
-        if (this.acceptWord("DISTINCT"))
-          throw new MsqPlanError("The emulator reads no IS DISTINCT FROM", "unsupported");
-        this.fail("NULL, TRUE or FALSE after IS");
-      }
-      const not =
-        this.isWord("NOT") && (this.isWord("IN", 1) || this.isWord("LIKE", 1) || this.isWord("BETWEEN", 1));
-      if (not) this.next();
-      if (this.acceptWord("IN")) {
-        this.expectSym("(");
-        if (this.isWord("SELECT"))
-          throw new MsqPlanError("The emulator reads no IN (subquery)", "unsupported");
-        const list: Expr[] = [];
-        do list.push(this.expr());
-        while (this.acceptSym(","));
-        this.expectSym(")");
-        return { k: "in", e: l, list, not };
-      }
-      if (this.acceptWord("LIKE")) return { k: "like", e: l, pattern: this.additive(), not };
-      if (this.acceptWord("BETWEEN")) {
-        this.acceptWord("SYMMETRIC");
-        const lo = this.additive();
-        this.expectWord("AND");
-        return { k: "between", e: l, lo, hi: this.additive(), not };
-      }
-      return l;
-    }
-  }
-  additive(): Expr {
-    let l = this.multiplicative();
-    for (;;) {
-      const t = this.peek();
-      if (t.t === "sym" && (t.v === "+" || t.v === "-" || t.v === "||")) {
-        this.next();
-        l = { k: "bin", op: t.v, l, r: this.multiplicative() };
-      } else return l;
-    }
-  }
-  multiplicative(): Expr {
-    let l = this.unary();
-    for (;;) {
-      const t = this.peek();
-      if (t.t === "sym" && (t.v === "*" || t.v === "/" || t.v === "%")) {
-        this.next();
-        l = { k: "bin", op: t.v, l, r: this.unary() };
-      } else return l;
-    }
-  }
-  unary(): Expr {
-    if (this.acceptSym("-")) {
-      const e = this.unary();
-      return e.k === "lit" && typeof e.v === "number" ? { ...e, v: -e.v } : { k: "neg", e };
-    }
-    if (this.acceptSym("+")) return this.unary();
-    return this.primary();
-  }
-  primary(): Expr {
-    const t = this.peek();
-    if (t.t === "num") {
-      this.next();
-      return /[.eE]/.test(t.v) ? { k: "lit", v: Number(t.v), decimal: true } : { k: "lit", v: Number(t.v) };
-    }
-    if (t.t === "str") {
-      this.next();
-      return { k: "lit", v: t.v };
-    }
-    if (this.acceptSym("(")) {
-      if (this.isWord("SELECT"))
-        throw new MsqPlanError("The emulator reads no scalar subquery", "unsupported");
-      const e = this.expr();
-      this.expectSym(")");
-      return e;
-    }
-    if (t.t === "qid") return this.column();
-    if (t.t !== "id") return this.fail("an expression");
-    const word = t.v.toUpperCase();
-    if (word === "NULL") {
-      this.next();
-      return { k: "lit", v: null };
-    }
-    if (word === "TRUE" || word === "FALSE") {
-      this.next();
-      return { k: "lit", v: word === "TRUE" };
-    }
-    if ((word === "TIMESTAMP" || word === "DATE") && this.peek(1).t === "str") {
-      this.next();
-      const text = this.next().v;
-      const ms = sqlTimestamp(text);
-      if (!Number.isFinite(ms)) throw new MsqPlanError(`Illegal ${word} literal '${text}'`);
-      return { k: "ts", v: ms };
-    }
-    if (word === "INTERVAL") {
-      this.next();
-      const amount = this.next();
-      if (amount.t !== "str" && amount.t !== "num") this.fail("an INTERVAL amount");
-      const unit = this.next().v.toUpperCase();
-      return { k: "interval", amount: Number(amount.v), unit };
-    }
-    if (word === "CASE") return this.caseExpr();
-    if ((word === "CAST" || word === "TRY_CAST") && this.isSym("(", 1)) {
-      this.next();
-      this.next();
-      const e = this.expr();
-      this.expectWord("AS");
-      const type = this.typeName();
-      this.expectSym(")");
-      return { k: "cast", e, type };
-    }
-    if ((word === "CURRENT_TIMESTAMP" || word === "CURRENT_DATE") && !this.isSym("(", 1)) {
-      this.next();
-      return { k: "fn", name: word, args: [], star: false, distinct: false };
-    }
-    if (this.isSym("(", 1)) return this.call();
-    return this.column();
-  }
-  column(): Expr {
-    const at = this.at;
-    const first = this.ident();
-    if (this.acceptSym(".")) return { k: "col", name: this.ident(), table: first, at };
-    return { k: "col", name: first, table: null, at };
-  }
-  caseExpr(): Expr {
-    this.next();
-    const operand = this.isWord("WHEN") ? null : this.expr();
-    const whens: Array<{ when: Expr; result: Expr }> = [];
-    while (this.acceptWord("WHEN")) {
-      const when = this.expr();
-      this.expectWord("THEN");
-      whens.push({ when, result: this.expr() });
-    }
-    const otherwise = this.acceptWord("ELSE") ? this.expr() : null;
-    this.expectWord("END");
-    return { k: "case", operand, whens, else: otherwise };
-  }
-  call(): Expr {
-    const at = this.at;
-    const name = this.next().v.toUpperCase();
-    this.expectSym("(");
-    if ((name === "FLOOR" || name === "CEIL") && !this.isSym(")")) {
-      const e = this.expr();
-      if (this.acceptWord("TO")) {
-        const unit = this.next().v.toUpperCase();
-        this.expectSym(")");
-        return { k: "floor", fn: name, e, unit };
-      }
-      this.expectSym(")");
-      return { k: "fn", name, args: [e], star: false, distinct: false };
-    }
-    if (name === "EXTRACT") {
-      const unit = this.next().v.toUpperCase();
-      this.expectWord("FROM");
-      const e = this.expr();
-      this.expectSym(")");
-      return { k: "fn", name, args: [{ k: "lit", v: unit }, e], star: false, distinct: false };
-    }
-    if (name === "POSITION") {
-      const needle = this.additive();
-      this.expectWord("IN");
-      const hay = this.expr();
-      this.expectSym(")");
-      return { k: "fn", name: "POSITION", args: [needle, hay], star: false, distinct: false };
-    }
-    if (name === "TRIM" && (this.isWord("BOTH") || this.isWord("LEADING") || this.isWord("TRAILING"))) {
-      const side = this.next().v.toUpperCase();
-      const chars = this.isWord("FROM") ? ({ k: "lit", v: " " } as Expr) : this.expr();
-      this.expectWord("FROM");
-      const e = this.expr();
-      this.expectSym(")");
-      const fn = side === "BOTH" ? "BTRIM" : side === "LEADING" ? "LTRIM" : "RTRIM";
-      return { k: "fn", name: fn, args: [e, chars], star: false, distinct: false };
-    }
-    if ((name === "TIMESTAMPADD" || name === "TIMESTAMPDIFF") && this.peek().t === "id") {
-      const unit = this.next().v.toUpperCase();
-      if (!UNITS.has(unit)) this.fail("a time unit");
-      const args: Expr[] = [{ k: "lit", v: unit }];
-      while (this.acceptSym(",")) args.push(this.expr());
-      this.expectSym(")");
-      return { k: "fn", name, args, star: false, distinct: false };
-    }
-    if (this.acceptSym("*")) {
-      this.expectSym(")");
-      return { k: "fn", name, args: [], star: true, distinct: false, at };
-    }
-    const distinct = this.acceptWord("DISTINCT");
-    const args: Expr[] = [];
-    if (!this.isSym(")")) {
-      do args.push(this.expr());
-      while (this.acceptSym(","));
-    }
-    this.expectSym(")");
-    if (this.isWord("OVER"))
-      throw new MsqPlanError("The emulator runs no window functions (OVER)", "unsupported");
-    if (this.isWord("FILTER"))
-      throw new MsqPlanError("The emulator reads no aggregate FILTER clause", "unsupported");
-    return { k: "fn", name, args, star: false, distinct, at };
+    throw error;
   }
 }
 
-/** `2026-01-01 00:00:00[.fff]` (or ISO, or a date) in UTC → ms, NaN when unreadable. */
-export function sqlTimestamp(text: string): number {
-  const t = text.trim().replace(" ", "T");
-  const withTime = /^\d{4}-\d\d-\d\d$/.test(t) ? `${t}T00:00:00` : t;
-  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(withTime) ? withTime : `${withTime}Z`);
+const gap = (what: string): never => {
+  throw new MsqPlanError(`The emulator reads no ${what} in an ingestion query`, "unsupported");
+};
+
+/** An INTERVAL literal's count of its unit (the parser keeps milliseconds or months). */
+const INTERVAL_PER: Record<string, number> = {
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+  WEEK: 7 * 86_400_000,
+  MONTH: 1,
+  QUARTER: 3,
+  YEAR: 12,
+};
+
+function expr(e: Ast.Expr): Expr {
+  switch (e.k) {
+    case "lit":
+      if (e.v instanceof Timestamp) return { k: "ts", v: e.v.ms };
+      if (e.t === "BOOLEAN") return { k: "lit", v: e.v === 1 };
+      if (e.t === "INTEGER" || typeof e.v !== "number") return { k: "lit", v: e.v };
+      return { k: "lit", v: e.v, decimal: true };
+    case "col":
+      return { k: "col", name: e.name, table: e.qualifier?.parts.at(-1) ?? null, at: e.span[0] };
+    case "now":
+      return {
+        k: "fn",
+        name: e.date ? "CURRENT_DATE" : "CURRENT_TIMESTAMP",
+        args: [],
+        star: false,
+        distinct: false,
+      };
+    case "interval":
+      return { k: "interval", amount: e.amount / (INTERVAL_PER[e.label] ?? 1), unit: e.label };
+    case "un":
+      return e.op === "NOT" ? { k: "not", e: expr(e.e) } : { k: "neg", e: expr(e.e) };
+    case "bin":
+      return { k: "bin", op: e.op === "!=" ? "<>" : e.op, l: expr(e.l), r: expr(e.r) };
+    case "in":
+      return { k: "in", e: expr(e.e), list: e.list.map(expr), not: e.not };
+    case "insub":
+      return gap("IN (subquery)");
+    case "sub":
+      return gap("scalar subquery");
+    case "isnull":
+      return { k: "isnull", e: expr(e.e), not: e.not };
+    case "istrue":
+      return { k: "isbool", e: expr(e.e), v: e.value, not: e.not };
+    case "like":
+      return { k: "like", e: expr(e.e), pattern: expr(e.pattern), not: e.not };
+    case "between":
+      return { k: "between", e: expr(e.e), lo: expr(e.lo), hi: expr(e.hi), not: e.not };
+    case "cast":
+      return { k: "cast", e: expr(e.e), type: e.to };
+    case "case":
+      return {
+        k: "case",
+        operand: e.operand && expr(e.operand),
+        whens: e.whens.map(([when, result]) => ({ when: expr(when), result: expr(result) })),
+        else: e.otherwise && expr(e.otherwise),
+      };
+    case "fn":
+      if (e.filter) return gap("aggregate FILTER clause");
+      if (e.unit !== undefined)
+        return {
+          k: "floor",
+          fn: e.name === "TIME_CEIL" ? "CEIL" : "FLOOR",
+          e: expr(e.args[0] as Ast.Expr),
+          unit: e.unit,
+        };
+      return {
+        k: "fn",
+        name: e.name,
+        args: e.args.map(expr),
+        star: e.star,
+        distinct: e.distinct,
+        at: e.span[0],
+      };
+  }
 }
 
-/** Parses the query part of a statement; the whole text must be read. */
+/** The text the query part was read from, and its offset in the statement (items' and keys' text). */
+interface Written {
+  sql: string;
+  base: number;
+}
+
+function source(from: Ast.From | null, w: Written): { from: Source; alias: string | null } {
+  if (from === null) throw new MsqPlanError("An ingestion query reads FROM a table or EXTERN");
+  switch (from.k) {
+    case "extern":
+      return {
+        from: {
+          k: "extern",
+          inputSource: from.inputSource,
+          inputFormat: from.inputFormat,
+          signature: from.signature,
+        },
+        alias: from.alias,
+      };
+    case "table": {
+      const [schema, name] = from.parts.length === 2 ? from.parts : [null, from.parts[0]];
+      if (from.parts.length > 2 || (schema !== null && schema.toLowerCase() !== "druid"))
+        throw new MsqPlanError(
+          `The emulator reads tables of the druid schema only, got [${from.parts.join(".")}]`,
+          "unsupported",
+        );
+      return { from: { k: "table", name: name as string, at: from.span[0] }, alias: from.alias };
+    }
+    case "sub":
+      return { from: { k: "query", query: query(from.q, w) }, alias: from.alias };
+    case "join":
+      return gap("JOIN");
+  }
+}
+
+function query(q: Ast.Query, w: Written): Query {
+  const text = (span: Ast.Span) => w.sql.slice(span[0] - w.base, span[1] + 1 - w.base).trim();
+  if (q.distinct) gap("SELECT DISTINCT");
+  for (const c of q.with) if (c.columns) gap("column list on a WITH item");
+  const { from, alias } = source(q.from, w);
+  return {
+    with: q.with.map((c) => ({ name: c.name, query: query(c.q, w) })),
+    items: q.items.map((item) => {
+      if (item.expr.k === "star") {
+        if (item.expr.qualifier) gap("qualified * (t.*)");
+        return { expr: { k: "star" }, alias: null, text: "*" };
+      }
+      return { expr: expr(item.expr), alias: item.alias, text: text(item.span) };
+    }),
+    from,
+    alias,
+    where: q.where && expr(q.where),
+    groupBy: q.grouped
+      ? q.groupBy.map((e, i) => {
+          const span = q.groupBySpans[i] as Ast.Span;
+          return { expr: expr(e), text: text(span), at: span[0] };
+        })
+      : null,
+    having: q.having && expr(q.having),
+    orderBy: q.orderBy.length > 0 ? q.orderBy.map((k) => expr(k.expr)) : null,
+    limit: q.limit,
+    offset: q.offset === 0 ? null : q.offset,
+  };
+}
+
+/** Parses the query part of a statement (`base`: where `sql` starts in it); the whole text must be read. */
 export function parseQuery(sql: string, base = 0): Query {
-  const p = new Parser(sql, tokenize(sql, base), base);
-  const q = p.query();
-  if (!p.done) p.fail("the end of the query");
-  return q;
+  return parsing(() => query(parseQueryPart(sql, base), { sql, base }));
 }
 
 /** Parses one expression (CLUSTERED BY items, OVERWRITE WHERE). */
 export function parseExpr(sql: string, base = 0): Expr {
-  const p = new Parser(sql, tokenize(sql, base), base);
-  const e = p.expr();
-  if (!p.done) p.fail("the end of the expression");
-  return e;
+  return parsing(() => expr(parseExpressionPart(sql, base)));
 }

@@ -38,12 +38,22 @@ export type Expr =
       distinct: boolean;
       filter: Expr | null;
       span: Span;
+      /** Written `FLOOR/CEIL(ts TO unit)` (read as TIME_FLOOR/TIME_CEIL): the unit keyword. */
+      unit?: string;
     };
 
 export interface SelectItem {
   /** `*` or `t.*` (qualifier set). */
   expr: Expr | { k: "star"; qualifier: ColumnRef["qualifier"] | null; span: Span };
   alias: string | null;
+  /** The expression as written (Calcite names an unaliased item EXPR$n; MSQ's messages quote its text). */
+  span: Span;
+}
+
+/** An input column of `EXTERN`, its type native (`long`, `string`, `array<string>`…). */
+export interface ExternColumn {
+  name: string;
+  type: string;
 }
 
 export type JoinType = "INNER" | "LEFT" | "RIGHT" | "FULL" | "CROSS";
@@ -51,7 +61,16 @@ export type JoinType = "INNER" | "LEFT" | "RIGHT" | "FULL" | "CROSS";
 export type From =
   | { k: "table"; parts: string[]; alias: string | null; span: Span }
   | { k: "sub"; q: Query; alias: string | null; span: Span }
-  | { k: "join"; type: JoinType; l: From; r: From; on: Expr | null; using: string[] | null };
+  | { k: "join"; type: JoinType; l: From; r: From; on: Expr | null; using: string[] | null }
+  /** `TABLE(EXTERN(inputSource, inputFormat[, signature])) [EXTEND (…)]`: external data (MSQ's input). */
+  | {
+      k: "extern";
+      inputSource: Record<string, unknown>;
+      inputFormat: Record<string, unknown>;
+      signature: ExternColumn[];
+      alias: string | null;
+      span: Span;
+    };
 
 export interface OrderKey {
   expr: Expr;
@@ -66,6 +85,10 @@ export interface Query {
   from: From | null;
   where: Expr | null;
   groupBy: Expr[];
+  /** Each GROUP BY expression as written (MSQ's messages quote it). */
+  groupBySpans: Span[];
+  /** Whether the query has a GROUP BY clause at all. */
+  grouped: boolean;
   having: Expr | null;
   orderBy: OrderKey[];
   limit: number | null;

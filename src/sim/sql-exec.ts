@@ -8,6 +8,7 @@ import {
   type SqlRow,
   type SqlType,
   Timestamp,
+  unsupported,
   type Value,
 } from "./sql.js";
 import type { Expr, From, Query, SelectItem, Span } from "./sql-ast.js";
@@ -175,6 +176,10 @@ class Executor {
       }
       case "join":
         return this.join(from, ctes);
+      case "extern":
+        // EXTERN reads external data on the MSQ task engine (docs/multi-stage-query/reference.md); the
+        // emulator's Broker engine runs tables only.
+        throw unsupported("EXTERN in a Broker query", from.span);
     }
   }
 

@@ -325,6 +325,285 @@ export const SCALARS: Record<string, ScalarFn> = {
       a === null || a === undefined ? null : b !== null && compare(a, b as Value) === 0 ? null : a,
   },
 };
+/** A numeric argument: a number, or text that reads as one (blank text is null, as Druid's expressions read it). */
+function numArg(v: Value | undefined): number | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Timestamp) return v.ms;
+  if (typeof v === "number") return v;
+  const t = v.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A function of text arguments and numbers: null when a required one is null (Druid's string functions). */
+function textFn(
+  min: number,
+  max: number,
+  type: SqlType,
+  run: (text: Array<string | null>, nums: Array<number | null>) => Value,
+): ScalarFn {
+  return {
+    min,
+    max,
+    type: fixed(type),
+    run: (args, ctx) => {
+      const text = args.map((a) => str(a ?? null, ctx));
+      if (text.slice(0, min).some((t) => t === null)) return null;
+      return run(
+        text,
+        args.map((a) => numArg(a)),
+      );
+    },
+  };
+}
+
+/** A one-argument DOUBLE function of a number (Druid's math functions: docs/querying/sql-scalar.md). */
+const mathFn = (f: (x: number) => number): ScalarFn => ({
+  min: 1,
+  max: 1,
+  type: fixed("DOUBLE"),
+  run: ([v]) => {
+    const x = numArg(v);
+    return x === null ? null : f(x);
+  },
+});
+
+/** Trims `chars` (a space by default) from the start and/or end, as BTRIM/LTRIM/RTRIM do. */
+function trim(text: string, chars: string, start: boolean, end: boolean): string {
+  let from = 0;
+  let to = text.length;
+  while (start && from < to && chars.includes(text[from] as string)) from++;
+  while (end && to > from && chars.includes(text[to - 1] as string)) to--;
+  return text.slice(from, to);
+}
+
+// String and numeric functions (docs/querying/sql-scalar.md, string and numeric functions).
+Object.assign(SCALARS, {
+  TEXTCAT: textFn(2, 2, "VARCHAR", ([a, b]) => `${a}${b}`),
+  LEFT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
+    n === null ? null : (s as string).slice(0, Math.max(0, n)),
+  ),
+  RIGHT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
+    n === null ? null : n <= 0 ? "" : (s as string).slice(-n),
+  ),
+  BTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", true, true)),
+  LTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", true, false)),
+  RTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", false, true)),
+  TRIM: textFn(1, 1, "VARCHAR", ([s]) => trim(s as string, " ", true, true)),
+  REPLACE: textFn(3, 3, "VARCHAR", ([s, from, to]) => (s as string).split(from as string).join(to as string)),
+  REVERSE: textFn(1, 1, "VARCHAR", ([s]) => [...(s as string)].reverse().join("")),
+  REPEAT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
+    n === null ? null : (s as string).repeat(Math.max(0, n)),
+  ),
+  LPAD: textFn(2, 3, "VARCHAR", ([s, , pad], [, n = null]) => padded(s as string, n, pad, true)),
+  RPAD: textFn(2, 3, "VARCHAR", ([s, , pad], [, n = null]) => padded(s as string, n, pad, false)),
+  STRPOS: textFn(2, 2, "INTEGER", ([s, needle]) => (s as string).indexOf(needle as string) + 1),
+  /** `POSITION(needle IN haystack [FROM start])`: 1-based, 0 when absent. */
+  POSITION: textFn(2, 3, "INTEGER", ([needle, hay], [, , from = null]) => {
+    const start = Math.max(0, (from ?? 1) - 1);
+    return (hay as string).indexOf(needle as string, start) + 1;
+  }),
+  POWER: {
+    min: 2,
+    max: 2,
+    type: fixed("DOUBLE"),
+    run: ([x, y]) => {
+      const a = numArg(x);
+      const b = numArg(y);
+      return a === null || b === null ? null : a ** b;
+    },
+  },
+  SQRT: mathFn(Math.sqrt),
+  EXP: mathFn(Math.exp),
+  LN: mathFn(Math.log),
+  LOG10: mathFn(Math.log10),
+} satisfies Record<string, ScalarFn>);
+
+/** A numeric function of the first argument's own type (FLOOR(BIGINT) is BIGINT, of DOUBLE is DOUBLE). */
+function sameTypeFn(
+  min: number,
+  max: number,
+  f: (x: number, args: Array<number | null>) => number | null,
+): ScalarFn {
+  return {
+    min,
+    max,
+    type: same,
+    run: (args) => {
+      const nums = args.map((a) => numArg(a));
+      const x = nums[0] ?? null;
+      return x === null ? null : f(x, nums);
+    },
+  };
+}
+
+/** Two numbers, null when either is null or the divisor is 0 (MOD, DIV, SAFE_DIVIDE). */
+function divFn(type: (a: ArgType[]) => ArgType, f: (x: number, y: number) => number): ScalarFn {
+  return {
+    min: 2,
+    max: 2,
+    type,
+    run: ([a, b]) => {
+      const x = numArg(a);
+      const y = numArg(b);
+      return x === null || y === null || y === 0 ? null : f(x, y);
+    },
+  };
+}
+
+/**
+ * A field of a time in `zone` (`EXTRACT(unit FROM t)`, `TIME_EXTRACT(t, unit, zone)`): docs/querying/sql-scalar.md,
+ * date and time functions; DOW and ISODOW are ISO (Monday 1), EPOCH whole seconds.
+ */
+function extract(ms: number, unit: string, zone: Zone): number | null {
+  const d = DateTime.fromMillis(ms, { zone: luxonZone(zone) });
+  const parts: Record<string, number> = {
+    EPOCH: Math.floor(ms / 1000),
+    MILLISECOND: d.millisecond,
+    SECOND: d.second,
+    MINUTE: d.minute,
+    HOUR: d.hour,
+    DAY: d.day,
+    DOW: d.weekday,
+    ISODOW: d.weekday,
+    DOY: d.ordinal,
+    WEEK: d.weekNumber,
+    MONTH: d.month,
+    QUARTER: d.quarter,
+    YEAR: d.year,
+    ISOYEAR: d.weekYear,
+  };
+  return parts[unit.toUpperCase()] ?? null;
+}
+
+/** ROUND to `scale` digits (the emulator's MSQ rule, kept: halves toward +∞; Druid's own tie rule is not yet checked). */
+function round(x: number, scale: number): number {
+  const p = 10 ** scale;
+  return Math.round(x * p) / p;
+}
+
+// Time, numeric and parsing functions (docs/querying/sql-scalar.md).
+Object.assign(SCALARS, {
+  /** TIME_CEIL(t, period[, origin[, zone]]): the bucket's end unless t starts one (TIME_FLOOR shifted once). */
+  TIME_CEIL: {
+    min: 2,
+    max: 4,
+    type: fixed("TIMESTAMP"),
+    run(args, ctx) {
+      const floor = (SCALARS.TIME_FLOOR as ScalarFn).run(args, ctx);
+      if (!(floor instanceof Timestamp)) return floor;
+      const t = msOf(args[0] as Exclude<Value, null>);
+      if (floor.ms === t) return floor;
+      return new Timestamp(shift(floor.ms, String(args[1]), 1, zoneArg(args[3], ctx)));
+    },
+  },
+  EXTRACT: {
+    min: 2,
+    max: 2,
+    type: fixed("BIGINT"),
+    run: ([unit, t], ctx) =>
+      t === null || t === undefined ? null : extract(msOf(t), String(unit), ctx.timeZone),
+  },
+  /** TIME_EXTRACT(t[, unit[, zone]]), the unit MILLISECOND by default. */
+  TIME_EXTRACT: {
+    min: 1,
+    max: 3,
+    type: fixed("BIGINT"),
+    run: ([t, unit, zone], ctx) =>
+      t === null || t === undefined
+        ? null
+        : extract(
+            msOf(t),
+            unit === undefined || unit === null ? "MILLISECOND" : String(unit),
+            zoneArg(zone, ctx),
+          ),
+  },
+  CEIL: sameTypeFn(1, 1, Math.ceil),
+  FLOOR: sameTypeFn(1, 1, Math.floor),
+  ROUND: sameTypeFn(1, 2, (x, [, scale]) => round(x, scale ?? 0)),
+  TRUNCATE: sameTypeFn(1, 2, (x, [, scale]) => Math.trunc(x * 10 ** (scale ?? 0)) / 10 ** (scale ?? 0)),
+  MOD: divFn(leastRestrictive, (x, y) => x % y),
+  DIV: divFn(fixed("BIGINT"), (x, y) => Math.trunc(x / y)),
+  SAFE_DIVIDE: divFn(leastRestrictive, (x, y) => x / y),
+  /** PARSE_LONG(text[, radix]): null when the text is not a number in that radix. */
+  PARSE_LONG: {
+    min: 1,
+    max: 2,
+    type: fixed("BIGINT"),
+    run: ([s, radix], ctx) => {
+      if (s === null || s === undefined) return null;
+      const v = Number.parseInt(str(s, ctx) as string, numArg(radix) ?? 10);
+      return Number.isFinite(v) ? v : null;
+    },
+  },
+} satisfies Record<string, ScalarFn>);
+SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
+
+/** A BOOLEAN as the Broker engine holds one (1/0). */
+const truth = (b: boolean): Value => (b ? 1 : 0);
+
+// Regular-expression and containment functions (docs/querying/sql-scalar.md, string functions), and
+// TIME_IN_INTERVAL (date and time functions): an ISO 8601 `start/end` or `start/period`, start inclusive.
+Object.assign(SCALARS, {
+  /** REGEXP_EXTRACT(expr, pattern[, index]): the first match's group `index` (0: the whole match), else null. */
+  REGEXP_EXTRACT: textFn(2, 3, "VARCHAR", ([s, pattern], [, , index = null]) => {
+    const m = new RegExp(pattern as string).exec(s as string);
+    return m ? (m[index ?? 0] ?? null) : null;
+  }),
+  /** REGEXP_LIKE(expr, pattern): whether the pattern matches anywhere in the text. */
+  REGEXP_LIKE: textFn(2, 2, "BOOLEAN", ([s, pattern]) =>
+    truth(new RegExp(pattern as string).test(s as string)),
+  ),
+  REGEXP_REPLACE: textFn(3, 3, "VARCHAR", ([s, pattern, by]) =>
+    (s as string).replace(new RegExp(pattern as string, "g"), by as string),
+  ),
+  CONTAINS_STRING: textFn(2, 2, "BOOLEAN", ([s, needle]) => truth((s as string).includes(needle as string))),
+  ICONTAINS_STRING: textFn(2, 2, "BOOLEAN", ([s, needle]) =>
+    truth((s as string).toLowerCase().includes((needle as string).toLowerCase())),
+  ),
+  TIME_IN_INTERVAL: {
+    min: 2,
+    max: 2,
+    type: fixed("BOOLEAN"),
+    run: ([t, interval], ctx) => {
+      if (t === null || t === undefined || interval === null || interval === undefined) return null;
+      const text = String(interval);
+      const [a, b] = text.split("/");
+      const start = Date.parse(a ?? "");
+      if (!Number.isFinite(start) || b === undefined) throw new SqlError(`Invalid interval [${text}]`);
+      const end = b.startsWith("P") ? shift(start, b, 1, ctx.timeZone) : Date.parse(b);
+      const ms = msOf(t);
+      return truth(ms >= start && ms < end);
+    },
+  },
+} satisfies Record<string, ScalarFn>);
+
+/** LPAD/RPAD: cut to `len` when longer; a null or empty pad leaves shorter text as it is. */
+function padded(text: string, len: number | null, pad: string | null | undefined, left: boolean): Value {
+  if (len === null) return null;
+  if (text.length >= len) return text.slice(0, Math.max(0, len));
+  const p = pad === undefined ? " " : pad;
+  if (p === null) return null;
+  if (p === "") return text;
+  return left ? text.padStart(len, p) : text.padEnd(len, p);
+}
+
+/** GREATEST/LEAST: the largest/smallest non-null argument by SQL comparison, null when all are null. */
+function extreme(sign: 1 | -1): ScalarFn {
+  return {
+    min: 1,
+    max: Number.POSITIVE_INFINITY,
+    type: leastRestrictive,
+    run: (args) => {
+      const values = args.filter((v): v is Exclude<Value, null> => v !== null && v !== undefined);
+      if (values.length === 0) return null;
+      return values.reduce((x, y) => ((compare(x, y) ?? 0) * sign >= 0 ? x : y));
+    },
+  };
+}
+SCALARS.GREATEST = extreme(1);
+SCALARS.LEAST = extreme(-1);
 SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn;
 SCALARS.NVL = { ...(SCALARS.COALESCE as ScalarFn), min: 2, max: 2 };
 SCALARS.IFNULL = SCALARS.NVL;

@@ -10,10 +10,16 @@ export interface Token {
   end: number;
 }
 
-const TWO_CHAR_OPS = ["<=", ">=", "<>", "!=", "||"];
-const ONE_CHAR_OPS = "=<>(),.*+-/;%";
+/**
+ * Calcite's operator tokens (`SqlParserImpl`'s grammar): `=>` names a table function's argument
+ * (`EXTERN(inputSource => '…')`), `[`/`]` subscript an array, `:` pairs a key and value
+ * (`JSON_OBJECT('k': v)`). A character outside these is Calcite's "Lexical error".
+ */
+const TWO_CHAR_OPS = ["<=", ">=", "<>", "!=", "||", "=>"];
+const ONE_CHAR_OPS = "=<>(),.*+-/;%[]:";
 
-export function tokenize(sql: string): Token[] {
+/** `sql`'s tokens; `base` shifts their offsets when `sql` is a part of a longer statement (an MSQ query part). */
+export function tokenize(sql: string, base = 0): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
@@ -30,7 +36,7 @@ export function tokenize(sql: string): Token[] {
       let v = "";
       i++;
       for (;;) {
-        if (i >= sql.length) throw new SqlError("Unterminated string literal", [start, start]);
+        if (i >= sql.length) throw new SqlError("Unterminated string literal", [base + start, base + start]);
         if (sql[i] === "'" && sql[i + 1] === "'") {
           v += "'";
           i += 2;
@@ -44,7 +50,8 @@ export function tokenize(sql: string): Token[] {
       let v = "";
       i++;
       for (;;) {
-        if (i >= sql.length) throw new SqlError("Unterminated quoted identifier", [start, start]);
+        if (i >= sql.length)
+          throw new SqlError("Unterminated quoted identifier", [base + start, base + start]);
         if (sql[i] === '"' && sql[i + 1] === '"') {
           v += '"';
           i += 2;
@@ -70,9 +77,14 @@ export function tokenize(sql: string): Token[] {
       } else if (ONE_CHAR_OPS.includes(c)) {
         i++;
         out.push({ t: "op", v: c, at: start, end: i });
-      } else throw new SqlError(`Lexical error: unexpected character '${c}'`, [start, start]);
+      } else throw new SqlError(`Lexical error: unexpected character '${c}'`, [base + start, base + start]);
     }
   }
   out.push({ t: "eof", v: "", at: sql.length, end: sql.length });
+  if (base !== 0)
+    for (const t of out) {
+      t.at += base;
+      t.end += base;
+    }
   return out;
 }

@@ -1,7 +1,8 @@
-import { position, SqlError, type SqlType, Timestamp, unsupported } from "./sql.js";
+import { position, SqlError, type SqlType, Timestamp, UnsupportedSqlError, unsupported } from "./sql.js";
 import type {
   ColumnRef,
   Expr,
+  ExternColumn,
   From,
   JoinType,
   OrderKey,
@@ -101,8 +102,10 @@ class Parser {
   constructor(
     readonly sql: string,
     readonly options: ParseOptions,
+    /** Where `sql` starts in a longer statement (an MSQ statement's query part): tokens carry its offsets. */
+    readonly base = 0,
   ) {
-    this.toks = tokenize(sql);
+    this.toks = tokenize(sql, base);
   }
 
   peek(offset = 0): Token {
@@ -141,14 +144,24 @@ class Parser {
   unexpected(detail: string): SqlError {
     const t = this.peek();
     const near = t.t === "eof" ? "the end of the query" : `'${t.v}'`;
-    return new SqlError(`SQL near ${near} (${detail}) is not supported by the emulator`, [t.at, t.at]);
+    return new UnsupportedSqlError(`SQL near ${near} (${detail}) is not supported by the emulator`, [
+      t.at,
+      t.at,
+    ]);
   }
   /** Calcite's parser error for a keyword where it does not belong. */
   syntaxNear(t: Token): SqlError {
-    const { line, column } = position(this.sql, t.at);
+    const { line, column } = position(this.sql, t.at - this.base);
     return new SqlError(
       `Incorrect syntax near the keyword '${t.v.toUpperCase()}' at line ${line}, column ${column}.`,
     );
+  }
+
+  /** The end of a part: nothing after it but a statement's closing semicolon. */
+  end(): void {
+    this.acceptOp(";");
+    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) throw unsupported("UNION");
+    if (this.peek().t !== "eof") throw this.unexpected("end of query expected");
   }
 
   statement(): Statement {
@@ -162,7 +175,7 @@ class Parser {
     const t = this.peek();
     if (t.t === "op" && t.v === ";") {
       // Druid's parser takes one statement without a trailing semicolon (a real Druid 33 refused `SELECT 1;`).
-      const { line, column } = position(this.sql, t.at);
+      const { line, column } = position(this.sql, t.at - this.base);
       throw new SqlError(`Received an unexpected token [;] (line [${line}], column [${column}])`, [
         t.at,
         t.at,
@@ -244,10 +257,15 @@ class Parser {
     }
     const where = this.acceptKw("WHERE") ? this.expr() : null;
     const groupBy: Expr[] = [];
-    if (this.acceptKw("GROUP")) {
+    const groupBySpans: Span[] = [];
+    const grouped = this.acceptKw("GROUP");
+    if (grouped) {
       this.expectKw("BY");
-      do groupBy.push(this.expr());
-      while (this.acceptOp(","));
+      do {
+        const start = this.peek();
+        groupBy.push(this.expr());
+        groupBySpans.push(this.spanFrom(start));
+      } while (this.acceptOp(","));
     }
     const having = this.acceptKw("HAVING") ? this.expr() : null;
     if (this.isKw("WINDOW")) throw unsupported("WINDOW");
@@ -258,6 +276,8 @@ class Parser {
       from,
       where,
       groupBy,
+      groupBySpans,
+      grouped,
       having,
       orderBy: [],
       limit: null,
@@ -268,7 +288,11 @@ class Parser {
   selectItem(): SelectItem {
     const star = this.peek();
     if (this.acceptOp("*"))
-      return { expr: { k: "star", qualifier: null, span: [star.at, star.at] }, alias: null };
+      return {
+        expr: { k: "star", qualifier: null, span: [star.at, star.at] },
+        alias: null,
+        span: [star.at, star.at],
+      };
     // `t.*` or `schema.t.*`: every column of one table.
     const parts: Token[] = [];
     let n = 0;
@@ -287,15 +311,18 @@ class Parser {
             span: [first.at, at],
           },
           alias: null,
+          span: [first.at, at],
         };
       }
     }
+    const start = this.peek();
     const expr = this.expr();
+    const span = this.spanFrom(start);
     let alias: string | null = null;
     if (this.acceptKw("AS")) alias = this.ident();
     else if (this.peek().t === "qid" || (this.peek().t === "id" && !isReserved(this.peek().v)))
       alias = this.ident();
-    return { expr, alias };
+    return { expr, alias, span };
   }
 
   fromClause(): From {
@@ -355,6 +382,7 @@ class Parser {
       this.expectOp(")");
       return inner;
     }
+    if (this.isKw("TABLE") && this.isOp("(", 1) && this.isKw("EXTERN", 2)) return this.extern();
     if (this.isKw("LATERAL") || this.isKw("UNNEST") || this.isKw("TABLE"))
       throw unsupported(this.peek().v.toUpperCase());
     const first = this.peek();
@@ -363,6 +391,114 @@ class Parser {
     const last = this.toks[this.#i - 1] as Token;
     if (this.isKw("TABLESAMPLE")) throw unsupported("TABLESAMPLE");
     return { k: "table", parts, alias: this.alias(), span: [first.at, last.end - 1] };
+  }
+
+  /**
+   * `TABLE(EXTERN('<inputSource>', '<inputFormat>'[, '<signature>'])) [EXTEND] (<columns>)`, arguments
+   * positional or named (`inputSource => '…'`): docs/multi-stage-query/reference.md (EXTERN function).
+   */
+  extern(): From {
+    const first = this.next();
+    this.expectOp("(");
+    this.next();
+    this.expectOp("(");
+    const order = ["inputSource", "inputFormat", "signature"];
+    const args: Record<string, string> = {};
+    let n = 0;
+    do {
+      let key = order[n] as string;
+      if (this.peek().t === "id" && this.isOp("=>", 1)) {
+        key = this.next().v;
+        this.next();
+      }
+      const t = this.next();
+      if (t.t !== "str") {
+        this.#i--;
+        throw new SqlError("EXTERN takes string literal arguments", [t.at, t.at]);
+      }
+      args[key] = t.v;
+      n++;
+    } while (this.acceptOp(","));
+    this.expectOp(")");
+    const close = this.expectOp(")");
+    const json = (what: string): unknown => {
+      const text = args[what];
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        throw new SqlError(`Invalid ${what} in EXTERN: ${(error as Error).message}`, [first.at, close.at]);
+      }
+    };
+    const inputSource = json("inputSource");
+    const inputFormat = json("inputFormat");
+    const signature = json("signature") ?? [];
+    const isObj = (v: unknown): v is Record<string, unknown> =>
+      typeof v === "object" && v !== null && !Array.isArray(v);
+    if (!isObj(inputSource) || !isObj(inputFormat) || !Array.isArray(signature))
+      throw new SqlError("EXTERN takes an inputSource object, an inputFormat object and a signature array", [
+        first.at,
+        close.at,
+      ]);
+    let columns: ExternColumn[] = signature.map((c) => ({
+      name: String((c as { name?: unknown }).name),
+      type: String((c as { type?: unknown }).type ?? "string").toLowerCase(),
+    }));
+    if (this.acceptKw("EXTEND") || this.isOp("(")) {
+      if (columns.length > 0)
+        throw new SqlError("EXTEND needs EXTERN without its signature argument", [first.at, close.at]);
+      columns = this.extendList();
+    } else if (columns.length === 0)
+      throw new SqlError("EXTERN needs a signature: a third argument or EXTEND (<columns>)", [
+        first.at,
+        close.at,
+      ]);
+    const last = this.toks[this.#i - 1] as Token;
+    return {
+      k: "extern",
+      inputSource,
+      inputFormat,
+      signature: columns,
+      alias: this.alias(),
+      span: [first.at, last.end - 1],
+    };
+  }
+
+  /** `EXTEND (name TYPE, …)`: SQL types → the signature's native types (Druid's `Columns.sqlTypeToNative`). */
+  extendList(): ExternColumn[] {
+    this.expectOp("(");
+    const out: ExternColumn[] = [];
+    do {
+      const name = this.ident();
+      const sqlType = this.typeName();
+      const type = /^(BIGINT|INTEGER|INT|SMALLINT|TINYINT)$/.test(sqlType)
+        ? "long"
+        : sqlType === "DOUBLE" || sqlType === "DECIMAL"
+          ? "double"
+          : sqlType === "FLOAT" || sqlType === "REAL"
+            ? "float"
+            : sqlType.endsWith(" ARRAY")
+              ? `array<${sqlType === "VARCHAR ARRAY" ? "string" : sqlType === "BIGINT ARRAY" ? "long" : "double"}>`
+              : "string";
+      out.push({ name, type });
+    } while (this.acceptOp(","));
+    this.expectOp(")");
+    return out;
+  }
+
+  /** A type name as written: `DOUBLE PRECISION`, `VARCHAR(10)` (the length is not kept), `VARCHAR ARRAY`. */
+  typeName(): string {
+    const t = this.next();
+    if (t.t !== "id") {
+      this.#i--;
+      throw this.unexpected("type name expected");
+    }
+    const name = t.v.toUpperCase();
+    if (name === "DOUBLE") this.acceptKw("PRECISION");
+    if (this.acceptOp("(")) {
+      while (!this.acceptOp(")")) if (this.next().t === "eof") throw this.unexpected("')' expected");
+    }
+    return this.acceptKw("ARRAY") ? `${name} ARRAY` : name;
   }
 
   alias(): string | null {
@@ -518,6 +654,15 @@ class Parser {
         if (Number.isNaN(ms)) throw new SqlError(`Illegal TIMESTAMP literal '${lit.v}'`, [t.at, lit.end - 1]);
         return { k: "lit", v: new Timestamp(ms), t: "TIMESTAMP" };
       }
+      if (upper === "DATE" && this.peek().t === "str") {
+        // Calcite's DATE literal: midnight of that day in the query's time zone.
+        const lit = this.next();
+        const ms = /^\s*\d{4}-\d\d-\d\d\s*$/.test(lit.v)
+          ? parseTimestampLiteral(lit.v.trim(), this.options.timeZone ?? UTC)
+          : Number.NaN;
+        if (Number.isNaN(ms)) throw new SqlError(`Illegal DATE literal '${lit.v}'`, [t.at, lit.end - 1]);
+        return { k: "lit", v: new Timestamp(ms), t: "DATE" };
+      }
       if (upper === "INTERVAL") return this.interval(t);
       if (upper === "CASE") return this.caseExpr();
       if (upper === "EXISTS") throw unsupported("EXISTS");
@@ -607,8 +752,12 @@ class Parser {
       if (this.acceptKw("TO")) {
         const unit = this.ident().toUpperCase();
         this.expectOp(")");
-        if (name === "CEIL") throw unsupported("CEIL(… TO unit)");
-        return fn("TIME_FLOOR", [e, { k: "lit", v: unitPeriod(unit), t: "CHAR" }]);
+        // `FLOOR/CEIL(ts TO unit)` is TIME_FLOOR/TIME_CEIL with the unit's period (docs/querying/sql-scalar.md).
+        const call = fn(name === "CEIL" ? "TIME_CEIL" : "TIME_FLOOR", [
+          e,
+          { k: "lit", v: unitPeriod(unit), t: "CHAR" },
+        ]);
+        return { ...call, unit } as Expr;
       }
       args.push(e);
     } else if (name === "TIMESTAMPDIFF" || name === "TIMESTAMPADD") {
@@ -623,8 +772,26 @@ class Parser {
         args.push(this.expr());
         if (this.acceptKw("FOR")) args.push(this.expr());
       } else while (this.acceptOp(",")) args.push(this.expr());
-    } else if (name === "EXTRACT" || name === "TRIM" || name === "POSITION") {
-      throw unsupported(`The function ${name}`);
+    } else if (name === "EXTRACT") {
+      // `EXTRACT(unit FROM expr)`: the unit is a keyword (docs/querying/sql-scalar.md, date and time functions).
+      args.push({ k: "lit", v: this.ident().toUpperCase(), t: "CHAR" });
+      this.expectKw("FROM");
+      args.push(this.expr());
+    } else if (name === "POSITION") {
+      // `POSITION(needle IN haystack [FROM start])` (docs/querying/sql-scalar.md, string functions).
+      args.push(this.add());
+      this.expectKw("IN");
+      args.push(this.expr());
+      if (this.acceptKw("FROM")) args.push(this.expr());
+    } else if (name === "TRIM" && (this.isKw("BOTH") || this.isKw("LEADING") || this.isKw("TRAILING"))) {
+      // `TRIM([BOTH|LEADING|TRAILING] [chars] FROM expr)` is BTRIM/LTRIM/RTRIM(expr, chars)
+      // (docs/querying/sql-scalar.md, string functions).
+      const side = this.next().v.toUpperCase();
+      const chars: Expr = this.isKw("FROM") ? { k: "lit", v: " ", t: "CHAR" } : this.expr();
+      this.expectKw("FROM");
+      const e = this.expr();
+      this.expectOp(")");
+      return fn(side === "BOTH" ? "BTRIM" : side === "LEADING" ? "LTRIM" : "RTRIM", [e, chars]);
     } else if (this.acceptOp("*")) star = true;
     else if (!this.isOp(")")) {
       distinct = this.acceptKw("DISTINCT");
@@ -669,4 +836,23 @@ function unitPeriod(unit: string): string {
 
 export function parseStatement(sql: string, options: ParseOptions = {}): Statement {
   return new Parser(sql, options).statement();
+}
+
+/**
+ * The query of an MSQ statement (between `INSERT INTO …`/`REPLACE INTO … OVERWRITE …` and `PARTITIONED BY`),
+ * `base` its offset in the statement: offsets in the tree are the statement's.
+ */
+export function parseQueryPart(sql: string, base: number): Query {
+  const p = new Parser(sql, {}, base);
+  const q = p.query();
+  p.end();
+  return q;
+}
+
+/** One expression of an MSQ statement (a CLUSTERED BY item, the OVERWRITE WHERE condition). */
+export function parseExpressionPart(sql: string, base: number): Expr {
+  const p = new Parser(sql, {}, base);
+  const e = p.expr();
+  p.end();
+  return e;
 }

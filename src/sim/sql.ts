@@ -45,9 +45,12 @@ export class SqlRuntimeError extends Error {
   }
 }
 
+/** SQL the emulator does not implement (Druid may well run it), told apart from what Druid refuses. */
+export class UnsupportedSqlError extends SqlError {}
+
 /** SQL the emulator does not implement (Druid may well run it): the message says so. */
-export function unsupported(what: string): SqlError {
-  return new SqlError(`${what} is not supported by the emulator`);
+export function unsupported(what: string, span?: [number, number]): SqlError {
+  return new UnsupportedSqlError(`${what} is not supported by the emulator`, span);
 }
 
 /** Timestamps are their own type so they compare by time and print as ISO (Druid's object format). */

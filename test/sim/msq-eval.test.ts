@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planProgram, runProgram } from "../../src/sim/msq-query.js";
 import { parseQuery } from "../../src/sim/msq-sql.js";
+import type { MsqPlanError } from "../../src/sim/msq-text.js";
 
 /** Rows of a JSON-lines inline input, read with this EXTEND. */
 function source(rows: Array<Record<string, unknown>>, extend: string): string {
@@ -83,5 +84,102 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     expect(plan(`SELECT TIME_PARSE("t") AS __time, NO_SUCH_FN(s) AS x FROM ${source(ROWS, EXT)}`)).toThrow(
       "No match found for function signature NO_SUCH_FN(<CHARACTER>)",
     );
+  });
+
+  it("lexes with the Broker's lexer: its errors are the planner's, at the statement's offset", () => {
+    const err = (sql: string, base = 0) => {
+      try {
+        parseQuery(sql, base);
+      } catch (error) {
+        return error as MsqPlanError;
+      }
+      throw new Error(`parsed: ${sql}`);
+    };
+    const unterminated = err("SELECT 'abc FROM t", 100);
+    expect(unterminated).toMatchObject({ message: "Unterminated string literal", errorCode: "invalidInput" });
+    expect(unterminated.at).toBe(107);
+    expect(err("SELECT a # b FROM t")).toMatchObject({
+      message: "Lexical error: unexpected character '#'",
+      errorCode: "invalidInput",
+    });
+    // Calcite reads `[` (a subscript) and `:` (JSON_OBJECT's key: value); the emulator's grammar does not.
+    expect(err("SELECT a[1] FROM t")).toMatchObject({ errorCode: "unsupported" });
+    expect(err("SELECT JSON_OBJECT('k': a) FROM t")).toMatchObject({ errorCode: "unsupported" });
+    // `=>` is one token: EXTERN's named arguments.
+    const q = parseQuery(
+      `SELECT a FROM TABLE(EXTERN(inputSource => '{"type":"inline","data":""}', inputFormat => '{"type":"json"}')) EXTEND (a VARCHAR)`,
+    );
+    expect(q.from).toMatchObject({ k: "extern", signature: [{ name: "a", type: "string" }] });
+  });
+
+  it("reads Calcite's keyword forms with the Broker's grammar: EXTRACT, POSITION, TRIM, FLOOR/CEIL … TO, DATE", () => {
+    const rows = run(
+      `TIME_PARSE("t") AS __time, EXTRACT(MINUTE FROM TIME_PARSE("t")) AS m, POSITION('_' IN s) AS p,
+       TRIM(BOTH 's' FROM s) AS tr, TRIM(LEADING FROM '  x ') AS lt,
+       TIME_FORMAT(CEIL(TIME_PARSE("t") TO HOUR), 'HH:mm') AS up, TIME_FORMAT(FLOOR(TIME_PARSE("t") TO DAY), 'dd HH') AS down,
+       TIME_PARSE("t") >= DATE '2024-01-01' AS after`,
+    );
+    expect(rows[0]).toMatchObject({
+      m: 2,
+      p: 5,
+      tr: "ome_value",
+      lt: "x ",
+      up: "02:00",
+      down: "01 00",
+      after: true,
+    });
+  });
+
+  it("refuses what the ingestion planner does not run as the emulator's gap, never misread", () => {
+    const err = (items: string, rest = "") => {
+      try {
+        parseQuery(`SELECT ${items} FROM ${source(ROWS, EXT)} ${rest}`);
+      } catch (error) {
+        return error as MsqPlanError;
+      }
+      throw new Error(`parsed: ${items}`);
+    };
+    expect(err("COUNT(*) FILTER (WHERE n > 1) AS c")).toMatchObject({ errorCode: "unsupported" });
+    expect(err("DISTINCT s")).toMatchObject({ errorCode: "unsupported" });
+    expect(err("s", "WHERE s IN (SELECT 1)")).toMatchObject({ errorCode: "unsupported" });
+    // A refusal Druid's own parser makes stays invalidInput (MOD, not %, under Druid's conformance level).
+    expect(err("n % 2 AS r")).toMatchObject({
+      errorCode: "invalidInput",
+      message: "Percent remainder '%' is not allowed under the current SQL conformance level",
+    });
+  });
+
+  it("runs the functions the Broker engine defines by that one definition (sql-functions.ts)", () => {
+    // TIME_FLOOR's origin (docs/querying/sql-scalar.md: TIME_FLOOR(expr, period, [origin, [timezone]])).
+    const rows = run(
+      `TIME_PARSE("t") AS __time,
+       TIME_FORMAT(TIME_FLOOR(TIME_PARSE("t"), 'PT1H', TIMESTAMP '2024-01-01 00:30:00'), 'HH:mm') AS half,
+       TIME_FORMAT(TIME_SHIFT(TIME_PARSE("t"), 'PT1H', 2, 'America/New_York'), 'HH:mm') AS shifted,
+       TIMESTAMPDIFF(MINUTE, TIMESTAMP '2024-01-01 00:00:00', TIME_PARSE("t")) AS mins`,
+    );
+    expect(rows[0]).toMatchObject({ half: "00:30", shifted: "03:02", mins: 62 });
+    // DATE_TRUNC's units are DateTruncOperatorConversion's; another is Druid's own refusal, not the emulator's gap.
+    expect(() => run(`TIME_PARSE("t") AS __time, DATE_TRUNC('fortnight', TIME_PARSE("t")) AS d`)).toThrow(
+      expect.objectContaining({
+        message: "Operator[DATE_TRUNC] cannot truncate to[fortnight]",
+        errorCode: "invalidInput",
+      }),
+    );
+  });
+
+  it("types a shared function by its one definition: arity as Calcite refuses it, result types as the planner's", () => {
+    const plan = (items: string) =>
+      planProgram(parseQuery(`SELECT ${items} FROM ${source(ROWS, EXT)}`), () => null);
+    expect(() => plan('TIME_PARSE("t") AS __time, LEFT(s) AS l')).toThrow(
+      "Invalid number of arguments to function 'LEFT'. Was expecting 2 arguments",
+    );
+    const program = plan(
+      'TIME_PARSE("t") AS __time, LENGTH(s) AS len, COALESCE(d, NULL) AS d2, LEFT(s, 2) AS l',
+    );
+    expect(program.dimensions).toEqual([
+      { name: "len", type: "long" },
+      { name: "d2", type: "double" },
+      { name: "l", type: "string" },
+    ]);
   });
 });

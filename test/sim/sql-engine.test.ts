@@ -64,6 +64,70 @@ function thrown(f: () => unknown): Error {
   throw new Error("expected an error");
 }
 
+describe("one grammar with MSQ", () => {
+  it("reads TABLE(EXTERN(…)) but runs it only on MSQ: the Broker refuses it as the emulator's gap, at its span", () => {
+    const sql = `SELECT a FROM TABLE(EXTERN('{"type":"inline","data":""}', '{"type":"json"}')) EXTEND (a VARCHAR)`;
+    const error = thrown(() => run(sql)) as SqlError;
+    expect(error.message).toBe("EXTERN in a Broker query is not supported by the emulator");
+    expect(error.span).toEqual([14, sql.length - 1]);
+  });
+
+  it("evaluates the string and numeric functions MSQ ingestions use, by the same definitions", () => {
+    expect(
+      rows(
+        `SELECT LEFT('abcdef', 2), RIGHT('abcdef', 2), TRIM(BOTH 'x' FROM 'xxaxx'), LTRIM('  a '), LPAD('7', 3, '0'),
+         RPAD('abcd', 2), POSITION('c' IN 'abcabc' FROM 4), STRPOS('abc', 'z'), REPLACE('a-b-c', '-', ''),
+         REVERSE('abc'), REPEAT('ab', 2), TEXTCAT('a', 'b'), POWER(2, 10), SQRT(16)`,
+      ),
+    ).toEqual([["ab", "ef", "a", "a ", "007", "ab", 6, 0, "abc", "cba", "abab", "ab", 1024, 4]]);
+    expect(rows("SELECT LEFT(NULL, 2), LPAD('a', 3, NULL)")).toEqual([[null, null]]);
+  });
+
+  it("evaluates the regular-expression, containment and interval functions MSQ ingestions use", () => {
+    expect(
+      rows(
+        `SELECT REGEXP_EXTRACT('ab12cd', '[0-9]+'), REGEXP_EXTRACT('ab12', '([a-z])([0-9])', 2), REGEXP_LIKE('abc', 'b'),
+         REGEXP_REPLACE('a1b2', '[0-9]', '#'), CONTAINS_STRING('Abc', 'b'), ICONTAINS_STRING('Abc', 'a'),
+         CONTAINS_STRING('Abc', 'a'), TIME_IN_INTERVAL(TIMESTAMP '2026-03-01 05:00:00', '2026-03-01/P1D'),
+         TIME_IN_INTERVAL(TIMESTAMP '2026-03-02 00:00:00', '2026-03-01/2026-03-02')`,
+      ),
+    ).toEqual([["12", "1", true, "a#b#", true, true, false, true, false]]);
+  });
+
+  it("takes GREATEST and LEAST of the non-null arguments, null when all are null", () => {
+    expect(rows("SELECT GREATEST(1, NULL, 3), LEAST('b', 'a'), GREATEST(NULL, NULL), LEAST(2.5, 1)")).toEqual(
+      [[3, "a", null, 1]],
+    );
+  });
+
+  it("evaluates the time and numeric functions MSQ ingestions use", () => {
+    expect(
+      rows(
+        `SELECT EXTRACT(HOUR FROM TIMESTAMP '2026-03-01 05:06:07'), TIME_EXTRACT(TIMESTAMP '2026-03-01 05:06:07', 'MINUTE'),
+         CEIL(TIMESTAMP '2026-03-01 05:06:07' TO HOUR), TIME_CEIL(TIMESTAMP '2026-03-01 05:00:00', 'PT1H'),
+         FLOOR(2.5), CEIL(7), ROUND(1.26, 1), TRUNCATE(1.29, 1), MOD(7, 3), DIV(7, 2), SAFE_DIVIDE(1, 0),
+         PARSE_LONG('ff', 16), PARSE_LONG('x')`,
+      ),
+    ).toEqual([
+      [
+        5,
+        6,
+        new Timestamp(Date.UTC(2026, 2, 1, 6)),
+        new Timestamp(Date.UTC(2026, 2, 1, 5)),
+        2,
+        7,
+        1.3,
+        1.2,
+        1,
+        3,
+        null,
+        255,
+        null,
+      ],
+    ]);
+  });
+});
+
 describe("binding", () => {
   it("reads the table only through the resolver, and places an unknown table at its reference", () => {
     const error = thrown(() => run('SELECT 1 FROM "nope" AS n')) as SqlError;
