@@ -58,7 +58,18 @@ def test_a_range_with_one_bad_day_materialises_the_good_days_and_reloads_the_fix
 
     failed = materialize(env, *both)
     assert failed.returncode != 0
-    output = failed.stdout + failed.stderr
+    # What the user is told: the CLI's output and the step's failure as the run records it (what the UI shows;
+    # Dagster 1.10's console once printed the run's failure without the step's description, seen under load).
+    with DagsterInstance.from_config(str(home)) as instance:
+        recorded = [
+            str(e.dagster_event.step_failure_data.user_failure_data.description)
+            for e in instance.all_logs(latest_run_id(instance), of_type=DagsterEventType.STEP_FAILURE)
+            if e.dagster_event
+            and e.dagster_event.step_failure_data
+            and e.dagster_event.step_failure_data.user_failure_data
+        ]
+    assert recorded, "the run recorded no step failure with segops' description"
+    output = "\n".join([failed.stdout, failed.stderr, *recorded])
     said = "\n".join(line for line in output.splitlines() if "segops" in line or "Failure" in line)[-4000:]
     assert f"failed partition(s) {BAD}, 1 of 2 done and materialised" in output, said
     assert "Max parse exceptions[0] exceeded" in output, said
