@@ -1,3 +1,4 @@
+import { FILTER_TYPES } from "../core/druid-filter-types.js";
 import { parseInterval } from "../core/interval.js";
 import type { RuleContext } from "./rule-context.js";
 
@@ -13,32 +14,6 @@ function obj(v: unknown): Obj | undefined {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 
-const FILTER_TYPES = [
-  "and",
-  "arrayContainsElement",
-  "bound",
-  "columnComparison",
-  "equals",
-  "expression",
-  "extraction",
-  "false",
-  "in",
-  "inType",
-  "interval",
-  "isfalse",
-  "istrue",
-  "javascript",
-  "like",
-  "not",
-  "null",
-  "or",
-  "range",
-  "regex",
-  "search",
-  "selector",
-  "spatial",
-  "true",
-];
 const KNOWN = new Set(FILTER_TYPES);
 
 /** Each filter type's required fields: [field, Druid's words]. */

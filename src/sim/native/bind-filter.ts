@@ -1,3 +1,4 @@
+import { FILTER_TYPES } from "../../core/druid-filter-types.js";
 import { parseInterval } from "../../core/interval.js";
 import { type Binding, cannotConstruct, chained, unknownTypeId } from "./binding.js";
 import type { Filter } from "./model.js";
@@ -6,34 +7,6 @@ import type { Filter } from "./model.js";
  * Binds a `DimFilter` (docs/querying/filters.md): the types the emulator evaluates, and Jackson's refusal of an
  * unknown type id with the list a real Druid 33 printed.
  */
-
-/** `DimFilter`'s registered type ids in Druid 33. */
-const FILTER_TYPES = [
-  "and",
-  "arrayContainsElement",
-  "bound",
-  "columnComparison",
-  "equals",
-  "expression",
-  "extraction",
-  "false",
-  "in",
-  "inType",
-  "interval",
-  "isfalse",
-  "istrue",
-  "javascript",
-  "like",
-  "not",
-  "null",
-  "or",
-  "range",
-  "regex",
-  "search",
-  "selector",
-  "spatial",
-  "true",
-];
 
 const MISSING_COLUMN: Record<string, string> = {
   SelectorDimFilter: "dimension must not be null",

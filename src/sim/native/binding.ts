@@ -24,7 +24,7 @@ export function unknownTypeId(
   o: object,
   id: unknown,
   base: string,
-  known: string[],
+  known: readonly string[],
   pojoProperty: string | null,
 ): Error {
   if (id === undefined || id === null) {

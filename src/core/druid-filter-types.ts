@@ -1,0 +1,28 @@
+/** `DimFilter`'s registered type ids in Druid 33 (Jackson's subtypes of `DimFilter`): the list
+ * the validator checks a spec's filters against and the emulator names when it refuses an unknown one. */
+export const FILTER_TYPES: readonly string[] = [
+  "and",
+  "arrayContainsElement",
+  "bound",
+  "columnComparison",
+  "equals",
+  "expression",
+  "extraction",
+  "false",
+  "in",
+  "inType",
+  "interval",
+  "isfalse",
+  "istrue",
+  "javascript",
+  "like",
+  "not",
+  "null",
+  "or",
+  "range",
+  "regex",
+  "search",
+  "selector",
+  "spatial",
+  "true",
+];
