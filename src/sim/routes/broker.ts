@@ -283,8 +283,12 @@ function outerLimited(result: SqlResult, limit: unknown): SqlResult {
     : result;
 }
 
-/** A cell as Druid's JSON writer prints it: TIMESTAMPs as ISO text in the query's time zone. */
+/**
+ * A cell as Druid's JSON writer prints it: TIMESTAMPs as ISO text in the query's time zone, a double that is not
+ * finite as Jackson writes it, quoted (Druid 33: SQRT(-2.5) of a column is "NaN", d / 0 "Infinity").
+ */
 function cell(v: OutValue, zone: Zone): OutValue | string {
+  if (typeof v === "number" && !Number.isFinite(v)) return String(v);
   return v instanceof Timestamp ? timestampText(v.ms, zone) : v;
 }
 
