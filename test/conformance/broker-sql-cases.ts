@@ -3,6 +3,7 @@
 // sqlTypesHeader), or the refusal's status and body. The same cases run against the emulator
 // (test/sim/broker-sql-conformance.test.ts). One datasource, ingested once and waited for, serves every case.
 import { beforeAll, describe, expect, it } from "vitest";
+import { brokerSqlFunctionSuite } from "./broker-sql-function-cases.js";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
 const OV = "/druid/indexer/v1";
@@ -1175,4 +1176,5 @@ GROUP BY TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D'), page ORDER BY "COUNT(*)" 
       ]);
     });
   });
+  brokerSqlFunctionSuite(target);
 }
