@@ -86,6 +86,45 @@ export function textOf(v: Exclude<Value, null>, zone: Zone): string {
 /** Zone ids that name UTC itself (so `resolveZone`'s UTC is not a fallback for them). */
 const isUtcId = (z: string) => /^(?:UTC|GMT|Z|Etc\/UTC|(?:UTC|GMT)?[+-]0{1,2}(?::?00)?)$/i.test(z.trim());
 
+/**
+ * A double as Java's `Double.toString` writes it, which is how Druid turns a DOUBLE into text (`CAST(d AS
+ * VARCHAR)`, `d || ''`): at least one fraction digit ("10.0"), and powers of ten at or above 10^7 or below 10^-3
+ * as "1.0E20" (a real Druid 33 answered these).
+ */
+export function javaDouble(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const abs = Math.abs(x);
+  if (abs >= 1e-3 && abs < 1e7) {
+    const t = String(x);
+    return t.includes(".") ? t : `${t}.0`;
+  }
+  const [mantissa = "", exponent = "0"] = x.toExponential().split("e");
+  return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+}
+
+const FRACTIONAL = new Set<SqlType>(["DOUBLE", "FLOAT", "DECIMAL"]);
+
+/** Text of a value of a known SQL type (a DOUBLE as Java writes it); timestamps and the rest as `textOf`. */
+export function typedText(v: Exclude<Value, null>, type: SqlType | undefined, zone: Zone): string {
+  return typeof v === "number" && type !== undefined && FRACTIONAL.has(type)
+    ? javaDouble(v)
+    : textOf(v, zone);
+}
+
+/**
+ * `CAST(x AS VARCHAR)`: a TIMESTAMP as SQL's 'yyyy-MM-dd HH:mm:ss' and a DATE as 'yyyy-MM-dd' in `zone`, without
+ * milliseconds (Druid 33: CAST(__time AS VARCHAR) is '2024-02-29 12:34:56' for 12:34:56.789); a DOUBLE as Java
+ * writes it.
+ */
+export function castText(v: Exclude<Value, null>, from: SqlType | undefined, zone: Zone): string {
+  if (v instanceof Timestamp) {
+    const d = DateTime.fromMillis(v.ms, { zone: luxonZone(zone) });
+    return d.toFormat(from === "DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
+  }
+  return typedText(v, from, zone);
+}
+
 const luxonZone = (zone: Zone) => (zone === UTC ? "utc" : zone);
 
 /** Adds `months` calendar months in `zone` (Joda's `plusMonths`: the day is clamped to the month's end). */
@@ -181,7 +220,9 @@ function charPadded(v: string | null, ctx: FnContext): string | null {
   return v !== null && t?.type === "CHAR" && t.charLen !== undefined ? v.padEnd(t.charLen, " ") : v;
 }
 
-const str = (v: Value, ctx: FnContext): string | null => (v === null ? null : textOf(v, ctx.timeZone));
+/** An argument's text; a DOUBLE argument as Java writes it where the caller gave the types. */
+const str = (v: Value, ctx: FnContext, i?: number): string | null =>
+  v === null ? null : typedText(v, i === undefined ? undefined : ctx.argTypes?.[i]?.type, ctx.timeZone);
 /**
  * A zone argument (TIME_FLOOR, TIME_SHIFT, TIME_EXTRACT, TIME_PARSE): an id Joda does not know is UTC (a real
  * Druid 33 floored, shifted and extracted in UTC for 'Mars/Olympus'; TIME_FORMAT refuses it, see there).
@@ -338,7 +379,7 @@ export const SCALARS: Record<string, ScalarFn> = {
     max: Number.POSITIVE_INFINITY,
     type: fixed("VARCHAR"),
     run: (args, ctx) =>
-      args.some((a) => a === null) ? null : args.map((a) => str(a, ctx) as string).join(""),
+      args.some((a) => a === null) ? null : args.map((a, i) => str(a, ctx, i) as string).join(""),
   },
   ABS: {
     min: 1,
@@ -407,7 +448,7 @@ function textFn(
     max,
     type: fixed(type),
     run: (args, ctx) => {
-      const text = args.map((a) => str(a ?? null, ctx));
+      const text = args.map((a, i) => str(a ?? null, ctx, i));
       if (text.slice(0, min).some((t) => t === null)) return null;
       return run(
         text,
