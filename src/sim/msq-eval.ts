@@ -1,4 +1,5 @@
 import { DateTime } from "luxon";
+import { inputJson, type JsonValue } from "./json-value.js";
 import type { Expr } from "./msq-sql.js";
 import { MsqPlanError } from "./msq-text.js";
 import {
@@ -19,8 +20,17 @@ import { floorInZone, PatternError, UTC } from "./sql-time.js";
  * planning (`unsupported`), and a function Druid does not have is Calcite's "No match found" error.
  */
 
-export type SqlType = "VARCHAR" | "BIGINT" | "DOUBLE" | "FLOAT" | "TIMESTAMP" | "BOOLEAN" | "ARRAY";
-export type Value = string | number | boolean | null | Value[];
+/** `COMPLEX<json>`: a nested column (sql-json.ts), its values JsonValues. */
+export type SqlType =
+  | "VARCHAR"
+  | "BIGINT"
+  | "DOUBLE"
+  | "FLOAT"
+  | "TIMESTAMP"
+  | "BOOLEAN"
+  | "ARRAY"
+  | "COMPLEX<json>";
+export type Value = string | number | boolean | null | Value[] | JsonValue;
 export type Row = Record<string, unknown>;
 
 /** The SQL type of an input column's native type (`Columns`: long → BIGINT, string → VARCHAR…). */
@@ -30,11 +40,13 @@ export function sqlTypeOf(native: string): SqlType {
   if (t === "double") return "DOUBLE";
   if (t === "float") return "FLOAT";
   if (t.startsWith("array")) return "ARRAY";
+  if (t === "complex<json>") return "COMPLEX<json>";
   return "VARCHAR";
 }
 
 /** The native type a dimension of this SQL type is stored as. */
-export function nativeOf(t: SqlType): "string" | "long" | "double" | "float" {
+export function nativeOf(t: SqlType): "string" | "long" | "double" | "float" | "json" {
+  if (t === "COMPLEX<json>") return "json";
   if (t === "BIGINT" || t === "TIMESTAMP" || t === "BOOLEAN") return "long";
   if (t === "DOUBLE") return "double";
   if (t === "FLOAT") return "float";
@@ -284,7 +296,7 @@ function num(v: Value): number | null {
   if (v === null || Array.isArray(v)) return null;
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
-  const t = v.trim();
+  const t = String(v).trim();
   if (t === "") return null;
   const n = Number(t);
   return Number.isFinite(n) ? n : null;
@@ -566,6 +578,15 @@ const SHARED = new Set([
   "LEAST",
   "NULLIF",
   "MILLIS_TO_TIMESTAMP",
+  "PARSE_JSON",
+  "TRY_PARSE_JSON",
+  "TO_JSON_STRING",
+  "JSON_VALUE",
+  "JSON_QUERY",
+  "JSON_KEYS",
+  "JSON_PATHS",
+  "JSON_OBJECT",
+  "JSON_MERGE",
 ]);
 
 /** The planner's type of a Broker-engine type (INTEGER is BIGINT here, CHAR VARCHAR, DATE a TIMESTAMP…). */
@@ -574,6 +595,7 @@ function plannerType(t: BrokerSqlType): SqlType {
   if (t === "DOUBLE" || t === "DECIMAL") return "DOUBLE";
   if (t === "FLOAT" || t === "TIMESTAMP" || t === "BOOLEAN") return t;
   if (t === "DATE") return "TIMESTAMP";
+  if (t === "OTHER") return "COMPLEX<json>";
   return "VARCHAR";
 }
 
@@ -587,7 +609,13 @@ function sharedType(e: Extract<Expr, { k: "fn" }>, types: SqlType[]): SqlType {
       e.at,
     );
   const args = types.map((t, i) => ({
-    type: (isNullLiteral(e.args[i]) ? "NULL" : t === "ARRAY" ? "VARCHAR" : t) as BrokerSqlType,
+    type: (isNullLiteral(e.args[i])
+      ? "NULL"
+      : t === "ARRAY"
+        ? "VARCHAR"
+        : t === "COMPLEX<json>"
+          ? "OTHER"
+          : t) as BrokerSqlType,
   }));
   return plannerType(fn.type(args).type);
 }
@@ -640,6 +668,7 @@ function call(name: string, a: Value[], now: number): Value {
 /** A column's input value as its SQL type (a long column's unreadable value is null, as Druid reads it). */
 export function inputValue(v: unknown, type: SqlType): Value {
   if (v === undefined || v === null) return null;
+  if (type === "COMPLEX<json>") return inputJson(v);
   if (type === "BIGINT") {
     const x = num(v as Value);
     return x === null ? null : Math.trunc(x);

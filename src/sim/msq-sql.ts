@@ -72,7 +72,7 @@ export interface OutputMetric {
 /** A planned ingestion query: JSON, so it persists with the task. */
 export interface MsqProgram {
   query: Query;
-  dimensions: Array<{ name: string; type: "string" | "long" | "double" | "float" }>;
+  dimensions: Array<{ name: string; type: "string" | "long" | "double" | "float" | "json" }>;
   metrics: OutputMetric[];
   rollup: boolean;
   /** The output columns in SELECT order (for CLUSTERED BY ordinals and names). */
@@ -121,7 +121,7 @@ function expr(e: Ast.Expr): Expr {
     case "lit":
       if (e.v instanceof Timestamp) return { k: "ts", v: e.v.ms };
       if (e.t === "BOOLEAN") return { k: "lit", v: e.v === 1 };
-      if (e.t === "INTEGER" || typeof e.v !== "number") return { k: "lit", v: e.v };
+      if (e.t === "INTEGER" || typeof e.v !== "number") return { k: "lit", v: e.v as string | number | null };
       return { k: "lit", v: e.v, decimal: true };
     case "col":
       return { k: "col", name: e.name, table: e.qualifier?.parts.at(-1) ?? null, at: e.span[0] };

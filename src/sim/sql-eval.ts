@@ -108,7 +108,7 @@ function numOf(v: Exclude<Value, null>): number | null {
   if (v instanceof Timestamp) return v.ms;
   if (typeof v === "number") return v;
   const n = Number(v);
-  return v.trim() === "" || Number.isNaN(n) ? null : n;
+  return String(v).trim() === "" || Number.isNaN(n) ? null : n;
 }
 
 export function compile(e: Expr, ctx: CompileCtx): Compiled {
@@ -462,6 +462,10 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       `Invalid number of arguments to function '${e.name}'. Was expecting ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} arguments`,
       e.span,
     );
+  for (const i of def.refusesNull ?? []) {
+    const a = e.args[i];
+    if (a?.k === "lit" && a.t === "NULL") throw new SqlError("Illegal use of 'NULL'", a.span);
+  }
   const args = e.args.map((a) => compile(a, ctx));
   const type = def.type(args);
   // The arguments' types go along: Druid's long math and Calcite's CHAR padding depend on them.
@@ -499,7 +503,7 @@ export function castValue(v: Value, to: SqlType, zone: Zone, from?: SqlType): Va
     case "TIMESTAMP": {
       if (v instanceof Timestamp) return v;
       if (typeof v === "number") return new Timestamp(v);
-      const ms = parseTimestampLiteral(v, zone);
+      const ms = parseTimestampLiteral(String(v), zone);
       return Number.isNaN(ms) ? null : new Timestamp(ms);
     }
     case "DATE": {
