@@ -373,7 +373,9 @@ class Parser {
 
   query(): Query {
     const withs: Query["with"] = [];
-    if (this.acceptKw("WITH")) {
+    if (this.isKw("WITH")) {
+      this.connector(this.isIdent(1), true);
+      this.next();
       do {
         const name = this.ident();
         let columns: string[] | null = null;
@@ -388,7 +390,7 @@ class Parser {
         const q = this.query();
         this.expectOp(")");
         withs.push({ name, columns, q });
-      } while (this.acceptOp(","));
+      } while (this.cteComma());
     }
     const q = this.select();
     q.with = withs;
@@ -404,6 +406,11 @@ class Parser {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
       this.next();
       q.limit = this.count("LIMIT");
+      if (this.isOp(",")) {
+        this.next();
+        if (this.peek().t !== "num") throw this.fail();
+        throw unsupported("LIMIT start, count");
+      }
     }
     if (this.isKw("OFFSET")) {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
@@ -418,6 +425,14 @@ class Parser {
       this.expectKw("ONLY");
     }
     return q;
+  }
+
+  /** The comma between WITH's queries: taken only before a name. */
+  cteComma(): boolean {
+    if (!this.isOp(",")) return false;
+    this.connector(this.isIdent(1), false);
+    this.next();
+    return true;
   }
 
   /** A row count after LIMIT, OFFSET or FETCH: Calcite takes an unsigned number (a decimal is truncated). */
@@ -565,6 +580,8 @@ class Parser {
       let type: JoinType | null = null;
       const joinStart = this.peek();
       if (this.isKw("JOIN")) this.connector(this.startsTable(1), true);
+      else if (["INNER", "LEFT", "RIGHT", "FULL", "CROSS"].some((kw) => this.isKw(kw)))
+        this.connector(this.isKw("JOIN", 1) || this.isKw("OUTER", 1), this.#aliasOk);
       if (this.acceptKw("JOIN")) type = "INNER";
       else if (this.acceptKw("INNER")) type = "INNER";
       else if (this.acceptKw("LEFT")) type = "LEFT";
@@ -586,7 +603,9 @@ class Parser {
           this.next();
           on = this.expr();
           this.#aliasOk = false;
-        } else if (this.acceptKw("USING")) {
+        } else if (this.isKw("USING")) {
+          this.connector(this.isOp("(", 1), true);
+          this.next();
           this.expectOp("(");
           using = [];
           do using.push(this.ident());
@@ -624,7 +643,11 @@ class Parser {
     if (!this.isIdent()) throw this.fail(1, true);
     const first = this.peek();
     const parts = [this.ident()];
-    while (this.acceptOp(".")) parts.push(this.ident());
+    while (this.isOp(".")) {
+      this.connector(this.isIdent(1), false);
+      this.next();
+      parts.push(this.ident());
+    }
     const last = this.toks[this.#i - 1] as Token;
     if (this.isKw("TABLESAMPLE")) throw unsupported("TABLESAMPLE");
     return { k: "table", parts, alias: this.alias(), span: [first.at, last.end - 1] };
@@ -754,7 +777,7 @@ class Parser {
 
   ident(): string {
     const t = this.peek();
-    if (t.t !== "qid" && t.t !== "id") throw this.fail(1, true);
+    if (t.t !== "qid" && !(t.t === "id" && !isReserved(t.v))) throw this.fail(1, true);
     this.next();
     return t.v;
   }
@@ -839,7 +862,7 @@ class Parser {
       return { k: "in", e: l, list, not };
     }
     if (this.isKw("LIKE")) {
-      this.connector(this.startsExpr(1), true);
+      if (!not) this.connector(this.startsExpr(1), true);
       this.next();
       const pattern = this.add();
       if (this.isKw("ESCAPE")) {
@@ -850,12 +873,14 @@ class Parser {
     }
     if (this.isKw("BETWEEN")) {
       const symmetric = this.isKw("SYMMETRIC", 1) || this.isKw("ASYMMETRIC", 1) ? 1 : 0;
-      this.connector(this.startsExpr(1 + symmetric), true);
+      if (!not) this.connector(this.startsExpr(1 + symmetric), true);
       this.next();
       if (symmetric) this.next();
       const lo = this.add();
       // Calcite's own wording for a BETWEEN without its AND (a real Druid 33 answered it).
-      if (!this.acceptKw("AND")) throw this.plain("BETWEEN operator has no terminating AND");
+      if (!this.isKw("AND") || !this.startsExpr(1))
+        throw this.plain("BETWEEN operator has no terminating AND");
+      this.next();
       const hi = this.add();
       return { k: "between", e: l, lo, hi, not, span: this.spanFrom(start) };
     }
@@ -935,6 +960,7 @@ class Parser {
         return { k: "sub", q, span: [t.at, close.at] };
       }
       const e = this.expr();
+      if (this.isOp(",")) throw unsupported("Row expressions (a, b, …)");
       this.expectOp(")");
       return e;
     }
@@ -983,8 +1009,7 @@ class Parser {
   qualified(first: Token): ColumnRef {
     const parts: Token[] = [first];
     while (this.isOp(".")) {
-      const after = this.peek(1);
-      if (after.t !== "id" && after.t !== "qid") break;
+      this.connector(this.isIdent(1), false);
       this.next();
       parts.push(this.next());
     }
@@ -1072,7 +1097,10 @@ class Parser {
       // The first argument is a time unit keyword, not an expression.
       const unit = this.ident().toUpperCase();
       args.push({ k: "lit", v: unit, t: "CHAR" });
-      while (this.acceptOp(",")) args.push(this.expr());
+      this.expectOp(",");
+      args.push(this.expr());
+      this.expectOp(",");
+      args.push(this.expr());
     } else if (name === "SUBSTRING" && !this.isOp(")")) {
       // `SUBSTRING(s FROM start [FOR length])` or `SUBSTRING(s, start[, length])`.
       args.push(this.expr());
@@ -1130,7 +1158,9 @@ class Parser {
 
   afterCall(name: string, args: Expr[], star: boolean, distinct: boolean, nameTok: Token): Expr {
     let filter: Expr | null = null;
-    if (this.acceptKw("FILTER")) {
+    if (this.isKw("FILTER")) {
+      this.connector(this.isOp("(", 1), true);
+      this.next();
       this.expectOp("(");
       this.expectKw("WHERE");
       filter = this.expr();
