@@ -462,6 +462,10 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       `Invalid number of arguments to function '${e.name}'. Was expecting ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} arguments`,
       e.span,
     );
+  for (const i of def.refusesNull ?? []) {
+    const a = e.args[i];
+    if (a?.k === "lit" && a.t === "NULL") throw new SqlError("Illegal use of 'NULL'", a.span);
+  }
   const args = e.args.map((a) => compile(a, ctx));
   const type = def.type(args);
   // The arguments' types go along: Druid's long math and Calcite's CHAR padding depend on them.

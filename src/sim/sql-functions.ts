@@ -38,6 +38,11 @@ export interface FnContext {
 export interface ScalarFn {
   min: number;
   max: number;
+  /**
+   * Argument positions where an untyped NULL literal is Calcite's "Illegal use of 'NULL'" (the operand type
+   * checker of Druid's operator wants a family an untyped NULL has no type for).
+   */
+  refusesNull?: readonly number[];
   type(args: ArgType[]): ArgType;
   run(args: Value[], ctx: FnContext): Value;
 }
@@ -716,7 +721,8 @@ Object.assign(SCALARS, {
     max: 2,
     type: fixed("BIGINT"),
     run: ([s, radix], ctx) => {
-      if (s === null || s === undefined) return null;
+      // A null radix is a null answer (Druid 33: PARSE_LONG('1', NULL)).
+      if (s === null || s === undefined || radix === null) return null;
       const base = numArg(radix) ?? 10;
       let text = str(s, ctx) as string;
       if (base === 16 && /^0x/i.test(text)) text = text.slice(2);
@@ -728,7 +734,6 @@ Object.assign(SCALARS, {
     },
   },
 } satisfies Record<string, ScalarFn>);
-SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
 
 /**
  * A Java regular expression as JavaScript reads it (the common syntax is shared); one that does not compile
@@ -849,9 +854,49 @@ function extreme(sign: 1 | -1): ScalarFn {
     },
   };
 }
+/**
+ * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
+ * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math
+ * functions, MOD, DIV, COALESCE and friends, and the optional zone, origin and pattern arguments take one.
+ */
+const NULL_REFUSED: Record<string, readonly number[]> = {
+  TEXTCAT: [0, 1],
+  LEFT: [0, 1],
+  RIGHT: [0, 1],
+  SUBSTRING: [0, 1],
+  BTRIM: [0],
+  LTRIM: [0],
+  RTRIM: [0],
+  REVERSE: [0],
+  REPEAT: [0, 1],
+  LPAD: [0, 1],
+  RPAD: [0, 1],
+  STRPOS: [0, 1],
+  CONTAINS_STRING: [0, 1],
+  ICONTAINS_STRING: [0, 1],
+  REGEXP_EXTRACT: [0, 1],
+  REGEXP_LIKE: [0, 1],
+  REGEXP_REPLACE: [0, 1, 2],
+  TRUNCATE: [0],
+  SAFE_DIVIDE: [0, 1],
+  PARSE_LONG: [0],
+  TIME_FLOOR: [0, 1],
+  TIME_CEIL: [0, 1],
+  TIME_SHIFT: [0, 1, 2],
+  TIME_EXTRACT: [0, 1],
+  TIME_FORMAT: [0],
+  TIME_PARSE: [0],
+  MILLIS_TO_TIMESTAMP: [0],
+  TIMESTAMP_TO_MILLIS: [0],
+  DATE_TRUNC: [0, 1],
+  TIME_IN_INTERVAL: [0, 1],
+};
+for (const [name, at] of Object.entries(NULL_REFUSED))
+  SCALARS[name] = { ...(SCALARS[name] as ScalarFn), refusesNull: at };
+SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
 SCALARS.GREATEST = extreme(1);
 SCALARS.LEAST = extreme(-1);
-SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn;
+SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn; // after NULL_REFUSED: the alias refuses what SUBSTRING does
 SCALARS.NVL = { ...(SCALARS.COALESCE as ScalarFn), min: 2, max: 2 };
 SCALARS.IFNULL = SCALARS.NVL;
 SCALARS.LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;

@@ -4,8 +4,8 @@
 // category and message. The same cases run against the emulator (test/sim/broker-sql-conformance.test.ts).
 // Constant expressions (SELECT f(…) without FROM) are folded by Calcite's planner; the same functions over the
 // columns of a small datasource of four rows (a leap day, empty text, a row of nulls, blanks) run in Druid's
-// native engine. Left out: forms a real Druid 33 answers with an internal fault (an untyped NULL argument to
-// most functions, a folded NULL TIMESTAMP, REPEAT/LPAD folded to NULL, GREATEST(NULL, NULL)).
+// native engine. Left out: forms a real Druid 33 answers with an internal fault (a constant folded to a null
+// TIMESTAMP, NaN or infinity; REPEAT/LPAD folded to NULL; GREATEST with an untyped NULL).
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -1260,6 +1260,233 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
           [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
           [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
+        ],
+      ],
+    ],
+  },
+  {
+    title:
+      "refuses an untyped NULL where Druid's operators do (\"Illegal use of 'NULL'\" at the literal), and takes it elsewhere",
+    cases: [
+      [
+        "SELECT TEXTCAT(NULL, 'a')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [16])",
+        },
+      ],
+      [
+        "SELECT LEFT('a', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [18])",
+        },
+      ],
+      [
+        "SELECT SUBSTRING(NULL, 1)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [18])",
+        },
+      ],
+      [
+        "SELECT BTRIM(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [14])",
+        },
+      ],
+      [
+        "SELECT REPEAT('a', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [20])",
+        },
+      ],
+      [
+        "SELECT LPAD(NULL, 2, 'x')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [13])",
+        },
+      ],
+      [
+        "SELECT STRPOS('a', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [20])",
+        },
+      ],
+      [
+        "SELECT CONTAINS_STRING(NULL, 'a')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [24])",
+        },
+      ],
+      [
+        "SELECT REGEXP_REPLACE('a', 'b', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [33])",
+        },
+      ],
+      [
+        "SELECT TRUNCATE(NULL, 1)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [17])",
+        },
+      ],
+      [
+        "SELECT SAFE_DIVIDE(1, NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [23])",
+        },
+      ],
+      [
+        "SELECT PARSE_LONG(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [19])",
+        },
+      ],
+      [
+        "SELECT TIME_FLOOR(TIMESTAMP '2026-01-01 00:00:00', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [52])",
+        },
+      ],
+      [
+        "SELECT TIME_SHIFT(TIMESTAMP '2026-01-01 00:00:00', 'P1D', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [59])",
+        },
+      ],
+      [
+        "SELECT TIME_EXTRACT(NULL, 'HOUR')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [21])",
+        },
+      ],
+      [
+        "SELECT TIME_FORMAT(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [20])",
+        },
+      ],
+      [
+        "SELECT MILLIS_TO_TIMESTAMP(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [28])",
+        },
+      ],
+      [
+        "SELECT DATE_TRUNC('day', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [26])",
+        },
+      ],
+      [
+        "SELECT TIME_IN_INTERVAL(TIMESTAMP '2026-01-01 00:00:00', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [58])",
+        },
+      ],
+      [
+        "SELECT LOWER(NULL), CHAR_LENGTH(NULL), CONCAT(NULL, 'a'), REPLACE(NULL, 'a', 'b'), REPLACE('a', NULL, 'b'), POSITION(NULL IN 'a'), LPAD('a', 2, NULL), BTRIM('a', NULL)",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "DEVELOPER",
+          category: "DEFENSIVE",
+          errorMessage: "Function[replace] encountered unknown exception.",
+        },
+      ],
+      [
+        "SELECT ABS(NULL), POWER(NULL, 2), SQRT(NULL), CEIL(NULL), ROUND(NULL), MOD(NULL, 2), DIV(2, NULL), NULLIF(NULL, 1), NVL(NULL, 1), PARSE_LONG('1', NULL)",
+        [
+          ["NULL", "DOUBLE", "DOUBLE", "NULL", "NULL", "INTEGER", "BIGINT", "NULL", "INTEGER", "BIGINT"],
+          [null, null, null, null, null, null, null, null, 1, null],
+        ],
+      ],
+      [
+        "SELECT TIME_FLOOR(TIMESTAMP '2026-01-01 00:00:00', 'P1D', NULL, NULL), TIME_SHIFT(TIMESTAMP '2026-01-01 00:00:00', 'P1D', 1, NULL), TIME_EXTRACT(TIMESTAMP '2026-01-01 00:00:00', 'HOUR', NULL), TIME_FORMAT(TIMESTAMP '2026-01-01 00:00:00', NULL), TIME_PARSE('2026', 'yyyy', NULL), TIMESTAMPDIFF(DAY, NULL, TIMESTAMP '2026-01-01 00:00:00')",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "BIGINT", "VARCHAR", "TIMESTAMP", "INTEGER"],
+          [
+            "2026-01-01T00:00:00.000Z",
+            "2026-01-02T00:00:00.000Z",
+            0,
+            "2026-01-01T00:00:00.000+00:00",
+            "2026-01-01T00:00:00.000Z",
+            null,
+          ],
         ],
       ],
     ],
