@@ -409,7 +409,8 @@ class Parser {
       if (this.isOp(",")) {
         this.next();
         if (this.peek().t !== "num") throw this.fail();
-        throw unsupported("LIMIT start, count");
+        // Druid's conformance level (as a real Druid 33 answered).
+        throw this.plain("'LIMIT start, count' is not allowed under the current SQL conformance level");
       }
     }
     if (this.isKw("OFFSET")) {

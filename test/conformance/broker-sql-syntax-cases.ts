@@ -214,6 +214,10 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
   ["SELECT DISTINCT FROM t", keyword("FROM", [1, 17])],
   ["SELECT (SELECT 1", token("<EOF>", [1, 16], [1, 16])],
   ["SELECT a\nFROM t\nWHERE a =", token("= <EOF>", [3, 9], [3, 9])],
+  [
+    "SELECT datasource FROM sys.segments LIMIT 1, 2",
+    plain("'LIMIT start, count' is not allowed under the current SQL conformance level"),
+  ],
   // Mistakes as people make them: tabs, comments, joins, CTEs, qualified names, aggregates' clauses.
   ["SELECT\ta FROM t WHERE", keyword("WHERE", [1, 17])],
   ["SELECT a FROM t\tWHERE\ta = = 1", token("= =", [1, 25], [1, 25])],
@@ -311,6 +315,10 @@ export const KNOWN_NOT_RUN: readonly string[] = [
   "SELECT TRUE IS UNKNOWN",
   "SELECT X'ab'",
   "EXPLAIN PLAN WITH TYPE FOR SELECT 1",
+  "SELECT (1, 2)",
+  "SELECT 1 FROM sys.segments WHERE (datasource, size) IN (('a', 1))",
+  "SELECT JSON_VALUE('{}', '$.a' DEFAULT 'x' ON EMPTY)",
+  "SELECT OVERLAY('abc' PLACING 'x' FROM 1)",
 ];
 
 export function brokerSqlSyntaxSuite(target: ConformanceTarget): void {
