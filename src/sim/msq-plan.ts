@@ -3,6 +3,7 @@ import type { Interval } from "../core/interval.js";
 import { validateId } from "./ids.js";
 import { InputError } from "./input.js";
 import { intervalText } from "./instant-text.js";
+import { channelJson } from "./json-value.js";
 import { subExprs } from "./msq-eval.js";
 import {
   planProgram,
@@ -473,7 +474,9 @@ function materialize(
   if (msq.verb === "REPLACE" && window === null) replaceAll(ingest, dataSource, out.records, catalog);
   ingest.inputSource = {
     type: "inline",
-    data: out.records.map((r) => (r.value === null ? r.raw : JSON.stringify(r.value))).join("\n"),
+    data: out.records
+      .map((r) => (r.value === null ? r.raw : JSON.stringify(r.value, channelJson)))
+      .join("\n"),
   };
   ingest.inputFormat = { type: "json" };
 }
