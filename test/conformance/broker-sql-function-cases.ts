@@ -990,7 +990,7 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
   },
   {
     title:
-      "formats and parses times: TIME_FORMAT and TIME_PARSE with patterns, zones, leap days and text that does not match",
+      "formats and parses times: TIME_FORMAT and TIME_PARSE with Joda's pattern letters (month names, offsets, week years, eras), zones, leap days, text that does not match and letters Joda refuses",
     cases: [
       [
         "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'yyyy-MM-dd'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'yyyy-MM-dd HH:mm:ss.SSS Z', 'America/Los_Angeles'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'EEE, dd MMM yyyy', 'Asia/Kolkata'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'EEEE MMMM d h a'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', '''T''HH'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', NULL, 'Asia/Tokyo')",
@@ -1071,6 +1071,63 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           ["2026-03-01T00:00:00.000Z", "2026-02-28T18:30:00.000Z", null, null, "2026-03-01T00:00:00.000Z"],
           ["2026-03-01T23:30:00.000Z", "2026-02-28T18:30:00.000Z", null, null, "2026-03-01T00:00:00.000Z"],
           ["2027-01-01T06:00:00.000Z", "2026-12-31T18:30:00.000Z", null, null, "2027-01-01T00:00:00.000Z"],
+        ],
+      ],
+      [
+        "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'xxxx ww e D'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'G C Y x k K S'), TIME_FORMAT(TIMESTAMP '2026-03-02 00:45:12.345', 'k K h H'), TIME_FORMAT(TIMESTAMP '2027-01-01 13:45:12.345', 'xxxx-ww-e'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'ZZ ZZZ', 'Europe/Paris')",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["2026 10 1 61", "AD 20 2026 2026 13 1 3", "24 0 12 0", "2026-53-5", "+01:00 Europe/Paris"],
+        ],
+      ],
+      [
+        "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'yyyy qq')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "Illegal pattern component: qq",
+        },
+      ],
+      [
+        "SELECT TIME_PARSE('2026-03-02', 'nonsense pattern q')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "Illegal pattern component: n",
+        },
+      ],
+      [
+        "SELECT TIME_PARSE('Mar 2, 2026', 'MMM d, yyyy'), TIME_PARSE('March 2, 2026', 'MMMM d, yyyy'), TIME_PARSE('20260302', 'yyyyMMdd'), TIME_PARSE('2026-3-2', 'yyyy-M-d'), TIME_PARSE('2026-03-02 1:05', 'yyyy-MM-dd H:mm')",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+          [
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T01:05:00.000Z",
+          ],
+        ],
+      ],
+      [
+        "SELECT TIME_PARSE('2026-03-02 13:45:12 +0100', 'yyyy-MM-dd HH:mm:ss Z'), TIME_PARSE('2026-03-02 13:45:12 +01:00', 'yyyy-MM-dd HH:mm:ss ZZ'), TIME_PARSE('2026-03-02 13:45:12 -0530', 'yyyy-MM-dd HH:mm:ss Z', 'Asia/Tokyo')",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+          ["2026-03-02T12:45:12.000Z", "2026-03-02T12:45:12.000Z", "2026-03-02T19:15:12.000Z"],
+        ],
+      ],
+      [
+        "SELECT TIME_PARSE(TIME_FORMAT(__time, 'MMM d, yyyy HH:mm Z'), 'MMM d, yyyy HH:mm Z'), TIME_FORMAT(__time, 'xxxx-''W''ww-e G C k K') FROM $ds ORDER BY __time",
+        [
+          ["TIMESTAMP", "VARCHAR"],
+          ["2024-02-29T12:34:00.000Z", "2024-W09-4 AD 20 12 0"],
+          ["2026-03-01T00:00:00.000Z", "2026-W09-7 AD 20 24 0"],
+          ["2026-03-01T23:30:00.000Z", "2026-W09-7 AD 20 23 11"],
+          ["2027-01-01T06:00:00.000Z", "2026-W53-5 AD 20 6 6"],
         ],
       ],
     ],
