@@ -1242,7 +1242,17 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
         ],
       ],
       [
-        "SELECT n + d, n - 1, n * 2, n / 2, d / 2, n % 3, -n, n + NULL FROM $ds ORDER BY __time",
+        "SELECT n + d, n - 1, n * 2, n / 2, d / 2, -n, n + NULL, n * 1.5 FROM $ds ORDER BY __time",
+        [
+          ["DOUBLE", "BIGINT", "BIGINT", "BIGINT", "DOUBLE", "BIGINT", "BIGINT", "DECIMAL"],
+          [12.5, 9, 20, 5, 1.25, -10, null, 15],
+          [-5.5, -4, -6, -1, -1.25, 3, null, -4.5],
+          [null, null, null, null, null, null, null, null],
+          [0.125, -1, 0, 0, 0.0625, 0, null, 0],
+        ],
+      ],
+      [
+        "SELECT n % 3 FROM $ds",
         {
           status: 400,
           errorCode: "invalidInput",
@@ -1516,14 +1526,11 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
         },
       ],
       [
-        "SELECT LOWER(NULL), CHAR_LENGTH(NULL), CONCAT(NULL, 'a'), REPLACE(NULL, 'a', 'b'), REPLACE('a', NULL, 'b'), POSITION(NULL IN 'a'), LPAD('a', 2, NULL), BTRIM('a', NULL)",
-        {
-          status: 500,
-          errorCode: "general",
-          persona: "DEVELOPER",
-          category: "DEFENSIVE",
-          errorMessage: "Function[replace] encountered unknown exception.",
-        },
+        "SELECT LOWER(NULL), CHAR_LENGTH(NULL), CONCAT(NULL, 'a'), REPLACE(NULL, 'a', 'b'), POSITION(NULL IN 'a'), LPAD('a', 2, NULL), BTRIM('a', NULL)",
+        [
+          ["NULL", "INTEGER", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR"],
+          [null, null, null, null, null, null, "a"],
+        ],
       ],
       [
         "SELECT ABS(NULL), POWER(NULL, 2), SQRT(NULL), CEIL(NULL), ROUND(NULL), MOD(NULL, 2), DIV(2, NULL), NULLIF(NULL, 1), NVL(NULL, 1), PARSE_LONG('1', NULL)",
