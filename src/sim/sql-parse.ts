@@ -77,6 +77,37 @@ const RESERVED = new Set([
 ]);
 const isReserved = (word: string) => RESERVED.has(word.toUpperCase());
 
+/**
+ * Calcite's reserved words (its SQL reference, "Keywords"; SQL:2011's reserved list) that a name or an alias may
+ * not be unquoted — `SELECT COUNT(*) AS count` is refused at `AS`, as a real Druid 33 answered — though many of
+ * them start an expression (functions, literals).
+ */
+const NAME_RESERVED = new Set([
+  ...RESERVED,
+  ...(
+    "ABS ALL ALLOCATE ALTER ANY ARE ARRAY ASYMMETRIC AT AVG BEGIN BIGINT BINARY BLOB BOOLEAN BOTH CALL CARDINALITY " +
+    "CAST CEIL CEILING CHAR CHARACTER CHAR_LENGTH CHARACTER_LENGTH CHECK CLOB CLOSE COALESCE COLLATE COLLECT COLUMN " +
+    "COMMIT CONDITION CONNECT CONSTRAINT CONVERT CORR CORRESPONDING COUNT COVAR_POP COVAR_SAMP CREATE CUBE CUME_DIST " +
+    "CURRENT CURRENT_CATALOG CURRENT_DATE CURRENT_PATH CURRENT_ROLE CURRENT_SCHEMA CURRENT_TIME CURRENT_TIMESTAMP " +
+    "CURRENT_USER CURSOR CYCLE DATE DAY DEALLOCATE DEC DECIMAL DECLARE DEFAULT DELETE DENSE_RANK DEREF DESCRIBE " +
+    "DETERMINISTIC DISALLOW DISCONNECT DISTINCT DOUBLE DROP DYNAMIC EACH ELEMENT ESCAPE EVERY EXEC EXECUTE EXISTS EXP " +
+    "EXPLAIN EXTEND EXTERNAL EXTRACT FALSE FIRST_VALUE FLOAT FLOOR FOR FOREIGN FREE FUNCTION FUSION GET GLOBAL GRANT " +
+    "GROUPING HOLD HOUR IDENTITY IMPORT INDICATOR INOUT INSENSITIVE INSERT INT INTEGER INTERSECTION INTERVAL INTO " +
+    "LAG LANGUAGE LARGE LAST_VALUE LATERAL LEAD LEADING LIKE_REGEX LN LOCAL LOCALTIME LOCALTIMESTAMP LOWER MATCH MAX " +
+    "MEMBER MERGE METHOD MIN MINUTE MOD MODIFIES MODULE MONTH MULTISET NATIONAL NCHAR NCLOB NEW NEXT NO NONE " +
+    "NORMALIZE NTH_VALUE NTILE NULL NULLIF NUMERIC OCTET_LENGTH OF OLD ONLY OPEN OUT OUTER OVERLAPS OVERLAY " +
+    "PARAMETER PARTITION PERCENT_RANK PERCENTILE_CONT PERCENTILE_DISC PERIOD POSITION POWER PRECISION PREPARE " +
+    "PRIMARY PROCEDURE RANGE RANK READS REAL RECURSIVE REF REFERENCES REFERENCING RELEASE RESET RESULT RETURN " +
+    "RETURNS REVOKE ROLLBACK ROLLUP ROW ROW_NUMBER ROWS SAVEPOINT SCOPE SCROLL SEARCH SECOND SENSITIVE SESSION_USER " +
+    "SET SIMILAR SMALLINT SOME SPECIFIC SQL SQLEXCEPTION SQLSTATE SQLWARNING SQRT START STATIC STDDEV_POP " +
+    "STDDEV_SAMP STREAM SUBMULTISET SUBSTRING SUM SYMMETRIC SYSTEM SYSTEM_USER TABLE TABLESAMPLE TIME TIMESTAMP " +
+    "TINYINT TO TRAILING TRANSLATE TRANSLATION TREAT TRIGGER TRIM TRUE TRUNCATE UESCAPE UNIQUE UNKNOWN UNNEST UPDATE " +
+    "UPPER UPSERT USER VALUES VAR_POP VAR_SAMP VARBINARY VARCHAR VARYING WHENEVER WIDTH_BUCKET WITHIN WITHOUT YEAR"
+  ).split(" "),
+]);
+/** Whether a token may be a name unquoted. */
+const isName = (t: Token) => t.t === "qid" || (t.t === "id" && !NAME_RESERVED.has(t.v.toUpperCase()));
+
 /** Words of Calcite's call forms besides plain arguments (see `otherCallSyntax`). */
 const CALL_WORDS = new Set(
   "RETURNING ON PLACING USING WITH WITHOUT ERROR DEFAULT NULL ABSENT EMPTY ORDER SEPARATOR FORMAT KEY VALUE ENCODING SIMILAR".split(
@@ -135,6 +166,8 @@ const CAST_TYPES: Record<string, SqlType> = {
 
 class Parser {
   #i = 0;
+  /** A validator's refusal found while parsing, raised once the whole text parsed (parse errors come first). */
+  #invalid: SqlError | null = null;
   /** Whether the last construct read (a select item, a FROM item) could still take an alias: an identifier. */
   #aliasOk = false;
   readonly toks: Token[];
@@ -223,12 +256,13 @@ class Parser {
     const t = this.peek(offset);
     if (t.t === "qid") return true;
     if (t.t === "op") return t.v === "(";
-    return t.t === "id" && !isReserved(t.v);
+    // UNNEST(…), LATERAL (…), TABLE(…): Druid's FROM items the emulator names as not run.
+    return t.t === "id" && (isName(t) || ["UNNEST", "LATERAL", "TABLE"].includes(t.v.toUpperCase()));
   }
   /** Whether the token `offset` ahead is an identifier (an alias, a name). */
   isIdent(offset = 0): boolean {
     const t = this.peek(offset);
-    return t.t === "qid" || (t.t === "id" && !isReserved(t.v));
+    return isName(t);
   }
   /**
    * A connector (`AND`, `=`, `,`, `WHERE` …) at the current token: JavaCC takes it only with what follows it, so
@@ -240,7 +274,12 @@ class Parser {
 
   /** A set operation after a query: Druid runs UNION ALL and more; the conformance level refuses MINUS. */
   setOperation(): void {
-    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) throw unsupported("UNION");
+    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) {
+      const n = this.isKw("ALL", 1) || this.isKw("DISTINCT", 1) ? 2 : 1;
+      if (!["SELECT", "WITH", "VALUES", "TABLE"].some((kw) => this.isKw(kw, n)) && !this.isOp("(", n))
+        throw this.fail(1, false, n);
+      throw unsupported("UNION");
+    }
     if (this.isKw("MINUS")) throw this.plain("MINUS is not allowed under the current SQL conformance level");
   }
 
@@ -249,6 +288,7 @@ class Parser {
     this.acceptOp(";");
     this.setOperation();
     if (this.peek().t !== "eof") throw this.fail(1, this.#aliasOk);
+    if (this.#invalid) throw this.#invalid;
   }
 
   statement(): Statement {
@@ -285,6 +325,7 @@ class Parser {
   finish(): void {
     this.setOperation();
     if (this.peek().t !== "eof") throw this.fail(1, this.#aliasOk);
+    if (this.#invalid) throw this.#invalid;
   }
 
   /**
@@ -405,7 +446,7 @@ class Parser {
     if (this.isKw("LIMIT")) {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
       this.next();
-      q.limit = this.count("LIMIT");
+      q.limit = this.count();
       if (this.isOp(",")) {
         this.next();
         if (this.peek().t !== "num") throw this.fail();
@@ -416,12 +457,12 @@ class Parser {
     if (this.isKw("OFFSET")) {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
       this.next();
-      q.offset = this.count("OFFSET");
+      q.offset = this.count();
       if (!this.acceptKw("ROWS")) this.acceptKw("ROW");
     }
     if (this.acceptKw("FETCH")) {
       if (!this.acceptKw("FIRST")) this.expectKw("NEXT");
-      q.limit = this.count("FETCH");
+      q.limit = this.count();
       if (!this.acceptKw("ROWS")) this.expectKw("ROW");
       this.expectKw("ONLY");
     }
@@ -437,17 +478,20 @@ class Parser {
   }
 
   /** A row count after LIMIT, OFFSET or FETCH: Calcite takes an unsigned number (a decimal is truncated). */
-  count(what: string): number {
-    const t = this.next();
-    if (t.t !== "num") throw new SqlError(`${what} expects a number`, [t.at, t.at]);
-    return Math.trunc(Number(t.v));
+  count(): number {
+    if (this.peek().t !== "num") throw this.fail();
+    this.#aliasOk = false;
+    return Math.trunc(Number(this.next().v));
   }
 
   orderKey(): OrderKey {
     const expr = this.expr();
     const desc = this.acceptKw("DESC");
     if (!desc) this.acceptKw("ASC");
-    if (this.isKw("NULLS")) throw unsupported("NULLS FIRST/LAST");
+    if (this.isKw("NULLS")) {
+      this.connector(this.isKw("FIRST", 1) || this.isKw("LAST", 1), false);
+      throw unsupported("NULLS FIRST/LAST");
+    }
     this.#aliasOk = false;
     return { expr, desc };
   }
@@ -776,9 +820,17 @@ class Parser {
     return alias;
   }
 
+  /** A keyword argument (a type name, a time unit): any word. */
+  word(): string {
+    const t = this.peek();
+    if (t.t !== "id" || isReserved(t.v)) throw this.fail(1, true);
+    this.next();
+    return t.v;
+  }
+
   ident(): string {
     const t = this.peek();
-    if (t.t !== "qid" && !(t.t === "id" && !isReserved(t.v))) throw this.fail(1, true);
+    if (!isName(t)) throw this.fail(1, true);
     this.next();
     return t.v;
   }
@@ -948,7 +1000,10 @@ class Parser {
         // Adjacent literals are one string to Calcite's parser; its validator has no function for the chain.
         let last = t;
         while (this.peek().t === "str") last = this.next();
-        throw new SqlError("No match found for function signature $LiteralChain", [t.at, last.end - 1]);
+        this.#invalid ??= new SqlError("No match found for function signature $LiteralChain", [
+          t.at,
+          last.end - 1,
+        ]);
       }
       return { k: "lit", v: t.v, t: "CHAR", span: [t.at, t.end - 1] };
     }
@@ -1066,7 +1121,7 @@ class Parser {
   cast(): Expr {
     const e = this.expr();
     this.expectKw("AS");
-    const type = this.ident().toUpperCase();
+    const type = this.word().toUpperCase();
     const target = CAST_TYPES[type];
     if (!target) throw unsupported(`CAST to ${type}`);
     if (this.acceptOp("(")) {
@@ -1084,7 +1139,7 @@ class Parser {
     if (name === "FLOOR" || name === "CEIL") {
       const e = this.expr();
       if (this.acceptKw("TO")) {
-        const unit = this.ident().toUpperCase();
+        const unit = this.word().toUpperCase();
         this.expectOp(")");
         // `FLOOR/CEIL(ts TO unit)` is TIME_FLOOR/TIME_CEIL with the unit's period (docs/querying/sql-scalar.md).
         const call = fn(name === "CEIL" ? "TIME_CEIL" : "TIME_FLOOR", [
@@ -1096,7 +1151,7 @@ class Parser {
       args.push(e);
     } else if (name === "TIMESTAMPDIFF" || name === "TIMESTAMPADD") {
       // The first argument is a time unit keyword, not an expression.
-      const unit = this.ident().toUpperCase();
+      const unit = this.word().toUpperCase();
       args.push({ k: "lit", v: unit, t: "CHAR" });
       this.expectOp(",");
       args.push(this.expr());
@@ -1111,7 +1166,7 @@ class Parser {
       } else while (this.acceptOp(",")) args.push(this.expr());
     } else if (name === "EXTRACT") {
       // `EXTRACT(unit FROM expr)`: the unit is a keyword (docs/querying/sql-scalar.md, date and time functions).
-      args.push({ k: "lit", v: this.ident().toUpperCase(), t: "CHAR" });
+      args.push({ k: "lit", v: this.word().toUpperCase(), t: "CHAR" });
       this.expectKw("FROM");
       args.push(this.expr());
     } else if (name === "POSITION") {
@@ -1138,7 +1193,7 @@ class Parser {
       while (this.listComma()) args.push(this.expr());
     }
     // `JSON_VALUE(x, p RETURNING type)` is a CAST of its VARCHAR result (sql-json.ts).
-    const returning = name === "JSON_VALUE" && this.acceptKw("RETURNING") ? this.ident().toUpperCase() : null;
+    const returning = name === "JSON_VALUE" && this.acceptKw("RETURNING") ? this.word().toUpperCase() : null;
     if (returning !== null && (this.isKw("ARRAY") || !CAST_TYPES[returning]))
       throw unsupported(`JSON_VALUE … RETURNING ${returning}${this.isKw("ARRAY") ? " ARRAY" : ""}`);
     this.otherCallSyntax(name);
