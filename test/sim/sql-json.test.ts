@@ -6,7 +6,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readInput } from "../../src/sim/input.js";
-import { JsonValue, javaDouble, readJson, storedJson, writeJson } from "../../src/sim/json-value.js";
+import {
+  fromPlain,
+  JsonValue,
+  javaDouble,
+  jsonCell,
+  nestedColumnType,
+  readJson,
+  storedJson,
+  writeJson,
+} from "../../src/sim/json-value.js";
 import { javaHashOrder, parseJsonPath } from "../../src/sim/sql-json.js";
 import { startTestSim, type TestSim } from "../helpers/sim.js";
 
@@ -41,12 +50,36 @@ describe("JSON values as Jackson reads and writes them", () => {
     expect(writeJson(readJson('{"2":"b","1":"a","x":null}').value)).toBe('{"2":"b","1":"a","x":null}');
   });
 
-  it("reads a nested column's stored cell back, whatever held it (text, computed value, input object)", () => {
-    expect(storedJson('{"a":1}')?.stored).toBe(true);
-    expect(String(storedJson('{"a":1}'))).toBe('{"a":1}');
-    expect(String(storedJson(new JsonValue(readJson("[1,2]").value)))).toBe("[1,2]");
-    expect(String(storedJson({ x: 1, y: [true, 0.5] }))).toBe('{"x":1,"y":[true,0.5]}');
+  it("keeps a nested column's literals as themselves and anything else as tagged JSON text, and reads both back", () => {
+    const cells = ["a", 7, 0.5, { x: 1 }, [1, 2], true, 1.0, 12345678901234567890n].map((v) =>
+      jsonCell(new JsonValue(typeof v === "number" && v === 1 ? 1 : fromPlain(v))),
+    );
+    expect(cells.slice(0, 3)).toEqual(["a", 7, 0.5]);
+    expect(JSON.parse(JSON.stringify(cells.slice(3)))).toEqual([
+      { "$segops.nestedJson": '{"x":1}' },
+      { "$segops.nestedJson": "[1,2]" },
+      { "$segops.nestedJson": "true" },
+      { "$segops.nestedJson": "1.0" },
+      { "$segops.nestedJson": "12345678901234567890" },
+    ]);
+    // Read back after a round trip through persisted (JSON) state.
+    const back = JSON.parse(JSON.stringify(cells)).map((c: unknown) => String(storedJson(c)));
+    expect(back).toEqual(['"a"', "7", "0.5", '{"x":1}', "[1,2]", "true", "1.0", "12345678901234567890"]);
     expect(storedJson(null)).toBeNull();
+    expect(storedJson('{"a":1}')?.stored).toBe(true);
+  });
+
+  it("types a json dimension by its cells as Druid 33's nested column indexer does", () => {
+    const type = (...values: unknown[]) => nestedColumnType(values.map(jsonCell));
+    expect(type("a", null, "b")).toBe("VARCHAR");
+    expect(type(1, 2)).toBe("BIGINT");
+    expect(type(1, 2.5)).toBe("DOUBLE");
+    expect(type("x", 3)).toBe("VARCHAR");
+    expect(type([1, 2], ["z"], [])).toBe("ARRAY");
+    expect(type([1], 2)).toBe("OTHER");
+    expect(type({ k: 1 }, "q")).toBe("OTHER");
+    expect(type(true)).toBe("OTHER");
+    expect(type(null, null)).toBe("VARCHAR");
   });
 
   it("orders keys as a Java HashMap of strings iterates them", () => {
