@@ -251,6 +251,22 @@ class Parser {
     if (upper === "LEFT" || upper === "RIGHT") return this.isOp("(", offset + 1);
     return !NOT_OPERANDS.has(upper);
   }
+  /**
+   * `INTERVAL`, `TIMESTAMP` or `DATE` without the literal that completes it: Calcite's lookahead reads one token
+   * further into a typed literal, so Druid reports three tokens (`[- INTERVAL DAY]`, `[>= TIMESTAMP <EOF>]`).
+   */
+  literalGap(offset: number): boolean {
+    if (this.isKw("INTERVAL", offset)) {
+      const next = this.peek(offset + 1);
+      return !(
+        next.t === "str" ||
+        next.t === "num" ||
+        this.isOp("-", offset + 1) ||
+        this.isOp("+", offset + 1)
+      );
+    }
+    return (this.isKw("TIMESTAMP", offset) || this.isKw("DATE", offset)) && this.peek(offset + 1).t !== "str";
+  }
   /** Whether the token `offset` ahead can start a FROM item. */
   startsTable(offset = 0): boolean {
     const t = this.peek(offset);
@@ -270,6 +286,14 @@ class Parser {
    */
   connector(follows: boolean, identOk: boolean): void {
     if (!follows) throw this.fail(2, identOk);
+  }
+  /**
+   * A binary operator (`=`, `+`, `AND` …) at the current token, taken only before an operand; its lookahead reads
+   * into a typed literal, which must be complete.
+   */
+  operator(identOk: boolean): void {
+    if (this.literalGap(1)) throw this.fail(3, identOk);
+    this.connector(this.startsExpr(1), identOk);
   }
 
   /** A set operation after a query: Druid runs UNION ALL and more; the conformance level refuses MINUS. */
@@ -848,7 +872,7 @@ class Parser {
   /** `AND`/`OR`, taken only before an operand. */
   logical(kw: string): boolean {
     if (!this.isKw(kw)) return false;
-    this.connector(this.startsExpr(1), true);
+    this.operator(true);
     this.next();
     return true;
   }
@@ -863,7 +887,7 @@ class Parser {
     if (t.t === "op" && ["=", "!=", "<>", "<", "<=", ">", ">="].includes(t.v)) {
       if (["ANY", "SOME", "ALL"].some((kw) => this.isKw(kw, 1)) && this.isOp("(", 2))
         throw unsupported(`Quantified comparison ${t.v} ${this.peek(1).v.toUpperCase()}`);
-      this.connector(this.startsExpr(1), false);
+      this.operator(false);
       this.next();
       const r = this.add();
       return { k: "bin", op: t.v === "<>" ? "!=" : t.v, l, r, span: this.spanFrom(start) };
@@ -949,7 +973,7 @@ class Parser {
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "+" || t.v === "-" || t.v === "||")) {
-        this.connector(this.startsExpr(1), false);
+        this.operator(false);
         this.next();
         const r = this.mul();
         l = { k: "bin", op: t.v, l, r, span: this.spanFrom(start) };
@@ -965,7 +989,7 @@ class Parser {
         // Druid runs Calcite at a conformance level without `%` (MOD is its remainder), as Druid 33 answered.
         throw new SqlError("Percent remainder '%' is not allowed under the current SQL conformance level");
       if (t.t === "op" && (t.v === "*" || t.v === "/")) {
-        this.connector(this.startsExpr(1), false);
+        this.operator(false);
         this.next();
         const r = this.unary();
         l = { k: "bin", op: t.v, l, r, span: this.spanFrom(start) };
@@ -984,7 +1008,7 @@ class Parser {
     return e;
   }
   primary(): Expr {
-    if (!this.startsExpr()) throw this.fail(1, true);
+    if (!this.startsExpr() || this.literalGap(0)) throw this.fail(1, true);
     const t = this.next();
     if (t.t === "num") {
       const integer = /^[0-9]+$/.test(t.v);

@@ -338,6 +338,18 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
   ["SELECT 1 AS left FROM sys.segments", keyword("AS", [1, 10])],
   ["SELECT 1 AS right FROM sys.segments", keyword("AS", [1, 10])],
   ["SELECT 1 AS current_date FROM sys.segments", keyword("AS", [1, 10])],
+  // Typed literals (INTERVAL, TIMESTAMP, DATE) without their literal: an operator's lookahead reads into them.
+  ["SELECT a FROM t WHERE __time > DATE", token("> DATE <EOF>", [1, 30], [1, 30])],
+  ["SELECT a FROM t WHERE __time > TIMESTAMP 5", token("> TIMESTAMP 5", [1, 30], [1, 30])],
+  ["SELECT INTERVAL", keyword("INTERVAL", [1, 8])],
+  ["SELECT a FROM t WHERE a = 1 AND TIMESTAMP", keyword("AND", [1, 29])],
+  ["SELECT 1, INTERVAL", keyword("INTERVAL", [1, 11])],
+  ["SELECT a FROM t WHERE __time BETWEEN TIMESTAMP AND 1", keyword("TIMESTAMP", [1, 38])],
+  [
+    "SELECT a FROM t WHERE __time >= CURRENT_TIMESTAMP - INTERVAL DAY",
+    token("- INTERVAL DAY", [1, 51], [1, 51]),
+  ],
+  ["SELECT a FROM t WHERE __time >= TIMESTAMP", token(">= TIMESTAMP <EOF>", [1, 30], [1, 31])],
 ];
 
 /**
