@@ -48,7 +48,7 @@ export function columnTypes(plan: IngestPlan, result: IngestResult): Record<stri
           ? "FLOAT"
           : t === "double"
             ? "DOUBLE"
-            : t === "json"
+            : t === "json" || t === "auto"
               ? result.chunks.some((c) => c.rows === null)
                 ? "OTHER"
                 : nestedColumnType(result.chunks.flatMap((c) => (c.rows ?? []).map((r) => r[d])))

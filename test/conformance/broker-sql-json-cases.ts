@@ -20,6 +20,8 @@ const ROWS = [
     d: 1.5,
     mix: "x",
     list: [1, 2],
+    au: "q",
+    au2: 1,
   },
   {
     time: "2026-03-01T01:00:00Z",
@@ -31,6 +33,8 @@ const ROWS = [
     d: 2,
     mix: 3,
     list: ["z"],
+    au: { k: 1 },
+    au2: 2,
   },
   { time: "2026-03-01T02:00:00Z", name: "c", sval: { nested: { deep: "yes" } } },
   {
@@ -59,6 +63,7 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
           dimensions: [
             "name",
             ...["obj", "sval", "s", "n", "d", "mix", "list", "none"].map((name) => ({ type: "json", name })),
+            ...["au", "au2"].map((name) => ({ type: "auto", name })),
           ],
         },
         granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
@@ -159,6 +164,15 @@ export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
         ["b", "b", 2, 2, "3", '["z"]', null],
         ["c", null, null, null, null, null, null],
         ["d", "d", -5, 0.25, "7.5", "[]", null],
+      ]);
+      // `auto` dimensions are the same nested columns.
+      expect(await answer("SELECT name, au, au2 FROM $ds")).toEqual([
+        ["name", "au", "au2"],
+        ...typed(V, J, ["LONG", "BIGINT"]),
+        ["a", '"q"', 1],
+        ["b", '{"k":1}', 2],
+        ["c", null, null],
+        ["d", null, null],
       ]);
     });
 
