@@ -395,6 +395,9 @@ class Parser {
         if (!this.acceptKw("ASC")) this.acceptKw("DESC");
       } while (this.acceptOp(","));
     }
+    // CLUSTERED BY without PARTITIONED BY parses (Druid 33's validator refuses it, msq-plan.ts answers that); a
+    // PARTITIONED BY after it is no name (a real Druid 33 answered `[PARTITIONED]`).
+    this.#aliasOk = false;
     return verb;
   }
 

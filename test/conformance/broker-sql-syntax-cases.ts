@@ -350,6 +350,17 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
     token("- INTERVAL DAY", [1, 51], [1, 51]),
   ],
   ["SELECT a FROM t WHERE __time >= TIMESTAMP", token(">= TIMESTAMP <EOF>", [1, 30], [1, 31])],
+  // Druid's ingestion clauses, which the Broker parses and then refuses to run.
+  [
+    "INSERT INTO t SELECT 1 CLUSTERED BY 1",
+    plain("INSERT operations are not supported by requested SQL engine [native], consider using MSQ."),
+  ],
+  ["INSERT INTO t SELECT 1 CLUSTERED BY 1 PARTITIONED BY DAY", token("PARTITIONED", [1, 39], [1, 49])],
+  [
+    "REPLACE INTO t OVERWRITE ALL SELECT 1 PARTITIONED BY DAY CLUSTERED BY 1",
+    plain("REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ."),
+  ],
+  ["INSERT INTO t SELECT 1 PARTITIONED BY DAY CLUSTERED BY", token("<EOF>", [1, 54], [1, 54])],
 ];
 
 /**
