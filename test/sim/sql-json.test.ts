@@ -165,6 +165,44 @@ describe("Druid's nested-column and unnest examples as MSQ ingestions", () => {
     ]);
   });
 
+  it("docs--querying--nested-columns--L312.sql over inline rows: JSON functions of COMPLEX<json> input columns", async () => {
+    const s = await startTestSim({ handoffDelayMs: 0 });
+    const row = {
+      time: "2022-06-13T10:10:35Z",
+      product: "Bike",
+      department: "Sports",
+      shipTo: {
+        firstName: "Henry",
+        lastName: "Wuckert",
+        address: { street: "5643 Jan Walk", city: "Lake Bridget" },
+      },
+      details: { color: "ivory", price: 955.5 },
+    };
+    // The fixture reads an http source the emulator does not fetch; the same query over the row inline.
+    const query = readFileSync(join(FIXTURES, "docs--querying--nested-columns--L312.sql"), "utf8").replace(
+      /'\{"type":"http"[^']*'/,
+      `'${JSON.stringify({ type: "inline", data: JSON.stringify(row) })}'`,
+    );
+    expect(query).toContain('"type":"inline"');
+    const res = await s.post("/druid/v2/sql/task", { query, context: { simDurationMs: 1_000 } });
+    expect(res.status).toBe(202);
+    await s.advance(2_000);
+    const st = (await s.get(`/druid/indexer/v1/task/${res.json.taskId}/status`)).json.status;
+    expect(st.statusCode).toBe("SUCCESS");
+    // JSON_OBJECT's keys come in the HashMap order a real Druid 33 gave for these three (broker-sql-json-cases.ts).
+    expect(await sql(s, "SELECT * FROM msq_nested_data_transform_example")).toEqual([
+      ["__time", "firstName", "lastName", "address", "productDetails"],
+      ["TIMESTAMP", "VARCHAR", "VARCHAR", "OTHER", "OTHER"],
+      [
+        "2022-06-13T10:10:35.000Z",
+        "Henry",
+        "Wuckert",
+        '{"street":"5643 Jan Walk","city":"Lake Bridget"}',
+        '{"product":"Bike","details":{"color":"ivory","price":955.5},"department":"Sports"}',
+      ],
+    ]);
+  });
+
   it("docs--tutorials--tutorial-unnest-arrays--L61.sql: comma-separated objects are seven rows", async () => {
     const s = await ingest("docs--tutorials--tutorial-unnest-arrays--L61.sql");
     // The rows a real Druid 33 ingested from the same inline data with the json input format (a native batch
