@@ -341,9 +341,14 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
   }
   const l = compile(e.l, ctx);
   const r = compile(e.r, ctx);
-  if (e.op === "||")
+  if (e.op === "||") {
+    // CHAR stays CHAR (Druid 33: 'a' || 'bc' and 'a' || NULL are CHAR), anything else with text is VARCHAR.
+    const chars =
+      [l, r].every((x) => x.type === "CHAR" || x.type === "NULL") && [l, r].some((x) => x.type === "CHAR");
     return {
-      type: "VARCHAR",
+      ...(chars
+        ? { type: "CHAR" as const, charLen: (l.charLen ?? 0) + (r.charLen ?? 0) }
+        : { type: "VARCHAR" as const }),
       fn: (env) => {
         const a = l.fn(env);
         const b = r.fn(env);
@@ -352,6 +357,7 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
           : `${typedText(a, l.type, ctx.timeZone)}${typedText(b, r.type, ctx.timeZone)}`;
       },
     };
+  }
   if (["+", "-", "*", "/", "%"].includes(e.op)) {
     const types = [l.type, r.type];
     if (e.op === "+")

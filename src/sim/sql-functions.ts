@@ -11,7 +11,6 @@ import {
   parseTime,
   parseTimestampLiteral,
   resolveZone,
-  timestampText,
   UTC,
   type Zone,
 } from "./sql-time.js";
@@ -90,9 +89,19 @@ export function msOf(v: Exclude<Value, null>): number {
   return v instanceof Timestamp ? v.ms : typeof v === "number" ? v : Date.parse(String(v));
 }
 
-/** Text of a value inside an expression (`||`, LIKE, LOWER): timestamps in the query's zone. */
+/**
+ * Text of a value inside an expression (`||`, LIKE, LOWER): a timestamp as Calcite casts it to VARCHAR, SQL's
+ * 'yyyy-MM-dd HH:mm:ss' in the query's zone without milliseconds (Druid 33: `__time || ''`, `LOWER(__time)`,
+ * `__time LIKE '2026-03-01 %'`).
+ */
 export function textOf(v: Exclude<Value, null>, zone: Zone): string {
-  return v instanceof Timestamp ? timestampText(v.ms, zone) : String(v);
+  return v instanceof Timestamp ? sqlTimeText(v.ms, zone, false) : String(v);
+}
+
+function sqlTimeText(ms: number, zone: Zone, date: boolean): string {
+  return DateTime.fromMillis(ms, { zone: luxonZone(zone) }).toFormat(
+    date ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss",
+  );
 }
 
 /** Zone ids that name UTC itself (so `resolveZone`'s UTC is not a fallback for them). */
@@ -117,8 +126,9 @@ export function javaDouble(x: number): string {
 
 const FRACTIONAL = new Set<SqlType>(["DOUBLE", "FLOAT", "DECIMAL"]);
 
-/** Text of a value of a known SQL type (a DOUBLE as Java writes it); timestamps and the rest as `textOf`. */
+/** Text of a value of a known SQL type: a DOUBLE as Java writes it, a DATE as 'yyyy-MM-dd'; else `textOf`. */
 export function typedText(v: Exclude<Value, null>, type: SqlType | undefined, zone: Zone): string {
+  if (v instanceof Timestamp) return sqlTimeText(v.ms, zone, type === "DATE");
   return typeof v === "number" && type !== undefined && FRACTIONAL.has(type)
     ? javaDouble(v)
     : textOf(v, zone);
@@ -130,10 +140,6 @@ export function typedText(v: Exclude<Value, null>, type: SqlType | undefined, zo
  * writes it.
  */
 export function castText(v: Exclude<Value, null>, from: SqlType | undefined, zone: Zone): string {
-  if (v instanceof Timestamp) {
-    const d = DateTime.fromMillis(v.ms, { zone: luxonZone(zone) });
-    return d.toFormat(from === "DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
-  }
   return typedText(v, from, zone);
 }
 
@@ -387,26 +393,29 @@ export const SCALARS: Record<string, ScalarFn> = {
     min: 1,
     max: 1,
     type: textLike,
-    run: ([v], ctx) => str(v ?? null, ctx)?.toLowerCase() ?? null,
+    run: ([v], ctx) => str(v ?? null, ctx, 0)?.toLowerCase() ?? null,
   },
   UPPER: {
     min: 1,
     max: 1,
     type: textLike,
-    run: ([v], ctx) => str(v ?? null, ctx)?.toUpperCase() ?? null,
+    run: ([v], ctx) => str(v ?? null, ctx, 0)?.toUpperCase() ?? null,
   },
   CHAR_LENGTH: {
     min: 1,
     max: 1,
     type: fixed("INTEGER"),
-    run: ([v], ctx) => str(v ?? null, ctx)?.length ?? null,
+    run: ([v], ctx) => str(v ?? null, ctx, 0)?.length ?? null,
   },
   CONCAT: {
     min: 1,
     max: Number.POSITIVE_INFINITY,
     type: fixed("VARCHAR"),
+    // Druid's concat expression sees a TIMESTAMP as its epoch milliseconds (Druid 33: CONCAT(__time, '!')).
     run: (args, ctx) =>
-      args.some((a) => a === null) ? null : args.map((a, i) => str(a, ctx, i) as string).join(""),
+      args.some((a) => a === null)
+        ? null
+        : args.map((a, i) => (a instanceof Timestamp ? String(a.ms) : (str(a, ctx, i) as string))).join(""),
   },
   ABS: {
     min: 1,

@@ -2055,6 +2055,51 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
       ],
     ],
   },
+  {
+    title:
+      "reads times as text and keeps CHAR in ||: a TIMESTAMP in LOWER, ||, LIKE as SQL's 'yyyy-MM-dd HH:mm:ss', in CONCAT as epoch milliseconds",
+    cases: [
+      [
+        "SELECT LOWER(__time), CONCAT(__time, '!'), __time || '', CHAR_LENGTH(__time), UPPER(CAST(__time AS DATE)) FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"],
+          ["2024-02-29 12:34:56", "1709210096789!", "2024-02-29 12:34:56", 19, "2024-02-29"],
+          ["2026-03-01 00:00:00", "1772323200000!", "2026-03-01 00:00:00", 19, "2026-03-01"],
+          ["2026-03-01 23:30:00", "1772407800000!", "2026-03-01 23:30:00", 19, "2026-03-01"],
+          ["2027-01-01 06:00:00", "1798783200000!", "2027-01-01 06:00:00", 19, "2027-01-01"],
+        ],
+      ],
+      ["SELECT COUNT(*) FROM $ds WHERE __time LIKE '2026-03-01 %'", [["BIGINT"], [2]]],
+      [
+        "SELECT __time || '', CONCAT(__time, '') FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR"],
+          ["2024-02-29 18:04:56", "1709210096789"],
+          ["2026-03-01 05:30:00", "1772323200000"],
+          ["2026-03-02 05:00:00", "1772407800000"],
+          ["2027-01-01 11:30:00", "1798783200000"],
+        ],
+        { sqlTimeZone: "Asia/Kolkata" },
+      ],
+      [
+        "SELECT 'a' || 'bc', 'a' || NULL, s || 'x', 'ab' || s, CONCAT('a', 'b'), 'a' || 1, 1 || 2 FROM $ds ORDER BY __time",
+        [
+          ["CHAR", "CHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["abc", null, "Hellox", "abHello", "ab", "a1", "12"],
+          ["abc", null, "x", "ab", "ab", "a1", "12"],
+          ["abc", null, null, null, "ab", "a1", "12"],
+          ["abc", null, "  pad  x", "ab  pad  ", "ab", "a1", "12"],
+        ],
+      ],
+      [
+        "SELECT TIMESTAMP '2026-03-02 13:45:12' || '', LOWER(TIMESTAMP '2026-03-02 13:45:12')",
+        [
+          ["VARCHAR", "VARCHAR"],
+          ["2026-03-02 13:45:12", "2026-03-02 13:45:12"],
+        ],
+      ],
+    ],
+  },
 ];
 
 function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
