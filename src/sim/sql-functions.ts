@@ -681,10 +681,12 @@ function extract(ms: number, unit: string, zone: Zone): number | null {
  */
 function round(x: number, scale: number): number {
   if (!Number.isFinite(x)) return x;
-  const [digits, exp = "0"] = String(Math.abs(x)).split("e");
   // Shift the decimal point by text, not by a multiplication that would change the double.
-  const shifted = Math.round(Number(`${digits}e${Number(exp) + scale}`));
-  const back = Number(`${shifted}e${-scale}`);
+  const shiftText = (v: number, n: number) => {
+    const [digits, exp = "0"] = String(v).split("e");
+    return Number(`${digits}e${Number(exp) + n}`);
+  };
+  const back = shiftText(Math.round(shiftText(Math.abs(x), scale)), -scale);
   return x < 0 ? -back : back;
 }
 
@@ -1037,6 +1039,11 @@ for (const [name, at] of Object.entries(NULL_REFUSED))
 for (const [name, operands] of Object.entries(OPERANDS))
   SCALARS[name] = { ...(SCALARS[name] as ScalarFn), operands };
 SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
+// TRIM(x) is Calcite's own TRIM, typed like its operand: an untyped NULL gives NULL (Druid 33: TRIM(NULL)).
+SCALARS.TRIM = {
+  ...(SCALARS.TRIM as ScalarFn),
+  type: (a) => (a[0]?.type === "NULL" ? { type: "NULL" } : { type: "VARCHAR" }),
+};
 SCALARS.GREATEST = extreme(1);
 SCALARS.LEAST = extreme(-1);
 SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn; // after NULL_REFUSED: the alias refuses what SUBSTRING does

@@ -2100,6 +2100,33 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
       ],
     ],
   },
+  {
+    title:
+      "writes doubles and rounds them as Java does: Double.toString's forms, ROUND at the edges of a double",
+    cases: [
+      [
+        "SELECT CAST(CAST(12345678 AS DOUBLE) AS VARCHAR), CAST(CAST(1234567 AS DOUBLE) AS VARCHAR), CAST(CAST(0.0001 AS DOUBLE) AS VARCHAR), CAST(CAST(0.001 AS DOUBLE) AS VARCHAR), CAST(CAST(-0.5 AS DOUBLE) AS VARCHAR), CAST(CAST(123456789012 AS DOUBLE) AS VARCHAR), CAST(CAST(1.5e-10 AS DOUBLE) AS VARCHAR)",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["1.2345678E7", "1234567.0", "1.0E-4", "0.001", "-0.5", "1.23456789012E11", "1.5E-10"],
+        ],
+      ],
+      [
+        "SELECT ROUND(CAST(1e21 AS DOUBLE), 2), ROUND(CAST(123.456 AS DOUBLE), -1), ROUND(CAST(0.5 AS DOUBLE)), ROUND(CAST(1.45 AS DOUBLE), 1), ROUND(CAST(-1.45 AS DOUBLE), 1), ROUND(CAST(2.345e-5 AS DOUBLE), 7)",
+        [
+          ["DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE"],
+          [1e21, 120, 1, 1.5, -1.5, 2.35e-5],
+        ],
+      ],
+      [
+        "SELECT TRIM(NULL), TRIM('  a  ')",
+        [
+          ["NULL", "VARCHAR"],
+          [null, "a"],
+        ],
+      ],
+    ],
+  },
 ];
 
 function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
