@@ -86,6 +86,8 @@ interface CostRun {
   seenSucceeded: number;
   /** The poller's process's event-loop delay over the run (real ms; `monitorEventLoopDelay`). */
   loopDelay: { p99: number; max: number };
+  /** Gaps between consecutive status lookups' answers (sim ms). */
+  lookupGaps: number[];
 }
 
 function planBackfill(dataDir: string, durations: readonly number[]): PlannedJob {
@@ -111,6 +113,8 @@ interface CostEnv {
   time: SimTime;
   /** The emulator's per-task event timelines (`GET /__sim/stats`, not metered). */
   tasks(): Promise<SimStatsSnapshot["tasks"]>;
+  /** When each status lookup's answer came (sim ms), in order. */
+  lookups: readonly number[];
 }
 
 /**
@@ -132,13 +136,21 @@ async function withCostEnv<T>(
     },
   });
   const meter = new RequestMeter();
-  const client = new DruidClient({ url: sim.url, connections: 16, onAttempt: meter.record });
+  const lookups: number[] = [];
+  const client = new DruidClient({
+    url: sim.url,
+    connections: 16,
+    onAttempt: (attempt) => {
+      meter.record(attempt);
+      if (isStatusLookup(attempt.route)) lookups.push(sim.time.clock.now());
+    },
+  });
   const tasks = async () => {
     const res = await fetch(`${sim.url}/__sim/stats`);
     return ((await res.json()) as SimStatsSnapshot).tasks;
   };
   try {
-    return await fn({ client, time: sim.time, tasks }, meter);
+    return await fn({ client, time: sim.time, tasks, lookups }, meter);
   } finally {
     await client.close();
     await sim.stop();
@@ -228,6 +240,7 @@ async function runOne(
       }),
       seenSucceeded: succeeded,
       loopDelay: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      lookupGaps: env.lookups.slice(1).map((t, i) => t - (env.lookups[i] as number)),
     };
   });
 }
@@ -348,7 +361,7 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
         s.bytes <= Math.min(b.bytes, op.bytes);
       notes.push(
         `${partitions} partitions: segops ${cheapest ? "sends the fewest requests and bytes per task" : "is **not** the cheapest per task"} (${num((s?.requests ?? 0) / partitions, 1)} requests, ${kib((s?.bytes ?? 0) / partitions)} a task), detection p99 ${secs(p99)} (goal ≤ 2 s: ${p99 <= 2000 ? "met" : "**missed**"}).`,
-        `${partitions} partitions: segops' process (the emulator is another) had event-loop delays p99 ${num(segops.loopDelay.p99, 0)} ms / max ${num(segops.loopDelay.max, 0)} ms real (× ${timeScale} emulated).`,
+        `${partitions} partitions: segops' process (the emulator is another) had event-loop delays p99 ${num(segops.loopDelay.p99, 0)} ms / max ${num(segops.loopDelay.max, 0)} ms real (× ${timeScale} emulated); gaps between its status lookups p50 ${secs(quantile(segops.lookupGaps, 0.5))} / p99 ${secs(quantile(segops.lookupGaps, 0.99))} / max ${secs(Math.max(0, ...segops.lookupGaps))}.`,
         `${partitions} partitions: segops saw a handoff ${secs(quantile(segops.handoffSeen, 0.5))} (p50) / ${secs(quantile(segops.handoffSeen, 0.99))} (p99) after the emulator served the segments (${segops.handoffSeen.length} partitions; the checks back off to every ${MAX_CHECK_INTERVAL_TICKS} ticks while nothing new is served).`,
       );
       headline.push([
