@@ -181,7 +181,8 @@ function cellValue(v: unknown): Json {
  * The column type Druid 33 gives a `json` dimension by the values a segment holds (its nested column indexer types
  * the column as `auto` does; observed on a real Druid 33): only text `VARCHAR`, only whole numbers `BIGINT`, numbers
  * `DOUBLE`, text and numbers `VARCHAR` (the numbers read as text), only arrays of literals `ARRAY`, nothing `VARCHAR`;
- * objects, or arrays beside literals, `COMPLEX<json>` (`OTHER`). Booleans are left `COMPLEX<json>` (not observed).
+ * objects, or arrays beside literals, `COMPLEX<json>` (`OTHER`). Booleans are whole numbers (`true` 1, `false` 0,
+ * as a real Druid 33 typed and read a column of them); booleans beside text are left `COMPLEX<json>` (not observed).
  */
 export function nestedColumnType(
   cells: Iterable<unknown>,
@@ -190,12 +191,14 @@ export function nestedColumnType(
   let whole = false;
   let fraction = false;
   let arrays = false;
+  let booleans = false;
   for (const cell of cells) {
     if (cell === null || cell === undefined) continue;
     const v = cellValue(cell);
     if (v === null) continue;
     if (typeof v === "string") text = true;
     else if (typeof v === "bigint") whole = true;
+    else if (typeof v === "boolean") booleans = whole = true;
     else if (typeof v === "number") fraction = true;
     else if (
       Array.isArray(v) &&
@@ -204,14 +207,27 @@ export function nestedColumnType(
       arrays = true;
     else return "OTHER";
   }
-  if (arrays) return text || whole || fraction ? "OTHER" : "ARRAY";
+  if (arrays || (booleans && text)) return arrays && !(text || whole || fraction) ? "ARRAY" : "OTHER";
   return text ? "VARCHAR" : fraction ? "DOUBLE" : whole ? "BIGINT" : "VARCHAR";
 }
 
-/** A literal of a nested column typed `VARCHAR` by its values (`nestedColumnType`): numbers read as Java's text. */
-export function nestedText(cell: unknown): unknown {
-  if (typeof cell !== "number") return cell;
-  return Number.isInteger(cell) ? String(cell) : javaDouble(cell);
+/**
+ * A cell of a nested column typed as a scalar by its values (`nestedColumnType`) as SQL reads it: in a `VARCHAR`
+ * column numbers are Java's text, in a number column booleans 1/0. Other columns' cells pass through.
+ */
+export function nestedScalar(cell: unknown, type: string): unknown {
+  if (type === "VARCHAR" && typeof cell === "number")
+    return Number.isInteger(cell) ? String(cell) : javaDouble(cell);
+  if (
+    (type === "BIGINT" || type === "DOUBLE") &&
+    cell !== null &&
+    typeof cell === "object" &&
+    !Array.isArray(cell)
+  ) {
+    const v = cellValue(cell);
+    return typeof v === "boolean" ? (v ? 1 : 0) : typeof v === "bigint" ? Number(v) : v;
+  }
+  return cell;
 }
 
 /** An input row's `COMPLEX<json>` field (MSQ's EXTERN signature) as a value the query computes with. */

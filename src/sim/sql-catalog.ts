@@ -1,7 +1,7 @@
 import { HISTORICAL } from "./coordinator.js";
 import type { SimEngine } from "./engine.js";
 import { instantText } from "./instant-text.js";
-import { nestedText, storedJson } from "./json-value.js";
+import { nestedScalar, storedJson } from "./json-value.js";
 import type { Column, SqlRow, SqlType } from "./sql.js";
 import { Timestamp } from "./sql.js";
 import { type SimSegment, shardSpecJson, timelineRows } from "./timeline.js";
@@ -279,7 +279,7 @@ export function catalog(engine: SimEngine, url: string): SqlTable[] {
                   ? new Timestamp(r.__time)
                   : c.type === "OTHER" || c.type === "ARRAY"
                     ? storedJson(r[c.name])
-                    : toValue(c.type === "VARCHAR" ? nestedText(r[c.name]) : r[c.name]);
+                    : toValue(nestedScalar(r[c.name], c.type));
             return row;
           }),
       };

@@ -22,6 +22,7 @@ const ROWS = [
     list: [1, 2],
     au: "q",
     au2: 1,
+    flag: true,
   },
   {
     time: "2026-03-01T01:00:00Z",
@@ -35,6 +36,7 @@ const ROWS = [
     list: ["z"],
     au: { k: 1 },
     au2: 2,
+    flag: false,
   },
   { time: "2026-03-01T02:00:00Z", name: "c", sval: { nested: { deep: "yes" } } },
   {
@@ -62,7 +64,10 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
         dimensionsSpec: {
           dimensions: [
             "name",
-            ...["obj", "sval", "s", "n", "d", "mix", "list", "none"].map((name) => ({ type: "json", name })),
+            ...["obj", "sval", "s", "n", "d", "mix", "list", "none", "flag"].map((name) => ({
+              type: "json",
+              name,
+            })),
             ...["au", "au2"].map((name) => ({ type: "auto", name })),
           ],
         },
@@ -157,13 +162,13 @@ export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
     });
 
     it("types a json dimension by its values: text VARCHAR, whole numbers BIGINT, numbers DOUBLE, arrays ARRAY", async () => {
-      expect(await answer('SELECT name, s, n, d, mix, list, "none" FROM $ds')).toEqual([
-        ["name", "s", "n", "d", "mix", "list", "none"],
-        ...typed(V, V, ["LONG", "BIGINT"], ["DOUBLE", "DOUBLE"], V, A, V),
-        ["a", "a", 1, 1.5, "x", "[1,2]", null],
-        ["b", "b", 2, 2, "3", '["z"]', null],
-        ["c", null, null, null, null, null, null],
-        ["d", "d", -5, 0.25, "7.5", "[]", null],
+      expect(await answer('SELECT name, s, n, d, mix, list, "none", flag FROM $ds')).toEqual([
+        ["name", "s", "n", "d", "mix", "list", "none", "flag"],
+        ...typed(V, V, ["LONG", "BIGINT"], ["DOUBLE", "DOUBLE"], V, A, V, ["LONG", "BIGINT"]),
+        ["a", "a", 1, 1.5, "x", "[1,2]", null, 1],
+        ["b", "b", 2, 2, "3", '["z"]', null, 0],
+        ["c", null, null, null, null, null, null, null],
+        ["d", "d", -5, 0.25, "7.5", "[]", null, null],
       ]);
       // `auto` dimensions are the same nested columns.
       expect(await answer("SELECT name, au, au2 FROM $ds")).toEqual([

@@ -78,7 +78,8 @@ describe("JSON values as Jackson reads and writes them", () => {
     expect(type([1, 2], ["z"], [])).toBe("ARRAY");
     expect(type([1], 2)).toBe("OTHER");
     expect(type({ k: 1 }, "q")).toBe("OTHER");
-    expect(type(true)).toBe("OTHER");
+    expect(type(true, false)).toBe("BIGINT");
+    expect(type(true, "a")).toBe("OTHER");
     expect(type(null, null)).toBe("VARCHAR");
   });
 
