@@ -12,7 +12,7 @@ import type {
   Statement,
 } from "./sql-ast.js";
 import { readJsonObjectArgs } from "./sql-json.js";
-import { type FaultToken, SqlSyntaxError, type Token, tokenize } from "./sql-lex.js";
+import { type FaultToken, SQL_RESERVED, SqlSyntaxError, type Token, tokenize } from "./sql-lex.js";
 import { parseTimestampLiteral, UTC, type Zone } from "./sql-time.js";
 
 /**
@@ -78,35 +78,21 @@ const RESERVED = new Set([
 const isReserved = (word: string) => RESERVED.has(word.toUpperCase());
 
 /**
- * Calcite's reserved words (its SQL reference, "Keywords"; SQL:2011's reserved list) that a name or an alias may
- * not be unquoted — `SELECT COUNT(*) AS count` is refused at `AS`, as a real Druid 33 answered — though many of
- * them start an expression (functions, literals).
+ * What a name or an alias may not be unquoted — `SELECT COUNT(*) AS count` is refused at `AS`, as a real Druid 33
+ * answered — though many of these words start an expression (functions, literals).
  */
-const NAME_RESERVED = new Set([
-  ...RESERVED,
-  ...(
-    "ABS ALL ALLOCATE ALTER ANY ARE ARRAY ASYMMETRIC AT AVG BEGIN BIGINT BINARY BLOB BOOLEAN BOTH CALL CARDINALITY " +
-    "CAST CEIL CEILING CHAR CHARACTER CHAR_LENGTH CHARACTER_LENGTH CHECK CLOB CLOSE COALESCE COLLATE COLLECT COLUMN " +
-    "COMMIT CONDITION CONNECT CONSTRAINT CONVERT CORR CORRESPONDING COUNT COVAR_POP COVAR_SAMP CREATE CUBE CUME_DIST " +
-    "CURRENT CURRENT_CATALOG CURRENT_DATE CURRENT_PATH CURRENT_ROLE CURRENT_SCHEMA CURRENT_TIME CURRENT_TIMESTAMP " +
-    "CURRENT_USER CURSOR CYCLE DATE DAY DEALLOCATE DEC DECIMAL DECLARE DEFAULT DELETE DENSE_RANK DEREF DESCRIBE " +
-    "DETERMINISTIC DISALLOW DISCONNECT DISTINCT DOUBLE DROP DYNAMIC EACH ELEMENT ESCAPE EVERY EXEC EXECUTE EXISTS EXP " +
-    "EXPLAIN EXTEND EXTERNAL EXTRACT FALSE FIRST_VALUE FLOAT FLOOR FOR FOREIGN FREE FUNCTION FUSION GET GLOBAL GRANT " +
-    "GROUPING HOLD HOUR IDENTITY IMPORT INDICATOR INOUT INSENSITIVE INSERT INT INTEGER INTERSECTION INTERVAL INTO " +
-    "LAG LANGUAGE LARGE LAST_VALUE LATERAL LEAD LEADING LIKE_REGEX LN LOCAL LOCALTIME LOCALTIMESTAMP LOWER MATCH MAX " +
-    "MEMBER MERGE METHOD MIN MINUTE MOD MODIFIES MODULE MONTH MULTISET NATIONAL NCHAR NCLOB NEW NEXT NO NONE " +
-    "NORMALIZE NTH_VALUE NTILE NULL NULLIF NUMERIC OCTET_LENGTH OF OLD ONLY OPEN OUT OUTER OVERLAPS OVERLAY " +
-    "PARAMETER PARTITION PERCENT_RANK PERCENTILE_CONT PERCENTILE_DISC PERIOD POSITION POWER PRECISION PREPARE " +
-    "PRIMARY PROCEDURE RANGE RANK READS REAL RECURSIVE REF REFERENCES REFERENCING RELEASE RESET RESULT RETURN " +
-    "RETURNS REVOKE ROLLBACK ROLLUP ROW ROW_NUMBER ROWS SAVEPOINT SCOPE SCROLL SEARCH SECOND SENSITIVE SESSION_USER " +
-    "SET SIMILAR SMALLINT SOME SPECIFIC SQL SQLEXCEPTION SQLSTATE SQLWARNING SQRT START STATIC STDDEV_POP " +
-    "STDDEV_SAMP STREAM SUBMULTISET SUBSTRING SUM SYMMETRIC SYSTEM SYSTEM_USER TABLE TABLESAMPLE TIME TIMESTAMP " +
-    "TINYINT TO TRAILING TRANSLATE TRANSLATION TREAT TRIGGER TRIM TRUE TRUNCATE UESCAPE UNIQUE UNKNOWN UNNEST UPDATE " +
-    "UPPER UPSERT USER VALUES VAR_POP VAR_SAMP VARBINARY VARCHAR VARYING WHENEVER WIDTH_BUCKET WITHIN WITHOUT YEAR"
-  ).split(" "),
-]);
+const NAME_RESERVED = new Set([...RESERVED, ...SQL_RESERVED]);
 /** Whether a token may be a name unquoted. */
 const isName = (t: Token) => t.t === "qid" || (t.t === "id" && !NAME_RESERVED.has(t.v.toUpperCase()));
+
+/** Reserved words that are expressions on their own (or start one without a parenthesis). */
+const BARE_WORDS = new Set(
+  (
+    "CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP LOCALTIME LOCALTIMESTAMP CURRENT_USER USER SESSION_USER " +
+    "SYSTEM_USER CURRENT_CATALOG CURRENT_PATH CURRENT_ROLE CURRENT_SCHEMA NULL TRUE FALSE UNKNOWN CAST INTERVAL " +
+    "TIMESTAMP DATE TIME EXISTS ARRAY MULTISET ROW CURRENT NEW"
+  ).split(" "),
+);
 
 /** Words of Calcite's call forms besides plain arguments (see `otherCallSyntax`). */
 const CALL_WORDS = new Set(
@@ -168,6 +154,8 @@ class Parser {
   #i = 0;
   /** A validator's refusal found while parsing, raised once the whole text parsed (parse errors come first). */
   #invalid: SqlError | null = null;
+  /** SELECTs read so far. */
+  #selects = 0;
   /** Whether the last construct read (a select item, a FROM item) could still take an alias: an identifier. */
   #aliasOk = false;
   readonly toks: Token[];
@@ -250,6 +238,17 @@ class Parser {
     const upper = t.v.toUpperCase();
     if (upper === "LEFT" || upper === "RIGHT") return this.isOp("(", offset + 1);
     return !NOT_OPERANDS.has(upper);
+  }
+  /**
+   * A reserved word that is an expression only as a call (`COUNT`, `SUM`, `YEAR` … without `(`): Calcite's
+   * parser stops on it, looking one token further (a real Druid 33 answered "Incorrect syntax near the keyword
+   * 'COUNT'", and `[year =]` for `WHERE year = 1`: sys.segments' `start` needs its quotes).
+   */
+  bareFunctionWord(): boolean {
+    const t = this.peek();
+    if (t.t !== "id" || this.isOp("(", 1)) return false;
+    const upper = t.v.toUpperCase();
+    return SQL_RESERVED.includes(upper) && !BARE_WORDS.has(upper);
   }
   /**
    * `INTERVAL`, `TIMESTAMP` or `DATE` without the literal that completes it: Calcite's lookahead reads one token
@@ -385,7 +384,10 @@ class Parser {
     this.query();
     if (this.acceptKw("PARTITIONED")) {
       this.expectKw("BY");
+      // `PartitionGranularity()`: a granularity keyword, ALL [TIME], or an expression (a string, FLOOR, TIME_FLOOR).
       if (this.acceptKw("ALL")) this.acceptKw("TIME");
+      else if (["HOUR", "DAY", "MONTH", "YEAR"].some((kw) => this.isKw(kw)) && !this.isOp("(", 1))
+        this.next();
       else this.expr();
     }
     if (this.acceptKw("CLUSTERED")) {
@@ -533,10 +535,12 @@ class Parser {
 
   select(): Query {
     this.expectKw("SELECT");
+    this.#selects++;
     const distinct = this.acceptKw("DISTINCT");
     if (!distinct) this.acceptKw("ALL");
-    // After SELECT, Calcite's grammar looks two tokens ahead (optimizer hints): Druid reports both.
-    if (!this.startsExpr() && !this.isOp("*")) throw this.fail(2, true);
+    // After the statement's first SELECT, Calcite's grammar looks two tokens ahead (optimizer hints): Druid
+    // reports both there, one in a subquery (as a real Druid 33 answered).
+    if (!this.startsExpr() && !this.isOp("*")) throw this.fail(this.#selects === 1 ? 2 : 1, true);
     const items: SelectItem[] = [];
     do items.push(this.selectItem());
     while (this.itemComma());
@@ -1011,6 +1015,7 @@ class Parser {
     return e;
   }
   primary(): Expr {
+    if (this.bareFunctionWord()) throw this.fail(2, true);
     if (!this.startsExpr() || this.literalGap(0)) throw this.fail(1, true);
     const t = this.next();
     if (t.t === "num") {

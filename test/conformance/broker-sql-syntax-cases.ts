@@ -361,6 +361,18 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
     plain("REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ."),
   ],
   ["INSERT INTO t SELECT 1 PARTITIONED BY DAY CLUSTERED BY", token("<EOF>", [1, 54], [1, 54])],
+  // Reserved words as names: function names without their call, sys.segments' "start" unquoted.
+  ["SELECT a FROM t, USER", keyword("USER", [1, 18])],
+  ["SELECT a FROM t WHERE a IN (SELECT)", token(")", [1, 35], [1, 35])],
+  ["SELECT a FROM t JOIN u ON COUNT", keyword("COUNT", [1, 27])],
+  ["SELECT a FROM t, SUM", keyword("SUM", [1, 18])],
+  ["SELECT 1 FROM t GROUP BY a HAVING SUM", keyword("SUM", [1, 35])],
+  ["SELECT a FROM t AS t2 YEAR", token("YEAR", [1, 23], [1, 26])],
+  ["SELECT start FROM sys.segments LIMIT 1", token("start FROM", [1, 8], [1, 12])],
+  ["SELECT 1 AS value FROM sys.segments LIMIT 1", keyword("AS", [1, 10])],
+  ["SELECT 1 AS position FROM sys.segments LIMIT 1", keyword("AS", [1, 10])],
+  ["SELECT 1 FROM sys.segments WHERE year = 1", token("year =", [1, 34], [1, 37])],
+  ["SELECT 1 AS start FROM sys.segments LIMIT 1", keyword("AS", [1, 10])],
 ];
 
 /**

@@ -476,7 +476,7 @@ describe("a Broker that sees only served segments", () => {
     await s.advance(5000);
     expect((await sql(s, "SELECT COUNT(*) AS c FROM wiki")).json).toEqual([{ c: 3 }]);
     expect(
-      (await sql(s, "SELECT num_rows FROM sys.segments WHERE datasource = 'wiki' ORDER BY start")).json,
+      (await sql(s, "SELECT num_rows FROM sys.segments WHERE datasource = 'wiki' ORDER BY \"start\"")).json,
     ).toEqual([{ num_rows: 2 }, { num_rows: 1 }]);
   });
 

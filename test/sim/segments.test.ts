@@ -217,7 +217,7 @@ describe("segments, timeline and handoff (docs/druid-api.md §3, §4)", () => {
     ]);
     const daily = await sql(
       s,
-      "SELECT TIME_FLOOR(__time, 'P1D') AS \"day\", SUM(\"count\") AS n, SUM(added) AS added FROM wiki GROUP BY 1 ORDER BY 1",
+      'SELECT TIME_FLOOR(__time, \'P1D\') AS "day", SUM("count") AS n, SUM(added) AS added FROM wiki GROUP BY 1 ORDER BY 1',
     );
     expect(daily.json).toEqual([
       { day: "2026-01-01T00:00:00.000Z", n: 6, added: 26 },
@@ -240,7 +240,7 @@ describe("segments, timeline and handoff (docs/druid-api.md §3, §4)", () => {
     const tomb = (
       await sql(
         s,
-        "SELECT segment_id, shard_spec, num_rows, size FROM sys.segments WHERE datasource = 'wiki' AND is_overshadowed = 0 AND start = '2026-01-02T00:00:00.000Z'",
+        "SELECT segment_id, shard_spec, num_rows, size FROM sys.segments WHERE datasource = 'wiki' AND is_overshadowed = 0 AND \"start\" = '2026-01-02T00:00:00.000Z'",
       )
     ).json;
     expect(tomb).toEqual([
@@ -258,7 +258,7 @@ describe("segments, timeline and handoff (docs/druid-api.md §3, §4)", () => {
   it("rolls rows up on truncated time + dimensions; the count metric keeps the input row count", async () => {
     const s = await startTestSim({ handoffDelayMs: 0 });
     await run(s, ingest("roll", { granularitySpec: { rollup: true, queryGranularity: "hour" } }));
-    const segs = (await sql(s, "SELECT start, num_rows FROM sys.segments ORDER BY start")).json;
+    const segs = (await sql(s, 'SELECT "start", num_rows FROM sys.segments ORDER BY "start"')).json;
     expect(segs).toEqual([
       { start: "2026-01-01T00:00:00.000Z", num_rows: 2 },
       { start: "2026-01-02T00:00:00.000Z", num_rows: 1 },
@@ -455,7 +455,7 @@ describe("Broker SQL subset (docs/druid-api.md §3.6)", () => {
     await run(s, ingest("w"));
     await run(s, ingest("o", { dataSource: "other" }));
     const q =
-      "SELECT datasource, start FROM sys.segments WHERE datasource IN ('wiki', 'x') AND start >= '2026-01-02' AND segment_id LIKE 'wiki%'";
+      "SELECT datasource, \"start\" FROM sys.segments WHERE datasource IN ('wiki', 'x') AND \"start\" >= '2026-01-02' AND segment_id LIKE 'wiki%'";
     expect((await sql(s, q)).json).toEqual([{ datasource: "wiki", start: "2026-01-02T00:00:00.000Z" }]);
     const all = (await sql(s, "SELECT * FROM sys.segments WHERE datasource = 'other' LIMIT 1")).json[0];
     expect(Object.keys(all)).toEqual([
