@@ -997,6 +997,55 @@ const OPERANDS: Record<string, { form: string; families: readonly Family[] }> = 
   SAFE_DIVIDE: { form: "SAFE_DIVIDE(<NUMERIC>, <NUMERIC>)", families: ["NUMERIC", "NUMERIC"] },
 };
 
+/** A function of two numbers (null when either is null), with the result type `type`. */
+function twoNumbers(type: SqlType, f: (x: number, y: number) => number): ScalarFn {
+  return {
+    min: 2,
+    max: 2,
+    type: fixed(type),
+    run: ([a, b]) => {
+      const x = numArg(a);
+      const y = numArg(b);
+      return x === null || y === null ? null : f(x, y);
+    },
+  };
+}
+
+/** A long as Druid's bitwise functions take it: a double is cast to long first (BITWISE_AND(12.7, 10) is 8). */
+const long = (x: number) => BigInt.asIntN(64, BigInt(Math.trunc(x)));
+/** Java's long shift: the distance is taken modulo 64. */
+const shiftBy = (y: number) => BigInt(Math.trunc(y) & 63);
+
+// Trigonometric and bitwise functions (docs/querying/sql-scalar.md, numeric functions; Druid's Function.Sin, …,
+// Function.BitwiseAnd, …): DOUBLE and BIGINT results, text read as a number (Druid 33: SIN('1')).
+Object.assign(SCALARS, {
+  SIN: mathFn(Math.sin),
+  COS: mathFn(Math.cos),
+  TAN: mathFn(Math.tan),
+  COT: mathFn((x) => Math.cos(x) / Math.sin(x)),
+  ASIN: mathFn(Math.asin),
+  ACOS: mathFn(Math.acos),
+  ATAN: mathFn(Math.atan),
+  ATAN2: twoNumbers("DOUBLE", Math.atan2),
+  // Java's Math.toDegrees/toRadians: one multiplication by the constant ratio.
+  DEGREES: mathFn((x) => x * (180 / Math.PI)),
+  RADIANS: mathFn((x) => x * (Math.PI / 180)),
+  BITWISE_AND: twoNumbers("BIGINT", (x, y) => Number(BigInt.asIntN(64, long(x) & long(y)))),
+  BITWISE_OR: twoNumbers("BIGINT", (x, y) => Number(BigInt.asIntN(64, long(x) | long(y)))),
+  BITWISE_XOR: twoNumbers("BIGINT", (x, y) => Number(BigInt.asIntN(64, long(x) ^ long(y)))),
+  BITWISE_SHIFT_LEFT: twoNumbers("BIGINT", (x, y) => Number(BigInt.asIntN(64, long(x) << shiftBy(y)))),
+  BITWISE_SHIFT_RIGHT: twoNumbers("BIGINT", (x, y) => Number(BigInt.asIntN(64, long(x) >> shiftBy(y)))),
+  BITWISE_COMPLEMENT: {
+    min: 1,
+    max: 1,
+    type: fixed("BIGINT"),
+    run: ([v]) => {
+      const x = numArg(v);
+      return x === null ? null : Number(BigInt.asIntN(64, ~long(x)));
+    },
+  },
+} satisfies Record<string, ScalarFn>);
+
 /**
  * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
  * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math

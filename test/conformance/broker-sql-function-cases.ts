@@ -2127,6 +2127,67 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
       ],
     ],
   },
+  {
+    title:
+      "computes trigonometry and bits: SIN … ATAN2, DEGREES, RADIANS (NaN and infinities of a column), the BITWISE functions on longs",
+    cases: [
+      [
+        "SELECT SIN(1), COS(0), TAN(1), COT(1), ASIN(0.5), ACOS(0.5), ATAN(1), ATAN2(1, 2), DEGREES(1), RADIANS(90)",
+        [
+          [
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+            "DOUBLE",
+          ],
+          [
+            0.8414709848078965, 1, 1.5574077246549023, 0.6420926159343308, 0.5235987755982989,
+            1.0471975511965979, 0.7853981633974483, 0.4636476090008061, 57.29577951308232, 1.5707963267948966,
+          ],
+        ],
+      ],
+      [
+        "SELECT SIN(CAST(NULL AS DOUBLE)), SIN(2), DEGREES(CAST(90 AS BIGINT)), ATAN2(CAST(NULL AS DOUBLE), 1), SIN('1')",
+        [
+          ["DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE"],
+          [null, 0.9092974268256817, 5156.620156177409, null, 0.8414709848078965],
+        ],
+      ],
+      [
+        "SELECT BITWISE_AND(12, 10), BITWISE_OR(12, 10), BITWISE_XOR(12, 10), BITWISE_COMPLEMENT(12), BITWISE_SHIFT_LEFT(1, 4), BITWISE_SHIFT_RIGHT(-16, 2), BITWISE_AND(CAST(NULL AS BIGINT), 1), BITWISE_AND(12.7, 10), BITWISE_SHIFT_LEFT(1, 65)",
+        [
+          ["BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT"],
+          [8, 14, 6, -13, 16, -4, null, 8, 2],
+        ],
+      ],
+      [
+        "SELECT SIN(d), COS(n), ATAN2(n, d), DEGREES(d), BITWISE_AND(n, 6), BITWISE_OR(n, d), BITWISE_COMPLEMENT(n), BITWISE_SHIFT_RIGHT(n, 1) FROM $ds ORDER BY __time",
+        [
+          ["DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "BIGINT", "BIGINT", "BIGINT", "BIGINT"],
+          [0.5984721441039564, -0.8390715290764524, 1.3258176636680326, 143.2394487827058, 2, 10, -11, 5],
+          [-0.5984721441039564, -0.9899924966004454, -2.2655346029916, -143.2394487827058, 4, -1, 2, -2],
+          [null, null, null, null, null, null, null, null],
+          [0.12467473338522769, 1, 0, 7.16197243913529, 0, 0, -1, 0],
+        ],
+      ],
+      [
+        "SELECT ASIN(d), ACOS(n), COT(n) FROM $ds ORDER BY __time",
+        [
+          ["DOUBLE", "DOUBLE", "DOUBLE"],
+          ["NaN", "NaN", 1.54235104535692],
+          ["NaN", "NaN", 7.015252551434534],
+          [null, null, null],
+          [0.1253278311680654, 1.5707963267948966, "Infinity"],
+        ],
+      ],
+    ],
+  },
 ];
 
 function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
