@@ -265,6 +265,8 @@ export function catalog(engine: SimEngine, url: string): SqlTable[] {
     .filter(({ served }) => served.length > 0)
     .map(({ ds, served }) => {
       const columns = dataSourceColumns(served);
+      // Nested columns are dimensions; an OTHER metric (a sketch the emulator does not build) is not JSON.
+      const dimensions = new Set(served.flatMap((s) => s.dimensions));
       return {
         schema: "druid",
         name: ds,
@@ -277,7 +279,7 @@ export function catalog(engine: SimEngine, url: string): SqlTable[] {
               row[c.name] =
                 c.name === "__time"
                   ? new Timestamp(r.__time)
-                  : c.type === "OTHER" || c.type === "ARRAY"
+                  : (c.type === "OTHER" || c.type === "ARRAY") && dimensions.has(c.name)
                     ? storedJson(r[c.name])
                     : toValue(nestedScalar(r[c.name], c.type));
             return row;
