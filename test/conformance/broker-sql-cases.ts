@@ -4,6 +4,7 @@
 // (test/sim/broker-sql-conformance.test.ts). One datasource, ingested once and waited for, serves every case.
 import { beforeAll, describe, expect, it } from "vitest";
 import { brokerSqlFunctionSuite } from "./broker-sql-function-cases.js";
+import { brokerSqlJsonSuite } from "./broker-sql-json-cases.js";
 import { brokerSqlSyntaxSuite } from "./broker-sql-syntax-cases.js";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -1179,4 +1180,5 @@ GROUP BY TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D'), page ORDER BY "COUNT(*)" 
     });
   });
   brokerSqlFunctionSuite(target);
+  brokerSqlJsonSuite(target);
 }

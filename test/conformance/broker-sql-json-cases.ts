@@ -1,7 +1,8 @@
 // Nested columns (`COMPLEX<json>`) and the SQL JSON functions over Broker SQL: every query below was run on a real
-// Druid 33.0.0 (broker-sql-json.conformance.ts) and the expectation is what it answered — names, native and SQL
-// types, rows (resultFormat "array" with both type headers), or the refusal. The same cases run against the
-// emulator (test/sim/broker-sql-json-conformance.test.ts). One datasource with two `json` dimensions serves them.
+// Druid 33.0.0 and the expectation is what it answered — names, native and SQL types, rows (resultFormat "array"
+// with both type headers), or the refusal. Registered in broker-sql-cases.ts, so they run wherever the Broker SQL
+// cases run: on a live Druid (broker-sql.conformance.ts) and on the emulator (test/sim/broker-sql-conformance.test.ts).
+// One datasource with `json` and `auto` dimensions serves them.
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -88,7 +89,7 @@ const JSON_TYPES = ["COMPLEX<json>", "OTHER"];
 /** What a real Druid 33 answered for JSON_PATHS of a 14-path object (below). */
 const ZZ_PATHS = '["$.m","$.n","$.o","$.zz.k","$.p","$.q","$.r","$.s","$.t","$.u","$.v","$.w","$.x","$.y"]';
 
-export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
+export function brokerSqlJsonSuite(target: ConformanceTarget): void {
   const post = (path: string, body: unknown) => call(target, "POST", path, body);
   const ds = freshId("json_nested");
   const q = (text: string) => text.replaceAll("$ds", `"${ds}"`);
