@@ -1119,13 +1119,14 @@ class Parser {
       this.#i--;
       throw this.fail();
     }
-    const unitTok = this.next();
-    const unit = unitTok.v.toUpperCase();
+    const unitTok = this.peek();
+    const unit = unitTok.t === "id" ? unitTok.v.toUpperCase() : "";
     const def = INTERVAL_UNITS[unit];
-    if (!def) throw unsupported(`INTERVAL … ${unit}`);
-    if (this.acceptOp("(")) {
-      while (!this.acceptOp(")")) this.next();
-    }
+    // Druid 33's parser takes these units only: it stops on the literal, reporting it and the word after
+    // (`[\'1\' MILLISECOND]`, as a real Druid 33 answered).
+    if (!def) throw this.fail(2, false, -1);
+    this.next();
+    this.skipPrecision();
     if (this.isKw("TO")) throw unsupported("INTERVAL … TO …");
     const amount = Number(lit.v.trim()) * sign;
     if (!Number.isFinite(amount))
@@ -1134,6 +1135,20 @@ class Parser {
     return def.ms !== undefined
       ? { k: "interval", amount: amount * def.ms, unit: "ms", label: unit, span }
       : { k: "interval", amount: amount * (def.months as number), unit: "months", label: unit, span };
+  }
+
+  /** A type's or unit's `(precision[, scale])`, which the emulator does not keep; the text may end inside it. */
+  skipPrecision(): void {
+    if (!this.isOp("(")) return;
+    this.connector(this.peek(1).t === "num", false);
+    this.next();
+    this.next();
+    if (this.isOp(",")) {
+      this.connector(this.peek(1).t === "num", false);
+      this.next();
+      this.next();
+    }
+    this.expectOp(")");
   }
 
   caseExpr(): Expr {
@@ -1156,9 +1171,7 @@ class Parser {
     const type = this.word().toUpperCase();
     const target = CAST_TYPES[type];
     if (!target) throw unsupported(`CAST to ${type}`);
-    if (this.acceptOp("(")) {
-      while (!this.acceptOp(")")) this.next();
-    }
+    this.skipPrecision();
     this.expectOp(")");
     return { k: "cast", e, to: target };
   }

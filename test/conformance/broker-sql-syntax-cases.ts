@@ -373,6 +373,13 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
   ["SELECT 1 AS position FROM sys.segments LIMIT 1", keyword("AS", [1, 10])],
   ["SELECT 1 FROM sys.segments WHERE year = 1", token("year =", [1, 34], [1, 37])],
   ["SELECT 1 AS start FROM sys.segments LIMIT 1", keyword("AS", [1, 10])],
+  // A type's precision and an interval's unit (the emulator once read to the end of the text looking for ")").
+  ["SELECT CAST(1 AS VARCHAR(", token("( <EOF>", [1, 25], [1, 25])],
+  ["SELECT INTERVAL '1' DAY(", token("( <EOF>", [1, 24], [1, 24])],
+  ["SELECT INTERVAL '1' FROM t", token("\\'1\\' FROM", [1, 17], [1, 19])],
+  ["SELECT INTERVAL '1' MILLISECOND", token("\\'1\\' MILLISECOND", [1, 17], [1, 19])],
+  ["SELECT CAST(1 AS VARCHAR(10)", token("<EOF>", [1, 28], [1, 28])],
+  ["SELECT CAST(1 AS DECIMAL(10,) FROM t", token(", )", [1, 28], [1, 28])],
 ];
 
 /**
