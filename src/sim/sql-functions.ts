@@ -1046,6 +1046,51 @@ Object.assign(SCALARS, {
   },
 } satisfies Record<string, ScalarFn>);
 
+/** Java's `%.Nf`: HALF_UP on the double's shortest decimal text (1.005 with 2 digits is "1.01"). */
+const javaFixed = (x: number, digits: number) => round(x, digits).toFixed(digits);
+
+/**
+ * HUMAN_READABLE_*_FORMAT(value[, precision]) as Druid's HumanReadableBytes.format writes a long (a double is cast
+ * to long first): below one unit the number itself; binary units by the highest bit (KiB … EiB), decimal ones by
+ * whole divisions by 1000 before the last (1234567 with 3 digits is "1.234 M"); the precision 0 to 3, 2 by default.
+ */
+function humanReadable(name: string, unitSystem: "binary" | "decimalByte" | "decimal"): ScalarFn {
+  return {
+    min: 1,
+    max: 2,
+    type: fixed("VARCHAR"),
+    run: ([v, p]) => {
+      const x = numArg(v);
+      if (x === null) return null;
+      const precision = p === undefined ? 2 : numArg(p);
+      if (precision === null || precision < 0 || precision > 3)
+        throw new SqlError(`Function[${name}] given precision[${precision}] must be in the range of [0,3]`);
+      let bytes = Math.trunc(x);
+      const suffix = unitSystem === "decimal" ? "" : "B";
+      if (unitSystem === "binary") {
+        if (bytes > -1024 && bytes < 1024) return `${bytes} ${suffix}`;
+        const unit = Math.floor((BigInt(Math.abs(bytes)).toString(2).length - 1) / 10);
+        const units = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+        return `${javaFixed(bytes / 2 ** (unit * 10), precision)} ${units[unit]}${suffix}`;
+      }
+      if (bytes > -1000 && bytes < 1000) return `${bytes} ${suffix}`.trim();
+      let unit = 0;
+      while (bytes <= -1_000_000 || bytes >= 1_000_000) {
+        bytes = Math.trunc(bytes / 1000);
+        unit++;
+      }
+      return `${javaFixed(bytes / 1000, precision)} ${["K", "M", "G", "T", "P", "E"][unit]}${suffix}`;
+    },
+  };
+}
+
+SCALARS.HUMAN_READABLE_BINARY_BYTE_FORMAT = humanReadable("human_readable_binary_byte_format", "binary");
+SCALARS.HUMAN_READABLE_DECIMAL_BYTE_FORMAT = humanReadable(
+  "human_readable_decimal_byte_format",
+  "decimalByte",
+);
+SCALARS.HUMAN_READABLE_DECIMAL_FORMAT = humanReadable("human_readable_decimal_format", "decimal");
+
 /**
  * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
  * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math
