@@ -1302,8 +1302,8 @@ export function checkMsqSyntax(sql: string): void {
   try {
     new Parser(sql, {}).msqStatement();
   } catch (error) {
-    if (error instanceof SqlSyntaxError) throw error;
     // The rest (SQL the emulator does not run, Druid's validation) is the planner's to answer.
+    if (error instanceof SqlSyntaxError || !(error instanceof SqlError)) throw error;
   }
 }
 

@@ -3,6 +3,7 @@
 // against a real Druid 33), 501 only for syntax Druid reads and the emulator does not run, and the same parse
 // errors for MSQ's POST /druid/v2/sql/task, placed in the whole statement.
 import { describe, expect, it } from "vitest";
+import { SqlError } from "../../src/sim/sql.js";
 import { SqlSyntaxError } from "../../src/sim/sql-lex.js";
 import { checkMsqSyntax, parseStatement } from "../../src/sim/sql-parse.js";
 import {
@@ -90,6 +91,26 @@ describe("Broker SQL the emulator cannot read", () => {
     expect(() =>
       parseStatement("SELECT a FROM t WHERE a = 1 ORDER BY a DESC LIMIT 3 OFFSET 1"),
     ).not.toThrow();
+  });
+});
+
+describe("every text gets an answer", () => {
+  it("parses or refuses each prefix of real statements with an SqlError, never another exception or no end", () => {
+    const statements = [
+      `WITH x (a, b) AS (SELECT "page", COUNT(*) FILTER (WHERE added > 1) FROM wiki w LEFT JOIN wiki v USING (page) GROUP BY 1) SELECT CAST(a AS VARCHAR(10)) AS p, b FROM x WHERE b BETWEEN 1 AND 3 OR a LIKE 'M%' ORDER BY b DESC LIMIT 5 OFFSET 1`,
+      `EXPLAIN PLAN FOR SELECT TIME_FLOOR(__time, 'PT1H') AS h, CASE WHEN x IS NOT NULL THEN INTERVAL '1' DAY(2) END FROM t WHERE __time >= TIMESTAMP '2026-01-01' - INTERVAL '1' HOUR AND a IN (SELECT b FROM u) GROUP BY 1 HAVING SUM(c) > 0`,
+      `INSERT INTO "t" SELECT TIME_PARSE(t) AS __time, a FROM ${EXTERN} PARTITIONED BY FLOOR(__time TO DAY) CLUSTERED BY a`,
+    ];
+    for (const statement of statements)
+      for (let n = 0; n <= statement.length; n++) {
+        const text = statement.slice(0, n);
+        try {
+          if (text.startsWith("INSERT")) checkMsqSyntax(text);
+          else parseStatement(text);
+        } catch (error) {
+          expect(error, text).toBeInstanceOf(SqlError);
+        }
+      }
   });
 });
 
