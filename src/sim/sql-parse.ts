@@ -1,4 +1,4 @@
-import { SqlError, type SqlType, Timestamp, unsupported } from "./sql.js";
+import { SqlError, type SqlType, Timestamp, UnsupportedSqlError, unsupported } from "./sql.js";
 import type {
   ColumnRef,
   Expr,
@@ -154,6 +154,8 @@ class Parser {
   #i = 0;
   /** A validator's refusal found while parsing, raised once the whole text parsed (parse errors come first). */
   #invalid: SqlError | null = null;
+  /** Whether an INSERT/REPLACE's query is in parentheses (Druid reads it; the MSQ planner does not). */
+  #parenthesized = false;
   /** SELECTs read so far. */
   #selects = 0;
   /** Whether the last construct read (a select item, a FROM item) could still take an alias: an identifier. */
@@ -315,20 +317,6 @@ class Parser {
   }
 
   statement(): Statement {
-    if (this.isKw("INSERT") || this.isKw("REPLACE")) {
-      const verb = this.ingest();
-      this.finish();
-      // Druid parses it, then its native engine refuses it (`NativeSqlEngine`, as a real Druid 33 answered).
-      throw this.plain(
-        verb === "INSERT"
-          ? "INSERT operations are not supported by requested SQL engine [native], consider using MSQ."
-          : "REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ.",
-      );
-    }
-    if (this.isKw("DELETE") || this.isKw("UPDATE")) throw this.dml();
-    if (this.isKw("VALUES")) throw unsupported("VALUES");
-    if (this.isOp("(") && (this.isKw("SELECT", 1) || this.isKw("WITH", 1)))
-      throw unsupported("A parenthesized query");
     let explain = false;
     if (this.isKw("EXPLAIN")) {
       this.connector(this.isKw("PLAN", 1), true);
@@ -338,7 +326,23 @@ class Parser {
         throw unsupported("EXPLAIN PLAN options");
       this.expectKw("FOR");
       explain = true;
-    } else if (!this.isKw("SELECT") && !this.isKw("WITH")) this.nonQuery();
+    }
+    if (this.isKw("INSERT") || this.isKw("REPLACE")) {
+      const verb = this.ingest();
+      this.finish();
+      // Druid parses it, then its native engine refuses it, explained or not (`NativeSqlEngine`, as a real
+      // Druid 33 answered).
+      throw this.plain(
+        verb === "INSERT"
+          ? "INSERT operations are not supported by requested SQL engine [native], consider using MSQ."
+          : "REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ.",
+      );
+    }
+    if (this.isKw("DELETE") || this.isKw("UPDATE")) throw this.dml(explain);
+    if (this.isKw("VALUES")) throw unsupported("VALUES");
+    if (this.isOp("(") && (this.isKw("SELECT", 1) || this.isKw("WITH", 1)))
+      throw unsupported("A parenthesized query");
+    if (!this.isKw("SELECT") && !this.isKw("WITH")) this.nonQuery();
     const query = this.query();
     this.finish();
     return { explain, query };
@@ -371,7 +375,8 @@ class Parser {
     this.expectKw("INTO");
     this.ident();
     while (this.acceptOp(".")) this.ident();
-    if (this.acceptOp("(")) {
+    if (this.isOp("(") && !this.isKw("SELECT", 1) && !this.isKw("WITH", 1)) {
+      this.next();
       do this.ident();
       while (this.acceptOp(","));
       this.expectOp(")");
@@ -380,8 +385,15 @@ class Parser {
       if (this.acceptKw("WHERE")) this.expr();
       else this.acceptKw("ALL");
     }
-    if (!this.isKw("SELECT") && !this.isKw("WITH")) this.nonQuery();
-    this.query();
+    if (this.isOp("(") && (this.isKw("SELECT", 1) || this.isKw("WITH", 1))) {
+      this.next();
+      this.query();
+      this.expectOp(")");
+      this.#parenthesized = true;
+    } else {
+      if (!this.isKw("SELECT") && !this.isKw("WITH")) this.nonQuery();
+      this.query();
+    }
     if (this.acceptKw("PARTITIONED")) {
       this.expectKw("BY");
       // `PartitionGranularity()`: a granularity keyword, ALL [TIME], or an expression (a string, FLOOR, TIME_FLOOR).
@@ -420,10 +432,11 @@ class Parser {
     this.ingest();
     this.acceptOp(";");
     this.finish();
+    if (this.#parenthesized) throw unsupported("A parenthesized query in INSERT/REPLACE");
   }
 
   /** `DELETE FROM t [WHERE …]`, `UPDATE t SET c = v, … [WHERE …]`: Druid parses them and runs neither. */
-  dml(): SqlError {
+  dml(explain = false): SqlError {
     const verb = this.next().v.toUpperCase();
     if (verb === "DELETE") this.expectKw("FROM");
     this.ident();
@@ -438,7 +451,7 @@ class Parser {
     }
     if (this.acceptKw("WHERE")) this.expr();
     this.finish();
-    return this.plain(`Unsupported SQL statement [${verb}]`);
+    return this.plain(`Unsupported SQL statement [${explain ? "EXPLAIN" : verb}]`);
   }
 
   query(): Query {
@@ -1296,15 +1309,18 @@ export function parseStatement(sql: string, options: ParseOptions = {}): Stateme
 
 /**
  * Reads a `POST /druid/v2/sql/task` statement as Druid's parser does, for its refusal only: throws the
- * `SqlSyntaxError` Druid answers for text it cannot parse; what it reads is planned by msq-plan.ts.
+ * `SqlSyntaxError` Druid answers for text it cannot parse; returns what the emulator does not run (a message) or
+ * null. What it reads is planned by msq-plan.ts.
  */
-export function checkMsqSyntax(sql: string): void {
+export function checkMsqSyntax(sql: string): string | null {
   try {
     new Parser(sql, {}).msqStatement();
   } catch (error) {
-    // The rest (SQL the emulator does not run, Druid's validation) is the planner's to answer.
+    if (error instanceof UnsupportedSqlError) return error.message;
+    // Druid's validation is the planner's to answer.
     if (error instanceof SqlSyntaxError || !(error instanceof SqlError)) throw error;
   }
+  return null;
 }
 
 /**

@@ -380,6 +380,17 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
   ["SELECT INTERVAL '1' MILLISECOND", token("\\'1\\' MILLISECOND", [1, 17], [1, 19])],
   ["SELECT CAST(1 AS VARCHAR(10)", token("<EOF>", [1, 28], [1, 28])],
   ["SELECT CAST(1 AS DECIMAL(10,) FROM t", token(", )", [1, 28], [1, 28])],
+  // EXPLAIN of what the Broker does not run; an ingestion's query in parentheses.
+  [
+    "EXPLAIN PLAN FOR INSERT INTO t SELECT 1 PARTITIONED BY DAY",
+    plain("INSERT operations are not supported by requested SQL engine [native], consider using MSQ."),
+  ],
+  [
+    "INSERT INTO t (SELECT 1) PARTITIONED BY DAY",
+    plain("INSERT operations are not supported by requested SQL engine [native], consider using MSQ."),
+  ],
+  ["EXPLAIN PLAN FOR DELETE FROM t", plain("Unsupported SQL statement [EXPLAIN]")],
+  ["EXPLAIN PLAN FOR", token("<EOF>", [1, 16], [1, 16])],
 ];
 
 /**

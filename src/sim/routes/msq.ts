@@ -175,7 +175,14 @@ function planRequest(
   // Text Druid's parser refuses: its parse error (the Broker's parser, the same Calcite grammar), with the
   // statement's line and column.
   try {
-    checkMsqSyntax(request.query);
+    const gap = checkMsqSyntax(request.query);
+    if (gap !== null) {
+      const reply = taskFailure(
+        sqlQueryId,
+        errorResponse("general", "USER", "UNSUPPORTED", `Emulator: ${gap}`, { sourceType: "sql" }),
+      );
+      return { reply, id: `query-${sqlQueryId}`, reason: gap };
+    }
   } catch (error) {
     if (!(error instanceof SqlSyntaxError)) throw error;
     const { message, context } = error.render(request.query);
