@@ -1091,6 +1091,97 @@ SCALARS.HUMAN_READABLE_DECIMAL_BYTE_FORMAT = humanReadable(
 );
 SCALARS.HUMAN_READABLE_DECIMAL_FORMAT = humanReadable("human_readable_decimal_format", "decimal");
 
+/** A dotted-quad IPv4 address as a long, or null (surrounding blanks are read past: ' 1.2.3.4' is an address). */
+function ipv4(text: string): number | null {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text.trim());
+  if (!m) return null;
+  const octets = m.slice(1).map(Number);
+  return octets.some((o) => o > 255) ? null : octets.reduce((a, o) => a * 256 + o, 0);
+}
+
+const ipv4Text = (n: number) => [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join(".");
+
+/** An address argument: a dotted quad, or a long within 0 … 2^32 - 1 (Druid's IPv4AddressExprUtils). */
+const ipv4Of = (v: Value | undefined): number | null => {
+  if (typeof v === "number") return Number.isInteger(v) && v >= 0 && v < 2 ** 32 ? v : null;
+  return typeof v === "string" ? ipv4(v) : null;
+};
+
+// IP address functions (docs/querying/sql-scalar.md; Druid's IPv4AddressParseExprMacro, …StringifyExprMacro,
+// …MatchExprMacro): IPV4_STRINGIFY is typed CHAR and IPV4_MATCH of a null or bad address false, as Druid 33 answers.
+Object.assign(SCALARS, {
+  IPV4_PARSE: {
+    min: 1,
+    max: 1,
+    type: fixed("BIGINT"),
+    run: ([v]) => (typeof v === "string" ? ipv4(v) : ipv4Of(v)),
+  },
+  IPV4_STRINGIFY: {
+    min: 1,
+    max: 1,
+    type: fixed("CHAR"),
+    run: ([v]) => {
+      const n = ipv4Of(v);
+      return n === null ? null : ipv4Text(n);
+    },
+  },
+  IPV4_MATCH: {
+    min: 2,
+    max: 2,
+    type: fixed("BOOLEAN"),
+    run: ([v, subnet]) => {
+      const cidr = /^(.+)\/(\d{1,2})$/.exec(String(subnet ?? ""));
+      const base = cidr ? ipv4(cidr[1] as string) : null;
+      const bits = cidr ? Number(cidr[2]) : Number.NaN;
+      if (base === null || !(bits <= 32))
+        throw new SqlRuntimeError(`Function[ipv4_match] subnet arg has an invalid format: ${String(subnet)}`);
+      const n = ipv4Of(v ?? null);
+      if (n === null) return truth(false);
+      const size = 2 ** (32 - bits);
+      return truth(Math.floor(n / size) === Math.floor(base / size));
+    },
+  },
+  /** Java's Base64 decoder: a character outside the alphabet fails (Druid 33: "Illegal base64 character 21"). */
+  DECODE_BASE64_UTF8: {
+    min: 1,
+    max: 1,
+    type: fixed("VARCHAR"),
+    run: ([v], ctx) => {
+      const text = str(v ?? null, ctx);
+      if (text === null) return null;
+      const bad = /[^A-Za-z0-9+/=]/.exec(text);
+      if (bad)
+        throw new SqlRuntimeError(`Illegal base64 character ${(bad[0].codePointAt(0) ?? 0).toString(16)}`);
+      return Buffer.from(text, "base64").toString("utf8");
+    },
+  },
+  /** The IEEE 754 bits of a double as a long, and back (Double.doubleToLongBits / longBitsToDouble). */
+  BITWISE_CONVERT_DOUBLE_TO_LONG_BITS: {
+    min: 1,
+    max: 1,
+    type: fixed("BIGINT"),
+    run: ([v]) => {
+      const x = numArg(v);
+      if (x === null) return null;
+      const view = new DataView(new ArrayBuffer(8));
+      view.setFloat64(0, x);
+      return Number(view.getBigInt64(0));
+    },
+  },
+  BITWISE_CONVERT_LONG_BITS_TO_DOUBLE: {
+    min: 1,
+    max: 1,
+    type: fixed("DOUBLE"),
+    run: ([v]) => {
+      const x = numArg(v);
+      if (x === null) return null;
+      const view = new DataView(new ArrayBuffer(8));
+      view.setBigInt64(0, BigInt.asIntN(64, BigInt(Math.trunc(x))));
+      return view.getFloat64(0);
+    },
+  },
+} satisfies Record<string, ScalarFn>);
+
 /**
  * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
  * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math

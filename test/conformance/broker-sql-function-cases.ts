@@ -2226,6 +2226,77 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
       ],
     ],
   },
+  {
+    title:
+      "reads IP addresses and base64: IPV4_PARSE, IPV4_STRINGIFY (typed CHAR), IPV4_MATCH, DECODE_BASE64_UTF8, BITWISE_CONVERT_DOUBLE_TO_LONG_BITS and back",
+    cases: [
+      [
+        "SELECT IPV4_PARSE('192.168.0.1'), IPV4_PARSE('256.1.1.1'), IPV4_PARSE('1.2.3'), IPV4_PARSE(' 1.2.3.4'), IPV4_PARSE('0.0.0.0'), IPV4_PARSE(CAST(NULL AS VARCHAR)), IPV4_PARSE('3232235521')",
+        [
+          ["BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT"],
+          [3232235521, null, null, 16909060, 0, null, null],
+        ],
+      ],
+      [
+        "SELECT IPV4_STRINGIFY(3232235521), IPV4_STRINGIFY(0), IPV4_STRINGIFY(-1), IPV4_STRINGIFY(4294967296), IPV4_STRINGIFY('192.168.0.1'), IPV4_STRINGIFY('x'), IPV4_STRINGIFY(CAST(NULL AS BIGINT))",
+        [
+          ["CHAR", "CHAR", "CHAR", "CHAR", "CHAR", "CHAR", "CHAR"],
+          ["192.168.0.1", "0.0.0.0", null, null, "192.168.0.1", null, null],
+        ],
+      ],
+      [
+        "SELECT IPV4_MATCH('192.168.0.1', '192.168.0.0/16'), IPV4_MATCH('10.0.0.1', '192.168.0.0/16'), IPV4_MATCH(3232235521, '192.168.0.0/24'), IPV4_MATCH('x', '192.168.0.0/16'), IPV4_MATCH(CAST(NULL AS VARCHAR), '10.0.0.0/8')",
+        [
+          ["BOOLEAN", "BOOLEAN", "BOOLEAN", "BOOLEAN", "BOOLEAN"],
+          [true, false, true, false, false],
+        ],
+      ],
+      [
+        "SELECT IPV4_MATCH('1.2.3.4', 'nope')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "Function[ipv4_match] subnet arg has an invalid format: nope",
+        },
+      ],
+      [
+        "SELECT DECODE_BASE64_UTF8('aGVsbG8='), DECODE_BASE64_UTF8(''), DECODE_BASE64_UTF8(CAST(NULL AS VARCHAR))",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR"],
+          ["hello", "", null],
+        ],
+      ],
+      [
+        "SELECT DECODE_BASE64_UTF8('!!!')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "Illegal base64 character 21",
+        },
+      ],
+      [
+        "SELECT BITWISE_CONVERT_DOUBLE_TO_LONG_BITS(1.5), BITWISE_CONVERT_LONG_BITS_TO_DOUBLE(4609434218613702656)",
+        [
+          ["BIGINT", "DOUBLE"],
+          [4609434218613702656, 1.5],
+        ],
+      ],
+      [
+        "SELECT IPV4_PARSE(s), IPV4_STRINGIFY(n), IPV4_MATCH(s, '10.0.0.0/8') FROM $ds ORDER BY __time",
+        [
+          ["BIGINT", "CHAR", "BOOLEAN"],
+          [null, "0.0.0.10", false],
+          [null, null, false],
+          [null, null, false],
+          [null, "0.0.0.0", false],
+        ],
+      ],
+    ],
+  },
 ];
 
 function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
