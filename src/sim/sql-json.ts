@@ -40,14 +40,14 @@ type PathPart = { field: string } | { index: number };
 
 /**
  * A JSONPath as `NestedPathFinder.parseJsonPath` reads it: `$`, `.name`, `['name']`, `[n]` (a negative index
- * counts from the end, as a real Druid 33 answered). Druid 33's refusal of a path not starting with `$` is
- * "JSONPath [x] is invalid, it must start with '$'".
+ * counts from the end, as a real Druid 33 answered). The refusals of a path not starting with `$`, of an empty part
+ * and of an index that is no number are Druid 33's words; the others' are the emulator's.
  */
 export function parseJsonPath(path: string): PathPart[] {
   const bad = (why: string): never => {
-    throw new SqlError(`JSONPath [${path}] is invalid, it ${why}`);
+    throw new SqlError(`JSONPath [${path}] is invalid, ${why}`);
   };
-  if (!path.startsWith("$")) bad("must start with '$'");
+  if (!path.startsWith("$")) bad("it must start with '$'");
   const parts: PathPart[] = [];
   let i = 1;
   while (i < path.length) {
@@ -55,23 +55,30 @@ export function parseJsonPath(path: string): PathPart[] {
     if (c === ".") {
       let j = i + 1;
       while (j < path.length && path[j] !== "." && path[j] !== "[") j++;
-      if (j === i + 1) bad("has an empty path part");
+      // A trailing `.` ends the path (`$.` is the root, as Druid 33 read it); an empty part between two is refused
+      // in the words Druid 33 used, which name a jq path.
+      if (j === i + 1 && j === path.length) break;
+      if (j === i + 1)
+        throw new SqlError(`jq path [${path}] is invalid, path parts separated by '.' must not be empty`);
       parts.push({ field: path.slice(i + 1, j) });
       i = j;
     } else if (c === "[") {
       if (path[i + 1] === "'") {
         const close = path.indexOf("']", i + 2);
-        if (close < 0) bad("has an unterminated '");
+        if (close < 0) bad("it has an unterminated '");
         parts.push({ field: path.slice(i + 2, close) });
         i = close + 2;
       } else {
         const close = path.indexOf("]", i);
         const n = close < 0 ? "" : path.slice(i + 1, close);
-        if (!/^-?\d+$/.test(n)) bad(`expects a number for an array index, got [${n}]`);
+        if (!/^-?\d+$/.test(n))
+          bad(
+            `array specifier [${n}] should be a number, it was not.  Use ' if this value was meant to be a field name`,
+          );
         parts.push({ index: Number(n) });
         i = close + 1;
       }
-    } else bad("must separate path parts with '.'");
+    } else bad("its parts must be separated with '.'");
   }
   return parts;
 }

@@ -399,11 +399,29 @@ export function brokerSqlJsonSuite(target: ConformanceTarget): void {
       ]);
     });
 
-    it("refuses a JSONPath that does not start with $", async () => {
-      const r = await sql("SELECT JSON_VALUE(obj, 'x') FROM $ds");
-      expect([r.status, (r.body as { errorMessage: string }).errorMessage]).toEqual([
+    it("reads JSONPaths as Druid 33 does, refusing a malformed one", async () => {
+      const refused = async (path: string) => {
+        const r = await sql(`SELECT JSON_VALUE(obj, '${path}') FROM $ds`);
+        return [r.status, (r.body as { errorMessage: string }).errorMessage];
+      };
+      expect(await refused("x")).toEqual([400, "JSONPath [x] is invalid, it must start with '$'"]);
+      expect(await refused("$..x")).toEqual([
         400,
-        "JSONPath [x] is invalid, it must start with '$'",
+        "jq path [$..x] is invalid, path parts separated by '.' must not be empty",
+      ]);
+      expect(await refused("$.a[x]")).toEqual([
+        400,
+        "JSONPath [$.a[x]] is invalid, array specifier [x] should be a number, it was not.  Use ' if this value was meant to be a field name",
+      ]);
+      // A trailing `.` ends the path: `$.` is the root.
+      expect(
+        await answer(
+          "SELECT JSON_KEYS(obj, '$.'), JSON_VALUE(obj, '$.x.'), JSON_VALUE(obj, '$[''x'']'), JSON_VALUE(obj, '$.z[''w''][0]') FROM $ds LIMIT 1",
+        ),
+      ).toEqual([
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3"],
+        ...typed(A, V, V, V),
+        ['["x","y","z","d","b"]', "1", "1", "1"],
       ]);
     });
   });

@@ -108,7 +108,15 @@ describe("JSON values as Jackson reads and writes them", () => {
     ]);
     expect(parseJsonPath("$")).toEqual([]);
     expect(() => parseJsonPath("a.b")).toThrow("JSONPath [a.b] is invalid, it must start with '$'");
-    expect(() => parseJsonPath("$.a[x]")).toThrow(/array index/);
+    // Druid 33's words for a bad index and an empty part; a trailing `.` ends the path.
+    expect(() => parseJsonPath("$.a[x]")).toThrow(
+      "JSONPath [$.a[x]] is invalid, array specifier [x] should be a number, it was not.  Use ' if this value was meant to be a field name",
+    );
+    expect(() => parseJsonPath("$..x")).toThrow(
+      "jq path [$..x] is invalid, path parts separated by '.' must not be empty",
+    );
+    expect(parseJsonPath("$.")).toEqual([]);
+    expect(parseJsonPath("$.x.")).toEqual([{ field: "x" }]);
   });
 });
 
