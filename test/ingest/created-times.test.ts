@@ -1,6 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { parseInterval } from "../../src/core/interval.js";
+import { DruidClient, type TaskSpec } from "../../src/druid/client.js";
 import { type CreatedTimeSource, CreatedTimes } from "../../src/ingest/created-times.js";
+import { planIngestJob } from "../../src/ingest/plan.js";
+import type { IngestPayload } from "../../src/ingest/types.js";
+import { type SimHandle, startSim } from "../../src/sim/index.js";
+import { until } from "../helpers/cli-process.js";
+import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
 
 /** An Overlord's task storage as the two reads see it: active tasks per datasource, and each task's status. */
 function overlord() {
@@ -173,4 +180,57 @@ describe("Druid's createdTime of running tasks", () => {
       /listEveryMs: expected a positive number of ms, got 0/,
     );
   });
+});
+
+describe("Druid's createdTime from the active-task list, on the emulator", () => {
+  let sim: SimHandle | undefined;
+  let client: DruidClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await sim?.close();
+  });
+
+  it("is the createdTime the task's own status answers (both are the task's stored created_date)", async () => {
+    sim = await startSim({ capacity: 2 });
+    const druid = new DruidClient({ url: sim.url });
+    client = druid;
+    const dataDir = writeDailyDataset({ from: "2026-03-01", days: 1, rowsPerDay: 5 });
+    const plan = planIngestJob({
+      kind: "backfill",
+      template: { kind: "task", value: dailyTemplate({ datasource: "createdtimes" }) },
+      templateName: "t.json",
+      range: parseInterval("2026-03-01/2026-03-02"),
+      vars: { dataDir },
+    });
+    const [task] = plan.tasks;
+    if (!task) throw new Error("the plan has no partition");
+    const spec = (task.payload as unknown as IngestPayload).spec as unknown as TaskSpec;
+    // Runs for an emulated hour: still active when listed.
+    const id = "createdtimes_list_vs_status";
+    await druid.submitTask({ ...spec, id, context: { simDurationMs: 3_600_000 } } as TaskSpec);
+    let listed = false;
+    const clock = new ManualClock();
+    const times = new CreatedTimes({
+      clock,
+      listEveryMs: 1000,
+      source: {
+        tasks: async (filter) => {
+          const active = await druid.tasks(filter);
+          listed = true;
+          return active;
+        },
+        taskStatus: (taskId) => druid.taskStatus(taskId),
+      },
+    });
+    times.watch("createdtimes", id);
+    await clock.advance(1000);
+    await until("the active-task list answered", () => listed);
+    await new Promise((r) => setImmediate(r));
+    const fromList = await times.take(id);
+    expect(times.stats).toMatchObject({ lists: 1, fromList: 1, fromStatus: 0 });
+    const status = await druid.taskStatus(id);
+    expect(fromList).toBe(status.status?.createdTime);
+    expect(fromList).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await druid.shutdownTask(id);
+  }, 60_000);
 });
