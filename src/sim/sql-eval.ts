@@ -1,6 +1,7 @@
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
 import { compileAggregate } from "./sql-aggregates.js";
 import type { ColumnRef, Expr, Span } from "./sql-ast.js";
+import { DRUID_FUNCTIONS } from "./sql-druid-functions.js";
 import { AGGREGATES, bool, type CompileCtx, type Compiled, type Field, INTEGERS, truthy } from "./sql-env.js";
 import {
   type ArgType,
@@ -450,7 +451,15 @@ export function timeComparable(l: Compiled, r: Compiled, zone: Zone): [Compiled,
 
 function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: FnContext): Compiled {
   const def = SCALARS[e.name];
-  if (!def) throw unsupported(`The function ${e.name}`);
+  if (!def) {
+    if (DRUID_FUNCTIONS.has(e.name)) throw unsupported(`The function ${e.name}`);
+    // Calcite types the operands first (an unknown column is reported before the function).
+    const types = e.args.map((a) => compile(a, ctx).type);
+    throw new SqlError(
+      `No match found for function signature ${e.name}(${types.map((t) => `<${operandFamily(t)}>`).join(", ")})`,
+      e.span,
+    );
+  }
   if (e.distinct || e.star)
     throw new SqlError(`Invalid use of ${e.star ? "*" : "DISTINCT"} in ${e.name}`, e.span);
   if (e.args.length < def.min || e.args.length > def.max)
@@ -475,6 +484,13 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       }
     },
   };
+}
+
+/** An operand's type family as Calcite names it in "No match found for function signature" (observed on Druid 33). */
+function operandFamily(t: SqlType): string {
+  if (t === "CHAR" || t === "VARCHAR") return "CHARACTER";
+  if (NUMBERS.has(t)) return "NUMERIC";
+  return t;
 }
 
 export function castValue(v: Value, to: SqlType, zone: Zone): Value {

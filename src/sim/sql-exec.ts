@@ -46,7 +46,11 @@ export interface RunOptions {
   now: number;
   /** The table a FROM names (parts as written); throws Druid's SqlError (with the span) for an unknown one. */
   table(parts: string[], span: Span): TableSource;
+  /** EXTERN's rows, typed by its signature: MSQ's input (msq-query.ts). A Broker query has none. */
+  extern?(from: ExternFrom): TableSource;
 }
+
+type ExternFrom = Extract<From, { k: "extern" }>;
 
 interface Relation {
   fields: Field[];
@@ -176,10 +180,19 @@ class Executor {
       }
       case "join":
         return this.join(from, ctes);
-      case "extern":
-        // EXTERN reads external data on the MSQ task engine (docs/multi-stage-query/reference.md); the
-        // emulator's Broker engine runs tables only.
-        throw unsupported("EXTERN in a Broker query", from.span);
+      case "extern": {
+        // EXTERN reads external data on the MSQ task engine only (docs/multi-stage-query/reference.md).
+        if (!this.o.extern) throw unsupported("EXTERN in a Broker query", from.span);
+        const source = this.o.extern(from);
+        return {
+          fields: source.columns.map((c) => ({ rel: from.alias, relFull: null, name: c.name, type: c.type })),
+          rows: toArrays(source.rows(), source.columns),
+          scan: false,
+          system: false,
+          dataSources: [],
+          nativeSource: { type: "external" },
+        };
+      }
     }
   }
 
@@ -245,9 +258,15 @@ class Executor {
     };
   }
 
-  query(q: Query, outer: Map<string, Cte>): QueryOut {
+  /** The WITH names a query sees: the outer ones and its own, each in the scope of those before it. */
+  scope(q: Query, outer: Map<string, Cte>): Map<string, Cte> {
     const ctes = new Map(outer);
     for (const w of q.with) ctes.set(w.name, { q: w.q, columns: w.columns, scope: new Map(ctes) });
+    return ctes;
+  }
+
+  query(q: Query, outer: Map<string, Cte>): QueryOut {
+    const ctes = this.scope(q, outer);
     const from: Relation = q.from
       ? this.relation(q.from, ctes)
       : {
@@ -540,5 +559,36 @@ export function runSql(sql: string, options: RunOptions): SqlResult {
   return {
     columns: out.fields.map((f) => ({ name: f.name, type: f.type })),
     rows: out.rows.map((row) => row.map((v, i) => outCell(v, out.types[i] as SqlType))),
+  };
+}
+
+/** A query's answer as the executor's rows (timestamps as Timestamp, booleans 1/0) and its output columns. */
+export interface QueryRows {
+  fields: Field[];
+  rows: Value[][];
+}
+
+/**
+ * Runs a parsed query: MSQ plans its ingestion query so (Calcite's validation is the Broker engine's) and runs
+ * what is relational in it (joins, subqueries, WITH) with the Broker's executor.
+ */
+export function runQuery(q: Query, options: RunOptions): QueryRows {
+  const out = new Executor(options).query(q, new Map());
+  return { fields: out.fields, rows: out.rows };
+}
+
+/**
+ * A query's FROM as rows (its WITH in scope) and a row-mode compile context over them, for MSQ, which evaluates
+ * the SELECT and WHERE of its ingestion query itself (each row's aggregate inputs go to the rollup).
+ */
+export function openFrom(q: Query, options: RunOptions): QueryRows & { ctx: CompileCtx } {
+  const executor = new Executor(options);
+  const ctes = executor.scope(q, new Map());
+  if (!q.from) throw new SqlError("An ingestion query reads FROM a table or EXTERN");
+  const from = executor.relation(q.from, ctes);
+  return {
+    fields: from.fields,
+    rows: from.rows,
+    ctx: executor.ctx(from.fields, from.using ?? new Map(), ctes, from.system),
   };
 }

@@ -79,6 +79,8 @@ export type SqlType =
   | "DATE"
   | "BOOLEAN"
   | "NULL"
+  /** An array (Druid's ARRAY<STRING>, ARRAY<LONG>…: an EXTERN column typed `array<…>`), its values JS arrays. */
+  | "ARRAY"
   | "OTHER";
 
 /** A table column with its SQL type. */
@@ -103,6 +105,8 @@ export function nativeType(t: SqlType): string {
       return "FLOAT";
     case "OTHER":
       return "COMPLEX";
+    case "ARRAY":
+      return "ARRAY<STRING>";
     default:
       return "STRING";
   }

@@ -21,7 +21,7 @@ function run(items: string, rest = "", rows = ROWS): Array<Record<string, unknow
   const q = parseQuery(`SELECT ${items} FROM ${source(rows, EXT)} ${rest}`);
   const out = runProgram(
     planProgram(q, () => null),
-    () => [],
+    { columns: () => null, rows: () => [] },
     Date.UTC(2026, 0, 1),
   );
   return out.records.map((r) => r.value as Record<string, unknown>);
@@ -66,7 +66,7 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     const q = parseQuery(`SELECT TIME_PARSE(s) AS __time, n FROM ${source(ROWS, EXT)}`);
     const out = runProgram(
       planProgram(q, () => null),
-      () => [],
+      { columns: () => null, rows: () => [] },
       0,
     );
     expect(out.nullTimes).toBe(3);
@@ -78,8 +78,9 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     expect(plan(`SELECT TIME_PARSE("t") AS __time, nope FROM ${source(ROWS, EXT)}`)).toThrow(
       /^Column 'nope' not found in any table$/,
     );
-    expect(plan(`SELECT TIME_PARSE("t") AS __time, s + 1 AS x FROM ${source(ROWS, EXT)}`)).toThrow(
-      /^Cannot apply '\+' to arguments of type '<VARCHAR> \+ <BIGINT>'/,
+    // A timestamp plus a number (a real Druid 33 refused it so on the Broker; one planner plans both).
+    expect(plan(`SELECT TIME_PARSE("t") + 1 AS __time FROM ${source(ROWS, EXT)}`)).toThrow(
+      /^Cannot apply '\+' to arguments of type '<TIMESTAMP\(3\)> \+ <INTEGER>'/,
     );
     expect(plan(`SELECT TIME_PARSE("t") AS __time, NO_SUCH_FN(s) AS x FROM ${source(ROWS, EXT)}`)).toThrow(
       "No match found for function signature NO_SUCH_FN(<CHARACTER>)",
@@ -126,7 +127,8 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
       lt: "x ",
       up: "02:00",
       down: "01 00",
-      after: true,
+      // BOOLEAN is a LONG 1/0 at runtime (docs/querying/sql-data-types.md), as the segment stores it.
+      after: 1,
     });
   });
 
@@ -141,12 +143,63 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     };
     expect(err("COUNT(*) FILTER (WHERE n > 1) AS c")).toMatchObject({ errorCode: "unsupported" });
     expect(err("DISTINCT s")).toMatchObject({ errorCode: "unsupported" });
-    expect(err("s", "WHERE s IN (SELECT 1)")).toMatchObject({ errorCode: "unsupported" });
     // A refusal Druid's own parser makes stays invalidInput (MOD, not %, under Druid's conformance level).
     expect(err("n % 2 AS r")).toMatchObject({
       errorCode: "invalidInput",
       message: "Percent remainder '%' is not allowed under the current SQL conformance level",
     });
+  });
+
+  it("runs with the Broker engine's semantics: text read as numbers in math, subqueries in WHERE", () => {
+    // Calcite casts a VARCHAR operand of + to a number (a real Druid 33 planned `x + 1` over text as CAST(x)+1);
+    // text that is no number gives null.
+    const rows = run('TIME_PARSE("t") AS __time, s + 1 AS x, n + 1 AS y');
+    expect(rows.map((r) => [r.x, r.y])).toEqual([
+      [null, 8],
+      [null, 3],
+      [null, null],
+    ]);
+    // An uncorrelated IN subquery runs first, as on the Broker.
+    expect(run('TIME_PARSE("t") AS __time, s', "WHERE n IN (SELECT 7)").map((r) => r.s)).toEqual([
+      "some_value",
+    ]);
+  });
+
+  it("joins through the Broker's executor: LEFT JOIN of two EXTERNs, one in a WITH (docs/multi-stage-query/examples.md)", () => {
+    const products = source(
+      [
+        { id: 7, name: "seven" },
+        { id: 2, name: "two" },
+      ],
+      '"id" BIGINT, "name" VARCHAR',
+    );
+    const q = parseQuery(
+      `WITH p AS (SELECT * FROM ${products})
+       SELECT TIME_PARSE(o."t") AS __time, o.s, p.name AS product
+       FROM ${source(ROWS, EXT)} AS o LEFT JOIN p ON o.n = p.id`,
+    );
+    const program = planProgram(q, () => null);
+    expect(program.dimensions).toEqual([
+      { name: "s", type: "string" },
+      { name: "product", type: "string" },
+    ]);
+    expect(program.externs).toHaveLength(2);
+    const rows = runProgram(program, { columns: () => null, rows: () => [] }, 0).records.map((r) => r.value);
+    // Every left row kept in order, the unmatched one (n null) with a null product.
+    expect(rows).toEqual([
+      { __time: Date.parse("2024-01-01T01:02:00Z"), s: "some_value", product: "seven" },
+      { __time: Date.parse("2024-01-01T01:03:00Z"), s: "", product: "two" },
+      { __time: Date.parse("2024-01-01T01:04:00Z"), s: null, product: null },
+    ]);
+    // The ON condition is compiled as the Broker compiles it: an unknown column is Calcite's error.
+    expect(() =>
+      planProgram(
+        parseQuery(
+          `SELECT TIME_PARSE(o."t") AS __time FROM ${source(ROWS, EXT)} AS o JOIN ${products} AS p ON o.nope = p.id`,
+        ),
+        () => null,
+      ),
+    ).toThrow("Column 'nope' not found in table 'o'");
   });
 
   it("runs the functions the Broker engine defines by that one definition (sql-functions.ts)", () => {
