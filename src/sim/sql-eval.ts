@@ -462,6 +462,7 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
   }
   if (e.distinct || e.star)
     throw new SqlError(`Invalid use of ${e.star ? "*" : "DISTINCT"} in ${e.name}`, e.span);
+  if (e.name === "MV_TO_ARRAY") refuseMvToArrayOfExpression(e.args[0]);
   if (e.args.length < def.min || e.args.length > def.max)
     throw new SqlError(
       `Invalid number of arguments to function '${e.name}'. Was expecting ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} arguments`,
@@ -484,6 +485,20 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       }
     },
   };
+}
+
+/**
+ * MV_TO_ARRAY reads a column only: Druid's native `mv_to_array` refuses anything else while planning (a real
+ * Druid 33: "Function[mv_to_array] argument 1 should be an identifier expression. Use array() instead", 500
+ * ADMIN). The emulator words it for literals; another expression is its gap.
+ */
+function refuseMvToArrayOfExpression(arg: Expr | undefined): void {
+  if (!arg || arg.k === "col") return;
+  if (arg.k === "lit" && !(arg.v instanceof Timestamp))
+    throw new SqlRuntimeError(
+      `Function[mv_to_array] argument ${arg.v === null ? "null" : String(arg.v)} should be an identifier expression. Use array() instead`,
+    );
+  throw unsupported("MV_TO_ARRAY of an expression");
 }
 
 /** An operand's type family as Calcite names it in "No match found for function signature" (observed on Druid 33). */

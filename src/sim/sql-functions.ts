@@ -1,6 +1,7 @@
 import { DateTime } from "luxon";
 import { bucketStart, parseGranularity } from "../core/granularity.js";
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
+import { MULTIVALUE_SCALARS } from "./sql-multivalue.js";
 import {
   floorInZone,
   formatTime,
@@ -610,6 +611,7 @@ SCALARS.IFNULL = SCALARS.NVL;
 SCALARS.LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
 SCALARS.CHARACTER_LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
 SCALARS.STRLEN = SCALARS.CHAR_LENGTH as ScalarFn;
+Object.assign(SCALARS, MULTIVALUE_SCALARS);
 
 /**
  * SQL comparison of two values: null when either is null (unknown); timestamps by time; numbers numerically,

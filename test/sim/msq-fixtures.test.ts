@@ -43,19 +43,6 @@ const EXPECTED: Record<string, { answer: RegExp; why: string }> = {
     answer: /^501 Emulator: .*DS_THETA/,
     why: "a sketch",
   },
-  "docs--querying--multi-value-dimensions--L84.sql": {
-    answer: /^501 Emulator: .*ARRAY_TO_MV/,
-    why: "arrays",
-  },
-  "docs--querying--multi-value-dimensions--L106.sql": {
-    answer: /^501 Emulator: .*ARRAY_TO_MV/,
-    why: "arrays",
-  },
-  "docs--querying--multi-value-dimensions--L133.sql": {
-    answer: /^501 Emulator: .*MV_TO_ARRAY/,
-    why: "arrays",
-  },
-  "docs--querying--sql-functions--L94.sql": { answer: /^501 Emulator: .*ARRAY_TO_MV/, why: "arrays" },
   "docs--querying--nested-columns--L312.sql": {
     answer: /^501 Emulator: /,
     why: "JSON_OBJECT('key':value) and the JSON functions",
