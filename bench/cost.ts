@@ -12,10 +12,12 @@
  * emulator's finish event) to the poller seeing it. Emulated time throughout.
  *
  *   node --import tsx bench/cost.ts [--quick]       # --quick: the 100-partition backfill only
+ *     [--partitions 1000] [--pollers segops]        # one size, one poller (to profile segops' process alone)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parseInterval } from "../src/core/interval.js";
@@ -25,17 +27,17 @@ import type { IngestPayload } from "../src/ingest/types.js";
 import { runIngestJob } from "../src/jobs/engine.js";
 import { openStore } from "../src/ledger/open.js";
 import type { JsonObject } from "../src/ledger/types.js";
-import { type HistoryOptions, seedHistory } from "../src/sim/history.js";
-import { startSim } from "../src/sim/server.js";
+import type { HistoryOptions } from "../src/sim/history.js";
+import type { SimStatsSnapshot } from "../src/sim/stats.js";
 import { MAX_CHECK_INTERVAL_TICKS } from "../src/work/handoff.js";
 import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";
 import { backoffBackfill, pollEvery, pool, type Seen } from "./lib/baselines.js";
+import { startCostSim } from "./lib/cost-sim.js";
 import { logNormalDurations } from "./lib/durations.js";
-import type { BenchEnv } from "./lib/env.js";
 import { RequestMeter } from "./lib/request-meter.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { eventAt, finishedAt } from "./lib/sim-events.js";
-import { simTime } from "./lib/sim-time.js";
+import type { SimTime } from "./lib/sim-time.js";
 import { isStatusLookup, quantile } from "./lib/stats.js";
 import { markdownTable, num } from "./lib/table.js";
 
@@ -49,6 +51,8 @@ export interface CostBenchOptions {
   history?: Omit<HistoryOptions, "names" | "segmentsBefore">;
   /** Backfill sizes. @default [100, 1000] (--quick: [100]) */
   partitions?: number[];
+  /** The pollers run (`--pollers segops,seed`), for profiling one alone. @default all three */
+  pollers?: Poller[];
 }
 
 const DATASOURCE = "events";
@@ -62,7 +66,8 @@ const PRODUCTION: Omit<HistoryOptions, "names" | "segmentsBefore"> = {
   dataSources: 50,
 };
 
-type Poller = "segops" | "seed" | "operator";
+const POLLERS = ["segops", "seed", "operator"] as const;
+type Poller = (typeof POLLERS)[number];
 const LABEL: Record<Poller, string> = {
   segops: "**segops** (`runIngestJob`, 1 s tick, waits for handoff + audit)",
   seed: "seed-style: pool of 16, status GET per task, backoff 2 s → 30 s",
@@ -79,6 +84,8 @@ interface CostRun {
   handoffSeen: number[];
   /** Active tasks (running or pending) averaged over the run, for the cost model. */
   seenSucceeded: number;
+  /** The poller's process's event-loop delay over the run (real ms; `monitorEventLoopDelay`). */
+  loopDelay: { p99: number; max: number };
 }
 
 function planBackfill(dataDir: string, durations: readonly number[]): PlannedJob {
@@ -98,38 +105,47 @@ function planBackfill(dataDir: string, durations: readonly number[]): PlannedJob
   return plan;
 }
 
-/** One emulator with the history seeded, and a client whose every attempt the meter counts. */
+/** What a run reads: the emulator's URL, its sim time, a metered client and the emulator's task timelines. */
+interface CostEnv {
+  client: DruidClient;
+  time: SimTime;
+  /** The emulator's per-task event timelines (`GET /__sim/stats`, not metered). */
+  tasks(): Promise<SimStatsSnapshot["tasks"]>;
+}
+
+/**
+ * One emulator with the history seeded, in a process of its own (a real Druid is another process: segops'
+ * event loop must not be the emulator's), and a client whose every attempt the meter counts.
+ */
 async function withCostEnv<T>(
   o: { timeScale: number; seed: number; history: CostBenchOptions["history"] },
-  fn: (env: BenchEnv, meter: RequestMeter) => Promise<T>,
+  fn: (env: CostEnv, meter: RequestMeter) => Promise<T>,
 ): Promise<T> {
-  const time = simTime(o.timeScale);
-  const sim = await startSim({
-    ...SLOTS,
-    seed: o.seed,
-    baseDurationMs: 60_000,
-    handoffDelayMs: HANDOFF_MS,
-    clock: time.clock,
+  const sim = await startCostSim({
+    timeScale: o.timeScale,
+    originMs: Date.now(),
+    sim: { ...SLOTS, seed: o.seed, baseDurationMs: 60_000, handoffDelayMs: HANDOFF_MS },
+    history: {
+      ...(o.history ?? PRODUCTION),
+      names: [DATASOURCE],
+      segmentsBefore: Date.parse(`${FROM}T00:00:00Z`),
+    },
   });
-  time.pause();
-  seedHistory(sim.engine, {
-    ...(o.history ?? PRODUCTION),
-    names: [DATASOURCE],
-    segmentsBefore: Date.parse(`${FROM}T00:00:00Z`),
-  });
-  time.resume();
   const meter = new RequestMeter();
   const client = new DruidClient({ url: sim.url, connections: 16, onAttempt: meter.record });
+  const tasks = async () => {
+    const res = await fetch(`${sim.url}/__sim/stats`);
+    return ((await res.json()) as SimStatsSnapshot).tasks;
+  };
   try {
-    return await fn({ sim, client, time }, meter);
+    return await fn({ client, time: sim.time, tasks }, meter);
   } finally {
     await client.close();
-    await sim.close();
+    await sim.stop();
   }
 }
 
-function detectionOf(env: BenchEnv, seen: readonly Seen[]): number[] {
-  const tasks = env.sim.stats().tasks;
+function detectionOf(tasks: SimStatsSnapshot["tasks"], seen: readonly Seen[]): number[] {
   return seen.flatMap((s) => {
     const f = finishedAt(tasks, s.id);
     return f === null ? [] : [Math.max(0, s.at - f)];
@@ -148,6 +164,8 @@ async function runOne(
     const start = clock.now();
     let seen: Seen[] = [];
     const druidIdOf = new Map<string, string>();
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const handedOff: Array<{ druidId: string; at: number }> = [];
     if (poller === "segops") {
       const dir = mkdtempSync(join(tmpdir(), "segops-bench-cost-"));
@@ -194,20 +212,22 @@ async function runOne(
             });
     }
     const makespanMs = clock.now() - start;
+    loop.disable();
     const succeeded = seen.filter((s) => s.outcome === "SUCCESS").length;
     checks.equal(succeeded, partitions, `cost ${partitions} ${poller}: successes seen`);
-    const tasks = env.sim.stats().tasks;
+    const tasks = await env.tasks();
     return {
       poller,
       partitions,
       makespanMs,
       meter,
-      detection: detectionOf(env, seen),
+      detection: detectionOf(tasks, seen),
       handoffSeen: handedOff.flatMap((h) => {
         const served = eventAt(tasks, h.druidId, "handedOff");
         return served === null ? [] : [Math.max(0, h.at - served)];
       }),
       seenSucceeded: succeeded,
+      loopDelay: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     };
   });
 }
@@ -295,11 +315,13 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
       writeDailyDataset({ dir: dataDir, from: FROM, days: partitions, rowsPerDay: 20 });
       const plan = planBackfill(dataDir, durations);
       const runs: CostRun[] = [];
-      for (const poller of ["segops", "seed", "operator"] as const)
+      for (const poller of options.pollers ?? POLLERS)
         runs.push(await runOne(poller, plan, { timeScale, seed, history }, checks));
       tables.push(`**${partitions} partitions**`, summaryTable(runs), endpointTable(runs));
-      const [s, b, op] = runs.map((r) => r.meter.total());
-      const segops = runs[0] as CostRun;
+      const of = (p: Poller) => runs.find((r) => r.poller === p);
+      const [s, b, op] = POLLERS.map((p) => of(p)?.meter.total());
+      const segops = of("segops");
+      if (!segops) continue;
       const p99 = quantile(segops.detection, 0.99);
       figures[`cost${partitions}`] = Object.fromEntries(
         runs.map((r) => [
@@ -326,6 +348,7 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
         s.bytes <= Math.min(b.bytes, op.bytes);
       notes.push(
         `${partitions} partitions: segops ${cheapest ? "sends the fewest requests and bytes per task" : "is **not** the cheapest per task"} (${num((s?.requests ?? 0) / partitions, 1)} requests, ${kib((s?.bytes ?? 0) / partitions)} a task), detection p99 ${secs(p99)} (goal ≤ 2 s: ${p99 <= 2000 ? "met" : "**missed**"}).`,
+        `${partitions} partitions: segops' process (the emulator is another) had event-loop delays p99 ${num(segops.loopDelay.p99, 0)} ms / max ${num(segops.loopDelay.max, 0)} ms real (× ${timeScale} emulated).`,
         `${partitions} partitions: segops saw a handoff ${secs(quantile(segops.handoffSeen, 0.5))} (p50) / ${secs(quantile(segops.handoffSeen, 0.99))} (p99) after the emulator served the segments (${segops.handoffSeen.length} partitions; the checks back off to every ${MAX_CHECK_INTERVAL_TICKS} ticks while nothing new is served).`,
       );
       headline.push([
@@ -359,11 +382,27 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean", default: false }, scale: { type: "string" } },
+    options: {
+      quick: { type: "boolean", default: false },
+      scale: { type: "string" },
+      partitions: { type: "string" },
+      pollers: { type: "string" },
+    },
   });
+  const pollers = values.pollers?.split(",");
+  const unknown = pollers?.find((p) => !(POLLERS as readonly string[]).includes(p));
+  if (unknown !== undefined)
+    throw new Error(
+      `--pollers: unknown poller "${unknown}"; expected a comma-separated list of ${POLLERS.join(", ")}`,
+    );
+  const partitions = values.partitions?.split(",").map(Number);
+  if (partitions?.some((n) => !(Number.isInteger(n) && n > 0)))
+    throw new Error(`--partitions: expected comma-separated positive integers, got "${values.partitions}"`);
   const result = await runCostBench({
     quick: values.quick,
     ...(values.scale ? { timeScale: Number(values.scale) } : {}),
+    ...(partitions ? { partitions } : {}),
+    ...(pollers ? { pollers: pollers as Poller[] } : {}),
   });
   console.log(`## ${result.title}\n\n${result.setup}\n\n${result.tables.join("\n\n")}\n`);
   for (const n of result.notes) console.log(`- ${n}`);

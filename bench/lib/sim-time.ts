@@ -25,11 +25,21 @@ export interface SimTime {
   toSim(realMs: number): number;
   /** Real milliseconds that `simMs` of sim time take. */
   realDuration(simMs: number): number;
+  /**
+   * The epoch instant (ms, `performance.timeOrigin` + `performance.now()`) at which sim time was `originMs`,
+   * pauses so far taken out: another process's `simTime(scale, originMs, { startEpochMs })` then keeps the
+   * same sim time (both read the machine's one clock), so an emulator in its own process and the poller agree.
+   */
+  startEpochMs(): number;
 }
 
-export function simTime(scale: number, originMs: number = Date.now()): SimTime {
+export function simTime(
+  scale: number,
+  originMs: number = Date.now(),
+  at?: { startEpochMs: number },
+): SimTime {
   if (!(scale > 0 && Number.isFinite(scale))) throw new RangeError(`Expected a scale above 0, got ${scale}`);
-  const p0 = performance.now();
+  const p0 = at ? at.startEpochMs - performance.timeOrigin : performance.now();
   let pausedTotal = 0;
   let pausedAt: number | null = null;
   const running = (real: number) => real - p0 - pausedTotal - (pausedAt === null ? 0 : real - pausedAt);
@@ -67,5 +77,6 @@ export function simTime(scale: number, originMs: number = Date.now()): SimTime {
     toReal: (simMs) => p0 + pausedTotal + (simMs - originMs) / scale,
     toSim: (realMs) => originMs + running(realMs) * scale,
     realDuration: (simMs) => simMs / scale,
+    startEpochMs: () => performance.timeOrigin + p0 + pausedTotal,
   };
 }

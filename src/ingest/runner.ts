@@ -12,6 +12,7 @@ import { isPoisoned } from "../work/failure.js";
 import { type DruidServices, handlerConcurrency } from "../work/services.js";
 import { type CompactionConfigClient, CompactionGuard } from "./compaction-guard.js";
 import { heldInLedger, sweepLeftoverSkips } from "./compaction-leftovers.js";
+import { CreatedTimes } from "./created-times.js";
 import { ingestPayloadSchema, ingestProgressSchema } from "./schemas.js";
 import { type Attempt, AttemptFailed, type Step, type StepIO } from "./steps/attempt.js";
 import { auditPartition } from "./steps/audit.js";
@@ -217,6 +218,7 @@ function stepIo(options: IngestRunnerOptions, tickMs: number): StepIO {
     batcher,
     handoff,
     admission: options.admission,
+    createdTimes: new CreatedTimes({ source: client, clock }),
     preflight: options.preflight === false ? undefined : { unavailable: null },
     settings: {
       tickMs,

@@ -34,9 +34,9 @@ export function autoCompactionPrefix(druidVersion: number): string {
 /**
  * The cluster-level compaction config (`ClusterCompactionConfig`, `GET`/`POST /druid/indexer/v1/compaction/config/cluster`
  * on a Druid 33, observed; apache/druid #16803): the compaction slots and, from #17782, whether auto-compaction runs as compaction supervisors
- * on the Overlord (`useSupervisors`; the Coordinator's duty then does nothing) and with which engine. The emulator
- * keeps `useSupervisors` off by default on every release: Druid 37's notes call supervisors the default
- * (apache/druid #19252), which the emulator follows only when asked, so a test states which path it runs.
+ * on the Overlord (`useSupervisors`; the Coordinator's duty then does nothing) and with which engine. Off by default on
+ * every release, as `ClusterCompactionConfig`'s constructor has it (apache/druid 1c3c88b): Druid 37's notes call
+ * supervisors the default (#19252), meaning the recommended setup, so a test states which path it runs.
  */
 export interface ClusterCompactionConfig {
   compactionTaskSlotRatio: number;

@@ -120,6 +120,12 @@ export class SimEngine {
   /** The cluster compaction config (`/druid/indexer/v1/compaction/config/cluster`): slots, `useSupervisors`, engine. */
   clusterCompaction: ClusterCompactionConfig = { ...DEFAULT_CLUSTER_COMPACTION };
   #nextCompactionAt: number;
+  /**
+   * A test switch: while set, an MSQ controller due to launch its workers waits (its peon is "still starting"),
+   * so a test can place other work inside that window whatever the machine's speed; `releaseWorkerLaunches` ends it.
+   */
+  holdWorkerLaunches = false;
+  #heldLaunches = new Set<SimTask>();
   /** Called after every state change (persistence hooks in here). */
   onChange: () => void = () => {};
 
@@ -747,7 +753,19 @@ export class SimEngine {
     }
   }
 
+  /** Lets the controllers held by `holdWorkerLaunches` launch their workers at the next sync. */
+  releaseWorkerLaunches(): void {
+    this.holdWorkerLaunches = false;
+    for (const task of this.#heldLaunches) if (task.phase === "running") task.endsAt = this.#t;
+    this.#heldLaunches.clear();
+  }
+
   #finish(task: SimTask): void {
+    if (task.launchingWorkers && this.holdWorkerLaunches) {
+      task.endsAt = Number.POSITIVE_INFINITY;
+      this.#heldLaunches.add(task);
+      return;
+    }
     if (task.launchingWorkers) {
       this.#launchWorkers(task);
       return;

@@ -470,6 +470,8 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
     );
   const args = e.args.map((a) => compile(a, ctx));
   const type = def.type(args);
+  // The arguments' types go along: Druid's long math and Calcite's CHAR padding depend on them.
+  const callCtx: FnContext = { ...fnCtx, argTypes: args };
   // A function of constants is folded while planning, as Calcite's reducer does: its errors are planning errors.
   return {
     ...type,
@@ -477,7 +479,7 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       try {
         return def.run(
           args.map((a) => a.fn(env)),
-          fnCtx,
+          callCtx,
         );
       } catch (error) {
         if (error instanceof PatternError) throw unsupported(`The time format ${error.message}`);

@@ -9,6 +9,7 @@ import {
   PatternError,
   parseTime,
   parseTimestampLiteral,
+  resolveZone,
   timestampText,
   UTC,
   type Zone,
@@ -27,6 +28,11 @@ export interface ArgType {
 
 export interface FnContext {
   timeZone: Zone;
+  /**
+   * The arguments' SQL types where the caller knows them (the Broker engine): Druid's integer math (SAFE_DIVIDE
+   * of two integers divides as longs) and Calcite's CHAR padding depend on them. Absent, the values decide.
+   */
+  argTypes?: ArgType[];
 }
 
 export interface ScalarFn {
@@ -78,6 +84,9 @@ export function textOf(v: Exclude<Value, null>, zone: Zone): string {
   return v instanceof Timestamp ? timestampText(v.ms, zone) : String(v);
 }
 
+/** Zone ids that name UTC itself (so `resolveZone`'s UTC is not a fallback for them). */
+const isUtcId = (z: string) => /^(?:UTC|GMT|Z|Etc\/UTC|(?:UTC|GMT)?[+-]0{1,2}(?::?00)?)$/i.test(z.trim());
+
 const luxonZone = (zone: Zone) => (zone === UTC ? "utc" : zone);
 
 /** Adds `months` calendar months in `zone` (Joda's `plusMonths`: the day is clamped to the month's end). */
@@ -87,13 +96,15 @@ export function plusMonths(ms: number, months: number, zone: Zone): number {
     .toMillis();
 }
 
+const PERIOD =
+  /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const isPeriod = (p: string) => PERIOD.test(p) && p !== "P" && !p.endsWith("T");
+
 /** An ISO period (`P1D`, `PT1H`, `P1M`) added `step` times in `zone`, as `TIME_SHIFT` does (Joda's Period). */
 function shift(ms: number, period: string, step: number, zone: Zone): number {
-  const m =
-    /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      period,
-    );
-  if (!m || period === "P" || period.endsWith("T")) throw new SqlError(`Invalid period [${period}]`);
+  const m = PERIOD.exec(period);
+  // Joda's ISOPeriodFormat refusal, unwrapped (TIME_SHIFT on a real Druid 33: 500 `Invalid format: "P1X"`).
+  if (!m || period === "P" || period.endsWith("T")) throw new SqlRuntimeError(`Invalid format: "${period}"`);
   const n = (i: number) => Number(m[i] ?? 0) * step;
   return DateTime.fromMillis(ms, { zone: luxonZone(zone) })
     .plus({
@@ -151,12 +162,33 @@ function monthsBetween(a: number, b: number, zone: Zone): number {
 
 const same = (a: ArgType[]): ArgType => a[0] ?? { type: "VARCHAR" };
 const fixed = (type: SqlType) => (): ArgType => ({ type });
-/** A function's own CHAR/VARCHAR: SUBSTRING of a CHAR literal stays CHAR (Druid 33: `SUBSTRING('abc', 5)`). */
-const textLike = (a: ArgType[]): ArgType => (a[0]?.type === "CHAR" ? { type: "CHAR" } : { type: "VARCHAR" });
+/**
+ * A function's own CHAR/VARCHAR: of a CHAR literal it stays CHAR of that length (Calcite's ARG0 type: Druid 33
+ * answers CHAR for `LOWER('AbC')` and `SUBSTRING('abc', 5)`), of an untyped NULL it is NULL.
+ */
+const textLike = (a: ArgType[]): ArgType =>
+  a[0]?.type === "CHAR"
+    ? { type: "CHAR", charLen: a[0].charLen }
+    : a[0]?.type === "NULL"
+      ? { type: "NULL" }
+      : { type: "VARCHAR" };
+
+/**
+ * A CHAR(n) result as Calcite folds it: blank-padded to n (Druid 33: `SUBSTRING('hello', 2)` is 'ello ').
+ * Only where the caller knows the argument is a CHAR literal.
+ */
+function charPadded(v: string | null, ctx: FnContext): string | null {
+  const t = ctx.argTypes?.[0];
+  return v !== null && t?.type === "CHAR" && t.charLen !== undefined ? v.padEnd(t.charLen, " ") : v;
+}
 
 const str = (v: Value, ctx: FnContext): string | null => (v === null ? null : textOf(v, ctx.timeZone));
+/**
+ * A zone argument (TIME_FLOOR, TIME_SHIFT, TIME_EXTRACT, TIME_PARSE): an id Joda does not know is UTC (a real
+ * Druid 33 floored, shifted and extracted in UTC for 'Mars/Olympus'; TIME_FORMAT refuses it, see there).
+ */
 const zoneArg = (v: Value | undefined, ctx: FnContext): Zone =>
-  v === undefined || v === null ? ctx.timeZone : String(v);
+  v === undefined || v === null ? ctx.timeZone : resolveZone(String(v));
 
 export const SCALARS: Record<string, ScalarFn> = {
   TIME_FLOOR: {
@@ -165,6 +197,12 @@ export const SCALARS: Record<string, ScalarFn> = {
     type: fixed("TIMESTAMP"),
     run([t, period, origin, zone], ctx) {
       if (t === null || t === undefined) return null;
+      const p = String(period);
+      // TimestampFloorExprMacro refuses a period Joda cannot read while the expression is built (Druid 33: 400).
+      if (!isPeriod(p))
+        throw new SqlError(
+          `Invalid period['${p}'] specified for expression[timestamp_floor(${msOf(t)}, '${p}', ${origin === undefined || origin === null ? "null" : msOf(origin)}, '${zoneArg(zone, ctx)}')]: [Invalid format: "${p}"]`,
+        );
       if (origin !== undefined && origin !== null) {
         // With an origin, Druid floors with PeriodGranularity(period, origin, zone): buckets counted from it.
         const g = parseGranularity({
@@ -183,7 +221,9 @@ export const SCALARS: Record<string, ScalarFn> = {
     max: 4,
     type: fixed("TIMESTAMP"),
     run([t, period, step, zone], ctx) {
-      if (t === null || t === undefined || step === null || step === undefined) return null;
+      if (t === null || t === undefined) return null;
+      // TimestampShiftExprMacro reads a null step as 0: the time unshifted (Druid 33, a null long column).
+      if (step === null || step === undefined) return t;
       return new Timestamp(shift(msOf(t), String(period), Number(step), zoneArg(zone, ctx)));
     },
   },
@@ -205,11 +245,16 @@ export const SCALARS: Record<string, ScalarFn> = {
     run([unit, a, b], ctx) {
       if (a === null || b === null || a === undefined || b === undefined) return null;
       const u = String(unit);
+      const diff = msOf(b) - msOf(a);
+      // Calcite counts sub-second units from whole seconds (a real Druid 33: 1.5 s is 1000 MILLISECOND and
+      // 1000000 MICROSECOND), and the INTEGER result wraps as Java's int does.
+      if (u === "MILLISECOND" || u === "MICROSECOND")
+        return (Math.trunc(diff / 1000) * (u === "MILLISECOND" ? 1000 : 1_000_000)) | 0;
       const ms = DIFF_MS[u];
-      if (ms !== undefined) return Math.trunc((msOf(b) - msOf(a)) / ms);
+      if (ms !== undefined) return Math.trunc(diff / ms) | 0;
       const months = DIFF_MONTHS[u];
       if (months === undefined) throw unsupported(`TIMESTAMPDIFF(${u}, …)`);
-      return Math.trunc(monthsBetween(msOf(a), msOf(b), ctx.timeZone) / months);
+      return Math.trunc(monthsBetween(msOf(a), msOf(b), ctx.timeZone) / months) | 0;
     },
   },
   TIMESTAMPADD: {
@@ -219,6 +264,8 @@ export const SCALARS: Record<string, ScalarFn> = {
     run([unit, n, t], ctx) {
       if (n === null || t === null || n === undefined || t === undefined) return null;
       const u = String(unit);
+      // Microseconds land on whole milliseconds (a real Druid 33: 1500 MICROSECOND adds 1 ms).
+      if (u === "MICROSECOND") return new Timestamp(msOf(t) + Math.trunc(Number(n) / 1000));
       const ms = DIFF_MS[u];
       if (ms !== undefined) return new Timestamp(msOf(t) + Number(n) * ms);
       const months = DIFF_MONTHS[u];
@@ -232,6 +279,10 @@ export const SCALARS: Record<string, ScalarFn> = {
     type: fixed("VARCHAR"),
     run([t, pattern, zone], ctx) {
       if (t === null || t === undefined) return null;
+      // TimestampFormatExprMacro reads its zone with Joda's DateTimeZone.forID, which refuses an unknown id
+      // (Druid 33: 500 "The datetime zone id 'Mars/Olympus' is not recognised").
+      if (zone !== undefined && zone !== null && resolveZone(String(zone)) === UTC && !isUtcId(String(zone)))
+        throw new SqlRuntimeError(`The datetime zone id '${String(zone)}' is not recognised`);
       return formatTime(
         msOf(t),
         pattern === undefined || pattern === null ? ISO_PATTERN : String(pattern),
@@ -246,7 +297,10 @@ export const SCALARS: Record<string, ScalarFn> = {
     run([text, pattern, zone], ctx) {
       if (text === null || text === undefined) return null;
       const p = pattern === undefined || pattern === null ? null : String(pattern);
-      const ms = parseTime(textOf(text, ctx.timeZone), p, zoneArg(zone, ctx));
+      let t = textOf(text, ctx.timeZone);
+      // Without a pattern Druid reads ISO 8601 with a blank for the 'T' too (Druid 33: '2026-03-02 13:45:12').
+      if (p === null) t = t.trim().replace(/^(\d{4}-\d\d-\d\d) (?=\d)/, "$1T");
+      const ms = parseTime(t, p, zoneArg(zone, ctx));
       return ms === null ? null : new Timestamp(ms);
     },
   },
@@ -265,13 +319,13 @@ export const SCALARS: Record<string, ScalarFn> = {
   LOWER: {
     min: 1,
     max: 1,
-    type: fixed("VARCHAR"),
+    type: textLike,
     run: ([v], ctx) => str(v ?? null, ctx)?.toLowerCase() ?? null,
   },
   UPPER: {
     min: 1,
     max: 1,
-    type: fixed("VARCHAR"),
+    type: textLike,
     run: ([v], ctx) => str(v ?? null, ctx)?.toUpperCase() ?? null,
   },
   CHAR_LENGTH: {
@@ -294,22 +348,27 @@ export const SCALARS: Record<string, ScalarFn> = {
     run: ([v]) => (v === null || v === undefined ? null : Math.abs(Number(v))),
   },
   /**
-   * `SUBSTRING(s, start[, length])`, 1-based. Druid's `substring` expression answers null past the end and throws
-   * for a start below 1 (a real Druid 33: "Function[substring] encountered unknown exception.", 500 DEFENSIVE).
+   * `SUBSTRING(s, start[, length])`, 1-based (Function.SubstringFunc via SubstringOperatorConversion). A real
+   * Druid 33 answers null past the end, fails a start below 1 inside the function ("Function[substring]
+   * encountered unknown exception.", 500 DEFENSIVE) and a null start or length unboxing it (500). A negative
+   * length is the rest of the text and 0 none (Druid 33: SUBSTRING(s, 1, -1) is s); on a bare column Druid plans
+   * a substring extractionFn instead, which refuses a length below 1 — the emulator does not tell the two apart.
    */
   SUBSTRING: {
     min: 2,
     max: 3,
     type: textLike,
     run([s, start, length], ctx) {
-      if (s === null || s === undefined || start === null || start === undefined) return null;
+      if (s === null || s === undefined) return null;
+      if (start === null || start === undefined || length === null)
+        throw new SqlRuntimeError('Cannot invoke "java.lang.Number.intValue()" because "value" is null');
       const text = str(s, ctx) as string;
       const from = Math.trunc(Number(start)) - 1;
-      const len = length === undefined || length === null ? null : Math.trunc(Number(length));
-      if (from < 0 || (len !== null && len < 0))
+      const len = length === undefined ? null : Math.trunc(Number(length));
+      if (from < 0)
         throw new SqlRuntimeError("Function[substring] encountered unknown exception.", "defensive");
       if (from >= text.length) return null;
-      return len === null ? text.slice(from) : text.slice(from, from + len);
+      return charPadded(len === null || len < 0 ? text.slice(from) : text.slice(from, from + len), ctx);
     },
   },
   COALESCE: {
@@ -370,6 +429,15 @@ const mathFn = (f: (x: number) => number): ScalarFn => ({
   },
 });
 
+/**
+ * LEFT/RIGHT's count: a negative one fails the query (Function.LeftFunc/RightFunc: "needs a positive integer as
+ * the second argument"; Druid 33 gave 400 for a constant and 500 on a column — the emulator answers 500).
+ */
+function nonNegative(fn: string, n: number): number {
+  if (n < 0) throw new SqlRuntimeError(`Function[${fn}] needs a positive integer as the second argument`);
+  return n;
+}
+
 /** Trims `chars` (a space by default) from the start and/or end, as BTRIM/LTRIM/RTRIM do. */
 function trim(text: string, chars: string, start: boolean, end: boolean): string {
   let from = 0;
@@ -383,19 +451,36 @@ function trim(text: string, chars: string, start: boolean, end: boolean): string
 Object.assign(SCALARS, {
   TEXTCAT: textFn(2, 2, "VARCHAR", ([a, b]) => `${a}${b}`),
   LEFT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
-    n === null ? null : (s as string).slice(0, Math.max(0, n)),
+    n === null ? null : (s as string).slice(0, nonNegative("left", n)),
   ),
   RIGHT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
-    n === null ? null : n <= 0 ? "" : (s as string).slice(-n),
+    n === null ? null : nonNegative("right", n) === 0 ? "" : (s as string).slice(-n),
   ),
   BTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", true, true)),
   LTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", true, false)),
   RTRIM: textFn(1, 2, "VARCHAR", ([s, c]) => trim(s as string, c ?? " ", false, true)),
   TRIM: textFn(1, 1, "VARCHAR", ([s]) => trim(s as string, " ", true, true)),
-  REPLACE: textFn(3, 3, "VARCHAR", ([s, from, to]) => (s as string).split(from as string).join(to as string)),
+  /**
+   * Java's `String.replace`: an empty target matches before every character and at the end ('abc' → 'XaXbXcX');
+   * a null target or replacement fails inside the function (Druid 33: 500 DEFENSIVE).
+   */
+  REPLACE: {
+    min: 3,
+    max: 3,
+    type: fixed("VARCHAR"),
+    run: ([s, from, to], ctx) => {
+      if (s === null || s === undefined) return null;
+      if (from === null || to === null || from === undefined || to === undefined)
+        throw new SqlRuntimeError("Function[replace] encountered unknown exception.", "defensive");
+      const target = str(from, ctx) as string;
+      const by = str(to, ctx) as string;
+      return (str(s, ctx) as string).replaceAll(target, () => by);
+    },
+  },
   REVERSE: textFn(1, 1, "VARCHAR", ([s]) => [...(s as string)].reverse().join("")),
+  /** Function.RepeatStringFunc: a count below 1 is null (Druid 33: REPEAT(s, 0) and REPEAT(s, -1) on a column). */
   REPEAT: textFn(2, 2, "VARCHAR", ([s], [, n = null]) =>
-    n === null ? null : (s as string).repeat(Math.max(0, n)),
+    n === null || n < 1 ? null : (s as string).repeat(n),
   ),
   LPAD: textFn(2, 3, "VARCHAR", ([s, , pad], [, n = null]) => padded(s as string, n, pad, true)),
   RPAD: textFn(2, 3, "VARCHAR", ([s, , pad], [, n = null]) => padded(s as string, n, pad, false)),
@@ -439,28 +524,54 @@ function sameTypeFn(
   };
 }
 
-/** Two numbers, null when either is null or the divisor is 0 (MOD, DIV, SAFE_DIVIDE). */
-function divFn(type: (a: ArgType[]) => ArgType, f: (x: number, y: number) => number): ScalarFn {
+const INTEGRAL = new Set<SqlType>(["INTEGER", "BIGINT", "BOOLEAN"]);
+
+/**
+ * Whether both operands are integers to Druid's expressions (long math): by their SQL types where known, else
+ * by the values (MSQ's engine passes none).
+ */
+function longMath(ctx: FnContext, x: number, y: number): boolean {
+  const t = ctx.argTypes;
+  if (t && t.length >= 2) return t.slice(0, 2).every((a) => INTEGRAL.has(a.type));
+  return Number.isInteger(x) && Number.isInteger(y);
+}
+
+/** Two numbers, null when either is null (MOD, DIV, SAFE_DIVIDE); `f` sees whether they divide as longs. */
+function divFn(
+  type: (a: ArgType[]) => ArgType,
+  f: (x: number, y: number, longs: boolean) => Value,
+): ScalarFn {
   return {
     min: 2,
     max: 2,
     type,
-    run: ([a, b]) => {
+    run: ([a, b], ctx) => {
       const x = numArg(a);
       const y = numArg(b);
-      return x === null || y === null || y === 0 ? null : f(x, y);
+      return x === null || y === null ? null : f(x, y, longMath(ctx, x, y));
     },
   };
 }
 
 /**
- * A field of a time in `zone` (`EXTRACT(unit FROM t)`, `TIME_EXTRACT(t, unit, zone)`): docs/querying/sql-scalar.md,
- * date and time functions; DOW and ISODOW are ISO (Monday 1), EPOCH whole seconds.
+ * MOD's type as Druid 33 reports it: DECIMAL when either operand is not an integer, else the divisor's type
+ * (MOD(BIGINT, 3) is INTEGER, MOD(3, BIGINT) BIGINT).
+ */
+const modType = (a: ArgType[]): ArgType =>
+  a.some((t) => t.type === "DOUBLE" || t.type === "FLOAT" || t.type === "DECIMAL")
+    ? { type: "DECIMAL" }
+    : (a[1] ?? { type: "INTEGER" });
+
+/**
+ * A field of a time in `zone` (`EXTRACT(unit FROM t)`, `TIME_EXTRACT(t, unit, zone)`): Druid's
+ * TimestampExtractExprMacro units. DOW and ISODOW are ISO (Monday 1); EPOCH is whole seconds toward zero (Java's
+ * long division); DECADE is year / 10, CENTURY and MILLENNIUM round the year up (2026: 202, 21, 3). ISOYEAR is
+ * the calendar year: a real Druid 33 answered 2027 for 2027-01-01, a day of ISO week 53 of 2026.
  */
 function extract(ms: number, unit: string, zone: Zone): number | null {
   const d = DateTime.fromMillis(ms, { zone: luxonZone(zone) });
   const parts: Record<string, number> = {
-    EPOCH: Math.floor(ms / 1000),
+    EPOCH: Math.trunc(ms / 1000),
     MILLISECOND: d.millisecond,
     SECOND: d.second,
     MINUTE: d.minute,
@@ -473,15 +584,32 @@ function extract(ms: number, unit: string, zone: Zone): number | null {
     MONTH: d.month,
     QUARTER: d.quarter,
     YEAR: d.year,
-    ISOYEAR: d.weekYear,
+    ISOYEAR: d.year,
+    DECADE: Math.trunc(d.year / 10),
+    CENTURY: Math.ceil(d.year / 100),
+    MILLENNIUM: Math.ceil(d.year / 1000),
   };
-  return parts[unit.toUpperCase()] ?? null;
+  const u = unit.toUpperCase();
+  // Unit.valueOf's refusal of a name it does not have (Druid 33: 500, the enum constant named).
+  if (!(u in parts))
+    throw new SqlRuntimeError(
+      `No enum constant org.apache.druid.query.expression.TimestampExtractExprMacro.Unit.${u}`,
+    );
+  return parts[u] ?? null;
 }
 
-/** ROUND to `scale` digits (the emulator's MSQ rule, kept: halves toward +∞; Druid's own tie rule is not yet checked). */
+/**
+ * ROUND to `scale` digits as Druid's `round` does: `BigDecimal.valueOf(x).setScale(scale, RoundingMode.HALF_UP)`,
+ * so halves go away from zero and the double's shortest decimal text is what is rounded (Druid 33:
+ * ROUND(-2.5) = -3, ROUND(1.005, 2) = 1.01, ROUND(-15, -1) = -20).
+ */
 function round(x: number, scale: number): number {
-  const p = 10 ** scale;
-  return Math.round(x * p) / p;
+  if (!Number.isFinite(x)) return x;
+  const [digits, exp = "0"] = String(Math.abs(x)).split("e");
+  // Shift the decimal point by text, not by a multiplication that would change the double.
+  const shifted = Math.round(Number(`${digits}e${Number(exp) + scale}`));
+  const back = Number(`${shifted}e${-scale}`);
+  return x < 0 ? -back : back;
 }
 
 // Time, numeric and parsing functions (docs/querying/sql-scalar.md).
@@ -506,9 +634,9 @@ Object.assign(SCALARS, {
     run: ([unit, t], ctx) =>
       t === null || t === undefined ? null : extract(msOf(t), String(unit), ctx.timeZone),
   },
-  /** TIME_EXTRACT(t[, unit[, zone]]), the unit MILLISECOND by default. */
+  /** TIME_EXTRACT(t, unit[, zone]): Druid 33 refuses it without a unit. */
   TIME_EXTRACT: {
-    min: 1,
+    min: 2,
     max: 3,
     type: fixed("BIGINT"),
     run: ([t, unit, zone], ctx) =>
@@ -524,22 +652,54 @@ Object.assign(SCALARS, {
   FLOOR: sameTypeFn(1, 1, Math.floor),
   ROUND: sameTypeFn(1, 2, (x, [, scale]) => round(x, scale ?? 0)),
   TRUNCATE: sameTypeFn(1, 2, (x, [, scale]) => Math.trunc(x * 10 ** (scale ?? 0)) / 10 ** (scale ?? 0)),
-  MOD: divFn(leastRestrictive, (x, y) => x % y),
-  DIV: divFn(fixed("BIGINT"), (x, y) => Math.trunc(x / y)),
-  SAFE_DIVIDE: divFn(leastRestrictive, (x, y) => x / y),
-  /** PARSE_LONG(text[, radix]): null when the text is not a number in that radix. */
+  /** Java's `%`: long division by zero throws (Druid 33: 500 "/ by zero"), a double one is NaN. */
+  MOD: divFn(modType, (x, y, longs) => {
+    if (longs && y === 0) throw new SqlRuntimeError("/ by zero");
+    return x % y;
+  }),
+  /** Function.DivFunc: long division; by zero it fails inside the function (Druid 33: 500 DEFENSIVE). */
+  DIV: divFn(fixed("BIGINT"), (x, y) => {
+    if (Math.trunc(y) === 0)
+      throw new SqlRuntimeError("Function[div] encountered unknown exception.", "defensive");
+    return Math.trunc(x / y);
+  }),
+  /** Function.SafeDivide: null for a zero divisor, long division when both are integers (SAFE_DIVIDE(10, 4) = 2). */
+  SAFE_DIVIDE: divFn(leastRestrictive, (x, y, longs) => (y === 0 ? null : longs ? Math.trunc(x / y) : x / y)),
+  /**
+   * PARSE_LONG(text[, radix]): Java's `Long.parseLong` — the whole text in that radix, an optional sign, no
+   * blanks — else null; with radix 16 a leading "0x" is dropped first (Function.ParseLong; Druid 33:
+   * '12x' → null, '0x1A' → null in radix 10, 26 in radix 16).
+   */
   PARSE_LONG: {
     min: 1,
     max: 2,
     type: fixed("BIGINT"),
     run: ([s, radix], ctx) => {
       if (s === null || s === undefined) return null;
-      const v = Number.parseInt(str(s, ctx) as string, numArg(radix) ?? 10);
+      const base = numArg(radix) ?? 10;
+      let text = str(s, ctx) as string;
+      if (base === 16 && /^0x/i.test(text)) text = text.slice(2);
+      const digits = "0123456789abcdefghijklmnopqrstuvwxyz".slice(0, base);
+      const m = /^([+-]?)(.+)$/.exec(text);
+      if (!m || ![...(m[2] as string).toLowerCase()].every((c) => digits.includes(c))) return null;
+      const v = Number.parseInt(text, base);
       return Number.isFinite(v) ? v : null;
     },
   },
 } satisfies Record<string, ScalarFn>);
 SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
+
+/**
+ * A Java regular expression as JavaScript reads it (the common syntax is shared); one that does not compile
+ * fails the query as Druid's PatternSyntaxException does (500), with JavaScript's description of the fault.
+ */
+function regex(pattern: string, flags = ""): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch (error) {
+    throw new SqlRuntimeError((error as Error).message);
+  }
+}
 
 /** A BOOLEAN as the Broker engine holds one (1/0). */
 const truth = (b: boolean): Value => (b ? 1 : 0);
@@ -547,17 +707,26 @@ const truth = (b: boolean): Value => (b ? 1 : 0);
 // Regular-expression and containment functions (docs/querying/sql-scalar.md, string functions), and
 // TIME_IN_INTERVAL (date and time functions): an ISO 8601 `start/end` or `start/period`, start inclusive.
 Object.assign(SCALARS, {
-  /** REGEXP_EXTRACT(expr, pattern[, index]): the first match's group `index` (0: the whole match), else null. */
+  /**
+   * REGEXP_EXTRACT(expr, pattern[, index]): the first match's group `index` (0: the whole match), else null; a
+   * group the pattern does not have fails as Java's Matcher.group does (Druid 33: 500 "No group 3").
+   */
   REGEXP_EXTRACT: textFn(2, 3, "VARCHAR", ([s, pattern], [, , index = null]) => {
-    const m = new RegExp(pattern as string).exec(s as string);
-    return m ? (m[index ?? 0] ?? null) : null;
+    const re = regex(pattern as string);
+    const group = index ?? 0;
+    const m = re.exec(s as string);
+    if (m && group >= m.length) throw new SqlRuntimeError(`No group ${group}`);
+    return m ? (m[group] ?? null) : null;
   }),
   /** REGEXP_LIKE(expr, pattern): whether the pattern matches anywhere in the text. */
-  REGEXP_LIKE: textFn(2, 2, "BOOLEAN", ([s, pattern]) =>
-    truth(new RegExp(pattern as string).test(s as string)),
-  ),
+  REGEXP_LIKE: textFn(2, 2, "BOOLEAN", ([s, pattern]) => truth(regex(pattern as string).test(s as string))),
+  /** REGEXP_REPLACE: Java's Matcher.replaceAll, its replacement syntax (`$1`, `$0` the match, `\$` a dollar). */
   REGEXP_REPLACE: textFn(3, 3, "VARCHAR", ([s, pattern, by]) =>
-    (s as string).replace(new RegExp(pattern as string, "g"), by as string),
+    (s as string).replace(regex(pattern as string, "g"), (...m: unknown[]) =>
+      (by as string).replace(/\\(.)|\$(\d)/g, (_, escaped: string | undefined, group: string | undefined) =>
+        escaped !== undefined ? escaped : String(m[Number(group)] ?? ""),
+      ),
+    ),
   ),
   CONTAINS_STRING: textFn(2, 2, "BOOLEAN", ([s, needle]) => truth((s as string).includes(needle as string))),
   ICONTAINS_STRING: textFn(2, 2, "BOOLEAN", ([s, needle]) =>
@@ -570,19 +739,30 @@ Object.assign(SCALARS, {
     run: ([t, interval], ctx) => {
       if (t === null || t === undefined || interval === null || interval === undefined) return null;
       const text = String(interval);
-      const [a, b] = text.split("/");
-      const start = Date.parse(a ?? "");
-      if (!Number.isFinite(start) || b === undefined) throw new SqlError(`Invalid interval [${text}]`);
-      const end = b.startsWith("P") ? shift(start, b, 1, ctx.timeZone) : Date.parse(b);
+      const [a = "", b, extra] = text.split("/");
+      // Joda's Interval in the query's zone: a time without an offset is local there, either end may be a period
+      // (Druid 33: '2026-03-01/P1D' under Asia/Kolkata starts at 2026-02-28T18:30Z; 'P1D/2026-03-02' is read).
+      const instant = (x: string) => {
+        const d = DateTime.fromISO(x, { zone: luxonZone(ctx.timeZone) });
+        return d.isValid ? d.toMillis() : Number.NaN;
+      };
+      const bad = () => new SqlError(`Invalid interval [${text}]`);
+      if (b === undefined || extra !== undefined || (a.startsWith("P") && b.startsWith("P"))) throw bad();
+      const start = a.startsWith("P") ? shift(instant(b), a, -1, ctx.timeZone) : instant(a);
+      const end = b.startsWith("P") ? shift(start, b, 1, ctx.timeZone) : instant(b);
+      if (!Number.isFinite(start) || !Number.isFinite(end)) throw bad();
       const ms = msOf(t);
       return truth(ms >= start && ms < end);
     },
   },
 } satisfies Record<string, ScalarFn>);
 
-/** LPAD/RPAD: cut to `len` when longer; a null or empty pad leaves shorter text as it is. */
+/**
+ * LPAD/RPAD (Druid's StringUtils.lpad/rpad): cut to `len` when longer; a null or empty pad leaves shorter text
+ * as it is. A length of 0 is null and a negative one empty text (Druid 33, on a column).
+ */
 function padded(text: string, len: number | null, pad: string | null | undefined, left: boolean): Value {
-  if (len === null) return null;
+  if (len === null || len === 0) return null;
   if (text.length >= len) return text.slice(0, Math.max(0, len));
   const p = pad === undefined ? " " : pad;
   if (p === null) return null;
@@ -590,15 +770,40 @@ function padded(text: string, len: number | null, pad: string | null | undefined
   return left ? text.padStart(len, p) : text.padEnd(len, p);
 }
 
-/** GREATEST/LEAST: the largest/smallest non-null argument by SQL comparison, null when all are null. */
+/**
+ * GREATEST/LEAST's type (Druid's GreatestOperatorConversion/LeastOperatorConversion, as Druid 33 reports it):
+ * text when any argument is text (the text arguments' common type), else DOUBLE when any is fractional, else
+ * BIGINT — `GREATEST(1, 5)` is BIGINT, `GREATEST(1, 2.5)` DOUBLE, `LEAST(1, '0')` CHAR.
+ */
+function extremeType(a: ArgType[]): ArgType {
+  const text = a.filter((t) => t.type === "CHAR" || t.type === "VARCHAR");
+  if (text.length > 0) return leastRestrictive(text);
+  if (a.length > 0 && a.every((t) => t.type === "NULL")) return { type: "NULL" };
+  if (a.some((t) => t.type === "TIMESTAMP" || t.type === "DATE")) return leastRestrictive(a);
+  return a.some((t) => t.type === "DOUBLE" || t.type === "FLOAT" || t.type === "DECIMAL")
+    ? { type: "DOUBLE" }
+    : { type: "BIGINT" };
+}
+
+/**
+ * GREATEST/LEAST: the largest/smallest non-null argument, null when all are null; with any text argument all
+ * compare as text and the answer is text (Druid 33: `GREATEST(s, n)` is '0' for s = '' and n = 0).
+ */
 function extreme(sign: 1 | -1): ScalarFn {
   return {
     min: 1,
     max: Number.POSITIVE_INFINITY,
-    type: leastRestrictive,
-    run: (args) => {
+    type: extremeType,
+    run: (args, ctx) => {
       const values = args.filter((v): v is Exclude<Value, null> => v !== null && v !== undefined);
       if (values.length === 0) return null;
+      const asText = ctx.argTypes
+        ? ctx.argTypes.some((t) => t.type === "CHAR" || t.type === "VARCHAR")
+        : values.some((v) => typeof v === "string");
+      if (asText) {
+        const texts = values.map((v) => textOf(v, ctx.timeZone));
+        return texts.reduce((x, y) => ((x < y ? -1 : x > y ? 1 : 0) * sign >= 0 ? x : y));
+      }
       return values.reduce((x, y) => ((compare(x, y) ?? 0) * sign >= 0 ? x : y));
     },
   };

@@ -3,6 +3,8 @@
 // sqlTypesHeader), or the refusal's status and body. The same cases run against the emulator
 // (test/sim/broker-sql-conformance.test.ts). One datasource, ingested once and waited for, serves every case.
 import { beforeAll, describe, expect, it } from "vitest";
+import { brokerSqlFunctionSuite } from "./broker-sql-function-cases.js";
+import { brokerSqlSyntaxSuite } from "./broker-sql-syntax-cases.js";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
 const OV = "/druid/indexer/v1";
@@ -73,6 +75,7 @@ function unplannable(reason: string, persona: "USER" | "ADMIN" = "USER"): unknow
 type Answer = [string[], string[], ...unknown[][]];
 
 export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
+  brokerSqlSyntaxSuite(target);
   const post = (path: string, body: unknown) => call(target, "POST", path, body);
   const ds = freshId("broker_sql");
   const q = (text: string) => text.replaceAll("$ds", `"${ds}"`);
@@ -1175,4 +1178,5 @@ GROUP BY TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D'), page ORDER BY "COUNT(*)" 
       ]);
     });
   });
+  brokerSqlFunctionSuite(target);
 }

@@ -43,8 +43,8 @@ async function post(url: string, body: unknown): Promise<number> {
 
 describe("a backfill beside an MSQ compaction on an emulated Druid 37", () => {
   it("leaves the compaction's workers their slots, and none of its own tasks waits PENDING", async () => {
-    // Real time (scale 1): the compaction launches its workers a second after it starts (WORKER_LAUNCH_DELAY_MS),
-    // and the backfill starts inside that second.
+    // The compaction's controller is held before it launches its workers (a sim switch), so the backfill starts
+    // inside that window on any machine; the workers launch once the backfill's first task has ended.
     sim = await startSim({
       druidVersion: 37,
       timeScale: 1,
@@ -55,6 +55,7 @@ describe("a backfill beside an MSQ compaction on an emulated Druid 37", () => {
       compactionPeriodMs: 50,
       seed: 37,
     });
+    sim.engine.holdWorkerLaunches = true;
     const handle = sim;
     const data = '{"time":"2026-01-01T01:00:00Z","page":"p"}';
     expect(
@@ -98,7 +99,7 @@ describe("a backfill beside an MSQ compaction on an emulated Druid 37", () => {
       vars: { dataDir },
     });
     await store.createJob(plan.job, plan.tasks);
-    const result = await runIngestJob({
+    const running = runIngestJob({
       store,
       client,
       clock: systemClock,
@@ -107,6 +108,17 @@ describe("a backfill beside an MSQ compaction on an emulated Druid 37", () => {
       leaseMs: 5000,
       maxConcurrency: 4,
     });
+    // By the end of its first task a backfill that counted free slots by tasks would have filled all three.
+    await until(
+      "the backfill's first task ends",
+      async () => {
+        await fetch(`${handle.url}/druid/indexer/v1/tasks`);
+        return [...handle.engine.tasks.values()].some((t) => t.dataSource === DS && t.phase === "success");
+      },
+      { timeoutMs: 60_000 },
+    );
+    handle.engine.releaseWorkerLaunches();
+    const result = await running;
     expect(result.counts).toMatchObject({ done: DAYS.length, dead: 0, failed: 0 });
 
     const tasks = [...handle.engine.tasks.values()];

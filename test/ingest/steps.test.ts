@@ -5,6 +5,7 @@ import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
 import { SpecRejectedError, UnavailableError } from "../../src/druid/errors.js";
 import type { DataSegment } from "../../src/druid/types.js";
+import { CreatedTimes } from "../../src/ingest/created-times.js";
 import { type Attempt, AttemptFailed, type StepIO } from "../../src/ingest/steps/attempt.js";
 import { auditPartition } from "../../src/ingest/steps/audit.js";
 import { awaitHandoff } from "../../src/ingest/steps/handoff.js";
@@ -450,6 +451,100 @@ describe("running: waiting for the Druid task to end", () => {
       druidDurationMs: 5000,
       druidCreatedTime: "2026-01-02T00:00:00.000Z",
       rowStats: { processed: 8 },
+    });
+  });
+
+  describe("Druid's createdTime for the ownership proof", () => {
+    it("takes a running task's createdTime from the datasource's active-task list, with no status GET", async () => {
+      const clock = new ManualClock(Date.UTC(2026, 0, 2));
+      const statusGets: string[] = [];
+      const lists: Array<{ datasource: string; max: number }> = [];
+      const createdTimes = new CreatedTimes({
+        clock,
+        listEveryMs: 30_000,
+        source: {
+          tasks: async (filter) => {
+            lists.push(filter);
+            return [
+              { id: "someone_else", createdTime: "2026-01-01T23:00:00.000Z" },
+              { id: TASK_ID, createdTime: "2026-01-02T00:00:00.000Z" },
+            ];
+          },
+          taskStatus: async (id) => {
+            statusGets.push(id);
+            return null;
+          },
+        },
+      });
+      let ended: (s: StatusResult) => void = () => {};
+      const base = io({ clock, client: { taskReports: async () => reports(8, 0) } });
+      const steps: StepIO = {
+        ...base,
+        createdTimes,
+        batcher: {
+          get: async (id: string) => ({ id, state: "RUNNING", duration: -1, errorMsg: null }),
+          getEnded: () =>
+            new Promise<StatusResult>((resolve) => {
+              ended = resolve;
+            }),
+        } as unknown as StatusBatcher,
+      };
+      const a = attempt({ step: "running" });
+      // The first RUNNING is recorded and the step comes back next tick; the task stays watched meanwhile.
+      await expect(awaitTerminal(a, steps)).rejects.toBeInstanceOf(TaskProgress);
+      const waiting = awaitTerminal(a, steps);
+      await clock.advance(30_000);
+      expect(lists).toEqual([{ datasource: "wiki", max: 0 }]);
+      ended({ id: TASK_ID, state: "SUCCESS", duration: 5000, errorMsg: null });
+      await waiting;
+      expect(a.progress()).toMatchObject({ step: "handoff", druidCreatedTime: "2026-01-02T00:00:00.000Z" });
+      expect(statusGets).toEqual([]);
+    });
+
+    it("asks the task's own status when it ended before a list, and stops watching a failed attempt", async () => {
+      const clock = new ManualClock(Date.UTC(2026, 0, 2));
+      const statusGets: string[] = [];
+      const lists: string[] = [];
+      const createdTimes = new CreatedTimes({
+        clock,
+        listEveryMs: 30_000,
+        source: {
+          tasks: async (filter) => {
+            lists.push(filter.datasource);
+            return [];
+          },
+          taskStatus: async (id) => {
+            statusGets.push(id);
+            return { status: { createdTime: "2026-01-02T00:00:01.000Z" } };
+          },
+        },
+      });
+      const succeeded = attempt({ step: "running" });
+      await awaitTerminal(succeeded, {
+        ...io({
+          clock,
+          status: { id: TASK_ID, state: "SUCCESS", duration: 5000, errorMsg: null },
+          client: { taskReports: async () => reports(8, 0) },
+        }),
+        createdTimes,
+      });
+      expect(succeeded.progress().druidCreatedTime).toBe("2026-01-02T00:00:01.000Z");
+      expect(statusGets).toEqual([TASK_ID]);
+      const failed = attempt({ step: "running" });
+      await expect(
+        awaitTerminal(failed, {
+          ...io({
+            clock,
+            status: { id: TASK_ID, state: "FAILED", duration: 5000, errorMsg: "boom" },
+            client: { taskReports: async () => null },
+          }),
+          createdTimes,
+        }),
+      ).rejects.toBeInstanceOf(AttemptFailed);
+      // Nothing is watched any more: no list is ever sent.
+      await clock.advance(120_000);
+      expect(lists).toEqual([]);
+      expect(clock.pendingSleeps).toBe(0);
     });
   });
 });

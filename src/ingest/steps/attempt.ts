@@ -10,6 +10,7 @@ import type { AttemptFailure } from "../../work/failure.js";
 import type { HandoffChecker } from "../../work/handoff.js";
 import type { StatusBatcher } from "../../work/status-batcher.js";
 import type { TimelineSegment } from "../../work/timeline.js";
+import type { CreatedTimes } from "../created-times.js";
 import type { IngestPayload, IngestProgress } from "../types.js";
 
 /**
@@ -54,6 +55,8 @@ export interface StepIO {
   readonly batcher: StatusBatcher;
   readonly handoff: HandoffChecker;
   readonly admission?: AdmissionTracker | undefined;
+  /** Druid's `createdTime` of running tasks, a list for many (absent: a status GET per task at SUCCESS). */
+  readonly createdTimes?: CreatedTimes | undefined;
   /** The pre-flight's state in this process (absent: no pre-flight). */
   readonly preflight?: PreflightState | undefined;
   readonly settings: {

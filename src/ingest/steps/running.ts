@@ -20,9 +20,17 @@ export const FORGOTTEN_LIMIT = 5;
  */
 export async function awaitTerminal(a: Attempt, io: StepIO): Promise<void> {
   io.admission?.track(a.task.id, a.payload.slots, a.taskId);
+  io.createdTimes?.watch(a.payload.datasource, a.taskId, a.call.signal);
   // Each round waits for the batcher (the next bulk lookup; once RUNNING is recorded, the first answer that
   // is not RUNNING): the loop is paced by the batcher.
-  while (await pollOnce(a, io)) {}
+  try {
+    while (await pollOnce(a, io)) {}
+  } catch (error) {
+    // Back next tick (RUNNING just recorded): still watched. Anything else ends this task's wait (a failed
+    // attempt, a resubmission under the same id, a cancel): what a list said of it no longer holds.
+    if (!(error instanceof TaskProgress)) io.createdTimes?.forget(a.taskId);
+    throw error;
+  }
 }
 
 /** One status answer; true when the task is still RUNNING (already recorded) and worth asking again. */
@@ -194,9 +202,14 @@ async function successEvidence(
   io: StepIO,
 ): Promise<Omit<Evidence, "errorMsg"> & { createdTime: string | null }> {
   const { taskId } = a;
-  const [reports, plus] = await Promise.all([
+  const [reports, createdTime] = await Promise.all([
     io.client.taskReports(taskId, a.call).catch(() => null),
-    io.client.taskStatus(taskId, a.call).catch(() => null),
+    io.createdTimes
+      ? io.createdTimes.take(taskId, a.call)
+      : io.client
+          .taskStatus(taskId, a.call)
+          .then((s) => s.status?.createdTime ?? null)
+          .catch(() => null),
   ]);
   const msq =
     msqEvidence(reports) ??
@@ -207,7 +220,7 @@ async function successEvidence(
   const parseErrors = msq
     ? msq.parseErrors
     : firstParseErrors(reports?.ingestionStatsAndErrors?.payload.unparseableEvents);
-  return { rowStats, parseErrors, createdTime: plus?.status?.createdTime ?? null };
+  return { rowStats, parseErrors, createdTime };
 }
 
 /** The first data gate a succeeded task fails (its counters, an emptied interval, a row drop), or null. */

@@ -1,7 +1,7 @@
 import { bindFilter } from "./bind-filter.js";
 import { type Binding, cannotConstruct, chained, chainText, unknownTypeId } from "./binding.js";
 import { bindError, CLASSES } from "./errors.js";
-import type { Aggregator, AggregatorKind, PostAggregator } from "./model.js";
+import { AGGREGATOR_FACTORIES, type Aggregator, type AggregatorKind, type PostAggregator } from "./model.js";
 
 /**
  * Binds aggregators and post-aggregators (docs/querying/aggregations.md, docs/querying/post-aggregations.md) with the
@@ -10,20 +10,6 @@ import type { Aggregator, AggregatorKind, PostAggregator } from "./model.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Aggregator type → Druid's factory class (for its constructor's refusals). */
-const FACTORIES: Record<AggregatorKind, string> = {
-  count: "CountAggregatorFactory",
-  longSum: "LongSumAggregatorFactory",
-  doubleSum: "DoubleSumAggregatorFactory",
-  floatSum: "FloatSumAggregatorFactory",
-  longMin: "LongMinAggregatorFactory",
-  longMax: "LongMaxAggregatorFactory",
-  doubleMin: "DoubleMinAggregatorFactory",
-  doubleMax: "DoubleMaxAggregatorFactory",
-  floatMin: "FloatMinAggregatorFactory",
-  floatMax: "FloatMaxAggregatorFactory",
-};
 
 /** `AggregatorFactory`'s type ids on the Druid 33 stage (its core ones; an extension adds its own). */
 const CORE_AGGREGATORS = [
@@ -84,9 +70,9 @@ function bindAggregator(a: unknown, b: Binding, pojo: string): Aggregator {
       aggregator: inner,
     };
   }
-  if (typeof type === "string" && type in FACTORIES) {
+  if (typeof type === "string" && type in AGGREGATOR_FACTORIES) {
     const kind = type as AggregatorKind;
-    const className = cls(FACTORIES[kind]);
+    const className = cls(AGGREGATOR_FACTORIES[kind]);
     if (typeof a.name !== "string")
       throw cannotConstruct(b, a, className, "Must have a valid, non-null aggregator name");
     if (kind === "count") return { kind, name: a.name, fieldName: null };

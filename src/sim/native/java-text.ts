@@ -1,22 +1,10 @@
-import type { Aggregator, Filter, PostAggregator } from "./model.js";
+import { AGGREGATOR_FACTORIES, type Aggregator, type Filter, type PostAggregator } from "./model.js";
 
 /**
  * Aggregators and post-aggregators as their Java `toString` prints them, for the messages that list them (a topN
  * whose metric names neither: "Must have an AggregatorFactory or PostAggregator for metric[…], gave[[…]] and
  * [[…]]", observed on a real Druid 33). A filter inside a filtered aggregator is printed for the simple kinds only.
  */
-
-const FACTORY: Record<string, string> = {
-  longSum: "LongSumAggregatorFactory",
-  doubleSum: "DoubleSumAggregatorFactory",
-  floatSum: "FloatSumAggregatorFactory",
-  longMin: "LongMinAggregatorFactory",
-  longMax: "LongMaxAggregatorFactory",
-  doubleMin: "DoubleMinAggregatorFactory",
-  doubleMax: "DoubleMaxAggregatorFactory",
-  floatMin: "FloatMinAggregatorFactory",
-  floatMax: "FloatMaxAggregatorFactory",
-};
 
 const OPS: Record<string, string> = {
   "+": "PLUS",
@@ -37,7 +25,7 @@ export function aggregatorText(a: Aggregator): string {
   if (a.kind === "count") return `CountAggregatorFactory{name='${a.name}'}`;
   if (a.kind === "filtered")
     return `FilteredAggregatorFactory{delegate=${aggregatorText(a.aggregator)}, dimFilter=${filterText(a.filter)}, name='${a.ownName}'}`;
-  return `${FACTORY[a.kind]}{fieldName='${a.fieldName}', expression='null', name='${a.name}'}`;
+  return `${AGGREGATOR_FACTORIES[a.kind]}{fieldName='${a.fieldName}', expression='null', name='${a.name}'}`;
 }
 
 export function postAggregatorText(p: PostAggregator): string {

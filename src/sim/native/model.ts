@@ -37,17 +37,21 @@ export type Filter =
   | { type: "not"; field: Filter }
   | { type: "true" | "false" };
 
-export type AggregatorKind =
-  | "count"
-  | "longSum"
-  | "doubleSum"
-  | "floatSum"
-  | "longMin"
-  | "longMax"
-  | "doubleMin"
-  | "doubleMax"
-  | "floatMin"
-  | "floatMax";
+/** Each simple aggregator type and the Druid factory class that binds it (for messages that name the class). */
+export const AGGREGATOR_FACTORIES = {
+  count: "CountAggregatorFactory",
+  longSum: "LongSumAggregatorFactory",
+  doubleSum: "DoubleSumAggregatorFactory",
+  floatSum: "FloatSumAggregatorFactory",
+  longMin: "LongMinAggregatorFactory",
+  longMax: "LongMaxAggregatorFactory",
+  doubleMin: "DoubleMinAggregatorFactory",
+  doubleMax: "DoubleMaxAggregatorFactory",
+  floatMin: "FloatMinAggregatorFactory",
+  floatMax: "FloatMaxAggregatorFactory",
+} as const;
+
+export type AggregatorKind = keyof typeof AGGREGATOR_FACTORIES;
 
 export type Aggregator =
   | { kind: AggregatorKind; name: string; fieldName: string | null }

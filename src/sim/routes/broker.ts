@@ -11,11 +11,13 @@ import {
   type SqlResult,
   SqlRuntimeError,
   Timestamp,
+  UnsupportedSqlError,
   unsupported,
 } from "../sql.js";
 import type { Span } from "../sql-ast.js";
 import { catalog, SCHEMAS, type SqlTable } from "../sql-catalog.js";
 import { runSql, type TableSource } from "../sql-exec.js";
+import { SqlSyntaxError } from "../sql-lex.js";
 import { bindParameters, SqlParameterCastError, type SqlParameterValue } from "../sql-parameters.js";
 import { resolveZone, timestampText, type Zone } from "../sql-time.js";
 import { versionTraits } from "../versions.js";
@@ -203,16 +205,6 @@ async function sql(ctx: RouteContext): Promise<Reply> {
 
 function run(ctx: RouteContext, request: Request): Reply {
   const zone = resolveZone(request.context.sqlTimeZone);
-  if (request.query.trim() === "") {
-    const at = request.query === "" ? { line: 0, column: 0 } : position(request.query, request.query.length);
-    return sqlError(`Received an unexpected token [<EOF>] (line [${at.line}], column [${at.column}])`, {
-      line: String(at.line),
-      column: String(at.column),
-      endLine: String(at.line),
-      endColumn: String(at.column),
-      token: "<EOF>",
-    });
-  }
   let bound = request.query;
   let result: SqlResult;
   try {
@@ -239,6 +231,18 @@ function run(ctx: RouteContext, request: Request): Reply {
         `Query could not be planned. A possible reason is [${error.message}]`,
       );
     if (!(error instanceof SqlError)) throw error;
+    // Druid's parser refused the text (an empty one included): its message and position, as Druid words them.
+    if (error instanceof SqlSyntaxError) {
+      const { message, context } = error.render(bound);
+      return sqlError(message, context);
+    }
+    // SQL Druid reads that the emulator does not run: 501, never passed off as Druid's refusal.
+    if (error instanceof UnsupportedSqlError) {
+      const where = error.span
+        ? ` (line [${position(bound, error.span[0]).line}], column [${position(bound, error.span[0]).column}])`
+        : "";
+      return druidError("general", "USER", "UNSUPPORTED", `${error.message}${where}`, { sourceType: "sql" });
+    }
     if (!error.span) return sqlError(error.message);
     const context = spanContext(bound, error.span);
     const located = error.message.includes("(line [")
@@ -283,8 +287,12 @@ function outerLimited(result: SqlResult, limit: unknown): SqlResult {
     : result;
 }
 
-/** A cell as Druid's JSON writer prints it: TIMESTAMPs as ISO text in the query's time zone. */
+/**
+ * A cell as Druid's JSON writer prints it: TIMESTAMPs as ISO text in the query's time zone, a double that is not
+ * finite as Jackson writes it, quoted (Druid 33: SQRT(-2.5) of a column is "NaN", d / 0 "Infinity").
+ */
 function cell(v: OutValue, zone: Zone): OutValue | string {
+  if (typeof v === "number" && !Number.isFinite(v)) return String(v);
   return v instanceof Timestamp ? timestampText(v.ms, zone) : v;
 }
 

@@ -142,17 +142,23 @@ async function readRequest(ctx: RouteContext): Promise<SqlTaskRequest | Refusal>
 }
 
 /** The controller's plan, or the SQL layer's refusal (SET statements the version refuses, a planning error). */
-type Planner = typeof import("../msq-plan.js");
+type Planner = typeof import("../msq-plan.js") &
+  typeof import("../sql-parse.js") &
+  typeof import("../sql-lex.js");
 
 /** The SQL planner, loaded on the first submission: `segops sim` starts without the parser and evaluator. */
 let planner: Promise<Planner> | null = null;
 function loadPlanner(): Promise<Planner> {
-  planner ??= import("../msq-plan.js");
+  planner ??= Promise.all([
+    import("../msq-plan.js"),
+    import("../sql-parse.js"),
+    import("../sql-lex.js"),
+  ]).then(([plan, parse, lex]) => ({ ...plan, ...parse, ...lex }));
   return planner;
 }
 
 function planRequest(
-  { planMsq, setStatementsRefused }: Planner,
+  { planMsq, setStatementsRefused, checkMsqSyntax, SqlSyntaxError }: Planner,
   request: SqlTaskRequest,
   druidVersion: number,
   catalog: MsqCatalog,
@@ -165,6 +171,19 @@ function planRequest(
       errorResponse("invalidInput", "USER", "INVALID_INPUT", multiple, { sourceType: "sql" }),
     );
     return { reply, id: `query-${sqlQueryId}`, reason: multiple };
+  }
+  // Text Druid's parser refuses: its parse error (the Broker's parser, the same Calcite grammar), with the
+  // statement's line and column.
+  try {
+    checkMsqSyntax(request.query);
+  } catch (error) {
+    if (!(error instanceof SqlSyntaxError)) throw error;
+    const { message, context } = error.render(request.query);
+    const reply = taskFailure(
+      sqlQueryId,
+      errorResponse("invalidInput", "USER", "INVALID_INPUT", message, { sourceType: "sql", ...context }),
+    );
+    return { reply, id: `query-${sqlQueryId}`, reason: message };
   }
   try {
     return planMsq(request.query, request.context, sqlQueryId, catalog);

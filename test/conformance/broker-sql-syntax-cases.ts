@@ -1,0 +1,295 @@
+// SQL Druid's parser refuses, and SQL it reads that the emulator does not run. Every case was sent to a real
+// Druid 33.0.0's Broker (broker-sql.conformance.ts; the suite is registered in broker-sql-cases.ts) and the
+// expectation is what it answered; the same cases run against the emulator (test/sim/broker-sql-conformance.test.ts).
+// No case needs a table: Druid parses before it looks any name up.
+//
+// Druid's parse errors go on with the token sequences Calcite's JavaCC grammar expected at that point
+// (", acceptable options: [...]" and the context's `expected`, or "\nWas expecting one of: ..."): hundreds of
+// entries that follow Calcite's grammar states. The emulator leaves that tail out (docs/emulator.md, "SQL the
+// emulator cannot read"), so answers are compared without it; everything before it — status, error code,
+// message up to the position, line/column context and the unexpected token(s) — must be equal.
+import { describe, expect, it } from "vitest";
+import { type ConformanceTarget, call, json } from "./support.js";
+
+/** An answer reduced to what the emulator reproduces: Druid's expected-token tail removed. */
+export function withoutExpectedTokens(body: unknown): unknown {
+  if (
+    !body ||
+    typeof body !== "object" ||
+    typeof (body as { errorMessage?: unknown }).errorMessage !== "string"
+  )
+    return body;
+  const b = body as { errorMessage: string; context?: Record<string, unknown> };
+  const errorMessage = b.errorMessage
+    .replace(/\nWas expecting one of:[\s\S]*$/, "")
+    .replace(/, acceptable options: \[[\s\S]*\]$/, "");
+  const { expected: _expected, ...context } = b.context ?? {};
+  return { ...b, errorMessage, ...(b.context ? { context } : {}) };
+}
+
+type Position = [line: number, column: number];
+
+/** "Received an unexpected token [...]": the token(s) JavaCC looked at, where the first starts and ends. */
+function token(text: string, [line, column]: Position, [endLine, endColumn]: Position): unknown {
+  return {
+    error: "druidException",
+    errorCode: "invalidInput",
+    persona: "USER",
+    category: "INVALID_INPUT",
+    errorMessage: `Received an unexpected token [${text}] (line [${line}], column [${column}])`,
+    context: {
+      sourceType: "sql",
+      line: String(line),
+      column: String(column),
+      endLine: String(endLine),
+      endColumn: String(endColumn),
+      token: text,
+    },
+  };
+}
+
+/** Calcite's rewording for a keyword where an identifier could have stood (no position in the context). */
+function keyword(word: string, [line, column]: Position): unknown {
+  return plain(`Incorrect syntax near the keyword '${word}' at line ${line}, column ${column}.`);
+}
+
+/** A refusal with its message only (lexical errors, Calcite's and Druid's own wordings). */
+function plain(errorMessage: string): unknown {
+  return {
+    error: "druidException",
+    errorCode: "invalidInput",
+    persona: "USER",
+    category: "INVALID_INPUT",
+    errorMessage,
+    context: { sourceType: "sql" },
+  };
+}
+
+/** Malformed statements and Druid 33's 400 answer to each. */
+export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknown]> = [
+  ["SELECT FROM t", keyword("FROM", [1, 8])],
+  ["SELECT (1", token("<EOF>", [1, 9], [1, 9])],
+  ["SELECT 1)", token(")", [1, 9], [1, 9])],
+  ["SELECT 1,", token(", <EOF>", [1, 9], [1, 9])],
+  ["SELECT 1,, 2", token(", ,", [1, 9], [1, 9])],
+  ["SELECT * FROM", keyword("FROM", [1, 10])],
+  ["SELECT * FROM sys.segments WHERE", keyword("WHERE", [1, 28])],
+  ["SELECT 'abc", token("\\' abc", [1, 8], [1, 8])],
+  ['SELECT "abc', token('\\" abc', [1, 8], [1, 8])],
+  ["SELECT select FROM t", token("select FROM", [1, 8], [1, 13])],
+  ["SELECT 1;", token(";", [1, 9], [1, 9])],
+  ["SELECT 1; SELECT 2", token(";", [1, 9], [1, 9])],
+  ["SELEC 1", plain("Non-query expression encountered in illegal context")],
+  ["SELECT 1 +", token("+ <EOF>", [1, 10], [1, 10])],
+  ["SELECT a b c FROM t", token("c", [1, 12], [1, 12])],
+  ["SELECT # FROM t", plain('Lexical error at line 1, column 8.  Encountered: "#" (35), after : ""')],
+  ["SELECT * FROM t GROUP a", keyword("GROUP", [1, 17])],
+  ["SELECT * FROM t ORDER a", keyword("ORDER", [1, 17])],
+  ["SELECT COUNT(*) FROM t GROUP BY", token("<EOF>", [1, 31], [1, 31])],
+  [
+    "INSERT INTO t SELECT 1",
+    plain("INSERT operations are not supported by requested SQL engine [native], consider using MSQ."),
+  ],
+  [
+    "INSERT INTO t SELECT 1 PARTITIONED BY DAY",
+    plain("INSERT operations are not supported by requested SQL engine [native], consider using MSQ."),
+  ],
+  [
+    "REPLACE INTO t SELECT 1 PARTITIONED BY DAY",
+    plain("REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ."),
+  ],
+  [
+    "REPLACE INTO t OVERWRITE ALL SELECT 1 PARTITIONED BY DAY",
+    plain("REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ."),
+  ],
+  ["SELECT * FROM t LIMIT", keyword("LIMIT", [1, 17])],
+  ["SELECT * FROM t LIMIT 'a'", keyword("LIMIT", [1, 17])],
+  ["SELECT a FROM t WHERE a IN ()", token(")", [1, 29], [1, 29])],
+  ["SELECT CAST(1 AS) FROM t", token(")", [1, 17], [1, 17])],
+  ["SELECT CASE WHEN 1 THEN 2 FROM t", token("FROM", [1, 27], [1, 30])],
+  ["  ", token("<EOF>", [1, 2], [1, 2])],
+  ["DELETE FROM t", plain("Unsupported SQL statement [DELETE]")],
+  ["UPDATE t SET a = 1", plain("Unsupported SQL statement [UPDATE]")],
+  ["CREATE TABLE t (a INT)", keyword("CREATE", [1, 1])],
+  ["select from t", token("from t", [1, 8], [1, 11])],
+  ["SELECT a, FROM t", token(", FROM", [1, 9], [1, 9])],
+  ["SELECT a FROM t WHERE", keyword("WHERE", [1, 17])],
+  ["SELECT a FROM t WHERE a = 1 AND", keyword("AND", [1, 29])],
+  ["SELECT a FROM t WHERE (a = 1", token("<EOF>", [1, 28], [1, 28])],
+  ["SELECT a FROM t WHERE a = 1)", token(")", [1, 28], [1, 28])],
+  ["SELECT COUNT(* FROM t", token("FROM", [1, 16], [1, 19])],
+  ["SELECT COUNT(*)) FROM t", token(")", [1, 16], [1, 16])],
+  ["SELECT a FROM t t2 t3", token("t3", [1, 20], [1, 21])],
+  ["SELECT a FROM t,", token("<EOF>", [1, 16], [1, 16])],
+  ["SELECT a FROM t JOIN", keyword("JOIN", [1, 17])],
+  ["SELECT a FROM t ORDER BY", token("<EOF>", [1, 24], [1, 24])],
+  ["SELECT a FROM t ORDER BY a,", token(", <EOF>", [1, 27], [1, 27])],
+  ["SELECT a FROM t GROUP BY a,", token(", <EOF>", [1, 27], [1, 27])],
+  ["SELECT a FROM t LIMIT 10 10", token("10", [1, 26], [1, 27])],
+  ["SELECT 1 2", token("2", [1, 10], [1, 10])],
+  ["SELECT a FROM t WHERE a == 1", token("= =", [1, 25], [1, 25])],
+  ["SELECT a FROM t WHERE a = 'x' ORDER BY", token("<EOF>", [1, 38], [1, 38])],
+  ["SELECT a AS FROM t", keyword("AS", [1, 10])],
+  ["SELECT a AS select FROM t", keyword("AS", [1, 10])],
+  ["SELECT value FROM t", token("value FROM", [1, 8], [1, 12])],
+  ["SELECT a FROM t WHERE a IN (1,)", token(", )", [1, 30], [1, 30])],
+  ["SELECT SUM(a FROM t", token("FROM", [1, 14], [1, 17])],
+  ["SELECT a FROM\nt\nWHERE", keyword("WHERE", [3, 1])],
+  ["SELECT a\nFROM t WHERE a = = 1", token("= =", [2, 16], [2, 16])],
+  ["SELECT * FROM t WHERE a BETWEEN 1", plain("BETWEEN operator has no terminating AND")],
+  ["SELECT * FROM t WHERE a LIKE", keyword("LIKE", [1, 25])],
+  ["SELECT * FROM t WHERE a IS", token("IS <EOF>", [1, 25], [1, 26])],
+  ["SELECT * FROM t WHERE a IS NOT", token("NOT <EOF>", [1, 28], [1, 30])],
+  ["SELECT ,a FROM t", token(", a", [1, 8], [1, 8])],
+  ["WITH x AS SELECT 1 SELECT * FROM x", token("SELECT", [1, 11], [1, 16])],
+  ["WITH x AS (SELECT 1) ", token("<EOF>", [1, 21], [1, 21])],
+  ["EXPLAIN SELECT 1", keyword("EXPLAIN", [1, 1])],
+  ["EXPLAIN PLAN SELECT 1", token("SELECT", [1, 14], [1, 19])],
+  ["SELECT a FROM t WHERE a = 'it''s", token("\\'", [1, 31], [1, 31])],
+  ['SELECT a FROM t WHERE b = "x', token('= \\"', [1, 25], [1, 25])],
+  ["SELECT @ FROM t", plain('Lexical error at line 1, column 8.  Encountered: "@" (64), after : ""')],
+  [
+    "SELECT a FROM t WHERE a ! 1",
+    plain('Lexical error at line 1, column 26.  Encountered: " " (32), after : "!"'),
+  ],
+  ["SELECT a FROM t WHERE a = 1 OR OR b = 2", keyword("OR", [1, 29])],
+  ["SELECT * FROM (SELECT 1", token("<EOF>", [1, 23], [1, 23])],
+  ["SELECT * FROM (SELECT 1)) x", token(")", [1, 25], [1, 25])],
+  ["SELECT CAST(a AS VARCHAR FROM t", token("FROM", [1, 26], [1, 29])],
+  ["SELECT CAST(a VARCHAR) FROM t", token("VARCHAR", [1, 15], [1, 21])],
+  ["SELECT a FROM t WHERE )", keyword("WHERE", [1, 17])],
+  ["SELECT a FROM t HAVING", keyword("HAVING", [1, 17])],
+  ["SELECT 1 AND", keyword("AND", [1, 10])],
+  ["SELECT a FROM t WHERE a =", token("= <EOF>", [1, 25], [1, 25])],
+  ["SELECT a FROM t WHERE a = 1 AND )", keyword("AND", [1, 29])],
+  ["SELECT a FROM t WHERE NOT", token("<EOF>", [1, 25], [1, 25])],
+  ["SELECT a + FROM t", token("+ FROM", [1, 10], [1, 10])],
+  ["SELECT a FROM t WHERE a !", plain('Lexical error at line 1, column 26.  Encountered: <EOF> after : ""')],
+  ["SELECT a FROM t WHERE a = 'abc", token("= \\'", [1, 25], [1, 25])],
+  ["SELECT a, b FROM t WHERE", keyword("WHERE", [1, 20])],
+  ["SELECT a FROM t LIMIT", keyword("LIMIT", [1, 17])],
+  ["SELECT a FROM t OFFSET", keyword("OFFSET", [1, 17])],
+  ["SELECT a FROM t WHERE a = 1 GROUP BY", token("<EOF>", [1, 36], [1, 36])],
+  ["SELECT a FROM t ORDER BY a DESC,", token(", <EOF>", [1, 32], [1, 32])],
+  ["SELECT 1 FROM t WHERE a IN (", token("<EOF>", [1, 28], [1, 28])],
+  ["SELECT", token("<EOF>", [1, 6], [1, 6])],
+  ["SELECT a FROM t where", token("where <EOF>", [1, 17], [1, 21])],
+  ["SELECT a FROM t WHERE a = (1", token("<EOF>", [1, 28], [1, 28])],
+  ["SELECT (1 + 2 FROM t", token("FROM", [1, 15], [1, 18])],
+  ["SELECT a FROM t WHERE a = 1 ORDER a", token("ORDER a", [1, 29], [1, 33])],
+  ["SELECT a FROM t WHERE a = 1 LIMIT", token("LIMIT <EOF>", [1, 29], [1, 33])],
+  ["SELECT UPPER( FROM t", keyword("FROM", [1, 15])],
+  ["SELECT UPPER(a,) FROM t", token(", )", [1, 15], [1, 15])],
+  ["SELECT a FROM t AS", keyword("AS", [1, 17])],
+  ["SELECT a FROM t WHERE a BETWEEN", keyword("BETWEEN", [1, 25])],
+  ["SELECT a FROM t WHERE a IN", token("IN <EOF>", [1, 25], [1, 26])],
+  ["SELECT a FROM (", token("( <EOF>", [1, 15], [1, 15])],
+  ["SELECT 1 & 2", plain('Lexical error at line 1, column 10.  Encountered: "&" (38), after : ""')],
+  ["SELECT ~1", plain('Lexical error at line 1, column 8.  Encountered: "~" (126), after : ""')],
+  ["SELECT 2 ^ 3", token("^", [1, 10], [1, 10])],
+  [
+    "SELECT `a` FROM sys.segments",
+    plain('Lexical error at line 1, column 8.  Encountered: "`" (96), after : ""'),
+  ],
+  ["SELECT 1::VARCHAR", token(":", [1, 9], [1, 9])],
+  ["SELECT 1 MINUS SELECT 2", plain("MINUS is not allowed under the current SQL conformance level")],
+  ["SELECT 1 /* open comment", plain('Lexical error at line 1, column 25.  Encountered: <EOF> after : ""')],
+  [" ", token("<EOF>", [1, 1], [1, 1])],
+  ["create table t (a int)", token("create", [1, 1], [1, 6])],
+  [") SELECT 1", token(")", [1, 1], [1, 1])],
+  ["SELECT 1 WHERE 1 = 0", keyword("WHERE", [1, 10])],
+  ["select 1 where 1 = 0", token("where", [1, 10], [1, 14])],
+  ["SELECT a FROM t WHERE a IS NOT NULL AND", keyword("AND", [1, 37])],
+  ["INSERT INTO t SELEC 1", plain("Non-query expression encountered in illegal context")],
+  ["INSERT t SELECT 1", token("t", [1, 8], [1, 8])],
+  [
+    "REPLACE INTO t OVERWRITE SELECT 1 PARTITIONED BY DAY",
+    plain("REPLACE operations are not supported by the requested SQL engine [native].  Consider using MSQ."),
+  ],
+  ["INSERT INTO t SELECT 1 PARTITIONED BY", token("<EOF>", [1, 37], [1, 37])],
+  ["DELETE FROM", token("<EOF>", [1, 11], [1, 11])],
+  ["SELECT * FROM t WHERE a LIKE 'x' ESCAPE", keyword("ESCAPE", [1, 34])],
+  ["SELECT a FROM t WHERE a NOT", token("NOT <EOF>", [1, 25], [1, 27])],
+  ["SELECT DISTINCT FROM t", keyword("FROM", [1, 17])],
+  ["SELECT (SELECT 1", token("<EOF>", [1, 16], [1, 16])],
+  ["SELECT a\nFROM t\nWHERE a =", token("= <EOF>", [3, 9], [3, 9])],
+];
+
+/**
+ * Whether an answer is Druid's refusal of the text as SQL (its parser's messages), as opposed to a
+ * validation, planning or run-time answer to SQL it read.
+ */
+export function isParseError(status: number, body: unknown): boolean {
+  const message = (body as { errorMessage?: unknown } | null)?.errorMessage;
+  return (
+    status === 400 &&
+    typeof message === "string" &&
+    /^(Received an unexpected token|Incorrect syntax near the keyword|Lexical error|Non-query expression)/.test(
+      message,
+    )
+  );
+}
+
+/**
+ * SQL Druid 33's parser reads that the emulator does not run (it answers 501 for these; the real Druid runs
+ * them or refuses them past parsing: a validator or planner message, never a parse error). Over system tables,
+ * which every Druid has.
+ */
+export const KNOWN_NOT_RUN: readonly string[] = [
+  "SELECT 1 UNION ALL SELECT 2",
+  "select 1 union all select 2",
+  "SELECT datasource FROM sys.segments INTERSECT SELECT datasource FROM sys.segments",
+  "SELECT datasource FROM sys.segments EXCEPT SELECT datasource FROM sys.segments",
+  "SELECT COUNT(*) OVER () FROM sys.segments",
+  "SELECT datasource FROM sys.segments WINDOW w AS (ORDER BY datasource)",
+  "SELECT datasource FROM sys.segments QUALIFY ROW_NUMBER() OVER (ORDER BY datasource) = 1",
+  "SELECT 1 FROM sys.segments WHERE EXISTS (SELECT 1 FROM sys.servers)",
+  "SELECT * FROM UNNEST(ARRAY[1, 2]) AS u(x)",
+  "SELECT ARRAY[1, 2]",
+  "VALUES (1)",
+  "(SELECT 1)",
+  "SELECT {fn UCASE('a')}",
+  "SELECT 1 FROM sys.segments NATURAL JOIN sys.servers",
+  "SELECT 1 FROM sys.segments, LATERAL (SELECT 1)",
+  "SELECT 1 FROM sys.segments TABLESAMPLE SYSTEM(10)",
+  "SELECT datasource FROM sys.segments ORDER BY datasource NULLS FIRST",
+  "SELECT 1 IS DISTINCT FROM 2",
+  "SELECT 'a' LIKE 'b' ESCAPE 'c'",
+  "SELECT 1 = ANY (SELECT 2)",
+  "SELECT COUNT(*) FROM sys.segments GROUP BY ROLLUP(datasource)",
+  "SELECT COUNT(*) FROM sys.segments GROUP BY CUBE(datasource)",
+  "SELECT INTERVAL '1-2' YEAR TO MONTH",
+  "SELECT ROW(1, 2)",
+  "SELECT 'a' ILIKE 'b'",
+  "SELECT 'a' SIMILAR TO 'b'",
+  "SELECT TRUE IS UNKNOWN",
+  "SELECT X'ab'",
+  "EXPLAIN PLAN WITH TYPE FOR SELECT 1",
+];
+
+export function brokerSqlSyntaxSuite(target: ConformanceTarget): void {
+  async function ask(query: string): Promise<[number, unknown]> {
+    const ex = await call(target, "POST", "/druid/v2/sql", { query });
+    return [ex.status, json(ex)];
+  }
+
+  describe(`SQL Druid's parser refuses, and SQL it reads: ${target.name}`, () => {
+    it("refuses malformed statements with Druid's parse error, position and token", async () => {
+      const answers: unknown[] = [];
+      for (const [query] of PARSE_ERRORS) {
+        const [status, body] = await ask(query);
+        answers.push([query, status, withoutExpectedTokens(body)]);
+      }
+      expect(answers).toEqual(PARSE_ERRORS.map(([query, answer]) => [query, 400, answer]));
+    });
+
+    it("reads the syntax the emulator does not run: no case is a parse error", async () => {
+      const parseErrors: unknown[] = [];
+      for (const query of KNOWN_NOT_RUN) {
+        const [status, body] = await ask(query);
+        if (isParseError(status, body)) parseErrors.push([query, status, body]);
+      }
+      expect(parseErrors).toEqual([]);
+    });
+  });
+}
