@@ -2,6 +2,7 @@ import { DateTime } from "luxon";
 import { bucketOf, bucketStart, bucketsOverlapping } from "../core/granularity.js";
 import { type Interval, overlaps } from "../core/interval.js";
 import type { RawInput } from "./input.js";
+import { jsonCell } from "./json-value.js";
 import type { IngestPlan, MetricSpec } from "./plans.js";
 
 /**
@@ -185,6 +186,8 @@ export function ingestRecords(input: RawInput, plan: IngestPlan): IngestResult {
 
 function dimValue(v: unknown, type: string): unknown {
   if (v === undefined || v === null) return null;
+  // A nested column keeps the value's JSON text (sql-json.ts reads it back).
+  if (type === "json") return jsonCell(v);
   if (type === "long") return Number.isFinite(Number(v)) ? Math.trunc(Number(v)) : null;
   if (type === "float" || type === "double") return Number.isFinite(Number(v)) ? Number(v) : null;
   if (Array.isArray(v)) return v.map((x) => (x === null ? null : String(x)));

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readJson } from "./json-value.js";
 
 /**
  * Reads the raw records of an input source the emulator can really read: `local` (baseDir + filter glob, or
- * files) and `inline`, in `json` (one object per line), `csv` and `tsv` formats. Other sources return null and
+ * files) and `inline`, in `json` (one object per line, as Druid's JsonLineReader reads a batch input), `csv` and `tsv` formats. Other sources return null and
  * get a synthetic row count instead (documented in docs/emulator.md).
  */
 export interface RawInput {
@@ -83,7 +84,9 @@ function parseText(text: string, format: Obj): RawInput["records"] {
   if (type === "json") {
     return lines.map(({ raw, bytes }) => {
       try {
-        const v = JSON.parse(raw) as unknown;
+        // Druid's JsonLineReader reads each line with Jackson's `readValue`, which stops after the first value
+        // and ignores what follows it (`FAIL_ON_TRAILING_TOKENS` is off): `{…},` is a record.
+        const v = JSON.parse(raw.slice(0, readJson(raw).end)) as unknown;
         return { value: v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null, raw, bytes };
       } catch {
         return { value: null, raw, bytes };

@@ -1,3 +1,4 @@
+import { inputJson } from "./json-value.js";
 import { type SqlType, Timestamp, type Value } from "./sql.js";
 import type { Expr } from "./sql-ast.js";
 
@@ -22,11 +23,14 @@ export function sqlTypeOf(native: string, name?: string): SqlType {
   if (t === "double") return "DOUBLE";
   if (t === "float") return "FLOAT";
   if (t.startsWith("array")) return "ARRAY";
+  // A nested column (sql-json.ts): the Broker engine's complex type.
+  if (t === "complex<json>") return "OTHER";
   return "VARCHAR";
 }
 
 /** The native type a dimension of this SQL type is stored as (`Columns.getNativeType`). */
-export function nativeOf(t: SqlType): "string" | "long" | "double" | "float" {
+export function nativeOf(t: SqlType): "string" | "long" | "double" | "float" | "json" {
+  if (t === "OTHER") return "json";
   if (t === "BIGINT" || t === "INTEGER" || t === "TIMESTAMP" || t === "DATE" || t === "BOOLEAN")
     return "long";
   if (t === "DOUBLE" || t === "DECIMAL") return "double";
@@ -94,6 +98,7 @@ function num(v: unknown): number | null {
  */
 export function inputValue(v: unknown, type: SqlType): Value {
   if (v === undefined || v === null) return null;
+  if (type === "OTHER") return inputJson(v);
   if (type === "BIGINT") {
     const x = num(v);
     return x === null ? null : Math.trunc(x);

@@ -30,7 +30,7 @@ export interface OutputMetric {
 /** A planned ingestion query: JSON, so it persists with the task (it is run once, on acceptance). */
 export interface MsqProgram {
   query: Ast.Query;
-  dimensions: Array<{ name: string; type: "string" | "long" | "double" | "float" }>;
+  dimensions: Array<{ name: string; type: "string" | "long" | "double" | "float" | "json" }>;
   metrics: OutputMetric[];
   rollup: boolean;
   /** The output columns in SELECT order (for CLUSTERED BY ordinals and names). */

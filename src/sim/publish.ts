@@ -40,7 +40,16 @@ export function columnTypes(plan: IngestPlan, result: IngestResult): Record<stri
   const dims = new Map((plan.dataSchema.dimensions ?? []).map((d) => [d.name, d.type]));
   for (const d of result.dimensions) {
     const t = dims.get(d) ?? "string";
-    out[d] = t === "long" ? "BIGINT" : t === "float" ? "FLOAT" : t === "double" ? "DOUBLE" : "VARCHAR";
+    out[d] =
+      t === "long"
+        ? "BIGINT"
+        : t === "float"
+          ? "FLOAT"
+          : t === "double"
+            ? "DOUBLE"
+            : t === "json"
+              ? "OTHER"
+              : "VARCHAR";
   }
   for (const m of plan.dataSchema.metrics) {
     const t = m.type;

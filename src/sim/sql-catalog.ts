@@ -1,6 +1,7 @@
 import { HISTORICAL } from "./coordinator.js";
 import type { SimEngine } from "./engine.js";
 import { instantText } from "./instant-text.js";
+import { storedJson } from "./json-value.js";
 import type { Column, SqlRow, SqlType } from "./sql.js";
 import { Timestamp } from "./sql.js";
 import { type SimSegment, shardSpecJson, timelineRows } from "./timeline.js";
@@ -273,7 +274,12 @@ export function catalog(engine: SimEngine, url: string): SqlTable[] {
           timelineRows(served).map((r) => {
             const row: SqlRow = {};
             for (const c of columns)
-              row[c.name] = c.name === "__time" ? new Timestamp(r.__time) : toValue(r[c.name]);
+              row[c.name] =
+                c.name === "__time"
+                  ? new Timestamp(r.__time)
+                  : c.type === "OTHER"
+                    ? storedJson(r[c.name])
+                    : toValue(r[c.name]);
             return row;
           }),
       };

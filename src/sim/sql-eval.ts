@@ -5,6 +5,7 @@ import { DRUID_FUNCTIONS } from "./sql-druid-functions.js";
 import { AGGREGATES, bool, type CompileCtx, type Compiled, type Field, INTEGERS, truthy } from "./sql-env.js";
 import {
   type ArgType,
+  castText,
   compare,
   type FnContext,
   leastRestrictive,
@@ -14,6 +15,7 @@ import {
   plusMonths,
   SCALARS,
   textOf,
+  typedText,
 } from "./sql-functions.js";
 import { floorInZone, type Zone } from "./sql-time.js";
 
@@ -107,7 +109,7 @@ function numOf(v: Exclude<Value, null>): number | null {
   if (v instanceof Timestamp) return v.ms;
   if (typeof v === "number") return v;
   const n = Number(v);
-  return v.trim() === "" || Number.isNaN(n) ? null : n;
+  return String(v).trim() === "" || Number.isNaN(n) ? null : n;
 }
 
 export function compile(e: Expr, ctx: CompileCtx): Compiled {
@@ -275,7 +277,7 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
     }
     case "cast": {
       const x = sub(e.e);
-      return { type: e.to, fn: (env) => castValue(x.fn(env), e.to, ctx.timeZone) };
+      return { type: e.to, fn: (env) => castValue(x.fn(env), e.to, ctx.timeZone, x.type) };
     }
     case "case": {
       const operand = e.operand ? sub(e.operand) : null;
@@ -345,7 +347,9 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
       fn: (env) => {
         const a = l.fn(env);
         const b = r.fn(env);
-        return a === null || b === null ? null : `${textOf(a, ctx.timeZone)}${textOf(b, ctx.timeZone)}`;
+        return a === null || b === null
+          ? null
+          : `${typedText(a, l.type, ctx.timeZone)}${typedText(b, r.type, ctx.timeZone)}`;
       },
     };
   if (["+", "-", "*", "/", "%"].includes(e.op)) {
@@ -468,6 +472,10 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       `Invalid number of arguments to function '${e.name}'. Was expecting ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} arguments`,
       e.span,
     );
+  for (const i of def.refusesNull ?? []) {
+    const a = e.args[i];
+    if (a?.k === "lit" && a.t === "NULL") throw new SqlError("Illegal use of 'NULL'", a.span);
+  }
   const args = e.args.map((a) => compile(a, ctx));
   const type = def.type(args);
   // The arguments' types go along: Druid's long math and Calcite's CHAR padding depend on them.
@@ -510,24 +518,23 @@ function operandFamily(t: SqlType): string {
   return t;
 }
 
-export function castValue(v: Value, to: SqlType, zone: Zone): Value {
+/** CAST; `from` is the operand's SQL type where known (a DOUBLE's text, a number's truth depend on it). */
+export function castValue(v: Value, to: SqlType, zone: Zone, from?: SqlType): Value {
   if (v === null) return null;
+  // Empty or blank text is no number (Druid 33: CAST('' AS BIGINT) of a column is null).
+  const n = v instanceof Timestamp ? v.ms : typeof v === "string" && v.trim() === "" ? Number.NaN : Number(v);
   switch (to) {
     case "BIGINT":
-    case "INTEGER": {
-      const n = v instanceof Timestamp ? v.ms : Number(v);
+    case "INTEGER":
       return Number.isFinite(n) ? Math.trunc(n) : null;
-    }
     case "DOUBLE":
     case "FLOAT":
-    case "DECIMAL": {
-      const n = v instanceof Timestamp ? v.ms : Number(v);
+    case "DECIMAL":
       return Number.isFinite(n) ? n : null;
-    }
     case "TIMESTAMP": {
       if (v instanceof Timestamp) return v;
       if (typeof v === "number") return new Timestamp(v);
-      const ms = parseTimestampLiteral(v, zone);
+      const ms = parseTimestampLiteral(String(v), zone);
       return Number.isNaN(ms) ? null : new Timestamp(ms);
     }
     case "DATE": {
@@ -536,8 +543,15 @@ export function castValue(v: Value, to: SqlType, zone: Zone): Value {
       return t instanceof Timestamp ? new Timestamp(floorInZone(t.ms, "P1D", zone)) : null;
     }
     case "BOOLEAN":
+      // Druid 33: text is 'true'/'false' or a number whose whole part is above 0, else null; so is a double; an
+      // integer is true when not 0 (CAST(-3 AS BOOLEAN) true; CAST(-2.5 …), CAST(0.125 …), CAST('-3' …) false).
+      if (typeof v === "string") {
+        if (/^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === "true" ? 1 : 0;
+        return Number.isFinite(n) ? (Math.trunc(n) > 0 ? 1 : 0) : null;
+      }
+      if (from === "DOUBLE" || from === "FLOAT" || from === "DECIMAL") return Math.trunc(n) > 0 ? 1 : 0;
       return truthy(v) ? 1 : 0;
     default:
-      return textOf(v, zone);
+      return castText(v, from, zone);
   }
 }

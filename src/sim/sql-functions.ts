@@ -1,6 +1,7 @@
 import { DateTime } from "luxon";
 import { bucketStart, parseGranularity } from "../core/granularity.js";
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
+import { JSON_SCALARS } from "./sql-json.js";
 import { MULTIVALUE_SCALARS } from "./sql-multivalue.js";
 import {
   floorInZone,
@@ -38,6 +39,11 @@ export interface FnContext {
 export interface ScalarFn {
   min: number;
   max: number;
+  /**
+   * Argument positions where an untyped NULL literal is Calcite's "Illegal use of 'NULL'" (the operand type
+   * checker of Druid's operator wants a family an untyped NULL has no type for).
+   */
+  refusesNull?: readonly number[];
   type(args: ArgType[]): ArgType;
   run(args: Value[], ctx: FnContext): Value;
 }
@@ -76,7 +82,7 @@ export function leastRestrictive(types: ArgType[]): ArgType {
 }
 
 export function msOf(v: Exclude<Value, null>): number {
-  return v instanceof Timestamp ? v.ms : typeof v === "number" ? v : Date.parse(v);
+  return v instanceof Timestamp ? v.ms : typeof v === "number" ? v : Date.parse(String(v));
 }
 
 /** Text of a value inside an expression (`||`, LIKE, LOWER): timestamps in the query's zone. */
@@ -86,6 +92,45 @@ export function textOf(v: Exclude<Value, null>, zone: Zone): string {
 
 /** Zone ids that name UTC itself (so `resolveZone`'s UTC is not a fallback for them). */
 const isUtcId = (z: string) => /^(?:UTC|GMT|Z|Etc\/UTC|(?:UTC|GMT)?[+-]0{1,2}(?::?00)?)$/i.test(z.trim());
+
+/**
+ * A double as Java's `Double.toString` writes it, which is how Druid turns a DOUBLE into text (`CAST(d AS
+ * VARCHAR)`, `d || ''`): at least one fraction digit ("10.0"), and powers of ten at or above 10^7 or below 10^-3
+ * as "1.0E20" (a real Druid 33 answered these).
+ */
+export function javaDouble(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const abs = Math.abs(x);
+  if (abs >= 1e-3 && abs < 1e7) {
+    const t = String(x);
+    return t.includes(".") ? t : `${t}.0`;
+  }
+  const [mantissa = "", exponent = "0"] = x.toExponential().split("e");
+  return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+}
+
+const FRACTIONAL = new Set<SqlType>(["DOUBLE", "FLOAT", "DECIMAL"]);
+
+/** Text of a value of a known SQL type (a DOUBLE as Java writes it); timestamps and the rest as `textOf`. */
+export function typedText(v: Exclude<Value, null>, type: SqlType | undefined, zone: Zone): string {
+  return typeof v === "number" && type !== undefined && FRACTIONAL.has(type)
+    ? javaDouble(v)
+    : textOf(v, zone);
+}
+
+/**
+ * `CAST(x AS VARCHAR)`: a TIMESTAMP as SQL's 'yyyy-MM-dd HH:mm:ss' and a DATE as 'yyyy-MM-dd' in `zone`, without
+ * milliseconds (Druid 33: CAST(__time AS VARCHAR) is '2024-02-29 12:34:56' for 12:34:56.789); a DOUBLE as Java
+ * writes it.
+ */
+export function castText(v: Exclude<Value, null>, from: SqlType | undefined, zone: Zone): string {
+  if (v instanceof Timestamp) {
+    const d = DateTime.fromMillis(v.ms, { zone: luxonZone(zone) });
+    return d.toFormat(from === "DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
+  }
+  return typedText(v, from, zone);
+}
 
 const luxonZone = (zone: Zone) => (zone === UTC ? "utc" : zone);
 
@@ -182,7 +227,9 @@ function charPadded(v: string | null, ctx: FnContext): string | null {
   return v !== null && t?.type === "CHAR" && t.charLen !== undefined ? v.padEnd(t.charLen, " ") : v;
 }
 
-const str = (v: Value, ctx: FnContext): string | null => (v === null ? null : textOf(v, ctx.timeZone));
+/** An argument's text; a DOUBLE argument as Java writes it where the caller gave the types. */
+const str = (v: Value, ctx: FnContext, i?: number): string | null =>
+  v === null ? null : typedText(v, i === undefined ? undefined : ctx.argTypes?.[i]?.type, ctx.timeZone);
 /**
  * A zone argument (TIME_FLOOR, TIME_SHIFT, TIME_EXTRACT, TIME_PARSE): an id Joda does not know is UTC (a real
  * Druid 33 floored, shifted and extracted in UTC for 'Mars/Olympus'; TIME_FORMAT refuses it, see there).
@@ -339,7 +386,7 @@ export const SCALARS: Record<string, ScalarFn> = {
     max: Number.POSITIVE_INFINITY,
     type: fixed("VARCHAR"),
     run: (args, ctx) =>
-      args.some((a) => a === null) ? null : args.map((a) => str(a, ctx) as string).join(""),
+      args.some((a) => a === null) ? null : args.map((a, i) => str(a, ctx, i) as string).join(""),
   },
   ABS: {
     min: 1,
@@ -390,7 +437,7 @@ function numArg(v: Value | undefined): number | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Timestamp) return v.ms;
   if (typeof v === "number") return v;
-  const t = v.trim();
+  const t = String(v).trim();
   if (t === "") return null;
   const n = Number(t);
   return Number.isFinite(n) ? n : null;
@@ -408,7 +455,7 @@ function textFn(
     max,
     type: fixed(type),
     run: (args, ctx) => {
-      const text = args.map((a) => str(a ?? null, ctx));
+      const text = args.map((a, i) => str(a ?? null, ctx, i));
       if (text.slice(0, min).some((t) => t === null)) return null;
       return run(
         text,
@@ -687,7 +734,6 @@ Object.assign(SCALARS, {
     },
   },
 } satisfies Record<string, ScalarFn>);
-SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
 
 /**
  * A Java regular expression as JavaScript reads it (the common syntax is shared); one that does not compile
@@ -808,15 +854,57 @@ function extreme(sign: 1 | -1): ScalarFn {
     },
   };
 }
+/**
+ * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
+ * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math
+ * functions, MOD, DIV, COALESCE and friends, and the optional zone, origin and pattern arguments take one.
+ */
+const NULL_REFUSED: Record<string, readonly number[]> = {
+  TEXTCAT: [0, 1],
+  LEFT: [0, 1],
+  RIGHT: [0, 1],
+  SUBSTRING: [0, 1],
+  BTRIM: [0],
+  LTRIM: [0],
+  RTRIM: [0],
+  REVERSE: [0],
+  REPEAT: [0, 1],
+  LPAD: [0, 1],
+  RPAD: [0, 1],
+  STRPOS: [0, 1],
+  CONTAINS_STRING: [0, 1],
+  ICONTAINS_STRING: [0, 1],
+  REGEXP_EXTRACT: [0, 1],
+  REGEXP_LIKE: [0, 1],
+  REGEXP_REPLACE: [0, 1, 2],
+  TRUNCATE: [0],
+  SAFE_DIVIDE: [0, 1],
+  PARSE_LONG: [0],
+  TIME_FLOOR: [0, 1],
+  TIME_CEIL: [0, 1],
+  TIME_SHIFT: [0, 1, 2],
+  TIME_EXTRACT: [0, 1],
+  TIME_FORMAT: [0],
+  TIME_PARSE: [0],
+  MILLIS_TO_TIMESTAMP: [0],
+  TIMESTAMP_TO_MILLIS: [0],
+  DATE_TRUNC: [0, 1],
+  TIME_IN_INTERVAL: [0, 1],
+};
+for (const [name, at] of Object.entries(NULL_REFUSED))
+  SCALARS[name] = { ...(SCALARS[name] as ScalarFn), refusesNull: at };
+SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
 SCALARS.GREATEST = extreme(1);
 SCALARS.LEAST = extreme(-1);
-SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn;
+SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn; // after NULL_REFUSED: the alias refuses what SUBSTRING does
 SCALARS.NVL = { ...(SCALARS.COALESCE as ScalarFn), min: 2, max: 2 };
 SCALARS.IFNULL = SCALARS.NVL;
 SCALARS.LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
 SCALARS.CHARACTER_LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
 SCALARS.STRLEN = SCALARS.CHAR_LENGTH as ScalarFn;
 Object.assign(SCALARS, MULTIVALUE_SCALARS);
+// JSON functions over nested columns (docs/querying/sql-json-functions.md).
+Object.assign(SCALARS, JSON_SCALARS);
 
 /**
  * SQL comparison of two values: null when either is null (unknown); timestamps by time; numbers numerically,

@@ -129,7 +129,7 @@ export type SyntaxFault =
  * which Calcite's `normalizeException` rewords as "Incorrect syntax near the keyword ..." (no position context).
  * Druid's message goes on with the token sequences JavaCC expected (", acceptable options: [...]" and the
  * context's `expected`, or "\nWas expecting one of: ..."): the emulator leaves that part out, as it cannot
- * list Calcite's grammar states faithfully (docs/emulator.md, "SQL the emulator cannot read").
+ * list Calcite's grammar states faithfully (docs/emulator.md, "Behaviours, by contract section": SQL the emulator cannot read).
  */
 export class SqlSyntaxError extends SqlError {
   constructor(

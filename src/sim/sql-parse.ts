@@ -12,6 +12,7 @@ import type {
   Span,
   Statement,
 } from "./sql-ast.js";
+import { readJsonObjectArgs } from "./sql-json.js";
 import { type FaultToken, SqlSyntaxError, type Token, tokenize } from "./sql-lex.js";
 import { parseTimestampLiteral, UTC, type Zone } from "./sql-time.js";
 
@@ -1100,7 +1101,7 @@ class Parser {
       const e = this.expr();
       this.expectOp(")");
       return fn(side === "BOTH" ? "BTRIM" : side === "LEADING" ? "LTRIM" : "RTRIM", [e, chars]);
-    } else if (name === "JSON_OBJECT") throw unsupported("JSON_OBJECT");
+    } else if (name === "JSON_OBJECT") args.push(...readJsonObjectArgs(this));
     else if (this.acceptOp("*")) star = true;
     else if (!this.isOp(")")) {
       distinct = this.acceptKw("DISTINCT");
@@ -1108,9 +1109,14 @@ class Parser {
       args.push(this.expr());
       while (this.listComma()) args.push(this.expr());
     }
+    // `JSON_VALUE(x, p RETURNING type)` is a CAST of its VARCHAR result (sql-json.ts).
+    const returning = name === "JSON_VALUE" && this.acceptKw("RETURNING") ? this.ident().toUpperCase() : null;
+    if (returning !== null && (this.isKw("ARRAY") || !CAST_TYPES[returning]))
+      throw unsupported(`JSON_VALUE … RETURNING ${returning}${this.isKw("ARRAY") ? " ARRAY" : ""}`);
     this.otherCallSyntax(name);
     this.expectOp(")");
-    return this.afterCall(name, args, star, distinct, nameTok);
+    const call = this.afterCall(name, args, star, distinct, nameTok);
+    return returning === null ? call : { k: "cast", e: call, to: CAST_TYPES[returning] as SqlType };
   }
 
   /**

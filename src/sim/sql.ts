@@ -1,4 +1,5 @@
 import { instantText } from "./instant-text.js";
+import type { JsonValue } from "./json-value.js";
 
 /**
  * The values, types and errors of the emulator's Broker SQL (docs/druid-api.md §3.6). The engine is split by
@@ -61,7 +62,8 @@ export class Timestamp {
   }
 }
 
-export type Value = string | number | null | Timestamp;
+/** A `COMPLEX<json>` value or a JSON function's array is a JsonValue (sql-json.ts). */
+export type Value = string | number | null | Timestamp | JsonValue;
 export type SqlRow = Record<string, Value>;
 /** A result cell: booleans are typed BOOLEAN and print as true/false. */
 export type OutValue = Value | boolean;
@@ -103,8 +105,9 @@ export function nativeType(t: SqlType): string {
       return "DOUBLE";
     case "FLOAT":
       return "FLOAT";
+    // The one complex type the emulator's SQL makes: nested JSON (sql-json.ts); its arrays are JSON functions'.
     case "OTHER":
-      return "COMPLEX";
+      return "COMPLEX<json>";
     case "ARRAY":
       return "ARRAY<STRING>";
     default:

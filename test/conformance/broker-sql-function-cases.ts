@@ -499,8 +499,8 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           [0, 0, 0, 0.0625, null, 0.125],
         ],
       ],
+      // n > 0: MOD(-2.5, -2.5) is Java's -0.0, which Druid prints as such.
       [
-        // n > 0: MOD(-2.5, -2.5) is Java's -0.0, which Druid prints as such.
         "SELECT MOD(n, n), MOD(3, n), MOD(d, d) FROM $ds WHERE n > 0",
         [
           ["BIGINT", "BIGINT", "DECIMAL"],
@@ -1125,7 +1125,7 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
   },
   {
     title:
-      "casts and operators on a column: CAST between numbers and text, LIKE, BETWEEN, IN, IS NULL, arithmetic with nulls",
+      "casts and operators: CAST between numbers, text, times and BOOLEAN (a DOUBLE as Java writes it), LIKE, BETWEEN, IN, IS NULL, arithmetic with nulls",
     cases: [
       [
         "SELECT CAST(d AS BIGINT), CAST(n AS VARCHAR), CAST(d AS VARCHAR), CAST(n AS DOUBLE), CAST(__time AS BIGINT) FROM $ds ORDER BY __time",
@@ -1193,6 +1193,74 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           category: "INVALID_INPUT",
           errorMessage: "Percent remainder '%' is not allowed under the current SQL conformance level",
         },
+      ],
+      [
+        "SELECT CAST(__time AS VARCHAR), CAST(CAST(__time AS DATE) AS VARCHAR), CAST(CAST(__time AS VARCHAR) AS TIMESTAMP) FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR", "TIMESTAMP"],
+          ["2024-02-29 12:34:56", "2024-02-29", "2024-02-29T12:34:56.000Z"],
+          ["2026-03-01 00:00:00", "2026-03-01", "2026-03-01T00:00:00.000Z"],
+          ["2026-03-01 23:30:00", "2026-03-01", "2026-03-01T23:30:00.000Z"],
+          ["2027-01-01 06:00:00", "2027-01-01", "2027-01-01T06:00:00.000Z"],
+        ],
+      ],
+      [
+        "SELECT CAST(__time AS VARCHAR), CAST(CAST(__time AS DATE) AS VARCHAR) FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR"],
+          ["2024-02-29 18:04:56", "2024-02-29"],
+          ["2026-03-01 05:30:00", "2026-03-01"],
+          ["2026-03-02 05:00:00", "2026-03-02"],
+          ["2027-01-01 11:30:00", "2027-01-01"],
+        ],
+        { sqlTimeZone: "Asia/Kolkata" },
+      ],
+      [
+        "SELECT CAST(TIMESTAMP '2026-03-02 13:45:12.345' AS VARCHAR), CAST(DATE '2026-03-02' AS VARCHAR), CAST(1.0 AS VARCHAR), CAST(2.50 AS VARCHAR), CAST(CAST(10 AS DOUBLE) AS VARCHAR)",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["2026-03-02 13:45:12", "2026-03-02", "1.0", "2.5", "10.0"],
+        ],
+      ],
+      [
+        "SELECT CAST(s AS BIGINT), CAST(s AS DOUBLE), CAST(p AS BIGINT), CAST(CAST(d AS VARCHAR) AS DOUBLE), CAST(CAST(d AS VARCHAR) AS BIGINT) FROM $ds ORDER BY __time",
+        [
+          ["BIGINT", "DOUBLE", "BIGINT", "DOUBLE", "BIGINT"],
+          [null, null, null, 2.5, 2],
+          [null, null, null, -2.5, -2],
+          [null, null, null, null, null],
+          [null, null, null, 0.125, 0],
+        ],
+      ],
+      [
+        "SELECT CAST(s AS BOOLEAN), CAST(CAST(n AS VARCHAR) AS BOOLEAN), CAST(d AS BOOLEAN), CAST('true' AS BOOLEAN), CAST('1' AS BOOLEAN) FROM $ds ORDER BY __time",
+        [
+          ["BOOLEAN", "BOOLEAN", "BOOLEAN", "BOOLEAN", "BOOLEAN"],
+          [null, true, true, true, true],
+          [null, false, false, true, true],
+          [null, null, null, true, true],
+          [null, false, false, true, true],
+        ],
+      ],
+      [
+        "SELECT CAST(d * 4 AS VARCHAR), CAST(n AS DOUBLE) || '', CAST(n + 0.5 AS VARCHAR), d || '', CAST(1e20 AS VARCHAR), CAST(CAST(n AS FLOAT) AS VARCHAR), CONCAT(s, CAST(n AS DOUBLE)) FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["10.0", "10.0", "10.5", "2.5", "1.0E20", "10.0", "Hello10.0"],
+          ["-10.0", "-3.0", "-2.5", "-2.5", "1.0E20", "-3.0", "-3.0"],
+          [null, null, null, null, "1.0E20", null, null],
+          ["0.5", "0.0", "0.5", "0.125", "1.0E20", "0.0", "  pad  0.0"],
+        ],
+      ],
+      [
+        "SELECT CAST(s AS TIMESTAMP), CAST('2026-03-02 13:45' AS TIMESTAMP), CAST('2026-03-02T13:45:00Z' AS TIMESTAMP) FROM $ds ORDER BY __time",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+          [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
+          [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
+          [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
+          [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
+        ],
       ],
     ],
   },

@@ -5,9 +5,10 @@
 //
 // Druid's parse errors go on with the token sequences Calcite's JavaCC grammar expected at that point
 // (", acceptable options: [...]" and the context's `expected`, or "\nWas expecting one of: ..."): hundreds of
-// entries that follow Calcite's grammar states. The emulator leaves that tail out (docs/emulator.md, "SQL the
-// emulator cannot read"), so answers are compared without it; everything before it — status, error code,
-// message up to the position, line/column context and the unexpected token(s) — must be equal.
+// entries that follow Calcite's grammar states. The emulator leaves that tail out (see SQL the emulator cannot
+// read in docs/emulator.md, "Behaviours, by contract section"), so answers are compared without it; everything
+// before it — status, error code, message up to the position, line/column context and the unexpected token(s) —
+// must be equal.
 import { describe, expect, it } from "vitest";
 import { type ConformanceTarget, call, json } from "./support.js";
 

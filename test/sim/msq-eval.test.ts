@@ -105,9 +105,18 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
       message: 'Lexical error at line 1, column 10.  Encountered: "#" (35), after : ""',
       errorCode: "invalidInput",
     });
-    // Calcite reads `[` (a subscript) and `:` (JSON_OBJECT's key: value); the emulator's grammar does not.
+    // Calcite reads `[` (a subscript), which the emulator's grammar does not; `:` pairs JSON_OBJECT's keys and values.
     expect(err("SELECT a[1] FROM t")).toMatchObject({ errorCode: "unsupported" });
-    expect(err("SELECT JSON_OBJECT('k': a) FROM t")).toMatchObject({ errorCode: "unsupported" });
+    expect(parseQuery("SELECT JSON_OBJECT('k': a) AS o FROM t").items[0]).toMatchObject({
+      expr: {
+        k: "fn",
+        name: "JSON_OBJECT",
+        args: [
+          { k: "lit", v: "k" },
+          { k: "col", name: "a" },
+        ],
+      },
+    });
     // `=>` is one token: EXTERN's named arguments.
     const q = parseQuery(
       `SELECT a FROM TABLE(EXTERN(inputSource => '{"type":"inline","data":""}', inputFormat => '{"type":"json"}')) EXTEND (a VARCHAR)`,

@@ -43,21 +43,9 @@ const EXPECTED: Record<string, { answer: RegExp; why: string }> = {
     answer: /^501 Emulator: .*DS_THETA/,
     why: "a sketch",
   },
-  "docs--querying--nested-columns--L312.sql": {
-    answer: /^501 Emulator: /,
-    why: "JSON_OBJECT('key':value) and the JSON functions",
-  },
-  "docs--querying--nested-columns--L353.sql": {
-    answer: /^501 Emulator: .*PARSE_JSON/,
-    why: "JSON functions",
-  },
   "docs--tutorials--index--L151.sql": {
     answer: /^202 FAILED Cannot read baseDir\[quickstart\/tutorial\/\]/,
     why: "reads quickstart/tutorial/ of a Druid install, absent here: the task fails as Druid's would without it",
-  },
-  "docs--tutorials--tutorial-unnest-arrays--L61.sql": {
-    answer: /^202 FAILED TooManyWarnings: /,
-    why: "its inline data separates JSON objects with commas; the emulator's input reader reads JSON lines, one object a line",
   },
 };
 

@@ -1,4 +1,4 @@
-// What the emulator answers for SQL it cannot read (docs/emulator.md, "SQL the emulator cannot read"): Druid's
+// What the emulator answers for SQL it cannot read (docs/emulator.md, "Behaviours, by contract section"): Druid's
 // parse error where Druid's parser refuses the text (test/conformance/broker-sql-syntax-cases.ts holds the cases
 // against a real Druid 33), 501 only for syntax Druid reads and the emulator does not run, and the same parse
 // errors for MSQ's POST /druid/v2/sql/task, placed in the whole statement.
