@@ -510,7 +510,18 @@ class Executor {
 
 /** A result cell: booleans typed BOOLEAN print as true/false. */
 function outCell(v: Value, type: SqlType): OutValue {
+  if (Array.isArray(v)) return listCell(v as unknown[], type);
   return type === "BOOLEAN" && typeof v === "number" ? v !== 0 : v;
+}
+
+/**
+ * A list as Druid 33 prints it (`sqlStringifyArrays`, on by default): an ARRAY as its JSON text; a multi-value
+ * string with several values as their JSON text, with one as that value, with none as null (observed on a real
+ * Druid 33: `["x","y"]`, `z`, null).
+ */
+function listCell(v: unknown[], type: SqlType): OutValue {
+  if (type !== "ARRAY" && v.length <= 1) return (v[0] ?? null) as OutValue;
+  return JSON.stringify(v);
 }
 
 /** The timeless interval Druid's planner puts on a query without a time filter. */
