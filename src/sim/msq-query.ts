@@ -115,7 +115,7 @@ function runOptions(catalog: Catalog, reading: boolean, now: number): RunOptions
                 for (const c of columns) {
                   const v = r[c.name];
                   row[c.name] =
-                    c.name === "__time" && typeof v === "number" ? new Timestamp(v) : ((v ?? null) as Value);
+                    c.name === "__time" && typeof v === "number" ? new Timestamp(v) : storedValue(v);
                 }
                 return row;
               })
@@ -131,6 +131,17 @@ function runOptions(catalog: Catalog, reading: boolean, now: number): RunOptions
       dataSource: null,
     }),
   };
+}
+
+/**
+ * A segment's stored value as the engine reads it: a multi-value row is its list, one value itself, an empty list
+ * null (as the Broker reads the same rows, sql-catalog.ts).
+ */
+function storedValue(v: unknown): Value {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v))
+    return v.length === 0 ? null : v.length === 1 ? storedValue(v[0]) : (v as unknown as Value);
+  return v as Value;
 }
 
 function containsAggregate(e: Expr): boolean {

@@ -238,6 +238,28 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     );
     expect(grouped.rollup).toBe(true);
     expect(rows(grouped)).toEqual([["t1", "t2", "t3"], ["t4"], null]);
+    // Reingesting a datasource reads a multi-value row as the Broker does: its list, one value itself, [] null.
+    const src = parseQuery('SELECT __time, tags, MV_TO_ARRAY(tags) AS a FROM "src"');
+    const catalog = {
+      columns: (name: string) =>
+        name === "src"
+          ? [
+              { name: "__time", type: "TIMESTAMP" as const },
+              { name: "tags", type: "VARCHAR" as const },
+            ]
+          : null,
+      rows: () => [
+        { __time: 0, tags: ["x", "y"] },
+        { __time: 1, tags: [] },
+        { __time: 2, tags: ["z"] },
+      ],
+    };
+    const reread = runProgram(planProgram(src, catalog.columns), catalog, 0).records.map((r) => r.value);
+    expect(reread).toEqual([
+      { __time: 0, tags: ["x", "y"], a: ["x", "y"] },
+      { __time: 1, tags: null, a: null },
+      { __time: 2, tags: "z", a: ["z"] },
+    ]);
     // MV_TO_ARRAY reads a column only (a real Druid 33 refused MV_TO_ARRAY('a') so while planning).
     expect(() => plan(`TIME_PARSE("t") AS __time, MV_TO_ARRAY('a') AS tags`, '"t" VARCHAR')).toThrow(
       "Function[mv_to_array] argument a should be an identifier expression. Use array() instead",
