@@ -176,9 +176,24 @@ export function inputJson(v: unknown): JsonValue | null {
   return value === null ? null : new JsonValue(value);
 }
 
+/**
+ * How an MSQ query's output row carries a nested value to the ingestion that stores it (msq-plan.ts writes its
+ * rows as JSON lines): tagged JSON text, so that the value arrives exactly (`955.0` a double, big integers whole)
+ * and is not mistaken for a JSON string, which a native ingestion's `json` dimension may hold.
+ */
+const CHANNEL_TAG = "$segops.nestedJson";
+
+/** A `JSON.stringify` replacer for those rows: a JsonValue becomes its tagged text. */
+export function channelJson(this: unknown, key: string, value: unknown): unknown {
+  const original = (this as Record<string, unknown>)[key];
+  return original instanceof JsonValue ? { [CHANNEL_TAG]: original.toJSON() } : value;
+}
+
 /** What a segment's nested column keeps for one row: the value's JSON text (null for none). */
 export function jsonCell(v: unknown): string | null {
   if (v === null || v === undefined) return null;
+  const tagged = typeof v === "object" ? (v as Record<string, unknown>)[CHANNEL_TAG] : undefined;
+  if (typeof tagged === "string") return tagged;
   const value = v instanceof JsonValue ? v.value : fromPlain(v);
   return value === null ? null : writeJson(value);
 }

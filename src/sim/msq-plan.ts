@@ -4,6 +4,7 @@ import { sqlTimeUnitPeriod } from "../core/sql-time-units.js";
 import { validateId } from "./ids.js";
 import { InputError } from "./input.js";
 import { intervalText } from "./instant-text.js";
+import { channelJson } from "./json-value.js";
 import {
   planProgram,
   runProgram,
@@ -478,7 +479,9 @@ function materialize(
   if (msq.verb === "REPLACE" && window === null) replaceAll(ingest, dataSource, out.records, catalog);
   ingest.inputSource = {
     type: "inline",
-    data: out.records.map((r) => (r.value === null ? r.raw : JSON.stringify(r.value))).join("\n"),
+    data: out.records
+      .map((r) => (r.value === null ? r.raw : JSON.stringify(r.value, channelJson)))
+      .join("\n"),
   };
   ingest.inputFormat = { type: "json" };
 }

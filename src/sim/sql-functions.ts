@@ -6,6 +6,7 @@ import { MULTIVALUE_SCALARS } from "./sql-multivalue.js";
 import {
   floorInZone,
   formatTime,
+  IllegalPatternError,
   ISO_PATTERN,
   PatternError,
   parseTime,
@@ -130,6 +131,16 @@ export function castText(v: Exclude<Value, null>, from: SqlType | undefined, zon
     return d.toFormat(from === "DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
   }
   return typedText(v, from, zone);
+}
+
+/** Runs a Joda pattern; a letter Joda refuses fails the query as Druid 33 does (500 "Illegal pattern component"). */
+function jodaPattern<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (error) {
+    if (error instanceof IllegalPatternError) throw new SqlRuntimeError(error.message);
+    throw error;
+  }
 }
 
 const luxonZone = (zone: Zone) => (zone === UTC ? "utc" : zone);
@@ -330,10 +341,12 @@ export const SCALARS: Record<string, ScalarFn> = {
       // (Druid 33: 500 "The datetime zone id 'Mars/Olympus' is not recognised").
       if (zone !== undefined && zone !== null && resolveZone(String(zone)) === UTC && !isUtcId(String(zone)))
         throw new SqlRuntimeError(`The datetime zone id '${String(zone)}' is not recognised`);
-      return formatTime(
-        msOf(t),
-        pattern === undefined || pattern === null ? ISO_PATTERN : String(pattern),
-        zoneArg(zone, ctx),
+      return jodaPattern(() =>
+        formatTime(
+          msOf(t),
+          pattern === undefined || pattern === null ? ISO_PATTERN : String(pattern),
+          zoneArg(zone, ctx),
+        ),
       );
     },
   },
@@ -347,7 +360,7 @@ export const SCALARS: Record<string, ScalarFn> = {
       let t = textOf(text, ctx.timeZone);
       // Without a pattern Druid reads ISO 8601 with a blank for the 'T' too (Druid 33: '2026-03-02 13:45:12').
       if (p === null) t = t.trim().replace(/^(\d{4}-\d\d-\d\d) (?=\d)/, "$1T");
-      const ms = parseTime(t, p, zoneArg(zone, ctx));
+      const ms = jodaPattern(() => parseTime(t, p, zoneArg(zone, ctx)));
       return ms === null ? null : new Timestamp(ms);
     },
   },
@@ -722,7 +735,8 @@ Object.assign(SCALARS, {
     max: 2,
     type: fixed("BIGINT"),
     run: ([s, radix], ctx) => {
-      if (s === null || s === undefined) return null;
+      // A null radix is a null answer (Druid 33: PARSE_LONG('1', NULL)).
+      if (s === null || s === undefined || radix === null) return null;
       const base = numArg(radix) ?? 10;
       let text = str(s, ctx) as string;
       if (base === 16 && /^0x/i.test(text)) text = text.slice(2);

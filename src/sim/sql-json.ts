@@ -98,29 +98,34 @@ function literalText(v: Json): string {
 }
 
 /**
- * `JSON_PATHS`'s paths (`StructuredDataProcessor.processFields`): every path to a literal, an array of literals
- * being one; the root literal is `$`. Druid collects them in a `HashSet` of 'jq' paths; the emulator lists them in
- * that set's iteration order (buckets of Java's `String.hashCode`), which matched a real Druid 33 on flat objects
- * and arrays of objects (nested objects may come out in another order).
+ * `JSON_PATHS`'s paths (`StructuredDataProcessor.processFields`): breadth first, every path to a literal, an array of
+ * literals being one (the root's too: `$`). Druid collects them in a `HashSet` of path-part lists, so they come out
+ * in that set's order: the emulator computes Java's `List.hashCode` of `NestedPathField`/`NestedPathArrayElement`
+ * parts (`Objects.hash` of the field name or index) — the order a real Druid 33 gave for flat and nested objects,
+ * arrays of objects and root arrays (test/conformance/broker-sql-json-cases.ts).
  */
 function jsonPaths(v: Json): string[] {
-  type Field = { jq: string; json: string; value: Json };
-  const found: Array<{ jq: string; json: string }> = [];
-  if (!(v instanceof Map) && !Array.isArray(v)) return ["$"];
-  const queue: Field[] = [{ jq: "", json: "$", value: v }];
+  type Part = string | number;
+  type Field = { parts: Part[]; value: Json };
+  const literalArray = (x: Json) => Array.isArray(x) && x.every(isPrimitive);
+  if (isPrimitive(v) || literalArray(v)) return ["$"];
+  const found: Part[][] = [];
+  const queue: Field[] = [{ parts: [], value: v }];
   while (queue.length > 0) {
-    const { jq, json, value } = queue.shift() as Field;
-    const children: Array<[string, string, Json]> =
-      value instanceof Map
-        ? [...value].map(([k, x]) => [`${jq}.${k}`, `${json}${pathName(k)}`, x])
-        : (value as Json[]).map((x, i) => [`${jq || "."}[${i}]`, `${json}[${i}]`, x]);
-    for (const [cj, cs, x] of children) {
-      const literalArray = Array.isArray(x) && x.every(isPrimitive);
-      if (isPrimitive(x) || literalArray) found.push({ jq: cj, json: cs });
-      else queue.push({ jq: cj, json: cs, value: x });
+    const { parts, value } = queue.shift() as Field;
+    const children: Array<[Part, Json]> =
+      value instanceof Map ? [...value] : (value as Json[]).map((x, i) => [i, x]);
+    for (const [part, x] of children) {
+      const path = [...parts, part];
+      if (isPrimitive(x) || literalArray(x)) found.push(path);
+      else queue.push({ parts: path, value: x });
     }
   }
-  return javaHashOrder(found.map((f) => f.jq)).map((i) => (found[i] as { json: string }).json);
+  const partHash = (p: Part) => (31 + (typeof p === "number" ? p : javaHash(p))) | 0;
+  const listHash = (parts: Part[]) => parts.reduce<number>((h, p) => (Math.imul(31, h) + partHash(p)) | 0, 1);
+  const text = (parts: Part[]) =>
+    `$${parts.map((p) => (typeof p === "number" ? `[${p}]` : pathName(p))).join("")}`;
+  return javaHashOrder(found.map(listHash)).map((i) => text(found[i] as Part[]));
 }
 
 /** A field in a normalized JSONPath (`NestedPathFinder.toNormalizedJsonPath`). */
@@ -134,14 +139,15 @@ function javaHash(s: string): number {
 }
 
 /**
- * The order a Java `HashMap`/`HashSet` of these string keys iterates in: by bucket (the spread hash masked by the
- * table's size: 16, doubled while more than 3/4 full), then by insertion within a bucket. Returns indexes.
+ * The order a Java `HashMap`/`HashSet` iterates keys in, given their `hashCode`s (a string is its `String.hashCode`):
+ * by bucket (the spread hash masked by the table's size: 16, doubled while more than 3/4 full), then by insertion
+ * within a bucket. Returns indexes.
  */
-export function javaHashOrder(keys: string[]): number[] {
+export function javaHashOrder(keys: Array<string | number>): number[] {
   let capacity = 16;
   while (keys.length > capacity * 0.75) capacity *= 2;
-  const bucket = (k: string) => {
-    const h = javaHash(k);
+  const bucket = (k: string | number) => {
+    const h = typeof k === "number" ? k : javaHash(k);
     return (h ^ (h >>> 16)) & (capacity - 1);
   };
   return keys

@@ -374,7 +374,9 @@ class Parser {
 
   query(): Query {
     const withs: Query["with"] = [];
-    if (this.acceptKw("WITH")) {
+    if (this.isKw("WITH")) {
+      this.connector(this.isIdent(1), true);
+      this.next();
       do {
         const name = this.ident();
         let columns: string[] | null = null;
@@ -389,7 +391,7 @@ class Parser {
         const q = this.query();
         this.expectOp(")");
         withs.push({ name, columns, q });
-      } while (this.acceptOp(","));
+      } while (this.cteComma());
     }
     const q = this.select();
     q.with = withs;
@@ -405,6 +407,12 @@ class Parser {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
       this.next();
       q.limit = this.count("LIMIT");
+      if (this.isOp(",")) {
+        this.next();
+        if (this.peek().t !== "num") throw this.fail();
+        // Druid's conformance level (as a real Druid 33 answered).
+        throw this.plain("'LIMIT start, count' is not allowed under the current SQL conformance level");
+      }
     }
     if (this.isKw("OFFSET")) {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
@@ -419,6 +427,14 @@ class Parser {
       this.expectKw("ONLY");
     }
     return q;
+  }
+
+  /** The comma between WITH's queries: taken only before a name. */
+  cteComma(): boolean {
+    if (!this.isOp(",")) return false;
+    this.connector(this.isIdent(1), false);
+    this.next();
+    return true;
   }
 
   /** A row count after LIMIT, OFFSET or FETCH: Calcite takes an unsigned number (a decimal is truncated). */
@@ -566,6 +582,8 @@ class Parser {
       let type: JoinType | null = null;
       const joinStart = this.peek();
       if (this.isKw("JOIN")) this.connector(this.startsTable(1), true);
+      else if (["INNER", "LEFT", "RIGHT", "FULL", "CROSS"].some((kw) => this.isKw(kw)))
+        this.connector(this.isKw("JOIN", 1) || this.isKw("OUTER", 1), this.#aliasOk);
       if (this.acceptKw("JOIN")) type = "INNER";
       else if (this.acceptKw("INNER")) type = "INNER";
       else if (this.acceptKw("LEFT")) type = "LEFT";
@@ -587,7 +605,9 @@ class Parser {
           this.next();
           on = this.expr();
           this.#aliasOk = false;
-        } else if (this.acceptKw("USING")) {
+        } else if (this.isKw("USING")) {
+          this.connector(this.isOp("(", 1), true);
+          this.next();
           this.expectOp("(");
           using = [];
           do using.push(this.ident());
@@ -625,7 +645,11 @@ class Parser {
     if (!this.isIdent()) throw this.fail(1, true);
     const first = this.peek();
     const parts = [this.ident()];
-    while (this.acceptOp(".")) parts.push(this.ident());
+    while (this.isOp(".")) {
+      this.connector(this.isIdent(1), false);
+      this.next();
+      parts.push(this.ident());
+    }
     const last = this.toks[this.#i - 1] as Token;
     if (this.isKw("TABLESAMPLE")) throw unsupported("TABLESAMPLE");
     return { k: "table", parts, alias: this.alias(), span: [first.at, last.end - 1] };
@@ -755,7 +779,7 @@ class Parser {
 
   ident(): string {
     const t = this.peek();
-    if (t.t !== "qid" && t.t !== "id") throw this.fail(1, true);
+    if (t.t !== "qid" && !(t.t === "id" && !isReserved(t.v))) throw this.fail(1, true);
     this.next();
     return t.v;
   }
@@ -840,7 +864,7 @@ class Parser {
       return { k: "in", e: l, list, not };
     }
     if (this.isKw("LIKE")) {
-      this.connector(this.startsExpr(1), true);
+      if (!not) this.connector(this.startsExpr(1), true);
       this.next();
       const pattern = this.add();
       if (this.isKw("ESCAPE")) {
@@ -851,12 +875,14 @@ class Parser {
     }
     if (this.isKw("BETWEEN")) {
       const symmetric = this.isKw("SYMMETRIC", 1) || this.isKw("ASYMMETRIC", 1) ? 1 : 0;
-      this.connector(this.startsExpr(1 + symmetric), true);
+      if (!not) this.connector(this.startsExpr(1 + symmetric), true);
       this.next();
       if (symmetric) this.next();
       const lo = this.add();
       // Calcite's own wording for a BETWEEN without its AND (a real Druid 33 answered it).
-      if (!this.acceptKw("AND")) throw this.plain("BETWEEN operator has no terminating AND");
+      if (!this.isKw("AND") || !this.startsExpr(1))
+        throw this.plain("BETWEEN operator has no terminating AND");
+      this.next();
       const hi = this.add();
       return { k: "between", e: l, lo, hi, not, span: this.spanFrom(start) };
     }
@@ -936,6 +962,7 @@ class Parser {
         return { k: "sub", q, span: [t.at, close.at] };
       }
       const e = this.expr();
+      if (this.isOp(",")) throw unsupported("Row expressions (a, b, …)");
       this.expectOp(")");
       return e;
     }
@@ -984,8 +1011,7 @@ class Parser {
   qualified(first: Token): ColumnRef {
     const parts: Token[] = [first];
     while (this.isOp(".")) {
-      const after = this.peek(1);
-      if (after.t !== "id" && after.t !== "qid") break;
+      this.connector(this.isIdent(1), false);
       this.next();
       parts.push(this.next());
     }
@@ -1073,7 +1099,10 @@ class Parser {
       // The first argument is a time unit keyword, not an expression.
       const unit = this.ident().toUpperCase();
       args.push({ k: "lit", v: unit, t: "CHAR" });
-      while (this.acceptOp(",")) args.push(this.expr());
+      this.expectOp(",");
+      args.push(this.expr());
+      this.expectOp(",");
+      args.push(this.expr());
     } else if (name === "SUBSTRING" && !this.isOp(")")) {
       // `SUBSTRING(s FROM start [FOR length])` or `SUBSTRING(s, start[, length])`.
       args.push(this.expr());
@@ -1131,7 +1160,9 @@ class Parser {
 
   afterCall(name: string, args: Expr[], star: boolean, distinct: boolean, nameTok: Token): Expr {
     let filter: Expr | null = null;
-    if (this.acceptKw("FILTER")) {
+    if (this.isKw("FILTER")) {
+      this.connector(this.isOp("(", 1), true);
+      this.next();
       this.expectOp("(");
       this.expectKw("WHERE");
       filter = this.expr();

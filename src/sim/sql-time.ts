@@ -98,6 +98,21 @@ function pieces(pattern: string): Piece[] {
 /** Thrown for a pattern letter the emulator does not implement. */
 export class PatternError extends Error {}
 
+/**
+ * Joda's DateTimeFormat letters; any other letter is its IllegalArgumentException "Illegal pattern component: q",
+ * which a real Druid 33 answers as a 500 (`IllegalPatternError` carries it to the caller).
+ */
+const JODA_LETTERS = new Set("GCYxwe EDMdaKhHkmsSzZy".replace(" ", ""));
+
+/** A letter Joda refuses in a pattern. */
+export class IllegalPatternError extends Error {}
+
+function checkLetters(parts: Piece[]): void {
+  for (const p of parts)
+    if (p.kind === "field" && !JODA_LETTERS.has(p.letter))
+      throw new IllegalPatternError(`Illegal pattern component: ${p.letter.repeat(p.count)}`);
+}
+
 const pad = (n: number, width: number) => String(Math.abs(n)).padStart(width, "0");
 
 function offsetText(minutes: number, colon: boolean): string {
@@ -113,7 +128,9 @@ export const ISO_PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSSZZ";
 export function formatTime(ms: number, pattern: string, zone: Zone): string {
   const d = dt(ms, zone);
   let out = "";
-  for (const p of pieces(pattern)) {
+  const parts = pieces(pattern);
+  checkLetters(parts);
+  for (const p of parts) {
     if (p.kind === "text") {
       out += p.text;
       continue;
@@ -122,8 +139,30 @@ export function formatTime(ms: number, pattern: string, zone: Zone): string {
     switch (p.letter) {
       case "y":
       case "Y":
-      case "x":
         out += n === 2 ? pad(d.year % 100, 2) : pad(d.year, n);
+        break;
+      // Joda's weekyear, week of weekyear, ISO day of week, era, century of era and the 1-24 / 0-11 hours (a real
+      // Druid 33 formatted 2026-03-02 13:45 as 'x' 2026, 'ww' 10, 'e' 1, 'G' AD, 'C' 20, 'k' 13, 'K' 1).
+      case "x":
+        out += n === 2 ? pad(d.weekYear % 100, 2) : pad(d.weekYear, n);
+        break;
+      case "w":
+        out += pad(d.weekNumber, n);
+        break;
+      case "e":
+        out += pad(d.weekday, n);
+        break;
+      case "G":
+        out += d.year > 0 ? "AD" : "BC";
+        break;
+      case "C":
+        out += pad(Math.floor(d.year / 100), n);
+        break;
+      case "k":
+        out += pad(d.hour === 0 ? 24 : d.hour, n);
+        break;
+      case "K":
+        out += pad(d.hour % 12, n);
         break;
       case "M":
         out += n >= 4 ? d.toFormat("LLLL") : n === 3 ? d.toFormat("LLL") : pad(d.month, n);
@@ -174,7 +213,9 @@ export function parseTime(text: string, pattern: string | null, zone: Zone): num
   }
   let re = "";
   const fields: string[] = [];
-  for (const p of pieces(pattern)) {
+  const parts = pieces(pattern);
+  checkLetters(parts);
+  for (const p of parts) {
     if (p.kind === "text") {
       re += p.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       continue;
@@ -186,11 +227,18 @@ export function parseTime(text: string, pattern: string | null, zone: Zone): num
         re += p.count === 2 ? digits(2, 2) : digits(p.count === 1 ? 1 : 4, 9);
         break;
       case "M":
+        // MMM and MMMM read an English month name (Joda's text field: 'Mar 2, 2026' with 'MMM d, yyyy').
+        re += p.count >= 3 ? "([A-Za-z]+)" : digits(p.count, 2);
+        break;
       case "d":
       case "H":
       case "m":
       case "s":
         re += digits(p.count === 1 ? 1 : p.count, 2);
+        break;
+      case "Z":
+        // An offset: Z reads +0100, ZZ +01:00 (Joda accepts either and 'Z' for UTC).
+        re += "(Z|[+-]\\d{2}:?\\d{2})";
         break;
       case "S":
         re += digits(1, 9);
@@ -211,8 +259,21 @@ export function parseTime(text: string, pattern: string | null, zone: Zone): num
     second: 0,
     millisecond: 0,
   };
+  let offset: string | null = null;
+  const months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+  let badMonth = false;
   fields.forEach((f, i) => {
     const v = m[i + 1] as string;
+    if (f === "Z") {
+      offset = v;
+      return;
+    }
+    if (f === "M" && /^[A-Za-z]/.test(v)) {
+      const k = months.indexOf(v.slice(0, 3).toLowerCase());
+      if (k < 0) badMonth = true;
+      o.month = k + 1;
+      return;
+    }
     const key = {
       y: "year",
       Y: "year",
@@ -225,6 +286,13 @@ export function parseTime(text: string, pattern: string | null, zone: Zone): num
     }[f] as string;
     o[key] = key === "millisecond" ? Number(v.padEnd(3, "0").slice(0, 3)) : Number(v);
   });
-  const d = DateTime.fromObject(o, { zone: luxonZone });
+  if (badMonth) return null;
+  const fixed =
+    offset === null
+      ? null
+      : offset === "Z"
+        ? "utc"
+        : `UTC${(offset as string).replace(/^([+-]\d\d):?/, "$1:")}`;
+  const d = DateTime.fromObject(o, { zone: fixed ?? luxonZone });
   return d.isValid ? d.toMillis() : null;
 }

@@ -1,9 +1,15 @@
 import type { Clock } from "../core/clock.js";
 import { DEFAULTS } from "../core/defaults.js";
-import { formatInterval, type Interval, overlaps } from "../core/interval.js";
+import { formatInterval, type Interval, overlaps, parseInterval } from "../core/interval.js";
 import type { DataSegment } from "../druid/types.js";
 import { type LoadRule, neverLoaded, undecidedByRules } from "./load-rules.js";
-import { coalesceIntervals, type ServedBy, servedByHistoricals, toTimelineSegment } from "./segments.js";
+import {
+  coalesceIntervals,
+  type ServedBy,
+  segmentId,
+  servedByHistoricals,
+  toTimelineSegment,
+} from "./segments.js";
 import { type Pending, TickBatcher } from "./tick-batcher.js";
 import { type LiveData, liveDataOf, liveTimeline, type TimelineSegment } from "./timeline.js";
 
@@ -376,6 +382,16 @@ export const MAX_HULL_SPAN = 4;
  */
 export const MAX_CHECK_INTERVAL_TICKS = 8;
 
+/**
+ * The longest a waiting partition's used segments, once read, stand in for a fresh metadata read, in ticks. A
+ * round reads the metadata store only for partitions whose served view changed since their last read (or that
+ * were never read): what a check decides on is the used segments against what is served, and while what is
+ * served over a partition stays the same, only a change in the metadata store alone could change the verdict (a
+ * version marked unused, or another task's newer version published, neither served yet). Such a change is seen
+ * up to this late; one that reaches what is served is seen at once.
+ */
+export const METADATA_MAX_AGE_TICKS = 30;
+
 export interface HandoffCheckerOptions {
   source: HandoffSource;
   clock: Clock;
@@ -388,6 +404,8 @@ export interface HandoffCheckerOptions {
    * (`tickMs`) checks every partition every tick. @default MAX_CHECK_INTERVAL_TICKS ticks
    */
   maxCheckIntervalMs?: number;
+  /** How long a partition's used segments stand while its served view is unchanged. @default METADATA_MAX_AGE_TICKS ticks */
+  metadataMaxAgeMs?: number;
 }
 
 /**
@@ -424,6 +442,17 @@ export class CheckSchedule {
     });
   }
 
+  /** Whether the partition under `key` is due by `at` without being marked asked (a new one always is). */
+  dueBy(key: string, at: number): boolean {
+    const s = this.#by.get(key);
+    return !s || s.dueAt <= at;
+  }
+
+  /** Whether the partition under `key` is waiting in the schedule. */
+  has(key: string): boolean {
+    return this.#by.has(key);
+  }
+
   /** The partition's wait is over (a verdict other than waiting): forget it. */
   done(key: string): void {
     this.#by.delete(key);
@@ -439,16 +468,53 @@ export class CheckSchedule {
   }
 }
 
-/** Batches handoff questions per datasource; each `check` resolves at the next tick. */
+/** A read of the used segments overlapping an interval (a baseline before submitting), riding a round. */
+interface UsedRead {
+  read: Interval;
+}
+type Ask = HandoffQuestion | UsedRead;
+type Answer = HandoffVerdict | DataSegment[];
+const isRead = (q: Ask): q is UsedRead => "read" in q;
+
+/** What a round's served view read: the ids, and (per range read) each id's interval; failed ranges apart. */
+interface Served {
+  ids: string[];
+  /** Served segments' intervals by id; null when the whole served list was read (ids only). */
+  intervals: Map<string, Interval> | null;
+  failed: Array<{ range: Interval; error: unknown }>;
+}
+
+/**
+ * Batches handoff questions per datasource; each `check` resolves at the next tick. A round sends one metadata
+ * POST per datasource with the intervals that need it: the checks whose served view changed since their used
+ * segments were last read (or never read, or read `metadataMaxAgeMs` ago), and any `readUsed` asked meanwhile.
+ */
 export class HandoffChecker {
-  readonly #batcher: TickBatcher<string, HandoffQuestion, HandoffVerdict>;
+  readonly #batcher: TickBatcher<string, Ask, Answer>;
   /**
    * `served*`: served-view requests per range (or hull of close ranges), and rounds that read the whole served list
-   * instead; `deferred`: partitions left out of a round because their next check was not due.
+   * instead; `deferred`: partitions left out of a round because their next check was not due; `metadataReads`:
+   * metadata POSTs; `metadataReused`: checks decided on used segments read in an earlier round; `usedReads`:
+   * `readUsed` answered (each riding a round's metadata POST).
    */
-  readonly stats = { rounds: 0, requests: 0, servedRanges: 0, servedFallbacks: 0, deferred: 0 };
+  readonly stats = {
+    rounds: 0,
+    requests: 0,
+    servedRanges: 0,
+    servedFallbacks: 0,
+    deferred: 0,
+    metadataReads: 0,
+    metadataReused: 0,
+    usedReads: 0,
+  };
   #lastFlushEnd = Number.NEGATIVE_INFINITY;
   readonly #schedule: CheckSchedule;
+  readonly #metadataMaxAgeMs: number;
+  readonly #tickMs: number;
+  /** Checks asked and not yet answered, per datasource and partition (how many of each). */
+  readonly #asked = new Map<string, Map<string, number>>();
+  /** Per waiting partition: its used segments as last read, what was served over it then, and when. */
+  readonly #used = new Map<string, { segments: TimelineSegment[]; served: string | null; readAt: number }>();
   #clones: { readAt: number; hosts: ReadonlySet<string> } | null = null;
   readonly #rules = new Map<string, { readAt: number; rules: LoadRule[] }>();
 
@@ -458,6 +524,8 @@ export class HandoffChecker {
       tickMs,
       options.maxCheckIntervalMs ?? MAX_CHECK_INTERVAL_TICKS * tickMs,
     );
+    this.#metadataMaxAgeMs = options.metadataMaxAgeMs ?? METADATA_MAX_AGE_TICKS * tickMs;
+    this.#tickMs = tickMs;
     this.#batcher = new TickBatcher({
       name: "handoff checker",
       clock: options.clock,
@@ -469,11 +537,25 @@ export class HandoffChecker {
       flush: async (batch, signal) => {
         const now = options.clock.now();
         this.#schedule.prune(now);
+        for (const key of this.#used.keys()) if (!this.#schedule.has(key)) this.#used.delete(key);
         const later: typeof batch = new Map();
-        const due: typeof batch = new Map();
+        const due = new Map<
+          string,
+          {
+            checks: Array<Pending<HandoffQuestion, HandoffVerdict>>;
+            reads: Array<Pending<UsedRead, DataSegment[]>>;
+          }
+        >();
         for (const [ds, pending] of batch) {
-          const [ask, wait] = partition(pending, (p) => this.#schedule.due(scheduleKey(ds, p.question), now));
-          if (ask.length > 0) due.set(ds, ask);
+          const [reads, checks] = partition(pending, (p) => isRead(p.question));
+          const [ask, wait] = partition(checks, (p) =>
+            this.#schedule.due(scheduleKey(ds, p.question as HandoffQuestion), now),
+          );
+          if (ask.length > 0 || reads.length > 0)
+            due.set(ds, {
+              checks: ask as unknown as Array<Pending<HandoffQuestion, HandoffVerdict>>,
+              reads: reads as unknown as Array<Pending<UsedRead, DataSegment[]>>,
+            });
           if (wait.length > 0) later.set(ds, wait);
           this.stats.deferred += wait.length;
         }
@@ -482,7 +564,9 @@ export class HandoffChecker {
         if (due.size === 0) return;
         this.stats.rounds++;
         try {
-          await Promise.all([...due].map(([ds, pending]) => this.#checkDatasource(ds, pending, signal)));
+          await Promise.all(
+            [...due].map(([ds, { checks, reads }]) => this.#checkDatasource(ds, checks, reads, signal)),
+          );
         } finally {
           this.#lastFlushEnd = options.clock.now();
         }
@@ -491,7 +575,45 @@ export class HandoffChecker {
   }
 
   check(datasource: string, question: HandoffQuestion, signal?: AbortSignal): Promise<HandoffVerdict> {
-    return this.#batcher.ask(datasource, question, signal);
+    const key = scheduleKey(datasource, question);
+    const keys = this.#asked.get(datasource) ?? new Map<string, number>();
+    this.#asked.set(datasource, keys);
+    keys.set(key, (keys.get(key) ?? 0) + 1);
+    return (this.#batcher.ask(datasource, question, signal) as Promise<HandoffVerdict>).finally(() => {
+      const n = (keys.get(key) ?? 1) - 1;
+      if (n > 0) keys.set(key, n);
+      else keys.delete(key);
+      if (keys.size === 0 && this.#asked.get(datasource) === keys) this.#asked.delete(datasource);
+    });
+  }
+
+  /** Whether a check of the datasource is waiting and due by `by` (so a round will read its metadata). */
+  #roundDue(datasource: string, by: number): boolean {
+    for (const key of this.#asked.get(datasource)?.keys() ?? [])
+      if (this.#schedule.dueBy(key, by)) return true;
+    return false;
+  }
+
+  /**
+   * The used segments overlapping `interval` (the metadata store's, `POST …/metadata/datasources/{ds}/segments`),
+   * read in the next round together with that round's checks of the datasource: one POST with all intervals
+   * (Druid answers the used segments overlapping any of them, docs/druid-api.md §3.4), each asker given the
+   * ones overlapping its own. A baseline read before submitting costs no request of its own when a check is due;
+   * with none due within a tick it is read at once, alone.
+   */
+  readUsed(datasource: string, interval: Interval, signal?: AbortSignal): Promise<DataSegment[]> {
+    // No check of the datasource due within a tick: nothing to share, so no reason to wait for a round.
+    if (!this.#roundDue(datasource, this.options.clock.now() + this.#tickMs)) {
+      this.stats.requests++;
+      this.stats.metadataReads++;
+      this.stats.usedReads++;
+      return this.options.source.metadataSegments(
+        datasource,
+        [formatInterval(interval)],
+        signal ? { signal } : {},
+      );
+    }
+    return this.#batcher.ask(datasource, { read: interval }, signal) as Promise<DataSegment[]>;
   }
 
   stop(): Promise<void> {
@@ -500,45 +622,100 @@ export class HandoffChecker {
 
   async #checkDatasource(
     datasource: string,
-    pending: Array<Pending<HandoffQuestion, HandoffVerdict>>,
+    checks: Array<Pending<HandoffQuestion, HandoffVerdict>>,
+    reads: Array<Pending<UsedRead, DataSegment[]>>,
     signal: AbortSignal,
   ): Promise<void> {
-    try {
-      const intervals = [...new Set(pending.map((p) => formatInterval(p.question.interval)))];
-      const source = this.options.source;
-      this.stats.requests += 1;
-      const [used, served, rules] = await Promise.all([
-        source.metadataSegments(datasource, intervals, { signal }),
-        this.#served(
-          datasource,
-          pending.map((p) => p.question.interval),
-          signal,
-        ),
-        this.#loadRules(datasource, signal),
-      ]);
-      const servedIds = new Set(served.ids);
-      const overlapping = overlapIndex(used.map((s) => toTimelineSegment(s, servedIds)));
-      const now = this.options.clock.now();
-      const context = { rules, now };
-      // Each verdict sees only the segments overlapping its interval (all it looks at): 10,000 partitions
-      // waiting on one datasource no longer cost 10,000 × every segment of it a tick.
-      for (const p of pending) {
-        // A range whose served view failed fails only the partitions inside it: the others' answers are
-        // whole (each range's serverview lists every served segment overlapping it).
-        const failed = served.failed.find((f) => overlaps(f.range, p.question.interval));
-        if (failed) {
-          p.reject(failed.error);
-          continue;
+    const source = this.options.source;
+    let live = checks;
+    let served: Served = { ids: [], intervals: null, failed: [] };
+    let rules: LoadRule[] | null = null;
+    if (checks.length > 0) {
+      try {
+        // The served view first: which checks need the metadata store read afresh depends on it.
+        [served, rules] = await Promise.all([
+          this.#served(
+            datasource,
+            checks.map((p) => p.question.interval),
+            signal,
+          ),
+          this.#loadRules(datasource, signal),
+        ]);
+      } catch (error) {
+        for (const p of checks) p.reject(error);
+        if (signal.aborted) {
+          for (const p of reads) p.reject(error);
+          return;
         }
-        const seen = overlapping(p.question.interval);
-        const verdict = handoffVerdict(p.question, seen, context);
-        const key = scheduleKey(datasource, p.question);
-        if (verdict.state === "waiting") this.#schedule.waiting(key, servedOver(seen), now);
-        else this.#schedule.done(key);
-        p.resolve(verdict.state === "handed-off" ? { ...verdict, seen } : verdict);
+        live = [];
       }
-    } catch (error) {
-      for (const p of pending) p.reject(error);
+    }
+    const now = this.options.clock.now();
+    const servedOverlapping = served.intervals ? servedIndex(served.intervals) : null;
+    const servedNow = new Map<Pending<HandoffQuestion, HandoffVerdict>, string | null>();
+    const fresh: Array<Pending<HandoffQuestion, HandoffVerdict>> = [];
+    for (const p of live) {
+      const key = scheduleKey(datasource, p.question);
+      const over = servedOverlapping ? servedOverlapping(p.question.interval) : null;
+      servedNow.set(p, over);
+      const last = this.#used.get(key);
+      if (!last || over === null || last.served !== over || now - last.readAt >= this.#metadataMaxAgeMs)
+        fresh.push(p);
+    }
+    const intervals = [
+      ...new Set(
+        [...fresh.map((p) => p.question.interval), ...reads.map((r) => r.question.read)].map(formatInterval),
+      ),
+    ];
+    let used: DataSegment[] = [];
+    if (intervals.length > 0) {
+      this.stats.requests += 1;
+      this.stats.metadataReads += 1;
+      try {
+        used = await source.metadataSegments(datasource, intervals, { signal });
+      } catch (error) {
+        for (const p of [...fresh, ...reads]) p.reject(error);
+        live = live.filter((p) => !fresh.includes(p));
+        fresh.length = 0;
+      }
+    }
+    for (const r of reads) {
+      if (r.settled) continue;
+      const i = r.question.read;
+      this.stats.usedReads++;
+      r.resolve(used.filter((s) => overlaps(parseIntervalOf(s), i)));
+    }
+    const servedIds = new Set(served.ids);
+    const overlapping = overlapIndex(used.map((s) => toTimelineSegment(s, servedIds)));
+    const isFresh = new Set(fresh);
+    const context = { rules, now };
+    // Each verdict sees only the segments overlapping its interval (all it looks at): 10,000 partitions
+    // waiting on one datasource no longer cost 10,000 × every segment of it a tick.
+    for (const p of live) {
+      // A range whose served view failed fails only the partitions inside it: the others' answers are
+      // whole (each range's serverview lists every served segment overlapping it).
+      const failed = served.failed.find((f) => overlaps(f.range, p.question.interval));
+      if (failed) {
+        p.reject(failed.error);
+        continue;
+      }
+      const key = scheduleKey(datasource, p.question);
+      let seen: TimelineSegment[];
+      if (isFresh.has(p)) {
+        seen = overlapping(p.question.interval);
+        this.#used.set(key, { segments: seen, served: servedNow.get(p) ?? null, readAt: now });
+      } else {
+        this.stats.metadataReused++;
+        const last = this.#used.get(key);
+        seen = (last?.segments ?? []).map((s) => ({ ...s, served: servedIds.has(s.id) }));
+      }
+      const verdict = handoffVerdict(p.question, seen, context);
+      if (verdict.state === "waiting") this.#schedule.waiting(key, servedOver(seen), now);
+      else {
+        this.#schedule.done(key);
+        this.#used.delete(key);
+      }
+      p.resolve(verdict.state === "handed-off" ? { ...verdict, seen } : verdict);
     }
   }
 
@@ -565,35 +742,34 @@ export class HandoffChecker {
    * still come back; it shows only what the served timeline makes visible, so a segment of ours hidden by a
    * newer served one counts as not served (queries would not read it either).
    */
-  async #served(
-    datasource: string,
-    waiting: readonly Interval[],
-    signal: AbortSignal,
-  ): Promise<{ ids: string[]; failed: Array<{ range: Interval; error: unknown }> }> {
+  async #served(datasource: string, waiting: readonly Interval[], signal: AbortSignal): Promise<Served> {
     const source = this.options.source;
     const ranges = hullsOf(coalesceIntervals(waiting), MAX_HULL_SPAN);
     const servedInInterval = source.servedInInterval?.bind(source);
     if (!servedInInterval || ranges.length > (this.options.maxServedRanges ?? MAX_SERVED_RANGES)) {
       this.stats.requests++;
       this.stats.servedFallbacks++;
-      return { ids: await source.servedSegments(datasource, { signal }), failed: [] };
+      return { ids: await source.servedSegments(datasource, { signal }), intervals: null, failed: [] };
     }
     this.stats.requests += ranges.length;
     this.stats.servedRanges += ranges.length;
     const clones = await this.#cloneHosts(signal);
     const ids: string[] = [];
+    const intervals = new Map<string, Interval>();
     const failed: Array<{ range: Interval; error: unknown }> = [];
     let next = 0;
     const worker = async () => {
       while (next < ranges.length) {
         const range = ranges[next++] as Interval;
         try {
-          ids.push(
-            ...servedByHistoricals(
-              await servedInInterval(datasource, formatInterval(range), { signal }),
-              clones,
-            ),
-          );
+          const infos = await servedInInterval(datasource, formatInterval(range), { signal });
+          const mine = servedByHistoricals(infos, clones);
+          ids.push(...mine);
+          const servedHere = new Set(mine);
+          for (const info of infos) {
+            const id = segmentId(info.segment);
+            if (servedHere.has(id)) intervals.set(id, parseIntervalOf(info.segment));
+          }
         } catch (error) {
           if (signal.aborted) throw error;
           failed.push({ range, error });
@@ -601,7 +777,7 @@ export class HandoffChecker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(SERVED_CONCURRENCY, ranges.length) }, worker));
-    return { ids, failed };
+    return { ids, intervals, failed };
   }
 
   /** The clone Historicals, read at most once a {@link CLONES_TTL_MS}; none when they cannot be read. */
@@ -635,6 +811,25 @@ function servedOver(seen: readonly TimelineSegment[]): string {
     .map((s) => s.id)
     .sort()
     .join(",");
+}
+
+/** A segment's interval, parsed. */
+function parseIntervalOf(s: DataSegment): Interval {
+  return parseInterval(s.interval);
+}
+
+/**
+ * What is served over an interval, by served segment id (what the serverview answered, used or not in the
+ * metadata as last read): a string that changes when anything served over it changes.
+ */
+function servedIndex(intervals: ReadonlyMap<string, Interval>): (interval: Interval) => string {
+  const byStart = [...intervals].map(([id, i]) => ({ id, start: i.start, end: i.end }) as TimelineSegment);
+  const overlapping = overlapIndex(byStart);
+  return (interval) =>
+    overlapping(interval)
+      .map((s) => s.id)
+      .sort()
+      .join(",");
 }
 
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {

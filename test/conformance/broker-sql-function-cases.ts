@@ -4,8 +4,8 @@
 // category and message. The same cases run against the emulator (test/sim/broker-sql-conformance.test.ts).
 // Constant expressions (SELECT f(…) without FROM) are folded by Calcite's planner; the same functions over the
 // columns of a small datasource of four rows (a leap day, empty text, a row of nulls, blanks) run in Druid's
-// native engine. Left out: forms a real Druid 33 answers with an internal fault (an untyped NULL argument to
-// most functions, a folded NULL TIMESTAMP, REPEAT/LPAD folded to NULL, GREATEST(NULL, NULL)).
+// native engine. Left out: forms a real Druid 33 answers with an internal fault (a constant folded to a null
+// TIMESTAMP, NaN or infinity; REPEAT/LPAD folded to NULL; GREATEST with an untyped NULL).
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -990,7 +990,7 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
   },
   {
     title:
-      "formats and parses times: TIME_FORMAT and TIME_PARSE with patterns, zones, leap days and text that does not match",
+      "formats and parses times: TIME_FORMAT and TIME_PARSE with Joda's pattern letters (month names, offsets, week years, eras), zones, leap days, text that does not match and letters Joda refuses",
     cases: [
       [
         "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'yyyy-MM-dd'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'yyyy-MM-dd HH:mm:ss.SSS Z', 'America/Los_Angeles'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'EEE, dd MMM yyyy', 'Asia/Kolkata'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'EEEE MMMM d h a'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', '''T''HH'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', NULL, 'Asia/Tokyo')",
@@ -1071,6 +1071,63 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           ["2026-03-01T00:00:00.000Z", "2026-02-28T18:30:00.000Z", null, null, "2026-03-01T00:00:00.000Z"],
           ["2026-03-01T23:30:00.000Z", "2026-02-28T18:30:00.000Z", null, null, "2026-03-01T00:00:00.000Z"],
           ["2027-01-01T06:00:00.000Z", "2026-12-31T18:30:00.000Z", null, null, "2027-01-01T00:00:00.000Z"],
+        ],
+      ],
+      [
+        "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'xxxx ww e D'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'G C Y x k K S'), TIME_FORMAT(TIMESTAMP '2026-03-02 00:45:12.345', 'k K h H'), TIME_FORMAT(TIMESTAMP '2027-01-01 13:45:12.345', 'xxxx-ww-e'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'ZZ ZZZ', 'Europe/Paris')",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["2026 10 1 61", "AD 20 2026 2026 13 1 3", "24 0 12 0", "2026-53-5", "+01:00 Europe/Paris"],
+        ],
+      ],
+      [
+        "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:12.345', 'yyyy qq')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "Illegal pattern component: qq",
+        },
+      ],
+      [
+        "SELECT TIME_PARSE('2026-03-02', 'nonsense pattern q')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "Illegal pattern component: n",
+        },
+      ],
+      [
+        "SELECT TIME_PARSE('Mar 2, 2026', 'MMM d, yyyy'), TIME_PARSE('March 2, 2026', 'MMMM d, yyyy'), TIME_PARSE('20260302', 'yyyyMMdd'), TIME_PARSE('2026-3-2', 'yyyy-M-d'), TIME_PARSE('2026-03-02 1:05', 'yyyy-MM-dd H:mm')",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+          [
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T00:00:00.000Z",
+            "2026-03-02T01:05:00.000Z",
+          ],
+        ],
+      ],
+      [
+        "SELECT TIME_PARSE('2026-03-02 13:45:12 +0100', 'yyyy-MM-dd HH:mm:ss Z'), TIME_PARSE('2026-03-02 13:45:12 +01:00', 'yyyy-MM-dd HH:mm:ss ZZ'), TIME_PARSE('2026-03-02 13:45:12 -0530', 'yyyy-MM-dd HH:mm:ss Z', 'Asia/Tokyo')",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "TIMESTAMP"],
+          ["2026-03-02T12:45:12.000Z", "2026-03-02T12:45:12.000Z", "2026-03-02T19:15:12.000Z"],
+        ],
+      ],
+      [
+        "SELECT TIME_PARSE(TIME_FORMAT(__time, 'MMM d, yyyy HH:mm Z'), 'MMM d, yyyy HH:mm Z'), TIME_FORMAT(__time, 'xxxx-''W''ww-e G C k K') FROM $ds ORDER BY __time",
+        [
+          ["TIMESTAMP", "VARCHAR"],
+          ["2024-02-29T12:34:00.000Z", "2024-W09-4 AD 20 12 0"],
+          ["2026-03-01T00:00:00.000Z", "2026-W09-7 AD 20 24 0"],
+          ["2026-03-01T23:30:00.000Z", "2026-W09-7 AD 20 23 11"],
+          ["2027-01-01T06:00:00.000Z", "2026-W53-5 AD 20 6 6"],
         ],
       ],
     ],
@@ -1185,7 +1242,17 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
         ],
       ],
       [
-        "SELECT n + d, n - 1, n * 2, n / 2, d / 2, n % 3, -n, n + NULL FROM $ds ORDER BY __time",
+        "SELECT n + d, n - 1, n * 2, n / 2, d / 2, -n, n + NULL, n * 1.5 FROM $ds ORDER BY __time",
+        [
+          ["DOUBLE", "BIGINT", "BIGINT", "BIGINT", "DOUBLE", "BIGINT", "BIGINT", "DECIMAL"],
+          [12.5, 9, 20, 5, 1.25, -10, null, 15],
+          [-5.5, -4, -6, -1, -1.25, 3, null, -4.5],
+          [null, null, null, null, null, null, null, null],
+          [0.125, -1, 0, 0, 0.0625, 0, null, 0],
+        ],
+      ],
+      [
+        "SELECT n % 3 FROM $ds",
         {
           status: 400,
           errorCode: "invalidInput",
@@ -1260,6 +1327,230 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
           [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
           [null, "2026-03-02T13:45:00.000Z", "2026-03-02T13:45:00.000Z"],
+        ],
+      ],
+    ],
+  },
+  {
+    title:
+      "refuses an untyped NULL where Druid's operators do (\"Illegal use of 'NULL'\" at the literal), and takes it elsewhere",
+    cases: [
+      [
+        "SELECT TEXTCAT(NULL, 'a')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [16])",
+        },
+      ],
+      [
+        "SELECT LEFT('a', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [18])",
+        },
+      ],
+      [
+        "SELECT SUBSTRING(NULL, 1)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [18])",
+        },
+      ],
+      [
+        "SELECT BTRIM(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [14])",
+        },
+      ],
+      [
+        "SELECT REPEAT('a', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [20])",
+        },
+      ],
+      [
+        "SELECT LPAD(NULL, 2, 'x')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [13])",
+        },
+      ],
+      [
+        "SELECT STRPOS('a', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [20])",
+        },
+      ],
+      [
+        "SELECT CONTAINS_STRING(NULL, 'a')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [24])",
+        },
+      ],
+      [
+        "SELECT REGEXP_REPLACE('a', 'b', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [33])",
+        },
+      ],
+      [
+        "SELECT TRUNCATE(NULL, 1)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [17])",
+        },
+      ],
+      [
+        "SELECT SAFE_DIVIDE(1, NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [23])",
+        },
+      ],
+      [
+        "SELECT PARSE_LONG(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [19])",
+        },
+      ],
+      [
+        "SELECT TIME_FLOOR(TIMESTAMP '2026-01-01 00:00:00', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [52])",
+        },
+      ],
+      [
+        "SELECT TIME_SHIFT(TIMESTAMP '2026-01-01 00:00:00', 'P1D', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [59])",
+        },
+      ],
+      [
+        "SELECT TIME_EXTRACT(NULL, 'HOUR')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [21])",
+        },
+      ],
+      [
+        "SELECT TIME_FORMAT(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [20])",
+        },
+      ],
+      [
+        "SELECT MILLIS_TO_TIMESTAMP(NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [28])",
+        },
+      ],
+      [
+        "SELECT DATE_TRUNC('day', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [26])",
+        },
+      ],
+      [
+        "SELECT TIME_IN_INTERVAL(TIMESTAMP '2026-01-01 00:00:00', NULL)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage: "Illegal use of 'NULL' (line [1], column [58])",
+        },
+      ],
+      [
+        "SELECT LOWER(NULL), CHAR_LENGTH(NULL), CONCAT(NULL, 'a'), REPLACE(NULL, 'a', 'b'), POSITION(NULL IN 'a'), LPAD('a', 2, NULL), BTRIM('a', NULL)",
+        [
+          ["NULL", "INTEGER", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR"],
+          [null, null, null, null, null, null, "a"],
+        ],
+      ],
+      [
+        "SELECT ABS(NULL), POWER(NULL, 2), SQRT(NULL), CEIL(NULL), ROUND(NULL), MOD(NULL, 2), DIV(2, NULL), NULLIF(NULL, 1), NVL(NULL, 1), PARSE_LONG('1', NULL)",
+        [
+          ["NULL", "DOUBLE", "DOUBLE", "NULL", "NULL", "INTEGER", "BIGINT", "NULL", "INTEGER", "BIGINT"],
+          [null, null, null, null, null, null, null, null, 1, null],
+        ],
+      ],
+      [
+        "SELECT TIME_FLOOR(TIMESTAMP '2026-01-01 00:00:00', 'P1D', NULL, NULL), TIME_SHIFT(TIMESTAMP '2026-01-01 00:00:00', 'P1D', 1, NULL), TIME_EXTRACT(TIMESTAMP '2026-01-01 00:00:00', 'HOUR', NULL), TIME_FORMAT(TIMESTAMP '2026-01-01 00:00:00', NULL), TIME_PARSE('2026', 'yyyy', NULL), TIMESTAMPDIFF(DAY, NULL, TIMESTAMP '2026-01-01 00:00:00')",
+        [
+          ["TIMESTAMP", "TIMESTAMP", "BIGINT", "VARCHAR", "TIMESTAMP", "INTEGER"],
+          [
+            "2026-01-01T00:00:00.000Z",
+            "2026-01-02T00:00:00.000Z",
+            0,
+            "2026-01-01T00:00:00.000+00:00",
+            "2026-01-01T00:00:00.000Z",
+            null,
+          ],
         ],
       ],
     ],

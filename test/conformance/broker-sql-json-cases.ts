@@ -47,6 +47,9 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
 
 const JSON_TYPES = ["COMPLEX<json>", "OTHER"];
 
+/** What a real Druid 33 answered for JSON_PATHS of a 14-path object (below). */
+const ZZ_PATHS = '["$.m","$.n","$.o","$.zz.k","$.p","$.q","$.r","$.s","$.t","$.u","$.v","$.w","$.x","$.y"]';
+
 export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
   const post = (path: string, body: unknown) => call(target, "POST", path, body);
   const ds = freshId("json_nested");
@@ -213,23 +216,38 @@ export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
         ["c", null, null, null, '["$.nested.deep"]', '["nested"]'],
         ["d", "[]", null, null, '["$"]', null],
       ]);
-      // JSON_PATHS come in the order of Druid's HashSet of paths; an array of literals is one path.
+      // JSON_PATHS come in the order of Druid's HashSet of path-part lists; an array of literals is one path.
+      expect(await answer("SELECT name, JSON_PATHS(obj), JSON_VALUE(name, '$.x') FROM $ds")).toEqual([
+        ["name", "EXPR$1", "EXPR$2"],
+        ...typed(V, A, V),
+        ["a", '["$.b","$.d","$.x","$.y","$.z.v","$.z.w"]', null],
+        ["b", '["$.arr[1].q","$.x","$.y","$.arr[0].q"]', null],
+        ["c", '["$"]', null],
+        ["d", "[]", null],
+      ]);
       expect(
         await answer(
-          `SELECT JSON_PATHS(PARSE_JSON('{"x":2,"y":"bye","arr":[{"q":1},{"q":2}]}')), JSON_KEYS(PARSE_JSON('{"x":2,"arr":[{"q":1},{"q":2}]}'), '$.arr'), JSON_PATHS(PARSE_JSON('[1,[2]]')), JSON_PATHS(PARSE_JSON('5')), JSON_PATHS(PARSE_JSON('{"a":[]}')), JSON_PATHS(PARSE_JSON('{"w":[1,{"k":2}]}'))`,
+          `SELECT JSON_PATHS(PARSE_JSON('{"a":{"b":{"c":1},"d":2},"e":3,"f":[{"g":{"h":1}}]}')), JSON_KEYS(PARSE_JSON('{"x":2,"arr":[{"q":1},{"q":2}]}'), '$.arr'), JSON_PATHS(PARSE_JSON('[1,[2]]')), JSON_PATHS(PARSE_JSON('5')), JSON_PATHS(PARSE_JSON('{"a":[]}')), JSON_PATHS(PARSE_JSON('[{"a":1},{"b":{"c":2}}, 3]')), JSON_PATHS(PARSE_JSON('[1,2]'))`,
         ),
       ).toEqual([
-        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3", "EXPR$4", "EXPR$5"],
-        ...typed(A, A, A, A, A, A),
+        ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3", "EXPR$4", "EXPR$5", "EXPR$6"],
+        ...typed(A, A, A, A, A, A, A),
         [
-          '["$.arr[1].q","$.x","$.y","$.arr[0].q"]',
+          '["$.a.b.c","$.e","$.a.d","$.f[0].g.h"]',
           '["0","1"]',
           '["$[0]","$[1]"]',
           '["$"]',
           '["$.a"]',
-          '["$.w[0]","$.w[1].k"]',
+          '["$[2]","$[1].b.c","$[0].a"]',
+          '["$"]',
         ],
       ]);
+      // Fourteen paths: the set has grown to 32 buckets.
+      expect(
+        await answer(
+          `SELECT JSON_PATHS(PARSE_JSON('{"m":1,"n":2,"o":3,"p":4,"q":5,"r":6,"s":7,"t":8,"u":9,"v":10,"w":11,"x":12,"y":13,"zz":{"k":[1]}}'))`,
+        ),
+      ).toEqual([["EXPR$0"], ...typed(A), [ZZ_PATHS]]);
     });
 
     it("PARSE_JSON, TRY_PARSE_JSON and TO_JSON_STRING: Jackson's numbers and refusals", async () => {

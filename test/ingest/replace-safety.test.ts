@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { parseInterval } from "../../src/core/interval.js";
+import { formatInterval, type Interval, parseInterval } from "../../src/core/interval.js";
 import { TaskAbort } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
 import { BadRequestError, NotFoundError, SpecRejectedError } from "../../src/druid/errors.js";
@@ -197,7 +197,11 @@ function io(
     client: client as unknown as DruidClient,
     clock: new ManualClock(Date.UTC(2026, 0, 9)),
     batcher: { get: async (id: string) => ({ id, state: "UNKNOWN" }) } as unknown as StatusBatcher,
-    handoff: {} as HandoffChecker,
+    // The baseline read rides the handoff checker's round: here, straight to the fake client.
+    handoff: {
+      readUsed: (ds: string, interval: Interval) =>
+        (client.metadataSegments as DruidClient["metadataSegments"])(ds, [formatInterval(interval)]),
+    } as unknown as HandoffChecker,
     preflight: state,
     settings: { tickMs: 1000, handoffTimeoutMs: 60_000, sizeBand: DEFAULT_SIZE_BAND },
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { parseInterval } from "../../src/core/interval.js";
+import { formatInterval, type Interval, parseInterval } from "../../src/core/interval.js";
 import { TaskAbort, TaskProgress } from "../../src/driver/signals.js";
 import type { DruidClient } from "../../src/druid/client.js";
 import { SpecRejectedError, UnavailableError } from "../../src/druid/errors.js";
@@ -82,7 +82,14 @@ function io(over: {
     batcher: {
       get: async (id: string) => over.status ?? { id, state: "UNKNOWN" },
     } as unknown as StatusBatcher,
-    handoff: { check: async () => over.verdict } as unknown as HandoffChecker,
+    handoff: {
+      check: async () => over.verdict,
+      // The baseline read rides the handoff checker's round: here, straight to the fake client.
+      readUsed: (ds: string, interval: Interval) =>
+        (over.client?.metadataSegments as DruidClient["metadataSegments"] | undefined)?.(ds, [
+          formatInterval(interval),
+        ]) ?? Promise.reject(new Error("no metadataSegments in this fake")),
+    } as unknown as HandoffChecker,
     settings: { tickMs: 1000, handoffTimeoutMs: 60_000, sizeBand: DEFAULT_SIZE_BAND },
   };
 }

@@ -9,6 +9,7 @@ import {
   type HandoffQuestion,
   handoffVerdict,
   hullsOf,
+  METADATA_MAX_AGE_TICKS,
   overlapIndex,
   RULES_TTL_MS,
   supersededBeforeSeen,
@@ -145,7 +146,8 @@ describe("handoff gate", () => {
     );
     await clock.advance(1000);
     const results = await verdicts;
-    expect(calls).toEqual(["meta wiki 10", "served wiki"]);
+    // The served view first: which partitions need the metadata store read afresh depends on it.
+    expect(calls).toEqual(["served wiki", "meta wiki 10"]);
     expect(results.every((r) => r.state === "waiting")).toBe(true);
     await checker.stop();
   });
@@ -458,14 +460,66 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
     // The first check after the gathering pause, then pauses of 1, 2, 4, 4, … seconds, each due on its own grid
     // (a multiple of the pause at least half a pause away), so partitions waiting together share rounds.
     expect(checkedAt).toEqual([50, 1050, 4000, 8000, 12000, 16000, 20000]);
-    const meta = src.calls.filter((c) => c.startsWith("meta")).length;
-    expect(meta).toBe(7);
+    // Nothing new served over it: its used segments, read at the first check, stand (METADATA_MAX_AGE_TICKS).
+    const meta = () => src.calls.filter((c) => c.startsWith("meta")).length;
+    expect(meta()).toBe(1);
+    expect(checker.stats.metadataReused).toBe(6);
     served = true;
     for (let t = 0; t < 4; t++) await clock.advance(1000);
     expect((await loop).state).toBe("handed-off");
+    // What is served changed: the metadata store is read afresh for the verdict.
+    expect(meta()).toBe(2);
     // Seen at the next grid point of the longest pause: the trade of fewer checks for a later handoff.
     expect(checkedAt.at(-1)).toBe(24000);
     expect(checker.stats.deferred).toBeGreaterThan(0);
+    await checker.stop();
+  });
+
+  it("reads the metadata store again for a waiting partition once METADATA_MAX_AGE_TICKS passed, served view unchanged", async () => {
+    const clock = new ManualClock(0);
+    let unused = false;
+    const base = source(() => []);
+    // Our version is marked unused (by hand, say) before it was ever served: only the metadata store shows it.
+    const src = {
+      ...base,
+      async metadataSegments(ds: string, intervals: readonly string[]) {
+        const used = await base.metadataSegments(ds, intervals);
+        return unused ? [] : used;
+      },
+    };
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src, maxCheckIntervalMs: 1000 });
+    const q = { ...ask(hour(1)), version: "v9" };
+    const verdicts: string[] = [];
+    for (let t = 0; t < 2 * METADATA_MAX_AGE_TICKS && verdicts.at(-1) !== "lost"; t++) {
+      if (t === 3) unused = true;
+      const v = checker.check("wiki", q);
+      await clock.advance(1000);
+      verdicts.push((await v).state);
+    }
+    // Read at the first check, again METADATA_MAX_AGE_TICKS later: the loss is seen then, not at tick 3.
+    expect(base.calls.filter((c) => c.startsWith("meta"))).toHaveLength(2);
+    expect(verdicts).toEqual([...Array(METADATA_MAX_AGE_TICKS).fill("waiting"), "lost"]);
+    await checker.stop();
+  });
+
+  it("answers a used-segment read (a baseline) in the same metadata POST as the round's checks", async () => {
+    const clock = new ManualClock(0);
+    const src = source(() => []);
+    const checker = new HandoffChecker({ clock, tickMs: 1000, source: src });
+    const check = checker.check("wiki", ask(hour(1)));
+    const baseline = checker.readUsed("wiki", parseInterval(hour(5)));
+    await clock.advance(1000);
+    expect((await check).state).toBe("waiting");
+    // Only the segments overlapping the read's own interval.
+    expect((await baseline).map((s) => s.interval)).toEqual([hour(5)]);
+    expect(src.calls.filter((c) => c.startsWith("meta"))).toEqual(["meta 2"]);
+    // A read with no check due: one POST of its own, and no served-view read.
+    const alone = checker.readUsed("wiki", parseInterval(hour(7)));
+    await clock.advance(1000);
+    expect((await alone).map((s) => s.interval)).toEqual([hour(7)]);
+    expect(src.calls.filter((c) => c.startsWith("meta"))).toEqual(["meta 2", "meta 1"]);
+    expect(src.calls.filter((c) => c.startsWith("view"))).toHaveLength(1);
+    expect(checker.stats).toMatchObject({ usedReads: 2, metadataReads: 2 });
     await checker.stop();
   });
 
@@ -521,7 +575,8 @@ describe("handoff checker: the served view per waiting interval (docs/druid-api.
       expect((await verdict).state).toBe("waiting");
     }
     expect(reads).toBe(1);
-    expect(checker.stats).toMatchObject({ rounds: 5, requests: 5 * 2 + 1 });
+    // A served read each round, the metadata once (nothing new served since), the rules once.
+    expect(checker.stats).toMatchObject({ rounds: 5, requests: 5 + 1 + 1 });
     await clock.advance(RULES_TTL_MS);
     fail = true;
     for (let round = 0; round < 2; round++) {

@@ -8,27 +8,29 @@ import { preflight } from "./preflight.js";
  * Before anything is submitted: record this attempt's id with the baseline (what the interval holds
  * now), so that a resubmit after a crash is a duplicate that reattaches, never a second ingestion, and our
  * segments can later be told apart. A baseline proves what is ours only if it was read before the task
- * existed, so Druid is asked first: an id it already knows was submitted by someone else with the same
- * spec (another job or ledger), and the baseline is then marked untrusted. A new attempt of a replace over
+ * existed, so Druid is asked about the id with it: an id it already knows was submitted by someone else with
+ * the same spec (another job or ledger), and the baseline is then marked untrusted. A new attempt of a replace over
  * live data passes the pre-flight first (steps/preflight.ts): an input that yields nothing is refused here.
  */
 export async function prepareAttempt(a: Attempt, io: StepIO): Promise<void> {
   const p = a.progress();
   if (p.taskId === a.taskId) return;
-  const known = await io.batcher.get(a.taskId, a.call.signal);
-  let baseline: Baseline;
-  let live: LiveData;
-  try {
-    ({ baseline, live } = await readBaselineAndLive(
-      io.client,
-      a.payload.datasource,
-      a.interval,
-      a.call.signal,
-    ));
-  } catch (error) {
-    if (isFatal(error)) throw new TaskAbort(`cannot read existing segments: ${describeError(error)}`);
-    throw error;
-  }
+  // The status lookup and the baseline read go together, each riding its batcher's next round (the baseline in
+  // the handoff checks' metadata POST of the datasource, when one is due). Either order proves as much as asking
+  // Druid first did: an id unknown at the lookup did not exist at a baseline read before it, and one read after
+  // it is the order of old; an id Druid knows marks the baseline untrusted either way.
+  const used = {
+    metadataSegments: () => io.handoff.readUsed(a.payload.datasource, a.interval, a.call.signal),
+  };
+  const [known, read] = await Promise.all([
+    io.batcher.get(a.taskId, a.call.signal),
+    readBaselineAndLive(used, a.payload.datasource, a.interval, a.call.signal).catch((error: unknown) => {
+      if (isFatal(error)) throw new TaskAbort(`cannot read existing segments: ${describeError(error)}`);
+      throw error;
+    }),
+  ]);
+  const baseline: Baseline = read.baseline;
+  let live: LiveData = read.live;
   // Druid < 37 has no row counts in segment metadata: a row-drop gate asks the Broker what is served.
   if (a.payload.gates?.maxRowDrop !== undefined && live.segments > 0 && live.rows === null)
     live = { ...live, rows: await servedRows(a, io) };
