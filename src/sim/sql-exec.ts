@@ -112,6 +112,22 @@ function toArrays(rows: SqlRow[], columns: Column[]): Value[][] {
   return out;
 }
 
+/**
+ * A row's grouping keys: grouping by a multi-value string unnests it, the row counted in the group of each of its
+ * values (an empty list in the null group), several such keys crossed (docs/querying/multi-value-dimensions.md,
+ * "Grouping"; a real Druid 33 grouped a row of `["x","y"]` under x and under y). An ARRAY key groups whole.
+ */
+function unnestKeys(key: Value[], types: ReadonlyArray<{ type: SqlType }>): Value[][] {
+  if (!key.some((v, i) => Array.isArray(v) && types[i]?.type !== "ARRAY")) return [key];
+  let out: Value[][] = [[]];
+  key.forEach((v, i) => {
+    const values =
+      Array.isArray(v) && types[i]?.type !== "ARRAY" ? (v.length === 0 ? [null] : (v as Value[])) : [v];
+    out = out.flatMap((prefix) => values.map((x) => [...prefix, x]));
+  });
+  return out;
+}
+
 function compareTuples(a: Value[], b: Value[]): number {
   for (let i = 0; i < a.length; i++) {
     const c = orderCompare(a[i] ?? null, b[i] ?? null);
@@ -415,11 +431,13 @@ class Executor {
       if (readKey.length === 0 && filtered.length > 0) groups.set("[]", { key: [], rows: filtered });
       else
         for (const row of filtered) {
-          const key = readKey.map((k) => k(row));
-          const id = rowKey(key);
-          const g = groups.get(id);
-          if (g) g.rows.push(row);
-          else groups.set(id, { key, rows: [row] });
+          const read = readKey.map((k) => k(row));
+          for (const key of unnestKeys(read, keyFns)) {
+            const id = rowKey(key);
+            const g = groups.get(id);
+            if (g) g.rows.push(row);
+            else groups.set(id, { key, rows: [row] });
+          }
         }
       if (groups.size === 0 && q.groupBy.length === 0 && !from.system)
         groups.set("[]", { key: [], rows: [] });

@@ -132,7 +132,7 @@ export function brokerSqlEngineConformanceSuite(target: ConformanceTarget): void
       ]);
     });
 
-    it("ARRAY_TO_MV and MV_TO_ARRAY: a multi-value string as an ARRAY and back, grouped whole", async () => {
+    it("ARRAY_TO_MV and MV_TO_ARRAY: a multi-value string as an ARRAY and back; an ARRAY grouped whole, a multi-value string unnested", async () => {
       expect(await answer("SELECT ARRAY_TO_MV(1) AS a, ARRAY_TO_MV('abc') AS b")).toEqual([
         ["a", "b"],
         ...typed(V, V),
@@ -157,6 +157,24 @@ export function brokerSqlEngineConformanceSuite(target: ConformanceTarget): void
         [null, 2],
         ['["x","y"]', 1],
         ['["z"]', 1],
+      ]);
+      // Grouping by the multi-value string itself unnests it: a row counts in the group of each of its values.
+      expect(await answer("SELECT name, tags, COUNT(*) FROM $ds GROUP BY 1, 2")).toEqual([
+        ["name", "tags", "EXPR$2"],
+        ...typed(V, V, ["LONG", "BIGINT"]),
+        ["a", "x", 1],
+        ["a", "y", 1],
+        ["b", "z", 1],
+        ["c", null, 1],
+        ["d", null, 1],
+      ]);
+      expect(await answer("SELECT tags, COUNT(*), SUM(n) FROM $ds GROUP BY 1")).toEqual([
+        ["tags", "EXPR$1", "EXPR$2"],
+        ...typed(V, ["LONG", "BIGINT"], ["LONG", "BIGINT"]),
+        [null, 2, 0],
+        ["x", 1, 2],
+        ["y", 1, 2],
+        ["z", 1, -1],
       ]);
       // MV_TO_ARRAY reads a column only: Druid's native mv_to_array refuses anything else while planning.
       expect(await refusal("SELECT MV_TO_ARRAY(1)")).toEqual({
