@@ -355,11 +355,11 @@ export function runProgram(p: MsqProgram, catalog: Catalog, now: number): Progra
   const { ctx, records: input } = inputRecords(q, catalog, now);
   const where = q.where ? onRow(sqlStep(() => compile(q.where as Expr, { ...ctx, clause: "WHERE" }))) : null;
   // Each output column's reader over an input row: star items read the input's columns.
-  const readers: Array<{ name: string; read: (row: Value[]) => Value }> = [];
+  const readers: Array<{ name: string; read: (row: Value[]) => Value; unnest?: boolean }> = [];
   const aggregates: Array<{ metric: OutputMetric; count: boolean; read: ((row: Value[]) => Value) | null }> =
     [];
   let column = 0;
-  for (const item of q.items) {
+  for (const [index, item] of q.items.entries()) {
     if (item.expr.k === "star") {
       const qualifier = item.expr.qualifier?.parts.join(".");
       ctx.fields.forEach((f, i) => {
@@ -377,7 +377,8 @@ export function runProgram(p: MsqProgram, catalog: Catalog, now: number): Progra
       aggregates.push({ metric, count: e.name === "COUNT", read: arg });
       continue;
     }
-    readers.push({ name, read: onRow(sqlStep(() => compile(e, ctx))) });
+    const c = sqlStep(() => compile(e, ctx));
+    readers.push({ name, read: onRow(c), unnest: c.type !== "ARRAY" && isGroupKey(q, index, e, ctx.fields) });
   }
   const records: ProgramOutput["records"] = [];
   let nullTimes = 0;
@@ -394,34 +395,65 @@ export function runProgram(p: MsqProgram, catalog: Catalog, now: number): Progra
       filtered++;
       continue;
     }
-    const out: Record<string, unknown> = {};
-    for (const { name, read } of readers) out[name] = stored(sqlStep(() => read(r)));
+    const row: Record<string, unknown> = {};
+    for (const { name, read } of readers) row[name] = stored(sqlStep(() => read(r)));
     for (const a of aggregates) {
       if (a.metric.field === null || !a.read) continue;
       const v = sqlStep(() => (a.read as (row: Value[]) => Value)(r));
-      out[a.metric.field] = a.count ? (v === null ? 0 : 1) : metricInput(v);
+      row[a.metric.field] = a.count ? (v === null ? 0 : 1) : metricInput(v);
     }
-    if (p.epochTime) out.__time = 0;
-    if (out.__time === null || out.__time === undefined) {
-      nullTimes++;
-      continue;
-    }
-    // LIMIT and OFFSET count rows, or groups when the query groups.
-    const key = p.rollup ? JSON.stringify(p.dimensions.map((d) => out[d.name]).concat([out.__time])) : null;
-    if (q.limit !== null || q.offset > 0) {
-      const isNew = key === null || !seen.has(key);
-      if (isNew) {
-        if (key !== null) seen.add(key);
-        taken++;
-      }
-      if (taken <= q.offset || (q.limit !== null && taken > q.offset + q.limit)) {
-        filtered++;
+    const unnested = readers.filter((x) => x.unnest && Array.isArray(row[x.name])).map((x) => x.name);
+    for (const out of unnest(row, unnested)) {
+      if (p.epochTime) out.__time = 0;
+      if (out.__time === null || out.__time === undefined) {
+        nullTimes++;
         continue;
       }
+      // LIMIT and OFFSET count rows, or groups when the query groups.
+      const key = p.rollup ? JSON.stringify(p.dimensions.map((d) => out[d.name]).concat([out.__time])) : null;
+      if (q.limit !== null || q.offset > 0) {
+        const isNew = key === null || !seen.has(key);
+        if (isNew) {
+          if (key !== null) seen.add(key);
+          taken++;
+        }
+        if (taken <= q.offset || (q.limit !== null && taken > q.offset + q.limit)) {
+          filtered++;
+          continue;
+        }
+      }
+      records.push({ value: out, raw: rec.raw, bytes: rec.bytes });
     }
-    records.push({ value: out, raw: rec.raw, bytes: rec.bytes });
   }
   return { records, nullTimes, filtered };
+}
+
+/**
+ * Whether a SELECT item is a GROUP BY key itself (by ordinal, alias or the same expression): grouping by a
+ * multi-value string unnests it, as Druid's groupBy does with the default `groupByEnableMultiValueUnnesting`
+ * (`docs/multi-stage-query/concepts.md`, "Rollup": wrap multi-value strings in MV_TO_ARRAY to keep them lists).
+ */
+function isGroupKey(q: Query, index: number, e: Expr, input: ReadonlyArray<{ name: string }>): boolean {
+  if (!q.grouped) return false;
+  const item = q.items[index];
+  const shape = (x: Expr) => JSON.stringify(x, (key, value) => (key === "span" ? undefined : value));
+  return q.groupBy.some(
+    (g) =>
+      (g.k === "lit" && g.t === "INTEGER" && g.v === index + 1) ||
+      // A name in GROUP BY is an input column first, a select alias only when no column has it (Calcite).
+      (g.k === "col" && !g.qualifier && item?.alias === g.name && !input.some((f) => f.name === g.name)) ||
+      shape(g) === shape(e),
+  );
+}
+
+/** A row once per value of each unnested multi-value column (an empty list as one null), several crossed. */
+function unnest(row: Record<string, unknown>, columns: string[]): Array<Record<string, unknown>> {
+  let out = [row];
+  for (const c of columns) {
+    const values = row[c] as unknown[];
+    out = out.flatMap((r) => (values.length === 0 ? [null] : values).map((v) => ({ ...r, [c]: v })));
+  }
+  return out;
 }
 
 /** What the planner and the reingestion read of a segment (timeline.ts's SimSegment). */

@@ -238,6 +238,20 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     );
     expect(grouped.rollup).toBe(true);
     expect(rows(grouped)).toEqual([["t1", "t2", "t3"], ["t4"], null]);
+    // Grouping by the multi-value string itself unnests it (Druid's groupBy), one record per value.
+    const byValue = plan(
+      'TIME_PARSE("t") AS __time, tags, COUNT(*) AS n',
+      '"t" VARCHAR, "tags" VARCHAR',
+      "GROUP BY 1, 2",
+    );
+    expect(rows(byValue)).toEqual(["t1", "t2", "t3", "t4", null]);
+    // GROUP BY "tags" names the ARRAY input column, not the alias of ARRAY_TO_MV("tags"): the lists stay whole.
+    const byArray = plan(
+      'TIME_PARSE("t") AS __time, ARRAY_TO_MV("tags") AS tags, COUNT(*) AS n',
+      '"t" VARCHAR, "tags" VARCHAR ARRAY',
+      'GROUP BY 1, "tags"',
+    );
+    expect(rows(byArray)).toEqual([["t1", "t2", "t3"], ["t4"], null]);
     // Reingesting a datasource reads a multi-value row as the Broker does: its list, one value itself, [] null.
     const src = parseQuery('SELECT __time, tags, MV_TO_ARRAY(tags) AS a FROM "src"');
     const catalog = {
