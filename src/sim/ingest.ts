@@ -186,8 +186,8 @@ export function ingestRecords(input: RawInput, plan: IngestPlan): IngestResult {
 
 function dimValue(v: unknown, type: string): unknown {
   if (v === undefined || v === null) return null;
-  // A nested column keeps the value's JSON text (sql-json.ts reads it back).
-  if (type === "json") return jsonCell(v);
+  // Druid 33 indexes `json` and `auto` dimensions alike: nested columns typed by their values (json-value.ts).
+  if (type === "json" || type === "auto") return jsonCell(v);
   if (type === "long") return Number.isFinite(Number(v)) ? Math.trunc(Number(v)) : null;
   if (type === "float" || type === "double") return Number.isFinite(Number(v)) ? Number(v) : null;
   if (Array.isArray(v)) return v.map((x) => (x === null ? null : String(x)));

@@ -165,9 +165,53 @@ export function fromPlain(v: unknown): Json {
  */
 export function storedJson(v: unknown): JsonValue | null {
   if (v === null || v === undefined) return null;
-  if (v instanceof JsonValue) return v.value === null ? null : new JsonValue(v.value, true);
-  const value = typeof v === "string" ? readJson(v).value : fromPlain(v);
+  const value = cellValue(v);
   return value === null ? null : new JsonValue(value, true);
+}
+
+/** The JSON value of a nested column's cell (see `jsonCell`). */
+function cellValue(v: unknown): Json {
+  const tagged =
+    typeof v === "object" && v !== null ? (v as Record<string, unknown>)[CHANNEL_TAG] : undefined;
+  if (typeof tagged === "string") return readJson(tagged).value;
+  return v instanceof JsonValue ? v.value : fromPlain(v);
+}
+
+/**
+ * The column type Druid 33 gives a `json` dimension by the values a segment holds (its nested column indexer types
+ * the column as `auto` does; observed on a real Druid 33): only text `VARCHAR`, only whole numbers `BIGINT`, numbers
+ * `DOUBLE`, text and numbers `VARCHAR` (the numbers read as text), only arrays of literals `ARRAY`, nothing `VARCHAR`;
+ * objects, or arrays beside literals, `COMPLEX<json>` (`OTHER`). Booleans are left `COMPLEX<json>` (not observed).
+ */
+export function nestedColumnType(
+  cells: Iterable<unknown>,
+): "OTHER" | "VARCHAR" | "BIGINT" | "DOUBLE" | "ARRAY" {
+  let text = false;
+  let whole = false;
+  let fraction = false;
+  let arrays = false;
+  for (const cell of cells) {
+    if (cell === null || cell === undefined) continue;
+    const v = cellValue(cell);
+    if (v === null) continue;
+    if (typeof v === "string") text = true;
+    else if (typeof v === "bigint") whole = true;
+    else if (typeof v === "number") fraction = true;
+    else if (
+      Array.isArray(v) &&
+      v.every((x) => x === null || ["string", "bigint", "number"].includes(typeof x))
+    )
+      arrays = true;
+    else return "OTHER";
+  }
+  if (arrays) return text || whole || fraction ? "OTHER" : "ARRAY";
+  return text ? "VARCHAR" : fraction ? "DOUBLE" : whole ? "BIGINT" : "VARCHAR";
+}
+
+/** A literal of a nested column typed `VARCHAR` by its values (`nestedColumnType`): numbers read as Java's text. */
+export function nestedText(cell: unknown): unknown {
+  if (typeof cell !== "number") return cell;
+  return Number.isInteger(cell) ? String(cell) : javaDouble(cell);
 }
 
 /** An input row's `COMPLEX<json>` field (MSQ's EXTERN signature) as a value the query computes with. */
@@ -189,13 +233,24 @@ export function channelJson(this: unknown, key: string, value: unknown): unknown
   return original instanceof JsonValue ? { [CHANNEL_TAG]: original.toJSON() } : value;
 }
 
-/** What a segment's nested column keeps for one row: the value's JSON text (null for none). */
-export function jsonCell(v: unknown): string | null {
+/**
+ * What a segment's nested column keeps for one row: a literal JavaScript holds exactly (text, a whole number within
+ * 2^53, a fraction) as itself, so that a column Druid types as a scalar reads as one; anything else (objects, arrays,
+ * booleans, `1.0`, big integers) as its tagged JSON text. Persisted state is JSON: both survive it.
+ */
+export function jsonCell(v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  const tagged = typeof v === "object" ? (v as Record<string, unknown>)[CHANNEL_TAG] : undefined;
-  if (typeof tagged === "string") return tagged;
-  const value = v instanceof JsonValue ? v.value : fromPlain(v);
-  return value === null ? null : writeJson(value);
+  const value = cellValue(v);
+  if (value === null) return null;
+  if (typeof value === "string") return value;
+  if (
+    typeof value === "bigint" &&
+    value <= BigInt(Number.MAX_SAFE_INTEGER) &&
+    value >= -BigInt(Number.MAX_SAFE_INTEGER)
+  )
+    return Number(value);
+  if (typeof value === "number" && !Number.isInteger(value)) return value;
+  return { [CHANNEL_TAG]: writeJson(value) };
 }
 
 // ------------------------------------------------------------------------------------------- writing

@@ -3,6 +3,7 @@ import { type Interval, overlaps } from "../core/interval.js";
 import { segmentId } from "./ids.js";
 import type { ChunkData, IngestResult, Row } from "./ingest.js";
 import { instantText } from "./instant-text.js";
+import { nestedColumnType } from "./json-value.js";
 import type { IngestPlan, PartitionsPlan } from "./plans.js";
 import { hash32 } from "./rng.js";
 import { isUsed, type SegmentStore, type SimSegment } from "./timeline.js";
@@ -47,8 +48,10 @@ export function columnTypes(plan: IngestPlan, result: IngestResult): Record<stri
           ? "FLOAT"
           : t === "double"
             ? "DOUBLE"
-            : t === "json"
-              ? "OTHER"
+            : t === "json" || t === "auto"
+              ? result.chunks.some((c) => c.rows === null)
+                ? "OTHER"
+                : nestedColumnType(result.chunks.flatMap((c) => (c.rows ?? []).map((r) => r[d])))
               : "VARCHAR";
   }
   for (const m of plan.dataSchema.metrics) {

@@ -1,7 +1,7 @@
 import { HISTORICAL } from "./coordinator.js";
 import type { SimEngine } from "./engine.js";
 import { instantText } from "./instant-text.js";
-import { storedJson } from "./json-value.js";
+import { nestedText, storedJson } from "./json-value.js";
 import type { Column, SqlRow, SqlType, Value } from "./sql.js";
 import { Timestamp } from "./sql.js";
 import { type SimSegment, shardSpecJson, timelineRows } from "./timeline.js";
@@ -281,9 +281,9 @@ export function catalog(engine: SimEngine, url: string): SqlTable[] {
               row[c.name] =
                 c.name === "__time"
                   ? new Timestamp(r.__time)
-                  : c.type === "OTHER"
+                  : c.type === "OTHER" || c.type === "ARRAY"
                     ? storedJson(r[c.name])
-                    : toValue(r[c.name]);
+                    : toValue(c.type === "VARCHAR" ? nestedText(r[c.name]) : r[c.name]);
             return row;
           }),
       };

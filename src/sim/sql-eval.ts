@@ -10,6 +10,7 @@ import {
   type FnContext,
   leastRestrictive,
   msOf,
+  operandRefusal,
   PatternError,
   parseTimestampLiteral,
   plusMonths,
@@ -341,9 +342,14 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
   }
   const l = compile(e.l, ctx);
   const r = compile(e.r, ctx);
-  if (e.op === "||")
+  if (e.op === "||") {
+    // CHAR stays CHAR (Druid 33: 'a' || 'bc' and 'a' || NULL are CHAR), anything else with text is VARCHAR.
+    const chars =
+      [l, r].every((x) => x.type === "CHAR" || x.type === "NULL") && [l, r].some((x) => x.type === "CHAR");
     return {
-      type: "VARCHAR",
+      ...(chars
+        ? { type: "CHAR" as const, charLen: (l.charLen ?? 0) + (r.charLen ?? 0) }
+        : { type: "VARCHAR" as const }),
       fn: (env) => {
         const a = l.fn(env);
         const b = r.fn(env);
@@ -352,6 +358,7 @@ function compileBinary(e: Extract<Expr, { k: "bin" }>, ctx: CompileCtx): Compile
           : `${typedText(a, l.type, ctx.timeZone)}${typedText(b, r.type, ctx.timeZone)}`;
       },
     };
+  }
   if (["+", "-", "*", "/", "%"].includes(e.op)) {
     const types = [l.type, r.type];
     if (e.op === "+")
@@ -469,7 +476,8 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
   if (e.name === "MV_TO_ARRAY") refuseMvToArrayOfExpression(e.args[0]);
   if (e.args.length < def.min || e.args.length > def.max)
     throw new SqlError(
-      `Invalid number of arguments to function '${e.name}'. Was expecting ${def.min === def.max ? def.min : `${def.min} to ${def.max}`} arguments`,
+      // Calcite names one count, the fewest the function takes (Druid 33: TIME_FLOOR(t) "Was expecting 2 arguments").
+      `Invalid number of arguments to function '${e.name}'. Was expecting ${def.min} arguments`,
       e.span,
     );
   for (const i of def.refusesNull ?? []) {
@@ -477,6 +485,8 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
     if (a?.k === "lit" && a.t === "NULL") throw new SqlError("Illegal use of 'NULL'", a.span);
   }
   const args = e.args.map((a) => compile(a, ctx));
+  const refused = operandRefusal(def, args);
+  if (refused) throw new SqlError(refused, e.span);
   const type = def.type(args);
   // The arguments' types go along: Druid's long math and Calcite's CHAR padding depend on them.
   const callCtx: FnContext = { ...fnCtx, argTypes: args };

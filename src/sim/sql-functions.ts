@@ -12,7 +12,6 @@ import {
   parseTime,
   parseTimestampLiteral,
   resolveZone,
-  timestampText,
   UTC,
   type Zone,
 } from "./sql-time.js";
@@ -45,6 +44,11 @@ export interface ScalarFn {
    * checker of Druid's operator wants a family an untyped NULL has no type for).
    */
   refusesNull?: readonly number[];
+  /**
+   * The operand families of Druid's own operator (OperatorConversions' operandTypes) and the form Calcite's
+   * "Cannot apply" refusal shows: an argument of another type is refused while planning.
+   */
+  operands?: { form: string; families: readonly Family[] };
   type(args: ArgType[]): ArgType;
   run(args: Value[], ctx: FnContext): Value;
 }
@@ -86,9 +90,19 @@ export function msOf(v: Exclude<Value, null>): number {
   return v instanceof Timestamp ? v.ms : typeof v === "number" ? v : Date.parse(String(v));
 }
 
-/** Text of a value inside an expression (`||`, LIKE, LOWER): timestamps in the query's zone. */
+/**
+ * Text of a value inside an expression (`||`, LIKE, LOWER): a timestamp as Calcite casts it to VARCHAR, SQL's
+ * 'yyyy-MM-dd HH:mm:ss' in the query's zone without milliseconds (Druid 33: `__time || ''`, `LOWER(__time)`,
+ * `__time LIKE '2026-03-01 %'`).
+ */
 export function textOf(v: Exclude<Value, null>, zone: Zone): string {
-  return v instanceof Timestamp ? timestampText(v.ms, zone) : String(v);
+  return v instanceof Timestamp ? sqlTimeText(v.ms, zone, false) : String(v);
+}
+
+function sqlTimeText(ms: number, zone: Zone, date: boolean): string {
+  return DateTime.fromMillis(ms, { zone: luxonZone(zone) }).toFormat(
+    date ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss",
+  );
 }
 
 /** Zone ids that name UTC itself (so `resolveZone`'s UTC is not a fallback for them). */
@@ -113,8 +127,9 @@ export function javaDouble(x: number): string {
 
 const FRACTIONAL = new Set<SqlType>(["DOUBLE", "FLOAT", "DECIMAL"]);
 
-/** Text of a value of a known SQL type (a DOUBLE as Java writes it); timestamps and the rest as `textOf`. */
+/** Text of a value of a known SQL type: a DOUBLE as Java writes it, a DATE as 'yyyy-MM-dd'; else `textOf`. */
 export function typedText(v: Exclude<Value, null>, type: SqlType | undefined, zone: Zone): string {
+  if (v instanceof Timestamp) return sqlTimeText(v.ms, zone, type === "DATE");
   return typeof v === "number" && type !== undefined && FRACTIONAL.has(type)
     ? javaDouble(v)
     : textOf(v, zone);
@@ -126,10 +141,6 @@ export function typedText(v: Exclude<Value, null>, type: SqlType | undefined, zo
  * writes it.
  */
 export function castText(v: Exclude<Value, null>, from: SqlType | undefined, zone: Zone): string {
-  if (v instanceof Timestamp) {
-    const d = DateTime.fromMillis(v.ms, { zone: luxonZone(zone) });
-    return d.toFormat(from === "DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
-  }
   return typedText(v, from, zone);
 }
 
@@ -217,6 +228,9 @@ function monthsBetween(a: number, b: number, zone: Zone): number {
 }
 
 const same = (a: ArgType[]): ArgType => a[0] ?? { type: "VARCHAR" };
+/** A math function's type: its argument's, text read as DECIMAL (Druid 33: ABS('5') and ROUND('2.5') are DECIMAL). */
+const sameNumber = (a: ArgType[]): ArgType =>
+  a[0]?.type === "CHAR" || a[0]?.type === "VARCHAR" ? { type: "DECIMAL" } : same(a);
 const fixed = (type: SqlType) => (): ArgType => ({ type });
 /**
  * A function's own CHAR/VARCHAR: of a CHAR literal it stays CHAR of that length (Calcite's ARG0 type: Druid 33
@@ -380,31 +394,34 @@ export const SCALARS: Record<string, ScalarFn> = {
     min: 1,
     max: 1,
     type: textLike,
-    run: ([v], ctx) => str(v ?? null, ctx)?.toLowerCase() ?? null,
+    run: ([v], ctx) => str(v ?? null, ctx, 0)?.toLowerCase() ?? null,
   },
   UPPER: {
     min: 1,
     max: 1,
     type: textLike,
-    run: ([v], ctx) => str(v ?? null, ctx)?.toUpperCase() ?? null,
+    run: ([v], ctx) => str(v ?? null, ctx, 0)?.toUpperCase() ?? null,
   },
   CHAR_LENGTH: {
     min: 1,
     max: 1,
     type: fixed("INTEGER"),
-    run: ([v], ctx) => str(v ?? null, ctx)?.length ?? null,
+    run: ([v], ctx) => str(v ?? null, ctx, 0)?.length ?? null,
   },
   CONCAT: {
     min: 1,
     max: Number.POSITIVE_INFINITY,
     type: fixed("VARCHAR"),
+    // Druid's concat expression sees a TIMESTAMP as its epoch milliseconds (Druid 33: CONCAT(__time, '!')).
     run: (args, ctx) =>
-      args.some((a) => a === null) ? null : args.map((a, i) => str(a, ctx, i) as string).join(""),
+      args.some((a) => a === null)
+        ? null
+        : args.map((a, i) => (a instanceof Timestamp ? String(a.ms) : (str(a, ctx, i) as string))).join(""),
   },
   ABS: {
     min: 1,
     max: 1,
-    type: same,
+    type: sameNumber,
     run: ([v]) => (v === null || v === undefined ? null : Math.abs(Number(v))),
   },
   /**
@@ -575,7 +592,7 @@ function sameTypeFn(
   return {
     min,
     max,
-    type: same,
+    type: sameNumber,
     run: (args) => {
       const nums = args.map((a) => numArg(a));
       const x = nums[0] ?? null;
@@ -665,10 +682,12 @@ function extract(ms: number, unit: string, zone: Zone): number | null {
  */
 function round(x: number, scale: number): number {
   if (!Number.isFinite(x)) return x;
-  const [digits, exp = "0"] = String(Math.abs(x)).split("e");
   // Shift the decimal point by text, not by a multiplication that would change the double.
-  const shifted = Math.round(Number(`${digits}e${Number(exp) + scale}`));
-  const back = Number(`${shifted}e${-scale}`);
+  const shiftText = (v: number, n: number) => {
+    const [digits, exp = "0"] = String(v).split("e");
+    return Number(`${digits}e${Number(exp) + n}`);
+  };
+  const back = shiftText(Math.round(shiftText(Math.abs(x), scale)), -scale);
   return x < 0 ? -back : back;
 }
 
@@ -868,6 +887,117 @@ function extreme(sign: 1 | -1): ScalarFn {
     },
   };
 }
+/** Calcite's SqlTypeFamily of an operand, as Druid's operators declare them. */
+export type Family = "CHARACTER" | "INTEGER" | "NUMERIC" | "EXACT_NUMERIC" | "TIMESTAMP";
+
+const FAMILY_TYPES: Record<Family, readonly SqlType[]> = {
+  CHARACTER: ["CHAR", "VARCHAR"],
+  INTEGER: ["INTEGER", "BIGINT"],
+  EXACT_NUMERIC: ["INTEGER", "BIGINT", "DECIMAL"],
+  NUMERIC: ["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "FLOAT"],
+  TIMESTAMP: ["TIMESTAMP"],
+};
+
+/** A type as Calcite writes it in "Cannot apply" (a CHAR literal with its length, __time as TIMESTAMP(3)). */
+function calciteType(t: ArgType): string {
+  if (t.type === "CHAR") return `CHAR(${t.charLen ?? 1})`;
+  if (t.type === "TIMESTAMP") return "TIMESTAMP(3)";
+  return t.type;
+}
+
+/**
+ * Calcite's refusal of arguments outside the operator's families (Druid 33: `TIME_FLOOR(s, 'P1D')` of a VARCHAR
+ * column, `LEFT(n, 2)` of a BIGINT, `TIME_FLOOR(CAST(__time AS DATE), …)`), or null when they fit. An untyped
+ * NULL fits any family (where it does not, `refusesNull` said so first).
+ */
+export function operandRefusal(fn: ScalarFn, args: ArgType[]): string | null {
+  if (!fn.operands) return null;
+  const { form, families } = fn.operands;
+  const fits = args.every((a, i) => {
+    const family = families[i];
+    return family === undefined || a.type === "NULL" || FAMILY_TYPES[family].includes(a.type);
+  });
+  if (fits) return null;
+  const shown = form.slice(0, form.indexOf("("));
+  return `Cannot apply '${shown}' to arguments of type '${shown}(${args.map((a) => `<${calciteType(a)}>`).join(", ")})'. Supported form(s): '${form}'`;
+}
+
+/** Druid 33's operand forms (its "Supported form(s)"), by function. */
+const OPERANDS: Record<string, { form: string; families: readonly Family[] }> = {
+  LEFT: { form: "LEFT(<CHARACTER>, <INTEGER>)", families: ["CHARACTER", "INTEGER"] },
+  RIGHT: { form: "RIGHT(<CHARACTER>, <INTEGER>)", families: ["CHARACTER", "INTEGER"] },
+  REVERSE: { form: "REVERSE(<CHARACTER>)", families: ["CHARACTER"] },
+  STRPOS: { form: "STRPOS(<CHARACTER>, <CHARACTER>)", families: ["CHARACTER", "CHARACTER"] },
+  LPAD: {
+    form: "LPAD(<CHARACTER>, <INTEGER>, [<CHARACTER>])",
+    families: ["CHARACTER", "INTEGER", "CHARACTER"],
+  },
+  RPAD: {
+    form: "RPAD(<CHARACTER>, <INTEGER>, [<CHARACTER>])",
+    families: ["CHARACTER", "INTEGER", "CHARACTER"],
+  },
+  TEXTCAT: { form: "textcat(<CHARACTER>, <CHARACTER>)", families: ["CHARACTER", "CHARACTER"] },
+  SUBSTRING: {
+    form: "SUBSTRING(<CHARACTER>, <INTEGER>, [<INTEGER>])",
+    families: ["CHARACTER", "INTEGER", "INTEGER"],
+  },
+  CONTAINS_STRING: {
+    form: "CONTAINS_STRING(<CHARACTER>, <CHARACTER>)",
+    families: ["CHARACTER", "CHARACTER"],
+  },
+  ICONTAINS_STRING: {
+    form: "ICONTAINS_STRING(<CHARACTER>, <CHARACTER>)",
+    families: ["CHARACTER", "CHARACTER"],
+  },
+  REGEXP_LIKE: { form: "REGEXP_LIKE(<CHARACTER>, <CHARACTER>)", families: ["CHARACTER", "CHARACTER"] },
+  REGEXP_EXTRACT: {
+    form: "REGEXP_EXTRACT(<CHARACTER>, <CHARACTER>, [<INTEGER>])",
+    families: ["CHARACTER", "CHARACTER", "INTEGER"],
+  },
+  REGEXP_REPLACE: {
+    form: "REGEXP_REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)",
+    families: ["CHARACTER", "CHARACTER", "CHARACTER"],
+  },
+  TIME_FLOOR: {
+    form: "TIME_FLOOR(<TIMESTAMP>, <CHARACTER>, [<TIMESTAMP>, [<CHARACTER>]])",
+    families: ["TIMESTAMP", "CHARACTER", "TIMESTAMP", "CHARACTER"],
+  },
+  TIME_CEIL: {
+    form: "TIME_CEIL(<TIMESTAMP>, <CHARACTER>, [<TIMESTAMP>, [<CHARACTER>]])",
+    families: ["TIMESTAMP", "CHARACTER", "TIMESTAMP", "CHARACTER"],
+  },
+  TIME_FORMAT: {
+    form: "TIME_FORMAT(<TIMESTAMP>, [<CHARACTER>, [<CHARACTER>]])",
+    families: ["TIMESTAMP", "CHARACTER", "CHARACTER"],
+  },
+  TIME_EXTRACT: {
+    form: "TIME_EXTRACT(<TIMESTAMP>, <CHARACTER>, [<CHARACTER>])",
+    families: ["TIMESTAMP", "CHARACTER", "CHARACTER"],
+  },
+  TIME_SHIFT: {
+    form: "TIME_SHIFT(<TIMESTAMP>, <CHARACTER>, <INTEGER>, [<CHARACTER>])",
+    families: ["TIMESTAMP", "CHARACTER", "INTEGER", "CHARACTER"],
+  },
+  TIME_PARSE: {
+    form: "TIME_PARSE(<CHARACTER>, [<CHARACTER>, [<CHARACTER>]])",
+    families: ["CHARACTER", "CHARACTER", "CHARACTER"],
+  },
+  BTRIM: { form: "BTRIM(<CHARACTER>, [<CHARACTER>])", families: ["CHARACTER", "CHARACTER"] },
+  LTRIM: { form: "LTRIM(<CHARACTER>, [<CHARACTER>])", families: ["CHARACTER", "CHARACTER"] },
+  RTRIM: { form: "RTRIM(<CHARACTER>, [<CHARACTER>])", families: ["CHARACTER", "CHARACTER"] },
+  REPEAT: { form: "REPEAT(<CHARACTER>, <INTEGER>)", families: ["CHARACTER", "INTEGER"] },
+  PARSE_LONG: { form: "PARSE_LONG(<CHARACTER>, [<INTEGER>])", families: ["CHARACTER", "INTEGER"] },
+  TIME_IN_INTERVAL: {
+    form: "TIME_IN_INTERVAL(<timestamp>, <interval>)",
+    families: ["TIMESTAMP", "CHARACTER"],
+  },
+  DATE_TRUNC: { form: "DATE_TRUNC(<CHARACTER>, <TIMESTAMP>)", families: ["CHARACTER", "TIMESTAMP"] },
+  MILLIS_TO_TIMESTAMP: { form: "MILLIS_TO_TIMESTAMP(<EXACT_NUMERIC>)", families: ["EXACT_NUMERIC"] },
+  TIMESTAMP_TO_MILLIS: { form: "TIMESTAMP_TO_MILLIS(<TIMESTAMP>)", families: ["TIMESTAMP"] },
+  TRUNCATE: { form: "TRUNCATE(<NUMERIC>, [<INTEGER>])", families: ["NUMERIC", "INTEGER"] },
+  SAFE_DIVIDE: { form: "SAFE_DIVIDE(<NUMERIC>, <NUMERIC>)", families: ["NUMERIC", "NUMERIC"] },
+};
+
 /**
  * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
  * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math
@@ -907,7 +1037,14 @@ const NULL_REFUSED: Record<string, readonly number[]> = {
 };
 for (const [name, at] of Object.entries(NULL_REFUSED))
   SCALARS[name] = { ...(SCALARS[name] as ScalarFn), refusesNull: at };
+for (const [name, operands] of Object.entries(OPERANDS))
+  SCALARS[name] = { ...(SCALARS[name] as ScalarFn), operands };
 SCALARS.TRUNC = SCALARS.TRUNCATE as ScalarFn;
+// TRIM(x) is Calcite's own TRIM, typed like its operand: an untyped NULL gives NULL (Druid 33: TRIM(NULL)).
+SCALARS.TRIM = {
+  ...(SCALARS.TRIM as ScalarFn),
+  type: (a) => (a[0]?.type === "NULL" ? { type: "NULL" } : { type: "VARCHAR" }),
+};
 SCALARS.GREATEST = extreme(1);
 SCALARS.LEAST = extreme(-1);
 SCALARS.SUBSTR = SCALARS.SUBSTRING as ScalarFn; // after NULL_REFUSED: the alias refuses what SUBSTRING does

@@ -374,5 +374,9 @@ export function readJsonObjectArgs(r: ArgReader): Expr[] {
       throw new SqlError("JSON_OBJECT expects pairs written `KEY k VALUE v` or `k: v`");
     args.push(r.expr());
   } while (r.acceptOp(","));
-  return args;
+  // An untyped NULL among the values makes Calcite cast every value to VARCHAR (a real Druid 33:
+  // `JSON_OBJECT('a': 1, 'b': NULL, 'c': __time)` → `{"a":"1","b":null,"c":"2026-03-01 00:00:00"}`).
+  const isNull = (e: Expr | undefined) => e?.k === "lit" && e.t === "NULL";
+  if (!args.some((e, i) => i % 2 === 1 && isNull(e))) return args;
+  return args.map((e, i): Expr => (i % 2 === 1 && !isNull(e) ? { k: "cast", e, to: "VARCHAR" } : e));
 }

@@ -78,6 +78,37 @@ const RESERVED = new Set([
 ]);
 const isReserved = (word: string) => RESERVED.has(word.toUpperCase());
 
+/**
+ * Calcite's reserved words (its SQL reference, "Keywords"; SQL:2011's reserved list) that a name or an alias may
+ * not be unquoted — `SELECT COUNT(*) AS count` is refused at `AS`, as a real Druid 33 answered — though many of
+ * them start an expression (functions, literals).
+ */
+const NAME_RESERVED = new Set([
+  ...RESERVED,
+  ...(
+    "ABS ALL ALLOCATE ALTER ANY ARE ARRAY ASYMMETRIC AT AVG BEGIN BIGINT BINARY BLOB BOOLEAN BOTH CALL CARDINALITY " +
+    "CAST CEIL CEILING CHAR CHARACTER CHAR_LENGTH CHARACTER_LENGTH CHECK CLOB CLOSE COALESCE COLLATE COLLECT COLUMN " +
+    "COMMIT CONDITION CONNECT CONSTRAINT CONVERT CORR CORRESPONDING COUNT COVAR_POP COVAR_SAMP CREATE CUBE CUME_DIST " +
+    "CURRENT CURRENT_CATALOG CURRENT_DATE CURRENT_PATH CURRENT_ROLE CURRENT_SCHEMA CURRENT_TIME CURRENT_TIMESTAMP " +
+    "CURRENT_USER CURSOR CYCLE DATE DAY DEALLOCATE DEC DECIMAL DECLARE DEFAULT DELETE DENSE_RANK DEREF DESCRIBE " +
+    "DETERMINISTIC DISALLOW DISCONNECT DISTINCT DOUBLE DROP DYNAMIC EACH ELEMENT ESCAPE EVERY EXEC EXECUTE EXISTS EXP " +
+    "EXPLAIN EXTEND EXTERNAL EXTRACT FALSE FIRST_VALUE FLOAT FLOOR FOR FOREIGN FREE FUNCTION FUSION GET GLOBAL GRANT " +
+    "GROUPING HOLD HOUR IDENTITY IMPORT INDICATOR INOUT INSENSITIVE INSERT INT INTEGER INTERSECTION INTERVAL INTO " +
+    "LAG LANGUAGE LARGE LAST_VALUE LATERAL LEAD LEADING LIKE_REGEX LN LOCAL LOCALTIME LOCALTIMESTAMP LOWER MATCH MAX " +
+    "MEMBER MERGE METHOD MIN MINUTE MOD MODIFIES MODULE MONTH MULTISET NATIONAL NCHAR NCLOB NEW NEXT NO NONE " +
+    "NORMALIZE NTH_VALUE NTILE NULL NULLIF NUMERIC OCTET_LENGTH OF OLD ONLY OPEN OUT OUTER OVERLAPS OVERLAY " +
+    "PARAMETER PARTITION PERCENT_RANK PERCENTILE_CONT PERCENTILE_DISC PERIOD POSITION POWER PRECISION PREPARE " +
+    "PRIMARY PROCEDURE RANGE RANK READS REAL RECURSIVE REF REFERENCES REFERENCING RELEASE RESET RESULT RETURN " +
+    "RETURNS REVOKE ROLLBACK ROLLUP ROW ROW_NUMBER ROWS SAVEPOINT SCOPE SCROLL SEARCH SECOND SENSITIVE SESSION_USER " +
+    "SET SIMILAR SMALLINT SOME SPECIFIC SQL SQLEXCEPTION SQLSTATE SQLWARNING SQRT START STATIC STDDEV_POP " +
+    "STDDEV_SAMP STREAM SUBMULTISET SUBSTRING SUM SYMMETRIC SYSTEM SYSTEM_USER TABLE TABLESAMPLE TIME TIMESTAMP " +
+    "TINYINT TO TRAILING TRANSLATE TRANSLATION TREAT TRIGGER TRIM TRUE TRUNCATE UESCAPE UNIQUE UNKNOWN UNNEST UPDATE " +
+    "UPPER UPSERT USER VALUES VAR_POP VAR_SAMP VARBINARY VARCHAR VARYING WHENEVER WIDTH_BUCKET WITHIN WITHOUT YEAR"
+  ).split(" "),
+]);
+/** Whether a token may be a name unquoted. */
+const isName = (t: Token) => t.t === "qid" || (t.t === "id" && !NAME_RESERVED.has(t.v.toUpperCase()));
+
 /** Words of Calcite's call forms besides plain arguments (see `otherCallSyntax`). */
 const CALL_WORDS = new Set(
   "RETURNING ON PLACING USING WITH WITHOUT ERROR DEFAULT NULL ABSENT EMPTY ORDER SEPARATOR FORMAT KEY VALUE ENCODING SIMILAR".split(
@@ -136,6 +167,8 @@ const CAST_TYPES: Record<string, SqlType> = {
 
 class Parser {
   #i = 0;
+  /** A validator's refusal found while parsing, raised once the whole text parsed (parse errors come first). */
+  #invalid: SqlError | null = null;
   /** Whether the last construct read (a select item, a FROM item) could still take an alias: an identifier. */
   #aliasOk = false;
   readonly toks: Token[];
@@ -219,17 +252,34 @@ class Parser {
     if (upper === "LEFT" || upper === "RIGHT") return this.isOp("(", offset + 1);
     return !NOT_OPERANDS.has(upper);
   }
+  /**
+   * `INTERVAL`, `TIMESTAMP` or `DATE` without the literal that completes it: Calcite's lookahead reads one token
+   * further into a typed literal, so Druid reports three tokens (`[- INTERVAL DAY]`, `[>= TIMESTAMP <EOF>]`).
+   */
+  literalGap(offset: number): boolean {
+    if (this.isKw("INTERVAL", offset)) {
+      const next = this.peek(offset + 1);
+      return !(
+        next.t === "str" ||
+        next.t === "num" ||
+        this.isOp("-", offset + 1) ||
+        this.isOp("+", offset + 1)
+      );
+    }
+    return (this.isKw("TIMESTAMP", offset) || this.isKw("DATE", offset)) && this.peek(offset + 1).t !== "str";
+  }
   /** Whether the token `offset` ahead can start a FROM item. */
   startsTable(offset = 0): boolean {
     const t = this.peek(offset);
     if (t.t === "qid") return true;
     if (t.t === "op") return t.v === "(";
-    return t.t === "id" && !isReserved(t.v);
+    // UNNEST(…), LATERAL (…), TABLE(…): Druid's FROM items the emulator names as not run.
+    return t.t === "id" && (isName(t) || ["UNNEST", "LATERAL", "TABLE"].includes(t.v.toUpperCase()));
   }
   /** Whether the token `offset` ahead is an identifier (an alias, a name). */
   isIdent(offset = 0): boolean {
     const t = this.peek(offset);
-    return t.t === "qid" || (t.t === "id" && !isReserved(t.v));
+    return isName(t);
   }
   /**
    * A connector (`AND`, `=`, `,`, `WHERE` …) at the current token: JavaCC takes it only with what follows it, so
@@ -238,10 +288,23 @@ class Parser {
   connector(follows: boolean, identOk: boolean): void {
     if (!follows) throw this.fail(2, identOk);
   }
+  /**
+   * A binary operator (`=`, `+`, `AND` …) at the current token, taken only before an operand; its lookahead reads
+   * into a typed literal, which must be complete.
+   */
+  operator(identOk: boolean): void {
+    if (this.literalGap(1)) throw this.fail(3, identOk);
+    this.connector(this.startsExpr(1), identOk);
+  }
 
   /** A set operation after a query: Druid runs UNION ALL and more; the conformance level refuses MINUS. */
   setOperation(): void {
-    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) throw unsupported("UNION");
+    if (this.isKw("UNION") || this.isKw("INTERSECT") || this.isKw("EXCEPT")) {
+      const n = this.isKw("ALL", 1) || this.isKw("DISTINCT", 1) ? 2 : 1;
+      if (!["SELECT", "WITH", "VALUES", "TABLE"].some((kw) => this.isKw(kw, n)) && !this.isOp("(", n))
+        throw this.fail(1, false, n);
+      throw unsupported("UNION");
+    }
     if (this.isKw("MINUS")) throw this.plain("MINUS is not allowed under the current SQL conformance level");
   }
 
@@ -250,6 +313,7 @@ class Parser {
     this.acceptOp(";");
     this.setOperation();
     if (this.peek().t !== "eof") throw this.fail(1, this.#aliasOk);
+    if (this.#invalid) throw this.#invalid;
   }
 
   statement(): Statement {
@@ -286,6 +350,7 @@ class Parser {
   finish(): void {
     this.setOperation();
     if (this.peek().t !== "eof") throw this.fail(1, this.#aliasOk);
+    if (this.#invalid) throw this.#invalid;
   }
 
   /**
@@ -331,6 +396,9 @@ class Parser {
         if (!this.acceptKw("ASC")) this.acceptKw("DESC");
       } while (this.acceptOp(","));
     }
+    // CLUSTERED BY without PARTITIONED BY parses (Druid 33's validator refuses it, msq-plan.ts answers that); a
+    // PARTITIONED BY after it is no name (a real Druid 33 answered `[PARTITIONED]`).
+    this.#aliasOk = false;
     return verb;
   }
 
@@ -406,7 +474,7 @@ class Parser {
     if (this.isKw("LIMIT")) {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
       this.next();
-      q.limit = this.count("LIMIT");
+      q.limit = this.count();
       if (this.isOp(",")) {
         this.next();
         if (this.peek().t !== "num") throw this.fail();
@@ -417,12 +485,12 @@ class Parser {
     if (this.isKw("OFFSET")) {
       this.connector(this.peek(1).t === "num", this.#aliasOk);
       this.next();
-      q.offset = this.count("OFFSET");
+      q.offset = this.count();
       if (!this.acceptKw("ROWS")) this.acceptKw("ROW");
     }
     if (this.acceptKw("FETCH")) {
       if (!this.acceptKw("FIRST")) this.expectKw("NEXT");
-      q.limit = this.count("FETCH");
+      q.limit = this.count();
       if (!this.acceptKw("ROWS")) this.expectKw("ROW");
       this.expectKw("ONLY");
     }
@@ -438,17 +506,20 @@ class Parser {
   }
 
   /** A row count after LIMIT, OFFSET or FETCH: Calcite takes an unsigned number (a decimal is truncated). */
-  count(what: string): number {
-    const t = this.next();
-    if (t.t !== "num") throw new SqlError(`${what} expects a number`, [t.at, t.at]);
-    return Math.trunc(Number(t.v));
+  count(): number {
+    if (this.peek().t !== "num") throw this.fail();
+    this.#aliasOk = false;
+    return Math.trunc(Number(this.next().v));
   }
 
   orderKey(): OrderKey {
     const expr = this.expr();
     const desc = this.acceptKw("DESC");
     if (!desc) this.acceptKw("ASC");
-    if (this.isKw("NULLS")) throw unsupported("NULLS FIRST/LAST");
+    if (this.isKw("NULLS")) {
+      this.connector(this.isKw("FIRST", 1) || this.isKw("LAST", 1), false);
+      throw unsupported("NULLS FIRST/LAST");
+    }
     this.#aliasOk = false;
     return { expr, desc };
   }
@@ -777,9 +848,17 @@ class Parser {
     return alias;
   }
 
+  /** A keyword argument (a type name, a time unit): any word. */
+  word(): string {
+    const t = this.peek();
+    if (t.t !== "id" || isReserved(t.v)) throw this.fail(1, true);
+    this.next();
+    return t.v;
+  }
+
   ident(): string {
     const t = this.peek();
-    if (t.t !== "qid" && !(t.t === "id" && !isReserved(t.v))) throw this.fail(1, true);
+    if (!isName(t)) throw this.fail(1, true);
     this.next();
     return t.v;
   }
@@ -797,7 +876,7 @@ class Parser {
   /** `AND`/`OR`, taken only before an operand. */
   logical(kw: string): boolean {
     if (!this.isKw(kw)) return false;
-    this.connector(this.startsExpr(1), true);
+    this.operator(true);
     this.next();
     return true;
   }
@@ -812,7 +891,7 @@ class Parser {
     if (t.t === "op" && ["=", "!=", "<>", "<", "<=", ">", ">="].includes(t.v)) {
       if (["ANY", "SOME", "ALL"].some((kw) => this.isKw(kw, 1)) && this.isOp("(", 2))
         throw unsupported(`Quantified comparison ${t.v} ${this.peek(1).v.toUpperCase()}`);
-      this.connector(this.startsExpr(1), false);
+      this.operator(false);
       this.next();
       const r = this.add();
       return { k: "bin", op: t.v === "<>" ? "!=" : t.v, l, r, span: this.spanFrom(start) };
@@ -898,7 +977,7 @@ class Parser {
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "+" || t.v === "-" || t.v === "||")) {
-        this.connector(this.startsExpr(1), false);
+        this.operator(false);
         this.next();
         const r = this.mul();
         l = { k: "bin", op: t.v, l, r, span: this.spanFrom(start) };
@@ -914,7 +993,7 @@ class Parser {
         // Druid runs Calcite at a conformance level without `%` (MOD is its remainder), as Druid 33 answered.
         throw new SqlError("Percent remainder '%' is not allowed under the current SQL conformance level");
       if (t.t === "op" && (t.v === "*" || t.v === "/")) {
-        this.connector(this.startsExpr(1), false);
+        this.operator(false);
         this.next();
         const r = this.unary();
         l = { k: "bin", op: t.v, l, r, span: this.spanFrom(start) };
@@ -933,7 +1012,7 @@ class Parser {
     return e;
   }
   primary(): Expr {
-    if (!this.startsExpr()) throw this.fail(1, true);
+    if (!this.startsExpr() || this.literalGap(0)) throw this.fail(1, true);
     const t = this.next();
     if (t.t === "num") {
       const integer = /^[0-9]+$/.test(t.v);
@@ -949,7 +1028,10 @@ class Parser {
         // Adjacent literals are one string to Calcite's parser; its validator has no function for the chain.
         let last = t;
         while (this.peek().t === "str") last = this.next();
-        throw new SqlError("No match found for function signature $LiteralChain", [t.at, last.end - 1]);
+        this.#invalid ??= new SqlError("No match found for function signature $LiteralChain", [
+          t.at,
+          last.end - 1,
+        ]);
       }
       return { k: "lit", v: t.v, t: "CHAR", span: [t.at, t.end - 1] };
     }
@@ -1067,7 +1149,7 @@ class Parser {
   cast(): Expr {
     const e = this.expr();
     this.expectKw("AS");
-    const type = this.ident().toUpperCase();
+    const type = this.word().toUpperCase();
     const target = CAST_TYPES[type];
     if (!target) throw unsupported(`CAST to ${type}`);
     if (this.acceptOp("(")) {
@@ -1085,7 +1167,7 @@ class Parser {
     if (name === "FLOOR" || name === "CEIL") {
       const e = this.expr();
       if (this.acceptKw("TO")) {
-        const unit = this.ident().toUpperCase();
+        const unit = this.word().toUpperCase();
         this.expectOp(")");
         // `FLOOR/CEIL(ts TO unit)` is TIME_FLOOR/TIME_CEIL with the unit's period (docs/querying/sql-scalar.md).
         const call = fn(name === "CEIL" ? "TIME_CEIL" : "TIME_FLOOR", [
@@ -1097,7 +1179,7 @@ class Parser {
       args.push(e);
     } else if (name === "TIMESTAMPDIFF" || name === "TIMESTAMPADD") {
       // The first argument is a time unit keyword, not an expression.
-      const unit = this.ident().toUpperCase();
+      const unit = this.word().toUpperCase();
       args.push({ k: "lit", v: unit, t: "CHAR" });
       this.expectOp(",");
       args.push(this.expr());
@@ -1112,7 +1194,7 @@ class Parser {
       } else while (this.acceptOp(",")) args.push(this.expr());
     } else if (name === "EXTRACT") {
       // `EXTRACT(unit FROM expr)`: the unit is a keyword (docs/querying/sql-scalar.md, date and time functions).
-      args.push({ k: "lit", v: this.ident().toUpperCase(), t: "CHAR" });
+      args.push({ k: "lit", v: this.word().toUpperCase(), t: "CHAR" });
       this.expectKw("FROM");
       args.push(this.expr());
     } else if (name === "POSITION") {
@@ -1139,7 +1221,7 @@ class Parser {
       while (this.listComma()) args.push(this.expr());
     }
     // `JSON_VALUE(x, p RETURNING type)` is a CAST of its VARCHAR result (sql-json.ts).
-    const returning = name === "JSON_VALUE" && this.acceptKw("RETURNING") ? this.ident().toUpperCase() : null;
+    const returning = name === "JSON_VALUE" && this.acceptKw("RETURNING") ? this.word().toUpperCase() : null;
     if (returning !== null && (this.isKw("ARRAY") || !CAST_TYPES[returning]))
       throw unsupported(`JSON_VALUE … RETURNING ${returning}${this.isKw("ARRAY") ? " ARRAY" : ""}`);
     this.otherCallSyntax(name);

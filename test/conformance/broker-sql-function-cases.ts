@@ -1555,6 +1555,578 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
       ],
     ],
   },
+  {
+    title:
+      'refuses arguments of another type or number as Calcite does ("Cannot apply …", "Was expecting n arguments")',
+    cases: [
+      [
+        "SELECT LEFT(n, 2) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'LEFT' to arguments of type 'LEFT(<BIGINT>, <INTEGER>)'. Supported form(s): 'LEFT(<CHARACTER>, <INTEGER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT LEFT(s, '2') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'LEFT' to arguments of type 'LEFT(<VARCHAR>, <CHAR(1)>)'. Supported form(s): 'LEFT(<CHARACTER>, <INTEGER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT LEFT(s, d) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'LEFT' to arguments of type 'LEFT(<VARCHAR>, <DOUBLE>)'. Supported form(s): 'LEFT(<CHARACTER>, <INTEGER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FLOOR(s, 'P1D') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_FLOOR' to arguments of type 'TIME_FLOOR(<VARCHAR>, <CHAR(3)>)'. Supported form(s): 'TIME_FLOOR(<TIMESTAMP>, <CHARACTER>, [<TIMESTAMP>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FLOOR(CAST(__time AS DATE), 'P1D') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_FLOOR' to arguments of type 'TIME_FLOOR(<DATE>, <CHAR(3)>)'. Supported form(s): 'TIME_FLOOR(<TIMESTAMP>, <CHARACTER>, [<TIMESTAMP>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FLOOR(__time, 'P1D', s) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_FLOOR' to arguments of type 'TIME_FLOOR(<TIMESTAMP(3)>, <CHAR(3)>, <VARCHAR>)'. Supported form(s): 'TIME_FLOOR(<TIMESTAMP>, <CHARACTER>, [<TIMESTAMP>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_CEIL(s, 'P1D') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_CEIL' to arguments of type 'TIME_CEIL(<VARCHAR>, <CHAR(3)>)'. Supported form(s): 'TIME_CEIL(<TIMESTAMP>, <CHARACTER>, [<TIMESTAMP>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FORMAT(n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_FORMAT' to arguments of type 'TIME_FORMAT(<BIGINT>)'. Supported form(s): 'TIME_FORMAT(<TIMESTAMP>, [<CHARACTER>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FORMAT('2026-03-02 13:45:12')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_FORMAT' to arguments of type 'TIME_FORMAT(<CHAR(19)>)'. Supported form(s): 'TIME_FORMAT(<TIMESTAMP>, [<CHARACTER>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_SHIFT(__time, 'P1D', 'x') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_SHIFT' to arguments of type 'TIME_SHIFT(<TIMESTAMP(3)>, <CHAR(3)>, <CHAR(1)>)'. Supported form(s): 'TIME_SHIFT(<TIMESTAMP>, <CHARACTER>, <INTEGER>, [<CHARACTER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_SHIFT(__time, 1, 1) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_SHIFT' to arguments of type 'TIME_SHIFT(<TIMESTAMP(3)>, <INTEGER>, <INTEGER>)'. Supported form(s): 'TIME_SHIFT(<TIMESTAMP>, <CHARACTER>, <INTEGER>, [<CHARACTER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_EXTRACT(__time, n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_EXTRACT' to arguments of type 'TIME_EXTRACT(<TIMESTAMP(3)>, <BIGINT>)'. Supported form(s): 'TIME_EXTRACT(<TIMESTAMP>, <CHARACTER>, [<CHARACTER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_PARSE(n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_PARSE' to arguments of type 'TIME_PARSE(<BIGINT>)'. Supported form(s): 'TIME_PARSE(<CHARACTER>, [<CHARACTER>, [<CHARACTER>]])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_IN_INTERVAL(s, '2026/P1D') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIME_IN_INTERVAL' to arguments of type 'TIME_IN_INTERVAL(<VARCHAR>, <CHAR(8)>)'. Supported form(s): 'TIME_IN_INTERVAL(<timestamp>, <interval>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT DATE_TRUNC('day', s) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'DATE_TRUNC' to arguments of type 'DATE_TRUNC(<CHAR(3)>, <VARCHAR>)'. Supported form(s): 'DATE_TRUNC(<CHARACTER>, <TIMESTAMP>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT MILLIS_TO_TIMESTAMP(d) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'MILLIS_TO_TIMESTAMP' to arguments of type 'MILLIS_TO_TIMESTAMP(<DOUBLE>)'. Supported form(s): 'MILLIS_TO_TIMESTAMP(<EXACT_NUMERIC>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT MILLIS_TO_TIMESTAMP(__time) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'MILLIS_TO_TIMESTAMP' to arguments of type 'MILLIS_TO_TIMESTAMP(<TIMESTAMP(3)>)'. Supported form(s): 'MILLIS_TO_TIMESTAMP(<EXACT_NUMERIC>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT MILLIS_TO_TIMESTAMP('1000')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'MILLIS_TO_TIMESTAMP' to arguments of type 'MILLIS_TO_TIMESTAMP(<CHAR(4)>)'. Supported form(s): 'MILLIS_TO_TIMESTAMP(<EXACT_NUMERIC>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIMESTAMP_TO_MILLIS(n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TIMESTAMP_TO_MILLIS' to arguments of type 'TIMESTAMP_TO_MILLIS(<BIGINT>)'. Supported form(s): 'TIMESTAMP_TO_MILLIS(<TIMESTAMP>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REVERSE(d) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REVERSE' to arguments of type 'REVERSE(<DOUBLE>)'. Supported form(s): 'REVERSE(<CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REVERSE(__time) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REVERSE' to arguments of type 'REVERSE(<TIMESTAMP(3)>)'. Supported form(s): 'REVERSE(<CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REVERSE(TRUE) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REVERSE' to arguments of type 'REVERSE(<BOOLEAN>)'. Supported form(s): 'REVERSE(<CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT BTRIM(n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'BTRIM' to arguments of type 'BTRIM(<BIGINT>)'. Supported form(s): 'BTRIM(<CHARACTER>, [<CHARACTER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REPEAT(n, 2) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REPEAT' to arguments of type 'REPEAT(<BIGINT>, <INTEGER>)'. Supported form(s): 'REPEAT(<CHARACTER>, <INTEGER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT PARSE_LONG(n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'PARSE_LONG' to arguments of type 'PARSE_LONG(<BIGINT>)'. Supported form(s): 'PARSE_LONG(<CHARACTER>, [<INTEGER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REGEXP_EXTRACT(n, 'a') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REGEXP_EXTRACT' to arguments of type 'REGEXP_EXTRACT(<BIGINT>, <CHAR(1)>)'. Supported form(s): 'REGEXP_EXTRACT(<CHARACTER>, <CHARACTER>, [<INTEGER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REGEXP_REPLACE(n, 'a', 'b') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REGEXP_REPLACE' to arguments of type 'REGEXP_REPLACE(<BIGINT>, <CHAR(1)>, <CHAR(1)>)'. Supported form(s): 'REGEXP_REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT REGEXP_LIKE(12345, '3')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'REGEXP_LIKE' to arguments of type 'REGEXP_LIKE(<INTEGER>, <CHAR(1)>)'. Supported form(s): 'REGEXP_LIKE(<CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT CONTAINS_STRING(12345, '3')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'CONTAINS_STRING' to arguments of type 'CONTAINS_STRING(<INTEGER>, <CHAR(1)>)'. Supported form(s): 'CONTAINS_STRING(<CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT ICONTAINS_STRING(n, 'a') FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'ICONTAINS_STRING' to arguments of type 'ICONTAINS_STRING(<BIGINT>, <CHAR(1)>)'. Supported form(s): 'ICONTAINS_STRING(<CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT RPAD(n, 2) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'RPAD' to arguments of type 'RPAD(<BIGINT>, <INTEGER>)'. Supported form(s): 'RPAD(<CHARACTER>, <INTEGER>, [<CHARACTER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT LPAD(5, 3, '0')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'LPAD' to arguments of type 'LPAD(<INTEGER>, <INTEGER>, <CHAR(1)>)'. Supported form(s): 'LPAD(<CHARACTER>, <INTEGER>, [<CHARACTER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT STRPOS(s, n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'STRPOS' to arguments of type 'STRPOS(<VARCHAR>, <BIGINT>)'. Supported form(s): 'STRPOS(<CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TEXTCAT(s, n) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'textcat' to arguments of type 'textcat(<VARCHAR>, <BIGINT>)'. Supported form(s): 'textcat(<CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TEXTCAT('a', 1)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'textcat' to arguments of type 'textcat(<CHAR(1)>, <INTEGER>)'. Supported form(s): 'textcat(<CHARACTER>, <CHARACTER>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT SUBSTRING(12345, 2)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'SUBSTRING' to arguments of type 'SUBSTRING(<INTEGER>, <INTEGER>)'. Supported form(s): 'SUBSTRING(<CHARACTER>, <INTEGER>, [<INTEGER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TRUNCATE(s, 1) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'TRUNCATE' to arguments of type 'TRUNCATE(<VARCHAR>, <INTEGER>)'. Supported form(s): 'TRUNCATE(<NUMERIC>, [<INTEGER>])' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT SAFE_DIVIDE(s, 1) FROM $ds",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Cannot apply 'SAFE_DIVIDE' to arguments of type 'SAFE_DIVIDE(<VARCHAR>, <INTEGER>)'. Supported form(s): 'SAFE_DIVIDE(<NUMERIC>, <NUMERIC>)' (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT LOWER(n), UPPER(d), CHAR_LENGTH(n), CONCAT(n, d), ABS('5'), POWER('2', 3), SQRT('16'), ROUND('2.5'), LEFT(s, CAST(2 AS BIGINT)) FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR", "INTEGER", "VARCHAR", "DECIMAL", "DOUBLE", "DOUBLE", "DECIMAL", "VARCHAR"],
+          ["10", "2.5", 2, "102.5", 5, 8, 4, 3, "He"],
+          ["-3", "-2.5", 2, "-3-2.5", 5, 8, 4, 3, ""],
+          [null, null, null, null, 5, 8, 4, 3, null],
+          ["0", "0.125", 1, "00.125", 5, 8, 4, 3, "  "],
+        ],
+      ],
+      [
+        "SELECT TIME_EXTRACT(TIMESTAMP '2026-03-02 13:45:12.345')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Invalid number of arguments to function 'TIME_EXTRACT'. Was expecting 2 arguments (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_EXTRACT(TIMESTAMP '2026-03-02 13:45:12.345', 'HOUR', 'UTC', 'x')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Invalid number of arguments to function 'TIME_EXTRACT'. Was expecting 2 arguments (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FLOOR(TIMESTAMP '2026-03-02 13:45:12.345')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Invalid number of arguments to function 'TIME_FLOOR'. Was expecting 2 arguments (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT TIME_FORMAT()",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Invalid number of arguments to function 'TIME_FORMAT'. Was expecting 1 arguments (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT LPAD('a')",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Invalid number of arguments to function 'LPAD'. Was expecting 2 arguments (line [1], column [8])",
+        },
+      ],
+      [
+        "SELECT ROUND(1, 2, 3)",
+        {
+          status: 400,
+          errorCode: "invalidInput",
+          persona: "USER",
+          category: "INVALID_INPUT",
+          errorMessage:
+            "Invalid number of arguments to function 'ROUND'. Was expecting 1 arguments (line [1], column [8])",
+        },
+      ],
+    ],
+  },
+  {
+    title:
+      "reads times as text and keeps CHAR in ||: a TIMESTAMP in LOWER, ||, LIKE as SQL's 'yyyy-MM-dd HH:mm:ss', in CONCAT as epoch milliseconds",
+    cases: [
+      [
+        "SELECT LOWER(__time), CONCAT(__time, '!'), __time || '', CHAR_LENGTH(__time), UPPER(CAST(__time AS DATE)) FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR"],
+          ["2024-02-29 12:34:56", "1709210096789!", "2024-02-29 12:34:56", 19, "2024-02-29"],
+          ["2026-03-01 00:00:00", "1772323200000!", "2026-03-01 00:00:00", 19, "2026-03-01"],
+          ["2026-03-01 23:30:00", "1772407800000!", "2026-03-01 23:30:00", 19, "2026-03-01"],
+          ["2027-01-01 06:00:00", "1798783200000!", "2027-01-01 06:00:00", 19, "2027-01-01"],
+        ],
+      ],
+      ["SELECT COUNT(*) FROM $ds WHERE __time LIKE '2026-03-01 %'", [["BIGINT"], [2]]],
+      [
+        "SELECT __time || '', CONCAT(__time, '') FROM $ds ORDER BY __time",
+        [
+          ["VARCHAR", "VARCHAR"],
+          ["2024-02-29 18:04:56", "1709210096789"],
+          ["2026-03-01 05:30:00", "1772323200000"],
+          ["2026-03-02 05:00:00", "1772407800000"],
+          ["2027-01-01 11:30:00", "1798783200000"],
+        ],
+        { sqlTimeZone: "Asia/Kolkata" },
+      ],
+      [
+        "SELECT 'a' || 'bc', 'a' || NULL, s || 'x', 'ab' || s, CONCAT('a', 'b'), 'a' || 1, 1 || 2 FROM $ds ORDER BY __time",
+        [
+          ["CHAR", "CHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["abc", null, "Hellox", "abHello", "ab", "a1", "12"],
+          ["abc", null, "x", "ab", "ab", "a1", "12"],
+          ["abc", null, null, null, "ab", "a1", "12"],
+          ["abc", null, "  pad  x", "ab  pad  ", "ab", "a1", "12"],
+        ],
+      ],
+      [
+        "SELECT TIMESTAMP '2026-03-02 13:45:12' || '', LOWER(TIMESTAMP '2026-03-02 13:45:12')",
+        [
+          ["VARCHAR", "VARCHAR"],
+          ["2026-03-02 13:45:12", "2026-03-02 13:45:12"],
+        ],
+      ],
+    ],
+  },
+  {
+    title:
+      "writes doubles and rounds them as Java does: Double.toString's forms, ROUND at the edges of a double",
+    cases: [
+      [
+        "SELECT CAST(CAST(12345678 AS DOUBLE) AS VARCHAR), CAST(CAST(1234567 AS DOUBLE) AS VARCHAR), CAST(CAST(0.0001 AS DOUBLE) AS VARCHAR), CAST(CAST(0.001 AS DOUBLE) AS VARCHAR), CAST(CAST(-0.5 AS DOUBLE) AS VARCHAR), CAST(CAST(123456789012 AS DOUBLE) AS VARCHAR), CAST(CAST(1.5e-10 AS DOUBLE) AS VARCHAR)",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["1.2345678E7", "1234567.0", "1.0E-4", "0.001", "-0.5", "1.23456789012E11", "1.5E-10"],
+        ],
+      ],
+      [
+        "SELECT ROUND(CAST(1e21 AS DOUBLE), 2), ROUND(CAST(123.456 AS DOUBLE), -1), ROUND(CAST(0.5 AS DOUBLE)), ROUND(CAST(1.45 AS DOUBLE), 1), ROUND(CAST(-1.45 AS DOUBLE), 1), ROUND(CAST(2.345e-5 AS DOUBLE), 7)",
+        [
+          ["DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE"],
+          [1e21, 120, 1, 1.5, -1.5, 2.35e-5],
+        ],
+      ],
+      [
+        "SELECT TRIM(NULL), TRIM('  a  ')",
+        [
+          ["NULL", "VARCHAR"],
+          [null, "a"],
+        ],
+      ],
+    ],
+  },
 ];
 
 function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {

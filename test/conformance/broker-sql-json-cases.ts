@@ -15,10 +15,39 @@ const ROWS = [
     name: "a",
     obj: { x: 1, y: "hello", z: { w: [1, 2, 3], v: null }, d: 1.5, b: true },
     sval: "plain",
+    s: "a",
+    n: 1,
+    d: 1.5,
+    mix: "x",
+    list: [1, 2],
+    au: "q",
+    au2: 1,
   },
-  { time: "2026-03-01T01:00:00Z", name: "b", obj: { x: 2, y: "bye", arr: [{ q: 1 }, { q: 2 }] }, sval: 12 },
+  {
+    time: "2026-03-01T01:00:00Z",
+    name: "b",
+    obj: { x: 2, y: "bye", arr: [{ q: 1 }, { q: 2 }] },
+    sval: 12,
+    s: "b",
+    n: 2,
+    d: 2,
+    mix: 3,
+    list: ["z"],
+    au: { k: 1 },
+    au2: 2,
+  },
   { time: "2026-03-01T02:00:00Z", name: "c", sval: { nested: { deep: "yes" } } },
-  { time: "2026-03-01T03:00:00Z", name: "d", obj: {}, sval: '{"a":1}' },
+  {
+    time: "2026-03-01T03:00:00Z",
+    name: "d",
+    obj: {},
+    sval: '{"a":1}',
+    s: "d",
+    n: -5,
+    d: 0.25,
+    mix: 7.5,
+    list: [],
+  },
 ];
 const INTERVAL = "2026-03-01T00:00:00.000Z/2026-03-02T00:00:00.000Z";
 
@@ -31,7 +60,11 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
         dataSource,
         timestampSpec: { column: "time", format: "iso" },
         dimensionsSpec: {
-          dimensions: ["name", { type: "json", name: "obj" }, { type: "json", name: "sval" }],
+          dimensions: [
+            "name",
+            ...["obj", "sval", "s", "n", "d", "mix", "list", "none"].map((name) => ({ type: "json", name })),
+            ...["au", "au2"].map((name) => ({ type: "auto", name })),
+          ],
         },
         granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
       },
@@ -120,6 +153,26 @@ export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
         ['{"x":1,"y":"hello","z":{"w":[1,2,3],"v":null},"d":1.5,"b":true}', 1],
         ['{"x":2,"y":"bye","arr":[{"q":1},{"q":2}]}', 1],
         ["{}", 1],
+      ]);
+    });
+
+    it("types a json dimension by its values: text VARCHAR, whole numbers BIGINT, numbers DOUBLE, arrays ARRAY", async () => {
+      expect(await answer('SELECT name, s, n, d, mix, list, "none" FROM $ds')).toEqual([
+        ["name", "s", "n", "d", "mix", "list", "none"],
+        ...typed(V, V, ["LONG", "BIGINT"], ["DOUBLE", "DOUBLE"], V, A, V),
+        ["a", "a", 1, 1.5, "x", "[1,2]", null],
+        ["b", "b", 2, 2, "3", '["z"]', null],
+        ["c", null, null, null, null, null, null],
+        ["d", "d", -5, 0.25, "7.5", "[]", null],
+      ]);
+      // `auto` dimensions are the same nested columns.
+      expect(await answer("SELECT name, au, au2 FROM $ds")).toEqual([
+        ["name", "au", "au2"],
+        ...typed(V, J, ["LONG", "BIGINT"]),
+        ["a", '"q"', 1],
+        ["b", '{"k":1}', 2],
+        ["c", null, null],
+        ["d", null, null],
       ]);
     });
 
@@ -323,6 +376,16 @@ export function brokerSqlJsonConformanceSuite(target: ConformanceTarget): void {
       expect(
         await answer("SELECT JSON_OBJECT('t': __time, 'n': name, 'b': name = 'a') FROM $ds LIMIT 1"),
       ).toEqual([["EXPR$0"], ...typed(J), ['{"b":1,"t":1772323200000,"n":"a"}']]);
+      // An untyped NULL among the values: Calcite casts every value to VARCHAR.
+      expect(
+        await answer(
+          "SELECT JSON_OBJECT('a': 1, 'b': NULL, 'c': __time, 'd': 'x', 'e': 2.5e0) FROM $ds LIMIT 1",
+        ),
+      ).toEqual([
+        ["EXPR$0"],
+        ...typed(J),
+        ['{"a":"1","b":null,"c":"2026-03-01 00:00:00","d":"x","e":"2.5"}'],
+      ]);
       expect(await answer(`SELECT JSON_MERGE(PARSE_JSON('{"a":1,"b":2}'), '{"b":3,"c":4}')`)).toEqual([
         ["EXPR$0"],
         ...typed(J),

@@ -46,7 +46,7 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
       `TIME_PARSE("t") AS __time,
        CASE WHEN n > 5 THEN 'big' WHEN n IS NULL THEN 'none' ELSE 'small' END AS size,
        COALESCE(s, 'missing') AS s2, UPPER(s) AS up, LENGTH(s) AS len, s || '!' AS bang,
-       TIME_FORMAT(TIME_FLOOR(TIME_PARSE("t"), 'PT1H'), 'yyyy-MM-dd HH:mm') AS hour,
+       TIME_FORMAT(TIME_FLOOR(TIME_PARSE("t"), 'PT1H'), 'yyyy-MM-dd HH:mm') AS "hour",
        TIME_PARSE("t", 'yyyy') AS bad`,
     );
     expect(rows.map((r) => r.size)).toEqual(["big", "small", "none"]);

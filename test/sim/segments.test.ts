@@ -217,7 +217,7 @@ describe("segments, timeline and handoff (docs/druid-api.md §3, §4)", () => {
     ]);
     const daily = await sql(
       s,
-      "SELECT TIME_FLOOR(__time, 'P1D') AS day, SUM(\"count\") AS n, SUM(added) AS added FROM wiki GROUP BY 1 ORDER BY 1",
+      "SELECT TIME_FLOOR(__time, 'P1D') AS \"day\", SUM(\"count\") AS n, SUM(added) AS added FROM wiki GROUP BY 1 ORDER BY 1",
     );
     expect(daily.json).toEqual([
       { day: "2026-01-01T00:00:00.000Z", n: 6, added: 26 },

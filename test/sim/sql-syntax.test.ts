@@ -150,6 +150,16 @@ describe("MSQ statements the emulator cannot read (POST /druid/v2/sql/task)", ()
       400,
       'Lexical error at line 1, column 31.  Encountered: "#" (35), after : ""',
     ]);
+    // Druid 33's parser takes CLUSTERED BY only after PARTITIONED BY (the Broker answered `[PARTITIONED]`).
+    const order = await task(
+      s,
+      `INSERT INTO syntax_a SELECT t FROM ${EXTERN}\nCLUSTERED BY t PARTITIONED BY DAY`,
+      "q5",
+    );
+    expect([order.status, order.json.error.errorMessage]).toEqual([
+      400,
+      "Received an unexpected token [PARTITIONED] (line [2], column [16])",
+    ]);
     // Nothing is added for a refused statement.
     expect(s.sim.engine.tasks.has("query-q1")).toBe(false);
   });
