@@ -1,10 +1,10 @@
 import { bucketOf, type Granularity, isAligned, parseGranularity, periodIso } from "../core/granularity.js";
 import type { Interval } from "../core/interval.js";
+import { sqlTimeUnitPeriod } from "../core/sql-time-units.js";
 import { validateId } from "./ids.js";
 import { InputError } from "./input.js";
 import { intervalText } from "./instant-text.js";
 import { channelJson } from "./json-value.js";
-import { subExprs } from "./msq-eval.js";
 import {
   planProgram,
   runProgram,
@@ -13,7 +13,7 @@ import {
   tableColumns,
   tableRows,
 } from "./msq-query.js";
-import { type Expr, type MsqProgram, parseExpr, parseQuery } from "./msq-sql.js";
+import { type MsqProgram, parseExpr, parseQuery } from "./msq-sql.js";
 import {
   IDENT,
   MsqPlanError,
@@ -26,6 +26,7 @@ import {
 import { granularityText, overwriteWindow } from "./msq-window.js";
 import type { IngestPlan, MsqPlan, TaskPlan } from "./plans.js";
 import { simKnobs } from "./spec.js";
+import { type ColumnRef, children, type Expr } from "./sql-ast.js";
 
 /**
  * Planning `POST /druid/v2/sql/task` (docs/druid-api.md §6): the statement's clauses (INSERT/REPLACE, OVERWRITE,
@@ -82,14 +83,14 @@ function partitionedBy(clause: string): { granularity: Granularity; label: strin
     ALL: "all",
     "ALL TIME": "all",
   };
-  const floorUnits: Record<string, string> = { HOUR: "hour", DAY: "day", MONTH: "month", YEAR: "year" };
   let name: string | undefined = names[c.toUpperCase().replace(/\s+/g, " ")];
   const quoted = /^'([^']*)'$/.exec(c);
   if (!name && quoted) name = quoted[1] as string;
   const timeFloor = /^TIME_FLOOR\s*\(\s*"?__time"?\s*,\s*'([^']*)'\s*\)$/i.exec(c);
   if (!name && timeFloor) name = timeFloor[1] as string;
   const floor = /^FLOOR\s*\(\s*"?__time"?\s+TO\s+([A-Za-z]+)\s*\)$/i.exec(c);
-  if (!name && floor) name = floorUnits[(floor[1] as string).toUpperCase()];
+  // FLOOR's unit partitions by its period (`TimeUnits.toPeriod`), whichever unit Calcite names.
+  if (!name && floor) name = sqlTimeUnitPeriod((floor[1] as string).toUpperCase());
   if (!name && /^[A-Za-z_]+$/.test(c)) name = c.toLowerCase();
   try {
     if (name === undefined) throw new Error("unreadable");
@@ -254,7 +255,7 @@ function clusteredColumn(entry: string, columns: string[], inputs: string[], at:
     // must exist.
     for (const col of columnsIn(parseExpr(bare, at)))
       if (!columns.includes(col.name) && !inputs.includes(col.name))
-        throw new MsqPlanError(`Column '${col.name}' not found in any table`, "invalidInput", col.at);
+        throw new MsqPlanError(`Column '${col.name}' not found in any table`, "invalidInput", col.span[0]);
     return bare;
   }
   const name = unquoteIdent(bare);
@@ -265,8 +266,8 @@ function clusteredColumn(entry: string, columns: string[], inputs: string[], at:
   return name;
 }
 
-function columnsIn(e: Expr): Array<Extract<Expr, { k: "col" }>> {
-  return e.k === "col" ? [e] : subExprs(e).flatMap(columnsIn);
+function columnsIn(e: Expr): ColumnRef[] {
+  return e.k === "col" ? [e] : children(e).flatMap(columnsIn);
 }
 
 /** The query context's task count (a controller and at least one worker), warning limit and segment size. */
@@ -457,7 +458,11 @@ function materialize(
   if (program.externs.some((e) => !READABLE.has(String(e.inputSource.type)))) return;
   let out: ReturnType<typeof runProgram>;
   try {
-    out = runProgram(program, (ds) => tableRows(catalog?.segments(ds) ?? []), catalog?.now ?? Date.now());
+    out = runProgram(
+      program,
+      { columns: tablesOf(catalog), rows: (ds) => tableRows(catalog?.segments(ds) ?? []) },
+      catalog?.now ?? Date.now(),
+    );
   } catch (error) {
     if (error instanceof InputError) return;
     throw error;

@@ -1,35 +1,43 @@
 import { readInput } from "./input.js";
 import {
-  AGGREGATES,
-  evaluate,
-  firstAt,
   inputValue,
   isAggregate,
   isNumeric,
   nativeOf,
   type Row,
-  type Scope,
-  type SqlType,
+  STORED_AGGREGATES,
   sqlTypeOf,
-  subExprs,
-  typeOf,
-  type Value,
 } from "./msq-eval.js";
-import type { Expr, Item, MsqProgram, OutputMetric, Query, Source } from "./msq-sql.js";
+import type { Extern, MsqProgram, OutputMetric } from "./msq-sql.js";
 import { MsqPlanError } from "./msq-text.js";
+import {
+  type Column,
+  SqlError,
+  SqlPlanningError,
+  type SqlRow,
+  SqlRuntimeError,
+  type SqlType,
+  Timestamp,
+  UnsupportedSqlError,
+  type Value,
+} from "./sql.js";
+import { children, type Expr, type From, type Query, type Span } from "./sql-ast.js";
+import { type Compiled, hasAggregate, onRow, truthy } from "./sql-env.js";
+import { compile } from "./sql-eval.js";
+import { openFrom, type RunOptions, runQuery, type TableSource } from "./sql-exec.js";
+import { UTC } from "./sql-time.js";
 
 /**
- * An MSQ ingestion query planned and run: the SELECT's columns typed and checked as Druid's planner does
- * (Calcite's validator: unknown columns, grouping, aggregate argument types), then run over the input — EXTERN's
- * rows typed by the signature, another datasource's rows (reingestion), or a WITH/subquery's rows — into the
- * records the native ingestion model (ingest.ts) turns into segments: `__time` in millis, the dimensions, and
- * each aggregate's input for the rollup (`docs/multi-stage-query/concepts.md`, "Rollup").
+ * An MSQ ingestion query planned and run by the Broker's SQL engine (sql-eval.ts, sql-exec.ts): Calcite's
+ * validation (unknown columns, grouping, types) is the Broker engine's, and so are the values (timestamps,
+ * BOOLEAN as 1/0, text math) — one engine, as Druid plans both with one SQL planner
+ * (`docs/multi-stage-query/concepts.md`). What is relational in the FROM (joins, subqueries, WITH) runs on the
+ * Broker's executor; the ingestion's own SELECT is evaluated row by row into the records the native ingestion
+ * model (ingest.ts) turns into segments: `__time` in millis, the dimensions, and each aggregate's input for the
+ * rollup (`docs/multi-stage-query/concepts.md`, "Rollup").
  */
 
-export interface Column {
-  name: string;
-  type: SqlType;
-}
+export type { Column };
 
 /** What the planner knows of a datasource: its columns (null when there is no such table). */
 export type Tables = (name: string) => Column[] | null;
@@ -37,209 +45,203 @@ export type Tables = (name: string) => Column[] | null;
 /** A datasource's rows for reingestion (`FROM <datasource>`), `__time` in millis. */
 export type TableRows = (name: string) => Row[];
 
+/** The datasources a query may read: their columns (planning) and rows (running). */
+export interface Catalog {
+  columns: Tables;
+  rows: TableRows;
+}
+
 type Fn = Extract<Expr, { k: "fn" }>;
 
-const itemName = (item: Item, index: number): string =>
-  item.alias ?? (item.expr.k === "col" ? item.expr.name : `EXPR$${index}`);
-
-/** The columns a FROM source gives, in order. */
-function sourceColumns(source: Source, ctes: Map<string, Column[]>, tables: Tables): Column[] {
-  if (source.k === "extern") return source.signature.map((c) => ({ name: c.name, type: sqlTypeOf(c.type) }));
-  if (source.k === "query") return queryColumns(source.query, ctes, tables);
-  const cte = ctes.get(source.name);
-  if (cte) return cte;
-  const table = tables(source.name);
-  // Calcite's validator, pointing at the name.
-  if (!table) throw new MsqPlanError(`Object '${source.name}' not found`, "invalidInput", source.at);
-  return table;
-}
-
-function scopeOf(columns: Column[], alias: string | null, source: Source): Scope {
-  const byName = new Map(columns.map((c) => [c.name, c.type]));
-  return (name, table, at) => {
-    if (table !== null && table !== alias && !(source.k === "table" && source.name === table))
-      throw new MsqPlanError(`Table '${table}' not found`, "invalidInput", at);
-    const t = byName.get(name);
-    if (t === undefined)
-      throw new MsqPlanError(`Column '${name}' not found in any table`, "invalidInput", at);
-    return t;
-  };
-}
-
-/** The output columns of a (sub)query, after checking it as Calcite would. */
-function queryColumns(q: Query, outer: Map<string, Column[]>, tables: Tables): Column[] {
-  const ctes = new Map(outer);
-  for (const w of q.with) ctes.set(w.name, queryColumns(w.query, ctes, tables));
-  const input = sourceColumns(q.from, ctes, tables);
-  const scope = scopeOf(input, q.alias, q.from);
-  if (q.where) {
-    if (containsAggregate(q.where)) throw new MsqPlanError("Aggregate expressions cannot be used in WHERE");
-    typeOf(q.where, scope);
-  }
-  const out: Column[] = [];
-  q.items.forEach((item, i) => {
-    if (item.expr.k === "star") out.push(...input);
-    else out.push({ name: itemName(item, i), type: itemType(item.expr, scope) });
-  });
-  checkGrouping(q, scope);
-  return out;
-}
-
-function containsAggregate(e: Expr): boolean {
-  return isAggregate(e) || subExprs(e).some(containsAggregate);
-}
-
-/** An item's type; an aggregate's by its function (checking its argument as Calcite does). */
-function itemType(expr: Expr, scope: Scope): SqlType {
-  const e = expr as Fn;
-  if (!isAggregate(expr)) {
-    if (containsAggregate(e))
+/** The Broker engine's errors as the planner's: Druid's refusals `invalidInput`, the emulator's gaps `unsupported`. */
+function sqlStep<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof SqlError)
       throw new MsqPlanError(
-        "The emulator reads aggregates only as whole SELECT items (SUM(x) AS y), not inside expressions",
-        "unsupported",
+        error.message,
+        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
+        error.span?.[0],
       );
-    return typeOf(e, scope);
+    if (error instanceof SqlPlanningError || error instanceof SqlRuntimeError)
+      throw new MsqPlanError(error.message, "invalidInput");
+    throw error;
   }
-  if (!AGGREGATES.has(e.name))
-    throw new MsqPlanError(
-      `The emulator stores no ${e.name} aggregate (sketches, first/last, AVG); it writes COUNT, SUM, MIN and MAX`,
-      "unsupported",
-    );
-  if (e.distinct)
-    throw new MsqPlanError("The emulator stores no COUNT(DISTINCT …) (Druid writes a sketch)", "unsupported");
-  if (e.name === "COUNT") {
-    for (const a of e.args) typeOf(a, scope);
-    return "BIGINT";
-  }
-  if (e.args.length !== 1 || e.star)
-    throw new MsqPlanError(`Invalid number of arguments to function '${e.name}'. Was expecting 1 arguments`);
-  const t = typeOf(e.args[0] as Expr, scope);
-  if (!isNumeric(t) && e.name === "SUM")
-    throw new MsqPlanError(
-      `Cannot apply '${e.name}' to arguments of type '${e.name}(<${t}>)'. Supported form(s): '${e.name}(<NUMERIC>)'`,
-      "invalidInput",
-      e.at,
-    );
-  if (!isNumeric(t))
-    throw new MsqPlanError(
-      `The emulator stores ${e.name} of numbers only, got ${e.name}(<${t}>)`,
-      "unsupported",
-    );
-  return t === "TIMESTAMP" || t === "BOOLEAN" ? "BIGINT" : t;
 }
 
-/** Structural equality, positions aside. */
-const shape = (e: Expr) => JSON.stringify(e, (key, value) => (key === "at" ? undefined : value));
-const same = (a: Expr, b: Expr) => shape(a) === shape(b);
-
-/** The GROUP BY's expressions (ordinals and aliases resolved to the SELECT's items). */
-function groupKeys(q: Query): Expr[] {
-  const illegal = (at: number) =>
-    new MsqPlanError("Aggregate expression is illegal in GROUP BY clause", "invalidInput", at);
-  return (q.groupBy ?? []).map(({ expr, at }) => {
-    if (expr.k === "lit" && typeof expr.v === "number") {
-      const item = q.items[expr.v - 1];
-      if (!item || !Number.isInteger(expr.v))
-        throw new MsqPlanError("Ordinal out of range", "invalidInput", at);
-      if (isAggregate(item.expr)) throw illegal(at);
-      return item.expr;
-    }
-    if (containsAggregate(expr)) throw illegal(at);
-    if (expr.k === "col" && expr.table === null) {
-      const aliased = q.items.find((i) => i.alias === expr.name && !isAggregate(i.expr));
-      if (aliased && !q.items.some((i) => i.expr.k === "col" && i.expr.name === expr.name))
-        return aliased.expr;
-      if (q.items.some((i) => i.alias === expr.name && isAggregate(i.expr))) throw illegal(at);
-    }
-    return expr;
-  });
+/** An EXTERN's columns, typed by its signature. */
+function externColumns(from: Extern | Extract<From, { k: "extern" }>): Column[] {
+  return from.signature.map((c) => ({ name: c.name, type: sqlTypeOf(c.type, c.name) }));
 }
 
-/** The first column or expression of `e` not covered by the grouping keys, or null. */
-function ungrouped(e: Expr, keys: Expr[]): Expr | null {
-  if (keys.some((k) => same(k, e))) return null;
-  if (isAggregate(e) || e.k === "lit" || e.k === "ts" || e.k === "interval") return null;
-  if (e.k === "col") return e;
-  for (const sub of subExprs(e)) {
-    const u = ungrouped(sub, keys);
-    if (u) return u;
-  }
-  return null;
-}
-
-function exprText(e: Expr, item: Item): string {
-  return e.k === "col" ? e.name : item.text;
-}
-
-/** Calcite's grouping rules: with GROUP BY or an aggregate, every other item must be grouped. */
-function checkGrouping(q: Query, scope: Scope): boolean {
-  const aggregates = q.items.some((i) => containsAggregate(i.expr));
-  if (q.groupBy === null && !aggregates) return false;
-  const keys = groupKeys(q);
-  for (const k of keys) typeOf(k, scope);
-  for (const item of q.items) {
-    if (item.expr.k === "star")
-      throw new MsqPlanError("The emulator reads no SELECT * with GROUP BY", "unsupported");
-    const u = ungrouped(item.expr, keys);
-    if (u)
-      throw new MsqPlanError(
-        `Expression '${exprText(u, item)}' is not being grouped`,
-        "invalidInput",
-        firstAt(u),
-      );
-  }
-  return true;
+/** An EXTERN's rows (the lines its format could not parse are left out: they are the top level's to count). */
+function readExtern(from: Extract<From, { k: "extern" }>): SqlRow[] {
+  const input = readInput(from.inputSource, from.inputFormat);
+  if (!input)
+    throw new UnsupportedSqlError(`The emulator reads no ${String(from.inputSource.type)} input source`);
+  const columns = externColumns(from);
+  return input.records.flatMap((r) =>
+    r.value === null
+      ? []
+      : [Object.fromEntries(columns.map((c) => [c.name, inputValue(r.value?.[c.name], c.type)]))],
+  );
 }
 
 /**
- * Plans the ingestion query: the `__time` item, the dimensions and the metrics (aggregates), typed. `tables`
- * answers for `FROM <datasource>`.
+ * The Broker executor's view of the ingestion's inputs: datasources of the druid schema (their `__time` as
+ * timestamps), EXTERN read (or, while planning, only typed). `reading` false: no input is read.
+ */
+function runOptions(catalog: Catalog, reading: boolean, now: number): RunOptions {
+  return {
+    timeZone: UTC,
+    now,
+    table(parts: string[], span: Span): TableSource {
+      const [schema, name] = parts.length === 2 ? parts : [null, parts[0] as string];
+      if (parts.length > 2 || (schema !== null && schema?.toLowerCase() !== "druid"))
+        throw new UnsupportedSqlError(
+          `The emulator reads tables of the druid schema only, got [${parts.join(".")}]`,
+          span,
+        );
+      const columns = catalog.columns(name as string);
+      // Calcite's validator, pointing at the name.
+      if (!columns) throw new SqlError(`Object '${name}' not found`, span);
+      return {
+        columns,
+        rows: () =>
+          reading
+            ? catalog.rows(name as string).map((r) => {
+                const row: SqlRow = {};
+                for (const c of columns) {
+                  const v = r[c.name];
+                  row[c.name] =
+                    c.name === "__time" && typeof v === "number" ? new Timestamp(v) : storedValue(v);
+                }
+                return row;
+              })
+            : [],
+        system: false,
+        dataSource: name as string,
+      };
+    },
+    extern: (from) => ({
+      columns: externColumns(from),
+      rows: () => (reading ? readExtern(from) : []),
+      system: false,
+      dataSource: null,
+    }),
+  };
+}
+
+/**
+ * A segment's stored value as the engine reads it: a multi-value row is its list, one value itself, an empty list
+ * null (as the Broker reads the same rows, sql-catalog.ts).
+ */
+function storedValue(v: unknown): Value {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v))
+    return v.length === 0 ? null : v.length === 1 ? storedValue(v[0]) : (v as unknown as Value);
+  return v as Value;
+}
+
+function containsAggregate(e: Expr): boolean {
+  return isAggregate(e) || children(e).some(containsAggregate);
+}
+
+/**
+ * What the ingestion writes of its aggregates: whole SELECT items only, and the four it stores as metrics (MSQ
+ * writes COUNT, SUM, MIN, MAX as their native aggregators; sketches and first/last are the emulator's gap).
+ */
+function checkAggregates(q: Query): void {
+  for (const item of q.items) {
+    if (item.expr.k === "star") continue;
+    const e = item.expr as Expr;
+    if (!isAggregate(e)) {
+      if (containsAggregate(e))
+        throw new MsqPlanError(
+          "The emulator reads aggregates only as whole SELECT items (SUM(x) AS y), not inside expressions",
+          "unsupported",
+        );
+      continue;
+    }
+    if (!STORED_AGGREGATES.has(e.name))
+      throw new MsqPlanError(
+        `The emulator stores no ${e.name} aggregate (sketches, first/last, AVG); it writes COUNT, SUM, MIN and MAX`,
+        "unsupported",
+      );
+    if (e.distinct)
+      throw new MsqPlanError(
+        "The emulator stores no COUNT(DISTINCT …) (Druid writes a sketch)",
+        "unsupported",
+      );
+  }
+}
+
+/** The EXTERN inputs a query reads, in the order of its WITH, FROM and joins. */
+function externsOf(q: Query): Extern[] {
+  const ofFrom = (f: From | null): Extern[] => {
+    if (!f) return [];
+    if (f.k === "extern")
+      return [
+        { k: "extern", inputSource: f.inputSource, inputFormat: f.inputFormat, signature: f.signature },
+      ];
+    if (f.k === "sub") return externsOf(f.q);
+    if (f.k === "join") return [...ofFrom(f.l), ...ofFrom(f.r)];
+    return [];
+  };
+  return [...q.with.flatMap((w) => externsOf(w.q)), ...ofFrom(q.from)];
+}
+
+/**
+ * Plans the ingestion query: the `__time` item, the dimensions and the metrics (aggregates), typed by the Broker
+ * engine, which validates the whole query as Calcite does (run over no input rows). `tables` answers for
+ * `FROM <datasource>`.
  */
 export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPLACE" = "INSERT"): MsqProgram {
-  if (query.orderBy)
+  if (query.orderBy.length > 0)
     throw new MsqPlanError(
       `Cannot use an ORDER BY clause on a Query of type [${verb}], use CLUSTERED BY instead`,
     );
   if (query.having)
     throw new MsqPlanError("The emulator reads no HAVING in an ingestion query", "unsupported");
-  const ctes = new Map<string, Column[]>();
-  for (const w of query.with) ctes.set(w.name, queryColumns(w.query, ctes, tables));
-  const input = sourceColumns(query.from, ctes, tables);
-  const scope = scopeOf(input, query.alias, query.from);
-  if (query.where) {
-    if (containsAggregate(query.where))
-      throw new MsqPlanError("Aggregate expressions cannot be used in WHERE");
-    typeOf(query.where, scope);
-  }
+  if (!query.from) throw new MsqPlanError("An ingestion query reads FROM a table or EXTERN");
+  checkAggregates(query);
+  const options = runOptions({ columns: tables, rows: () => [] }, false, 0);
+  const out = sqlStep(() => runQuery(query, options));
+  const input = sqlStep(() => openFrom(query, options));
   const dimensions: MsqProgram["dimensions"] = [];
   const metrics: OutputMetric[] = [];
-  const columns: string[] = [];
   let time: SqlType | null = null;
-  query.items.forEach((item, i) => {
+  let field = 0;
+  for (const item of query.items) {
     if (item.expr.k === "star") {
-      for (const c of input) {
-        columns.push(c.name);
-        if (c.name === "__time") time = c.type;
-        else dimensions.push({ name: c.name, type: nativeOf(c.type) });
+      const qualifier = item.expr.qualifier?.parts.join(".");
+      for (const f of input.fields) {
+        if (qualifier && f.rel !== qualifier && f.relFull !== qualifier) continue;
+        const { name, type } = out.fields[field++] ?? f;
+        if (name === "__time") time = type;
+        else dimensions.push({ name, type: nativeOf(type) });
       }
-      return;
+      continue;
     }
-    const name = itemName(item, i);
-    const type = itemType(item.expr, scope);
-    columns.push(name);
+    const e = item.expr as Expr;
+    const { name, type } = out.fields[field++] as { name: string; type: SqlType };
     if (name === "__time") {
-      if (isAggregate(item.expr))
+      if (isAggregate(e))
         throw new MsqPlanError("The emulator needs __time as a time expression", "unsupported");
       time = type;
-      return;
+      continue;
     }
-    if (isAggregate(item.expr)) metrics.push(metricOf(item.expr as Fn, type, name, metrics.length));
-    else dimensions.push({ name, type: nativeOf(type) });
-  });
-  // Calcite's grouping rules come first (MSQInsertTest: an aggregate in GROUP BY is refused before anything else).
-  const rollup = checkGrouping(query, scope);
-  if (time !== null && time !== "TIMESTAMP" && time !== "BIGINT")
+    if (!isAggregate(e)) {
+      dimensions.push({ name, type: nativeOf(type) });
+      continue;
+    }
+    const arg = e.star || e.args.length === 0 ? null : sqlStep(() => compile(e.args[0] as Expr, input.ctx));
+    metrics.push(metricOf(e, arg, name, metrics.length));
+  }
+  if (time !== null && time !== "TIMESTAMP" && time !== "BIGINT" && time !== "INTEGER")
     throw new MsqPlanError(`The emulator needs __time as a TIMESTAMP, got ${time}`, "unsupported");
+  const columns = out.fields.map((f) => f.name);
   const names = new Set<string>();
   for (const c of columns) {
     if (names.has(c)) throw new MsqPlanError(`Duplicate field in SELECT: [${c}]`);
@@ -252,124 +254,28 @@ export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPL
     epochTime: time === null,
     dimensions,
     metrics,
-    rollup,
+    rollup: query.grouped || query.items.some((i) => i.expr.k !== "star" && hasAggregate(i.expr as Expr)),
     columns,
-    inputColumns: input.map((c) => c.name),
+    inputColumns: input.fields.map((f) => f.name),
     externs: externsOf(query),
   };
 }
 
-function externsOf(q: Query): MsqProgram["externs"] {
-  const own = q.from.k === "extern" ? [q.from] : q.from.k === "query" ? externsOf(q.from.query) : [];
-  return [...q.with.flatMap((w) => externsOf(w.query)), ...own];
-}
-
-function metricOf(e: Extract<Expr, { k: "fn" }>, type: SqlType, name: string, n: number): OutputMetric {
+/**
+ * An aggregate item's metric: COUNT counts (`count`, or a `longSum` of 0/1 when it counts an expression's
+ * non-null values), SUM/MIN/MAX aggregate their input as its native type (text is summed as numbers, as Druid's
+ * SUM casts it).
+ */
+function metricOf(e: Fn, arg: Compiled | null, name: string, n: number): OutputMetric {
   const field = `$m${n}`;
   if (e.name === "COUNT")
-    return e.star || e.args.length === 0
-      ? { name, type: "count", field: null }
-      : { name, type: "longSum", field };
-  const native = nativeOf(type);
+    return arg === null ? { name, type: "count", field: null } : { name, type: "longSum", field };
+  const native = arg && isNumeric(arg.type) ? nativeOf(arg.type) : "double";
   const suffix = e.name === "SUM" ? "Sum" : e.name === "MIN" ? "Min" : "Max";
-  return { name, type: `${native === "string" ? "double" : native}${suffix}`, field };
+  return { name, type: `${native}${suffix}`, field };
 }
 
 // ------------------------------------------------------------------------------------------- running
-
-/** The rows a source gives, typed by its columns. */
-function sourceRows(
-  source: Source,
-  ctes: Map<string, Row[]>,
-  ctx: RunContext,
-): { rows: Row[] | null; raw: Array<{ value: Row | null; raw: string; bytes: number }> | null } {
-  if (source.k === "extern") {
-    const input = readInput(source.inputSource, source.inputFormat);
-    if (!input)
-      throw new MsqPlanError(
-        `The emulator reads no ${String(source.inputSource.type)} input source`,
-        "unsupported",
-      );
-    const types = source.signature.map((c) => ({ name: c.name, type: sqlTypeOf(c.type) }));
-    return {
-      rows: null,
-      raw: input.records.map((r) => ({
-        ...r,
-        value:
-          r.value === null
-            ? null
-            : Object.fromEntries(types.map((c) => [c.name, inputValue(r.value?.[c.name], c.type)])),
-      })),
-    };
-  }
-  if (source.k === "query") return { rows: runQuery(source.query, ctes, ctx), raw: null };
-  const cte = ctes.get(source.name);
-  return { rows: cte ?? ctx.table(source.name), raw: null };
-}
-
-interface RunContext {
-  table: TableRows;
-  now: number;
-}
-
-/** A subquery's rows (grouped for real when it aggregates). */
-function runQuery(q: Query, outer: Map<string, Row[]>, ctx: RunContext): Row[] {
-  const ctes = new Map(outer);
-  for (const w of q.with) ctes.set(w.name, runQuery(w.query, ctes, ctx));
-  const { rows, raw } = sourceRows(q.from, ctes, ctx);
-  const input = (rows ?? (raw ?? []).flatMap((r) => (r.value ? [r.value] : []))).filter(
-    (r) => !q.where || evaluate(q.where, r, ctx.now) === true,
-  );
-  const project = (r: Row): Row => {
-    const out: Row = {};
-    q.items.forEach((item, i) => {
-      if (item.expr.k === "star") Object.assign(out, r);
-      else out[itemName(item, i)] = evaluate(item.expr, r, ctx.now);
-    });
-    return out;
-  };
-  let out: Row[];
-  if (q.groupBy === null && !q.items.some((i) => isAggregate(i.expr))) out = input.map(project);
-  else out = groupRows(q, input, ctx.now);
-  const from = q.offset ?? 0;
-  return out.slice(from, q.limit === null ? undefined : from + q.limit);
-}
-
-function groupRows(q: Query, rows: Row[], now: number): Row[] {
-  const keys = groupKeys(q);
-  const groups = new Map<string, { first: Row; acc: Value[] }>();
-  const aggs = q.items.map((i) => (isAggregate(i.expr) ? (i.expr as Fn) : null));
-  for (const r of rows) {
-    const key = JSON.stringify(keys.map((k) => evaluate(k, r, now)));
-    let g = groups.get(key);
-    if (!g) {
-      g = { first: r, acc: aggs.map((a) => (a?.name === "COUNT" ? 0 : null)) };
-      groups.set(key, g);
-    }
-    aggs.forEach((a, i) => {
-      if (!a) return;
-      const v = a.star || a.args.length === 0 ? 1 : evaluate(a.args[0] as Expr, r, now);
-      const acc = g.acc[i] as number | null;
-      if (a.name === "COUNT") g.acc[i] = (acc as number) + (v === null ? 0 : 1);
-      else if (typeof v === "number")
-        g.acc[i] =
-          acc === null
-            ? v
-            : a.name === "SUM"
-              ? acc + v
-              : a.name === "MIN"
-                ? Math.min(acc, v)
-                : Math.max(acc, v);
-    });
-  }
-  return [...groups.values()].map((g) => {
-    const out: Row = {};
-    q.items.forEach((item, i) => {
-      out[itemName(item, i)] = aggs[i] ? g.acc[i] : evaluate(item.expr, g.first, now);
-    });
-    return out;
-  });
-}
 
 /** What running the program gives the ingestion model, and the rows Druid would refuse. */
 export interface ProgramOutput {
@@ -380,68 +286,174 @@ export interface ProgramOutput {
   filtered: number;
 }
 
+/** A value as the segment stores it: a timestamp as its millis (a LONG), the rest as the engine holds it. */
+function stored(v: Value): unknown {
+  return v instanceof Timestamp ? v.ms : v;
+}
+
+/** A metric's input: a number (text read as one, as Druid's SUM casts it), null when there is none. */
+function metricInput(v: Value): number | null {
+  if (v === null) return null;
+  if (v instanceof Timestamp) return v.ms;
+  if (typeof v === "number") return v;
+  const n = Number(v);
+  return String(v).trim() === "" || !Number.isFinite(n) ? null : n;
+}
+
+/**
+ * The ingestion's input rows: a top-level EXTERN read line by line (a line its format could not parse stays, a
+ * parse failure: `CannotParseExternalData`), anything else (a datasource, a subquery, a join) as the Broker
+ * executor answers it.
+ */
+function inputRecords(
+  q: Query,
+  catalog: Catalog,
+  now: number,
+): {
+  ctx: ReturnType<typeof openFrom>["ctx"];
+  records: Array<{ row: Value[] | null; raw: string; bytes: number }>;
+} {
+  const from = q.from as From;
+  const options = runOptions(catalog, true, now);
+  if (from.k === "extern") {
+    // The top level's EXTERN is read here, so its unparseable lines are kept; the executor only types it.
+    const typing = { ...options, extern: runOptions(catalog, false, now).extern };
+    const { ctx } = sqlStep(() => openFrom(q, typing));
+    const input = readInput(from.inputSource, from.inputFormat);
+    if (!input)
+      throw new MsqPlanError(
+        `The emulator reads no ${String(from.inputSource.type)} input source`,
+        "unsupported",
+      );
+    const columns = externColumns(from);
+    return {
+      ctx,
+      records: input.records.map((r) => ({
+        row: r.value === null ? null : columns.map((c) => inputValue(r.value?.[c.name], c.type)),
+        raw: r.raw,
+        bytes: r.bytes,
+      })),
+    };
+  }
+  const { ctx, rows, fields } = sqlStep(() => openFrom(q, options));
+  return {
+    ctx,
+    records: rows.map((row) => ({
+      row,
+      raw: JSON.stringify(Object.fromEntries(fields.map((f, i) => [f.name, row[i] ?? null]))),
+      bytes: 100,
+    })),
+  };
+}
+
 /**
  * Runs the planned query: each input row filtered by WHERE and projected into `__time` (millis), the
- * dimensions and the aggregates' inputs (`$m<n>`); the ingestion model groups them (rollup). An input line that
- * could not be parsed stays a parse failure (`CannotParseExternalData`).
+ * dimensions and the aggregates' inputs (`$m<n>`); the ingestion model groups them (rollup).
  */
-export function runProgram(p: MsqProgram, table: TableRows, now: number): ProgramOutput {
+export function runProgram(p: MsqProgram, catalog: Catalog, now: number): ProgramOutput {
   const q = p.query;
-  const ctx: RunContext = { table, now };
-  const ctes = new Map<string, Row[]>();
-  for (const w of q.with) ctes.set(w.name, runQuery(w.query, ctes, ctx));
-  const { rows, raw } = sourceRows(q.from, ctes, ctx);
-  const input =
-    raw ?? (rows ?? []).map((r) => ({ value: r as Row | null, raw: JSON.stringify(r), bytes: 100 }));
-  const aggs = q.items.filter((i) => isAggregate(i.expr));
+  const { ctx, records: input } = inputRecords(q, catalog, now);
+  const where = q.where ? onRow(sqlStep(() => compile(q.where as Expr, { ...ctx, clause: "WHERE" }))) : null;
+  // Each output column's reader over an input row: star items read the input's columns.
+  const readers: Array<{ name: string; read: (row: Value[]) => Value; unnest?: boolean }> = [];
+  const aggregates: Array<{ metric: OutputMetric; count: boolean; read: ((row: Value[]) => Value) | null }> =
+    [];
+  let column = 0;
+  for (const [index, item] of q.items.entries()) {
+    if (item.expr.k === "star") {
+      const qualifier = item.expr.qualifier?.parts.join(".");
+      ctx.fields.forEach((f, i) => {
+        if (qualifier && f.rel !== qualifier && f.relFull !== qualifier) return;
+        readers.push({ name: p.columns[column++] as string, read: (row) => row[i] ?? null });
+      });
+      continue;
+    }
+    const e = item.expr as Expr;
+    const name = p.columns[column++] as string;
+    if (isAggregate(e)) {
+      const metric = p.metrics.find((m) => m.name === name) as OutputMetric;
+      const arg =
+        e.star || e.args.length === 0 ? null : onRow(sqlStep(() => compile(e.args[0] as Expr, ctx)));
+      aggregates.push({ metric, count: e.name === "COUNT", read: arg });
+      continue;
+    }
+    const c = sqlStep(() => compile(e, ctx));
+    readers.push({ name, read: onRow(c), unnest: c.type !== "ARRAY" && isGroupKey(q, index, e, ctx.fields) });
+  }
   const records: ProgramOutput["records"] = [];
   let nullTimes = 0;
   let filtered = 0;
   let taken = 0;
   const seen = new Set<string>();
   for (const rec of input) {
-    const r = rec.value;
+    const r = rec.row;
     if (r === null) {
-      records.push(rec);
+      records.push({ value: null, raw: rec.raw, bytes: rec.bytes });
       continue;
     }
-    if (q.where && evaluate(q.where, r, now) !== true) {
+    if (where && !truthy(sqlStep(() => where(r)))) {
       filtered++;
       continue;
     }
-    const out: Record<string, unknown> = {};
-    q.items.forEach((item, i) => {
-      if (item.expr.k === "star") Object.assign(out, r);
-      else if (!isAggregate(item.expr)) out[itemName(item, i)] = evaluate(item.expr, r, now);
-    });
-    aggs.forEach((item, n) => {
-      const e = item.expr as Extract<Expr, { k: "fn" }>;
-      const metric = p.metrics[n] as OutputMetric;
-      if (metric.field === null) return;
-      const v = evaluate(e.args[0] as Expr, r, now);
-      out[metric.field] = e.name === "COUNT" ? (v === null ? 0 : 1) : v;
-    });
-    if (p.epochTime) out.__time = 0;
-    if (out.__time === null || out.__time === undefined) {
-      nullTimes++;
-      continue;
+    const row: Record<string, unknown> = {};
+    for (const { name, read } of readers) row[name] = stored(sqlStep(() => read(r)));
+    for (const a of aggregates) {
+      if (a.metric.field === null || !a.read) continue;
+      const v = sqlStep(() => (a.read as (row: Value[]) => Value)(r));
+      row[a.metric.field] = a.count ? (v === null ? 0 : 1) : metricInput(v);
     }
-    // LIMIT and OFFSET count rows, or groups when the query groups.
-    const key = p.rollup ? JSON.stringify(p.dimensions.map((d) => out[d.name]).concat([out.__time])) : null;
-    if (q.limit !== null || q.offset !== null) {
-      const isNew = key === null || !seen.has(key);
-      if (isNew) {
-        if (key !== null) seen.add(key);
-        taken++;
-      }
-      if (taken <= (q.offset ?? 0) || (q.limit !== null && taken > (q.offset ?? 0) + q.limit)) {
-        filtered++;
+    const unnested = readers.filter((x) => x.unnest && Array.isArray(row[x.name])).map((x) => x.name);
+    for (const out of unnest(row, unnested)) {
+      if (p.epochTime) out.__time = 0;
+      if (out.__time === null || out.__time === undefined) {
+        nullTimes++;
         continue;
       }
+      // LIMIT and OFFSET count rows, or groups when the query groups.
+      const key = p.rollup ? JSON.stringify(p.dimensions.map((d) => out[d.name]).concat([out.__time])) : null;
+      if (q.limit !== null || q.offset > 0) {
+        const isNew = key === null || !seen.has(key);
+        if (isNew) {
+          if (key !== null) seen.add(key);
+          taken++;
+        }
+        if (taken <= q.offset || (q.limit !== null && taken > q.offset + q.limit)) {
+          filtered++;
+          continue;
+        }
+      }
+      records.push({ value: out, raw: rec.raw, bytes: rec.bytes });
     }
-    records.push({ value: out, raw: rec.raw, bytes: rec.bytes });
   }
   return { records, nullTimes, filtered };
+}
+
+/**
+ * Whether a SELECT item is a GROUP BY key itself (by ordinal, alias or the same expression): grouping by a
+ * multi-value string unnests it, as Druid's groupBy does with the default `groupByEnableMultiValueUnnesting`
+ * (`docs/multi-stage-query/concepts.md`, "Rollup": wrap multi-value strings in MV_TO_ARRAY to keep them lists).
+ */
+function isGroupKey(q: Query, index: number, e: Expr, input: ReadonlyArray<{ name: string }>): boolean {
+  if (!q.grouped) return false;
+  const item = q.items[index];
+  const shape = (x: Expr) => JSON.stringify(x, (key, value) => (key === "span" ? undefined : value));
+  return q.groupBy.some(
+    (g) =>
+      (g.k === "lit" && g.t === "INTEGER" && g.v === index + 1) ||
+      // A name in GROUP BY is an input column first, a select alias only when no column has it (Calcite).
+      (g.k === "col" && !g.qualifier && item?.alias === g.name && !input.some((f) => f.name === g.name)) ||
+      shape(g) === shape(e),
+  );
+}
+
+/** A row once per value of each unnested multi-value column (an empty list as one null), several crossed. */
+function unnest(row: Record<string, unknown>, columns: string[]): Array<Record<string, unknown>> {
+  let out = [row];
+  for (const c of columns) {
+    const values = row[c] as unknown[];
+    out = out.flatMap((r) => (values.length === 0 ? [null] : values).map((v) => ({ ...r, [c]: v })));
+  }
+  return out;
 }
 
 /** What the planner and the reingestion read of a segment (timeline.ts's SimSegment). */

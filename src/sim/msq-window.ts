@@ -1,7 +1,8 @@
 import type { Interval } from "../core/interval.js";
-import type { Expr } from "./msq-sql.js";
 import { parseExpr } from "./msq-sql.js";
 import { MsqPlanError } from "./msq-text.js";
+import { Timestamp } from "./sql.js";
+import type { Expr } from "./sql-ast.js";
 
 /**
  * A REPLACE's `OVERWRITE WHERE` condition → the time window it replaces, as Druid's planner reads it
@@ -29,19 +30,20 @@ function unparse(e: Expr): string {
     case "col":
       return `\`${e.name}\``;
     case "lit":
-      return e.v === null ? "NULL" : typeof e.v === "string" ? `'${e.v}'` : String(e.v).toUpperCase();
-    case "ts":
-      return `TIMESTAMP '${new Date(e.v)
-        .toISOString()
-        .replace("T", " ")
-        .replace(/\.000Z$/, "")
-        .replace("Z", "")}'`;
+      if (e.v instanceof Timestamp)
+        return `TIMESTAMP '${new Date(e.v.ms)
+          .toISOString()
+          .replace("T", " ")
+          .replace(/\.000Z$/, "")
+          .replace("Z", "")}'`;
+      if (e.t === "BOOLEAN") return e.v ? "TRUE" : "FALSE";
+      return e.v === null ? "NULL" : typeof e.v === "string" ? `'${e.v}'` : String(e.v);
     case "like":
       return `${unparse(e.e)}${e.not ? " NOT" : ""} LIKE ${unparse(e.pattern)}`;
     case "bin":
-      return `${unparse(e.l)} ${e.op} ${unparse(e.r)}`;
-    case "not":
-      return `NOT ${unparse(e.e)}`;
+      return `${unparse(e.l)} ${e.op === "!=" ? "<>" : e.op} ${unparse(e.r)}`;
+    case "un":
+      return e.op === "NOT" ? `NOT ${unparse(e.e)}` : `-${unparse(e.e)}`;
     default:
       return "?";
   }
@@ -81,9 +83,9 @@ function complement(a: Ranges): Ranges {
 }
 
 function timeLiteral(e: Expr): number | null {
-  if (e.k === "ts") return e.v;
-  if (e.k === "lit" && typeof e.v === "number") return e.v;
-  return null;
+  if (e.k !== "lit" || e.t === "BOOLEAN") return null;
+  if (e.v instanceof Timestamp) return e.v.ms;
+  return typeof e.v === "number" ? e.v : null;
 }
 
 function comparison(e: Extract<Expr, { k: "bin" }>, whole: Expr): Bound {
@@ -147,10 +149,11 @@ function bound(e: Expr, whole: Expr): Bound {
       }
       if (["<", "<=", ">", ">=", "="].includes(e.op)) return comparison(e, whole);
       throw new MsqPlanError(
-        `Invalid OVERWRITE WHERE clause [${unparse(whole)}]: Unsupported operation [${e.op}] in OVERWRITE WHERE clause.`,
+        `Invalid OVERWRITE WHERE clause [${unparse(whole)}]: Unsupported operation [${e.op === "!=" ? "<>" : e.op}] in OVERWRITE WHERE clause.`,
       );
     }
-    case "not": {
+    case "un": {
+      if (e.op !== "NOT") throw invalid(whole);
       const a = bound(e.e, whole);
       return { text: `~(${a.text})`, ranges: complement(a.ranges) };
     }

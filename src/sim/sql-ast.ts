@@ -100,3 +100,29 @@ export interface Statement {
   explain: boolean;
   query: Query;
 }
+
+/** An expression's operands (subqueries aside): what a walk over the tree visits. */
+export function children(e: Expr): Expr[] {
+  switch (e.k) {
+    case "un":
+    case "cast":
+    case "isnull":
+    case "istrue":
+    case "insub":
+      return [e.e];
+    case "bin":
+      return [e.l, e.r];
+    case "in":
+      return [e.e, ...e.list];
+    case "like":
+      return [e.e, e.pattern];
+    case "between":
+      return [e.e, e.lo, e.hi];
+    case "case":
+      return [...(e.operand ? [e.operand] : []), ...e.whens.flat(), ...(e.otherwise ? [e.otherwise] : [])];
+    case "fn":
+      return e.filter ? [...e.args, e.filter] : e.args;
+    default:
+      return [];
+  }
+}

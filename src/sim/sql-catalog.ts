@@ -2,7 +2,7 @@ import { HISTORICAL } from "./coordinator.js";
 import type { SimEngine } from "./engine.js";
 import { instantText } from "./instant-text.js";
 import { nestedScalar, storedJson } from "./json-value.js";
-import type { Column, SqlRow, SqlType } from "./sql.js";
+import type { Column, SqlRow, SqlType, Value } from "./sql.js";
 import { Timestamp } from "./sql.js";
 import { type SimSegment, shardSpecJson, timelineRows } from "./timeline.js";
 import { versionTraits } from "./versions.js";
@@ -108,6 +108,10 @@ function dataSourceColumns(segments: SimSegment[]): Column[] {
 function toValue(v: unknown): SqlRow[string] {
   if (v === undefined || v === null) return null;
   if (typeof v === "number" || typeof v === "string") return v;
+  // A multi-value string row is its list of values (sql-exec.ts prints it); an empty list is stored as null, as
+  // Druid's IncrementalIndex stores it (a real Druid 33 answered null for an ingested `[]`).
+  if (Array.isArray(v))
+    return v.length === 0 ? null : v.length === 1 ? toValue(v[0]) : (v as unknown as Value);
   return JSON.stringify(v);
 }
 

@@ -1,6 +1,7 @@
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
 import { compileAggregate } from "./sql-aggregates.js";
 import type { ColumnRef, Expr, Span } from "./sql-ast.js";
+import { DRUID_FUNCTIONS } from "./sql-druid-functions.js";
 import { AGGREGATES, bool, type CompileCtx, type Compiled, type Field, INTEGERS, truthy } from "./sql-env.js";
 import {
   type ArgType,
@@ -461,9 +462,18 @@ export function timeComparable(l: Compiled, r: Compiled, zone: Zone): [Compiled,
 
 function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: FnContext): Compiled {
   const def = SCALARS[e.name];
-  if (!def) throw unsupported(`The function ${e.name}`);
+  if (!def) {
+    if (DRUID_FUNCTIONS.has(e.name)) throw unsupported(`The function ${e.name}`);
+    // Calcite types the operands first (an unknown column is reported before the function).
+    const types = e.args.map((a) => compile(a, ctx).type);
+    throw new SqlError(
+      `No match found for function signature ${e.name}(${types.map((t) => `<${operandFamily(t)}>`).join(", ")})`,
+      e.span,
+    );
+  }
   if (e.distinct || e.star)
     throw new SqlError(`Invalid use of ${e.star ? "*" : "DISTINCT"} in ${e.name}`, e.span);
+  if (e.name === "MV_TO_ARRAY") refuseMvToArrayOfExpression(e.args[0]);
   if (e.args.length < def.min || e.args.length > def.max)
     throw new SqlError(
       // Calcite names one count, the fewest the function takes (Druid 33: TIME_FLOOR(t) "Was expecting 2 arguments").
@@ -495,6 +505,27 @@ function compileScalar(e: Extract<Expr, { k: "fn" }>, ctx: CompileCtx, fnCtx: Fn
       }
     },
   };
+}
+
+/**
+ * MV_TO_ARRAY reads a column only: Druid's native `mv_to_array` refuses anything else while planning (a real
+ * Druid 33: "Function[mv_to_array] argument 1 should be an identifier expression. Use array() instead", 500
+ * ADMIN). The emulator words it for literals; another expression is its gap.
+ */
+function refuseMvToArrayOfExpression(arg: Expr | undefined): void {
+  if (!arg || arg.k === "col") return;
+  if (arg.k === "lit" && !(arg.v instanceof Timestamp))
+    throw new SqlRuntimeError(
+      `Function[mv_to_array] argument ${arg.v === null ? "null" : String(arg.v)} should be an identifier expression. Use array() instead`,
+    );
+  throw unsupported("MV_TO_ARRAY of an expression");
+}
+
+/** An operand's type family as Calcite names it in "No match found for function signature" (observed on Druid 33). */
+function operandFamily(t: SqlType): string {
+  if (t === "CHAR" || t === "VARCHAR") return "CHARACTER";
+  if (NUMBERS.has(t)) return "NUMERIC";
+  return t;
 }
 
 /** CAST; `from` is the operand's SQL type where known (a DOUBLE's text, a number's truth depend on it). */

@@ -46,7 +46,11 @@ export interface RunOptions {
   now: number;
   /** The table a FROM names (parts as written); throws Druid's SqlError (with the span) for an unknown one. */
   table(parts: string[], span: Span): TableSource;
+  /** EXTERN's rows, typed by its signature: MSQ's input (msq-query.ts). A Broker query has none. */
+  extern?(from: ExternFrom): TableSource;
 }
+
+type ExternFrom = Extract<From, { k: "extern" }>;
 
 interface Relation {
   fields: Field[];
@@ -105,6 +109,22 @@ function toArrays(rows: SqlRow[], columns: Column[]): Value[][] {
     for (let j = 0; j < names.length; j++) row[j] = r[names[j] as string] ?? null;
     out[i] = row;
   }
+  return out;
+}
+
+/**
+ * A row's grouping keys: grouping by a multi-value string unnests it, the row counted in the group of each of its
+ * values (an empty list in the null group), several such keys crossed (docs/querying/multi-value-dimensions.md,
+ * "Grouping"; a real Druid 33 grouped a row of `["x","y"]` under x and under y). An ARRAY key groups whole.
+ */
+function unnestKeys(key: Value[], types: ReadonlyArray<{ type: SqlType }>): Value[][] {
+  if (!key.some((v, i) => Array.isArray(v) && types[i]?.type !== "ARRAY")) return [key];
+  let out: Value[][] = [[]];
+  key.forEach((v, i) => {
+    const values =
+      Array.isArray(v) && types[i]?.type !== "ARRAY" ? (v.length === 0 ? [null] : (v as Value[])) : [v];
+    out = out.flatMap((prefix) => values.map((x) => [...prefix, x]));
+  });
   return out;
 }
 
@@ -176,10 +196,19 @@ class Executor {
       }
       case "join":
         return this.join(from, ctes);
-      case "extern":
-        // EXTERN reads external data on the MSQ task engine (docs/multi-stage-query/reference.md); the
-        // emulator's Broker engine runs tables only.
-        throw unsupported("EXTERN in a Broker query", from.span);
+      case "extern": {
+        // EXTERN reads external data on the MSQ task engine only (docs/multi-stage-query/reference.md).
+        if (!this.o.extern) throw unsupported("EXTERN in a Broker query", from.span);
+        const source = this.o.extern(from);
+        return {
+          fields: source.columns.map((c) => ({ rel: from.alias, relFull: null, name: c.name, type: c.type })),
+          rows: toArrays(source.rows(), source.columns),
+          scan: false,
+          system: false,
+          dataSources: [],
+          nativeSource: { type: "external" },
+        };
+      }
     }
   }
 
@@ -245,9 +274,15 @@ class Executor {
     };
   }
 
-  query(q: Query, outer: Map<string, Cte>): QueryOut {
+  /** The WITH names a query sees: the outer ones and its own, each in the scope of those before it. */
+  scope(q: Query, outer: Map<string, Cte>): Map<string, Cte> {
     const ctes = new Map(outer);
     for (const w of q.with) ctes.set(w.name, { q: w.q, columns: w.columns, scope: new Map(ctes) });
+    return ctes;
+  }
+
+  query(q: Query, outer: Map<string, Cte>): QueryOut {
+    const ctes = this.scope(q, outer);
     const from: Relation = q.from
       ? this.relation(q.from, ctes)
       : {
@@ -396,11 +431,13 @@ class Executor {
       if (readKey.length === 0 && filtered.length > 0) groups.set("[]", { key: [], rows: filtered });
       else
         for (const row of filtered) {
-          const key = readKey.map((k) => k(row));
-          const id = rowKey(key);
-          const g = groups.get(id);
-          if (g) g.rows.push(row);
-          else groups.set(id, { key, rows: [row] });
+          const read = readKey.map((k) => k(row));
+          for (const key of unnestKeys(read, keyFns)) {
+            const id = rowKey(key);
+            const g = groups.get(id);
+            if (g) g.rows.push(row);
+            else groups.set(id, { key, rows: [row] });
+          }
         }
       if (groups.size === 0 && q.groupBy.length === 0 && !from.system)
         groups.set("[]", { key: [], rows: [] });
@@ -491,7 +528,18 @@ class Executor {
 
 /** A result cell: booleans typed BOOLEAN print as true/false. */
 function outCell(v: Value, type: SqlType): OutValue {
+  if (Array.isArray(v)) return listCell(v as unknown[], type);
   return type === "BOOLEAN" && typeof v === "number" ? v !== 0 : v;
+}
+
+/**
+ * A list as Druid 33 prints it (`sqlStringifyArrays`, on by default): an ARRAY as its JSON text; a multi-value
+ * string with several values as their JSON text, with one as that value, with none as null (observed on a real
+ * Druid 33: `["x","y"]`, `z`, null).
+ */
+function listCell(v: unknown[], type: SqlType): OutValue {
+  if (type !== "ARRAY" && v.length <= 1) return (v[0] ?? null) as OutValue;
+  return JSON.stringify(v);
 }
 
 /** The timeless interval Druid's planner puts on a query without a time filter. */
@@ -540,5 +588,36 @@ export function runSql(sql: string, options: RunOptions): SqlResult {
   return {
     columns: out.fields.map((f) => ({ name: f.name, type: f.type })),
     rows: out.rows.map((row) => row.map((v, i) => outCell(v, out.types[i] as SqlType))),
+  };
+}
+
+/** A query's answer as the executor's rows (timestamps as Timestamp, booleans 1/0) and its output columns. */
+export interface QueryRows {
+  fields: Field[];
+  rows: Value[][];
+}
+
+/**
+ * Runs a parsed query: MSQ plans its ingestion query so (Calcite's validation is the Broker engine's) and runs
+ * what is relational in it (joins, subqueries, WITH) with the Broker's executor.
+ */
+export function runQuery(q: Query, options: RunOptions): QueryRows {
+  const out = new Executor(options).query(q, new Map());
+  return { fields: out.fields, rows: out.rows };
+}
+
+/**
+ * A query's FROM as rows (its WITH in scope) and a row-mode compile context over them, for MSQ, which evaluates
+ * the SELECT and WHERE of its ingestion query itself (each row's aggregate inputs go to the rollup).
+ */
+export function openFrom(q: Query, options: RunOptions): QueryRows & { ctx: CompileCtx } {
+  const executor = new Executor(options);
+  const ctes = executor.scope(q, new Map());
+  if (!q.from) throw new SqlError("An ingestion query reads FROM a table or EXTERN");
+  const from = executor.relation(q.from, ctes);
+  return {
+    fields: from.fields,
+    rows: from.rows,
+    ctx: executor.ctx(from.fields, from.using ?? new Map(), ctes, from.system),
   };
 }

@@ -2,6 +2,7 @@ import { DateTime } from "luxon";
 import { bucketStart, parseGranularity } from "../core/granularity.js";
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
 import { JSON_SCALARS } from "./sql-json.js";
+import { MULTIVALUE_SCALARS } from "./sql-multivalue.js";
 import {
   floorInZone,
   formatTime,
@@ -1237,6 +1238,7 @@ SCALARS.IFNULL = SCALARS.NVL;
 SCALARS.LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
 SCALARS.CHARACTER_LENGTH = SCALARS.CHAR_LENGTH as ScalarFn;
 SCALARS.STRLEN = SCALARS.CHAR_LENGTH as ScalarFn;
+Object.assign(SCALARS, MULTIVALUE_SCALARS);
 // JSON functions over nested columns (docs/querying/sql-json-functions.md).
 Object.assign(SCALARS, JSON_SCALARS);
 

@@ -1,3 +1,4 @@
+import { sqlTimeUnitPeriod } from "../core/sql-time-units.js";
 import { SqlError, type SqlType, Timestamp, UnsupportedSqlError, unsupported } from "./sql.js";
 import type {
   ColumnRef,
@@ -1288,17 +1289,7 @@ class Parser {
 }
 
 function unitPeriod(unit: string): string {
-  const map: Record<string, string> = {
-    SECOND: "PT1S",
-    MINUTE: "PT1M",
-    HOUR: "PT1H",
-    DAY: "P1D",
-    WEEK: "P1W",
-    MONTH: "P1M",
-    QUARTER: "P3M",
-    YEAR: "P1Y",
-  };
-  const p = map[unit];
+  const p = sqlTimeUnitPeriod(unit);
   if (!p) throw unsupported(`FLOOR(… TO ${unit})`);
   return p;
 }

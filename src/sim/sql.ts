@@ -81,6 +81,7 @@ export type SqlType =
   | "DATE"
   | "BOOLEAN"
   | "NULL"
+  /** An array (Druid's ARRAY<STRING>, ARRAY<LONG>…: an EXTERN column typed `array<…>`), its values JS arrays. */
   | "ARRAY"
   | "OTHER";
 

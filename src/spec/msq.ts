@@ -1,6 +1,7 @@
 import type { JsonPath, JsonValue } from "../core/canonical-json.js";
 import { type Granularity, granularityLabel, isAligned, parseGranularity } from "../core/granularity.js";
 import { formatInterval, type Interval, parseInstant, sameInterval } from "../core/interval.js";
+import { sqlTimeUnitPeriod } from "../core/sql-time-units.js";
 import { druidIdProblem } from "../core/task-id.js";
 import type { SpecIssue, ValidationResult } from "./issues.js";
 import { checkIngestShape } from "./msq-rules.js";
@@ -161,16 +162,7 @@ function partitionedBy(clause: string): { granularity: Granularity } | { error: 
   const floor = /^FLOOR\s*\(\s*("__time"|__time)\s+TO\s+([A-Za-z_]+)\s*\)$/i.exec(c);
   if (floor) {
     const unit = (floor[2] as string).toUpperCase();
-    const iso = {
-      SECOND: "PT1S",
-      MINUTE: "PT1M",
-      HOUR: "PT1H",
-      DAY: "P1D",
-      WEEK: "P1W",
-      MONTH: "P1M",
-      QUARTER: "P3M",
-      YEAR: "P1Y",
-    }[unit];
+    const iso = sqlTimeUnitPeriod(unit);
     if (iso === undefined) return { error: `${unit} is not a valid period granularity for ingestion.` };
     return { granularity: standard(iso) };
   }

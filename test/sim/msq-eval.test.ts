@@ -21,7 +21,7 @@ function run(items: string, rest = "", rows = ROWS): Array<Record<string, unknow
   const q = parseQuery(`SELECT ${items} FROM ${source(rows, EXT)} ${rest}`);
   const out = runProgram(
     planProgram(q, () => null),
-    () => [],
+    { columns: () => null, rows: () => [] },
     Date.UTC(2026, 0, 1),
   );
   return out.records.map((r) => r.value as Record<string, unknown>);
@@ -66,7 +66,7 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     const q = parseQuery(`SELECT TIME_PARSE(s) AS __time, n FROM ${source(ROWS, EXT)}`);
     const out = runProgram(
       planProgram(q, () => null),
-      () => [],
+      { columns: () => null, rows: () => [] },
       0,
     );
     expect(out.nullTimes).toBe(3);
@@ -78,8 +78,9 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     expect(plan(`SELECT TIME_PARSE("t") AS __time, nope FROM ${source(ROWS, EXT)}`)).toThrow(
       /^Column 'nope' not found in any table$/,
     );
-    expect(plan(`SELECT TIME_PARSE("t") AS __time, s + 1 AS x FROM ${source(ROWS, EXT)}`)).toThrow(
-      /^Cannot apply '\+' to arguments of type '<VARCHAR> \+ <BIGINT>'/,
+    // A timestamp plus a number (a real Druid 33 refused it so on the Broker; one planner plans both).
+    expect(plan(`SELECT TIME_PARSE("t") + 1 AS __time FROM ${source(ROWS, EXT)}`)).toThrow(
+      /^Cannot apply '\+' to arguments of type '<TIMESTAMP\(3\)> \+ <INTEGER>'/,
     );
     expect(plan(`SELECT TIME_PARSE("t") AS __time, NO_SUCH_FN(s) AS x FROM ${source(ROWS, EXT)}`)).toThrow(
       "No match found for function signature NO_SUCH_FN(<CHARACTER>)",
@@ -137,7 +138,8 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
       lt: "x ",
       up: "02:00",
       down: "01 00",
-      after: true,
+      // BOOLEAN is a LONG 1/0 at runtime (docs/querying/sql-data-types.md), as the segment stores it.
+      after: 1,
     });
   });
 
@@ -152,12 +154,130 @@ describe("MSQ expressions: Druid SQL's semantics (docs/querying/sql-operators.md
     };
     expect(err("COUNT(*) FILTER (WHERE n > 1) AS c")).toMatchObject({ errorCode: "unsupported" });
     expect(err("DISTINCT s")).toMatchObject({ errorCode: "unsupported" });
-    expect(err("s", "WHERE s IN (SELECT 1)")).toMatchObject({ errorCode: "unsupported" });
     // A refusal Druid's own parser makes stays invalidInput (MOD, not %, under Druid's conformance level).
     expect(err("n % 2 AS r")).toMatchObject({
       errorCode: "invalidInput",
       message: "Percent remainder '%' is not allowed under the current SQL conformance level",
     });
+  });
+
+  it("runs with the Broker engine's semantics: text read as numbers in math, subqueries in WHERE", () => {
+    // Calcite casts a VARCHAR operand of + to a number (a real Druid 33 planned `x + 1` over text as CAST(x)+1);
+    // text that is no number gives null.
+    const rows = run('TIME_PARSE("t") AS __time, s + 1 AS x, n + 1 AS y');
+    expect(rows.map((r) => [r.x, r.y])).toEqual([
+      [null, 8],
+      [null, 3],
+      [null, null],
+    ]);
+    // An uncorrelated IN subquery runs first, as on the Broker.
+    expect(run('TIME_PARSE("t") AS __time, s', "WHERE n IN (SELECT 7)").map((r) => r.s)).toEqual([
+      "some_value",
+    ]);
+  });
+
+  it("joins through the Broker's executor: LEFT JOIN of two EXTERNs, one in a WITH (docs/multi-stage-query/examples.md)", () => {
+    const products = source(
+      [
+        { id: 7, name: "seven" },
+        { id: 2, name: "two" },
+      ],
+      '"id" BIGINT, "name" VARCHAR',
+    );
+    const q = parseQuery(
+      `WITH p AS (SELECT * FROM ${products})
+       SELECT TIME_PARSE(o."t") AS __time, o.s, p.name AS product
+       FROM ${source(ROWS, EXT)} AS o LEFT JOIN p ON o.n = p.id`,
+    );
+    const program = planProgram(q, () => null);
+    expect(program.dimensions).toEqual([
+      { name: "s", type: "string" },
+      { name: "product", type: "string" },
+    ]);
+    expect(program.externs).toHaveLength(2);
+    const rows = runProgram(program, { columns: () => null, rows: () => [] }, 0).records.map((r) => r.value);
+    // Every left row kept in order, the unmatched one (n null) with a null product.
+    expect(rows).toEqual([
+      { __time: Date.parse("2024-01-01T01:02:00Z"), s: "some_value", product: "seven" },
+      { __time: Date.parse("2024-01-01T01:03:00Z"), s: "", product: "two" },
+      { __time: Date.parse("2024-01-01T01:04:00Z"), s: null, product: null },
+    ]);
+    // The ON condition is compiled as the Broker compiles it: an unknown column is Calcite's error.
+    expect(() =>
+      planProgram(
+        parseQuery(
+          `SELECT TIME_PARSE(o."t") AS __time FROM ${source(ROWS, EXT)} AS o JOIN ${products} AS p ON o.nope = p.id`,
+        ),
+        () => null,
+      ),
+    ).toThrow("Column 'nope' not found in table 'o'");
+  });
+
+  it("converts between multi-value strings and arrays: ARRAY_TO_MV, MV_TO_ARRAY (docs/querying/multi-value-dimensions.md)", () => {
+    const tags = [
+      { t: "2011-01-12T00:00:00Z", tags: ["t1", "t2", "t3"] },
+      { t: "2011-01-13T00:00:00Z", tags: "t4" },
+      { t: "2011-01-14T00:00:00Z", tags: null },
+    ];
+    const plan = (items: string, extend: string, rest = "") =>
+      planProgram(parseQuery(`SELECT ${items} FROM ${source(tags, extend)} ${rest}`), () => null);
+    const rows = (p: ReturnType<typeof plan>) =>
+      runProgram(p, { columns: () => null, rows: () => [] }, 0).records.map((r) => r.value?.tags);
+    // An ARRAY<STRING> input as a multi-value string dimension (stored as a string dimension of lists).
+    const fromArray = plan(
+      'TIME_PARSE("t") AS __time, ARRAY_TO_MV("tags") AS tags',
+      '"t" VARCHAR, "tags" VARCHAR ARRAY',
+    );
+    expect(fromArray.dimensions).toEqual([{ name: "tags", type: "string" }]);
+    expect(rows(fromArray)).toEqual([["t1", "t2", "t3"], ["t4"], null]);
+    // A multi-value VARCHAR as an array and back, grouped by the whole array (not unnested).
+    const grouped = plan(
+      'TIME_PARSE("t") AS __time, ARRAY_TO_MV(MV_TO_ARRAY("tags")) AS tags, COUNT(*) AS n',
+      '"t" VARCHAR, "tags" VARCHAR',
+      'GROUP BY 1, MV_TO_ARRAY("tags")',
+    );
+    expect(grouped.rollup).toBe(true);
+    expect(rows(grouped)).toEqual([["t1", "t2", "t3"], ["t4"], null]);
+    // Grouping by the multi-value string itself unnests it (Druid's groupBy), one record per value.
+    const byValue = plan(
+      'TIME_PARSE("t") AS __time, tags, COUNT(*) AS n',
+      '"t" VARCHAR, "tags" VARCHAR',
+      "GROUP BY 1, 2",
+    );
+    expect(rows(byValue)).toEqual(["t1", "t2", "t3", "t4", null]);
+    // GROUP BY "tags" names the ARRAY input column, not the alias of ARRAY_TO_MV("tags"): the lists stay whole.
+    const byArray = plan(
+      'TIME_PARSE("t") AS __time, ARRAY_TO_MV("tags") AS tags, COUNT(*) AS n',
+      '"t" VARCHAR, "tags" VARCHAR ARRAY',
+      'GROUP BY 1, "tags"',
+    );
+    expect(rows(byArray)).toEqual([["t1", "t2", "t3"], ["t4"], null]);
+    // Reingesting a datasource reads a multi-value row as the Broker does: its list, one value itself, [] null.
+    const src = parseQuery('SELECT __time, tags, MV_TO_ARRAY(tags) AS a FROM "src"');
+    const catalog = {
+      columns: (name: string) =>
+        name === "src"
+          ? [
+              { name: "__time", type: "TIMESTAMP" as const },
+              { name: "tags", type: "VARCHAR" as const },
+            ]
+          : null,
+      rows: () => [
+        { __time: 0, tags: ["x", "y"] },
+        { __time: 1, tags: [] },
+        { __time: 2, tags: ["z"] },
+      ],
+    };
+    const reread = runProgram(planProgram(src, catalog.columns), catalog, 0).records.map((r) => r.value);
+    expect(reread).toEqual([
+      { __time: 0, tags: ["x", "y"], a: ["x", "y"] },
+      { __time: 1, tags: null, a: null },
+      { __time: 2, tags: "z", a: ["z"] },
+    ]);
+    // MV_TO_ARRAY reads a column only (a real Druid 33 refused MV_TO_ARRAY('a') so while planning).
+    expect(() => plan(`TIME_PARSE("t") AS __time, MV_TO_ARRAY('a') AS tags`, '"t" VARCHAR')).toThrow(
+      "Function[mv_to_array] argument a should be an identifier expression. Use array() instead",
+    );
   });
 
   it("runs the functions the Broker engine defines by that one definition (sql-functions.ts)", () => {
