@@ -47,7 +47,8 @@ export function tokenize(sql: string, base = 0): Token[] {
         out.push({ t: c === "'" ? "str" : "qid", v: quoted.v, at: start, end: i });
       }
     } else if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(sql[i + 1] ?? ""))) {
-      const m = /^[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?|^[0-9]+\./i.exec(sql.slice(i)) as RegExpExecArray;
+      // `5.`, `.5`, `5.5`, `5e3` (the longest number, as Calcite's lexer takes it).
+      const m = /^(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:e[+-]?[0-9]+)?/i.exec(sql.slice(i)) as RegExpExecArray;
       i += m[0].length;
       out.push({ t: "num", v: m[0], at: start, end: i });
     } else if (/[\p{L}_$]/u.test(c)) {

@@ -391,6 +391,13 @@ export const PARSE_ERRORS: ReadonlyArray<readonly [query: string, answer: unknow
   ],
   ["EXPLAIN PLAN FOR DELETE FROM t", plain("Unsupported SQL statement [EXPLAIN]")],
   ["EXPLAIN PLAN FOR", token("<EOF>", [1, 16], [1, 16])],
+  // Letters beyond ASCII, numbers and their ends.
+  ["SELECT 'é", token("\\' \\u00e9", [1, 8], [1, 8])],
+  ["SELECT a FROM t WHERE a = 'x' AND b = \"é", token('= \\"', [1, 37], [1, 37])],
+  [
+    "SELECT a FROM t WHERE a ≥ 1",
+    plain('Lexical error at line 1, column 25.  Encountered: "\\u2265" (8805), after : ""'),
+  ],
 ];
 
 /**
