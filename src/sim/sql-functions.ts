@@ -1183,6 +1183,120 @@ Object.assign(SCALARS, {
   },
 } satisfies Record<string, ScalarFn>);
 
+/** An argument as Java's String.format sees it: a long, a double, text or null (a TIMESTAMP is its millis). */
+type JavaArg = { kind: "long" | "double"; n: number } | { kind: "text"; s: string } | null;
+
+/**
+ * Java's `String.format` for the conversions tools use (`%s %d %f %x %X %o %e %%` with flags `-0+, ` and width
+ * and precision); a pattern it refuses (a missing argument, `%d` of text, `%f` of a long, an unknown conversion)
+ * is null here, so STRING_FORMAT can fall back as Druid does.
+ */
+function javaFormat(pattern: string, args: JavaArg[]): string | null {
+  let next = 0;
+  let failed = false;
+  const out = pattern.replace(
+    /%([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g,
+    (_, flags: string, width: string | undefined, precision: string | undefined, conv: string) => {
+      if (conv === "%") return "%";
+      if (conv === "n") return "\n";
+      if (next >= args.length) {
+        failed = true;
+        return "";
+      }
+      const a = args[next++] ?? null;
+      let body: string;
+      const num = a !== null && a.kind !== "text" ? a.n : null;
+      switch (conv) {
+        case "s":
+        case "S":
+          body =
+            a === null
+              ? "null"
+              : a.kind === "text"
+                ? a.s
+                : a.kind === "double"
+                  ? javaDouble(a.n)
+                  : String(a.n);
+          if (precision !== undefined) body = body.slice(0, Number(precision));
+          if (conv === "S") body = body.toUpperCase();
+          break;
+        case "d":
+          if (a !== null && a.kind !== "long") failed = true;
+          body = num === null ? "null" : String(Math.abs(num));
+          if (flags.includes(",")) body = body.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+          break;
+        case "x":
+        case "X":
+        case "o":
+          if (a !== null && a.kind !== "long") failed = true;
+          body = num === null ? "null" : BigInt.asUintN(64, BigInt(num)).toString(conv === "o" ? 8 : 16);
+          if (conv === "X") body = body.toUpperCase();
+          break;
+        case "f":
+        case "e":
+          if (a !== null && a.kind !== "double") failed = true;
+          body =
+            num === null
+              ? "null"
+              : conv === "f"
+                ? javaFixed(Math.abs(num), Number(precision ?? 6))
+                : Math.abs(num)
+                    .toExponential(Number(precision ?? 6))
+                    .replace(/e([+-])(\d)$/, "e$10$2");
+          break;
+        default:
+          failed = true;
+          return "";
+      }
+      const negative = num !== null && num < 0 && "dfe".includes(conv);
+      const sign = negative
+        ? "-"
+        : num !== null && flags.includes("+")
+          ? "+"
+          : num !== null && flags.includes(" ")
+            ? " "
+            : "";
+      const w = Number(width ?? 0);
+      if (flags.includes("0") && !flags.includes("-") && num !== null)
+        return sign + body.padStart(w - sign.length, "0");
+      const text = sign + body;
+      return flags.includes("-") ? text.padEnd(w) : text.padStart(w);
+    },
+  );
+  return failed ? null : out;
+}
+
+/**
+ * STRING_FORMAT(pattern, args…) as Druid's StringUtils.nonStrictFormat: the pattern as it is without arguments
+ * ('100%%' stays), Java's String.format with them, and for a pattern Java refuses the pattern with "; arg" for
+ * each argument (Druid 33: STRING_FORMAT('%d', 'x') is '%d; x').
+ */
+SCALARS.STRING_FORMAT = {
+  min: 1,
+  max: Number.POSITIVE_INFINITY,
+  type: fixed("VARCHAR"),
+  run: (args, ctx) => {
+    const [pattern, ...rest] = args;
+    if (pattern === null || pattern === undefined) return null;
+    const p = str(pattern, ctx) as string;
+    if (rest.length === 0) return p;
+    const types = ctx.argTypes?.slice(1);
+    const javaArgs: JavaArg[] = rest.map((v, i) => {
+      if (v === null || v === undefined) return null;
+      if (v instanceof Timestamp) return { kind: "long", n: v.ms };
+      if (typeof v === "number") {
+        const t = types?.[i]?.type;
+        const fractional = t ? FRACTIONAL.has(t) : !Number.isInteger(v);
+        return { kind: fractional ? "double" : "long", n: v };
+      }
+      return { kind: "text", s: String(v) };
+    });
+    const shown = (a: JavaArg) =>
+      a === null ? "null" : a.kind === "text" ? a.s : a.kind === "double" ? javaDouble(a.n) : String(a.n);
+    return javaFormat(p, javaArgs) ?? `${p}${javaArgs.map((a) => `; ${shown(a)}`).join("")}`;
+  },
+};
+
 /**
  * Where a real Druid 33 refuses an untyped NULL argument ("Illegal use of 'NULL'" at the literal): the text,
  * pattern, period and time operands of its own operators. LOWER, UPPER, CONCAT, REPLACE, POSITION, the math

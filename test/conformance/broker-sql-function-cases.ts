@@ -2278,11 +2278,11 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           errorMessage: "Illegal base64 character 21",
         },
       ],
+      // BITWISE_CONVERT: Druid printed the long 4609434218613702656; JSON.parse reads it as 4609434218613702700.
       [
         "SELECT BITWISE_CONVERT_DOUBLE_TO_LONG_BITS(1.5), BITWISE_CONVERT_LONG_BITS_TO_DOUBLE(4609434218613702656)",
         [
           ["BIGINT", "DOUBLE"],
-          // Druid printed the long 4609434218613702656; JSON.parse reads it as this double.
           [4609434218613702700, 1.5],
         ],
       ],
@@ -2295,6 +2295,38 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
           [null, null, false],
           [null, "0.0.0.0", false],
         ],
+      ],
+    ],
+  },
+  {
+    title:
+      "formats text: STRING_FORMAT as Druid's nonStrictFormat (Java's String.format, the pattern kept without arguments, '; arg' after a pattern Java refuses)",
+    cases: [
+      [
+        "SELECT STRING_FORMAT('%s-%s', 'a', 1), STRING_FORMAT('%d items', 3), STRING_FORMAT('%.2f', 3.14159), STRING_FORMAT('%5s|', 'ab'), STRING_FORMAT('%-5s|', 'ab'), STRING_FORMAT('%x', 255), STRING_FORMAT('%05d', 42), STRING_FORMAT('100%%')",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["a-1", "3 items", "3.14", "   ab|", "ab   |", "ff", "00042", "100%%"],
+        ],
+      ],
+      [
+        "SELECT STRING_FORMAT('%s', CAST(NULL AS VARCHAR)), STRING_FORMAT(CAST(NULL AS VARCHAR), 1), STRING_FORMAT('%s and %s', 'x')",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR"],
+          ["null", null, "%s and %s; x"],
+        ],
+      ],
+      ["SELECT STRING_FORMAT('%d', 'x')", [["VARCHAR"], ["%d; x"]]],
+      [
+        "SELECT STRING_FORMAT('%s', 2.5), STRING_FORMAT('%s', CAST(2 AS DOUBLE)), STRING_FORMAT('%s', TIMESTAMP '2026-03-02 00:00:00'), STRING_FORMAT('%.1f', 2)",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"],
+          ["2.5", "2.0", "1772409600000", "%.1f; 2"],
+        ],
+      ],
+      [
+        "SELECT STRING_FORMAT('%s:%d', s, n) FROM $ds ORDER BY __time",
+        [["VARCHAR"], ["Hello:10"], [":-3"], ["null:null"], ["  pad  :0"]],
       ],
     ],
   },
