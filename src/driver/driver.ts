@@ -57,6 +57,13 @@ export type DriverState = "created" | "running" | "stopping" | "stopped";
 
 const silent: DriverLog = { warn: () => undefined };
 
+/**
+ * The longest a runner's "nothing eligible" stands without its `eligibilityEpoch` changing, in polls: what
+ * changes eligibility by time alone (a deferred partition whose attempt is already at Druid becoming due, a
+ * backpressure pause running out, a canceled row not held here) is seen this much later at most.
+ */
+export const IDLE_RELIST_POLLS = 4;
+
 const HAND_BACK = (now: number): Transition => ({
   to: "suspended",
   runAt: now,
@@ -87,6 +94,10 @@ export class Driver {
   #failure: unknown;
   #loop: Promise<void> = Promise.resolve();
   readonly #beatStop = new AbortController();
+  /** Per runner: its last due list held nothing eligible (at that epoch, that count of tasks gone, that time). */
+  readonly #idle = new Map<Runner, { epoch: number; left: number; at: number }>();
+  /** Tasks that left this driver so far (a slot of theirs may be free). */
+  #left = 0;
 
   constructor(options: DriverOptions) {
     validateRunners(options.runners);
@@ -219,13 +230,29 @@ export class Driver {
     if (jobIds?.length === 0) return 0;
     let ids: string[] | undefined;
     if (runner.isEligible) {
+      const epoch = runner.eligibilityEpoch?.();
+      const now = this.#clock.now();
+      const idle = this.#idle.get(runner);
+      // Nothing was eligible, nothing that could change that has happened, and not long ago: the same no again.
+      if (
+        idle &&
+        epoch !== undefined &&
+        idle.epoch === epoch &&
+        idle.left === this.#left &&
+        now - idle.at < IDLE_RELIST_POLLS * this.#pollMs
+      )
+        return 0;
       const due = await this.#store.listDue({
         kind: runner.kind,
         limit: Math.min(100, free * 4),
         ...(jobIds ? { jobIds } : {}),
       });
       ids = due.filter((t) => t.canceled || this.#eligible(runner, t)).map((t) => t.id);
-      if (ids.length === 0) return 0;
+      if (ids.length === 0) {
+        if (epoch !== undefined) this.#idle.set(runner, { epoch, left: this.#left, at: now });
+        return 0;
+      }
+      this.#idle.delete(runner);
     }
     const tasks = await this.#store.claim({
       kind: runner.kind,
@@ -279,6 +306,7 @@ export class Driver {
       .catch((error) => this.#fail(error))
       .finally(() => {
         this.#inFlight.delete(task);
+        this.#left++;
         // Not finished here (lost, handed back, waiting again): the runner drops what it holds for it,
         // unless this driver has already claimed the task again.
         if (!this.#finishedHere.delete(task) && runner.abandon && !this.#holds(row.id)) {

@@ -30,6 +30,13 @@ export interface Runner {
    * cycle's claim limit cut it): undo what the gate reserved for it. @default nothing to undo
    */
   release?(taskId: string): void;
+  /**
+   * A number that changes whenever `isEligible` could answer yes where it answered no (a slot freed, fresh capacity
+   * read). While it stays the same and the last due list held nothing eligible and nothing canceled, the driver does
+   * not read the due list again for up to `IDLE_RELIST_POLLS` polls: a list of up to 100 rows a poll, each parsed,
+   * only to hear no again was most of a blocked backfill's CPU. @default none (the due list is read every poll)
+   */
+  eligibilityEpoch?(): number;
   /** Maximum handlers of this kind in flight in this process (integer ≥ 1). */
   readonly concurrency: number;
   /** Delay after the `retry`-th failure (counts from 1). @default capped exponential with jitter, 1 s … 5 min */

@@ -103,6 +103,7 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
       return backoffDelay(retry - 1, { baseMs, capMs: baseMs * 60 });
     },
     isEligible: (task) => admitted(options, task),
+    ...eligibilityEpochOf(options.admission),
     isPoison: (task, error) =>
       error instanceof AttemptFailed &&
       isPoisoned(error.failures, options.jobSettings?.(task.jobId)?.poisonAfter ?? poisonAfter),
@@ -329,6 +330,13 @@ function admitted(options: IngestRunnerOptions, task: TaskRow): boolean {
         druidTaskType(task.payload),
       )
     : true;
+}
+
+/** Admission's epoch for the driver: while it stands, partitions refused stay refused (driver.ts). */
+function eligibilityEpochOf(admission: IngestRunnerOptions["admission"]): {
+  eligibilityEpoch?: () => number;
+} {
+  return admission ? { eligibilityEpoch: () => admission.epoch } : {};
 }
 
 /**

@@ -52,6 +52,8 @@ export class AdmissionTracker {
   /** Someone is waiting for admission: only then is a fresh snapshot worth three Overlord requests. */
   #wanted = true;
   #pausedUntil = Number.NEGATIVE_INFINITY;
+  /** Counts what could turn a refusal into an admission (see `epoch`). */
+  #changes = 0;
   /** Highest Σ slots of our in-flight tasks seen (for reports and tests). */
   peakSlots = 0;
   lastDecision = "";
@@ -87,12 +89,21 @@ export class AdmissionTracker {
   }
 
   untrack(ledgerTaskId: string): void {
-    this.#inFlight.delete(ledgerTaskId);
+    if (this.#inFlight.delete(ledgerTaskId)) this.#changes++;
   }
 
   /** Drops a reservation that never became a submission (the partition went to another driver). */
   release(ledgerTaskId: string): void {
-    if (this.#inFlight.get(ledgerTaskId)?.druidTaskId === null) this.#inFlight.delete(ledgerTaskId);
+    if (this.#inFlight.get(ledgerTaskId)?.druidTaskId === null && this.#inFlight.delete(ledgerTaskId))
+      this.#changes++;
+  }
+
+  /**
+   * Changes whenever a refusal could turn into an admission: one of ours left (its slots and its job's count freed),
+   * a snapshot was read, a backpressure pause ran out (the driver's `eligibilityEpoch`).
+   */
+  get epoch(): number {
+    return this.#changes * 2 + (this.options.clock.now() >= this.#pausedUntil ? 1 : 0);
   }
 
   get inFlight(): number {
@@ -242,6 +253,7 @@ export class AdmissionTracker {
     this.#typeLimits =
       taskLimits && capacity.listed ? typeLimitsOf(taskLimits, capacity.snapshot, capacity.listed) : null;
     this.#snapshotAt = this.options.clock.now();
+    this.#changes++;
     for (const [id, t] of this.#inFlight) {
       if (!t.druidTaskId || !before.has(t.druidTaskId)) continue; // not submitted before the snapshot
       const type = t.type ?? types.get(t.druidTaskId);
