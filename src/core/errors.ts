@@ -13,6 +13,7 @@ export type DruidErrorCode =
   | "Capacity"
   | "Unavailable"
   | "Transient"
+  | "Unsupported"
   | "Tls"
   | "UnexpectedResponse";
 

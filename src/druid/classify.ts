@@ -13,6 +13,7 @@ import {
   UnauthorizedError,
   UnavailableError,
   UnexpectedResponseError,
+  UnsupportedError,
 } from "./errors.js";
 import { redact } from "./redact.js";
 
@@ -170,6 +171,7 @@ export function classifyResponse(response: HttpResponseLike, options: ClassifyOp
   if (status === 404) return new NotFoundError(init);
   if (status === 429) return new CapacityError(init);
   if (status === 503) return new UnavailableError(init);
+  if (status === 501) return new UnsupportedError(init);
   if (status >= 400 && status < 500) return new BadRequestError(init);
   if (status >= 500 && status < 600) return new TransientError({ ...init, requestSent: true });
   return new UnexpectedResponseError(init);

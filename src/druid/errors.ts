@@ -16,6 +16,7 @@ import { SegopsError } from "../core/errors.js";
  * | `Capacity`           | yes       | 429: task queue full or query capacity exceeded                  |
  * | `Unavailable`        | yes       | 503: no leader / leader not ready / Router has no destination    |
  * | `Transient`          | yes       | other 5xx, resets, timeouts, socket errors                       |
+ * | `Unsupported`        | no        | 501: Druid does not do this (a DruidException UNSUPPORTED)       |
  * | `Tls`                | no        | TLS failed (certificate, or plain HTTP): a configuration problem |
  * | `UnexpectedResponse` | no        | a 2xx/3xx the client cannot use (bad JSON, redirect without URL) |
  */
@@ -47,6 +48,7 @@ const SUMMARY: Record<DruidErrorCode, string> = {
   Capacity: "Druid is at capacity",
   Unavailable: "Druid is unavailable",
   Transient: "Druid request failed",
+  Unsupported: "Druid does not support this request",
   // Not only verification: a plain-HTTP server behind an https:// URL fails the handshake too.
   Tls: "TLS failed talking to Druid",
   UnexpectedResponse: "Druid sent a response the client cannot use",
@@ -179,6 +181,17 @@ export class TransientError extends DruidError {
   constructor(init: DruidErrorInit & { requestSent: boolean }) {
     super("Transient", init, { requestSent: init.requestSent });
     this.requestSent = init.requestSent;
+  }
+}
+
+/**
+ * 501: a `DruidException` of category `UNSUPPORTED` (docs/druid-api.md §1) — Druid does not do what was asked, so
+ * the same request fails the same way: never retried, unlike the other 5xx.
+ */
+export class UnsupportedError extends DruidError {
+  readonly retryable = false;
+  constructor(init: DruidErrorInit) {
+    super("Unsupported", init);
   }
 }
 

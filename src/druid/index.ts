@@ -37,6 +37,7 @@ export {
   UnauthorizedError,
   UnavailableError,
   UnexpectedResponseError,
+  UnsupportedError,
 } from "./errors.js";
 export {
   type DruidAuth,

@@ -50,6 +50,7 @@ describe("classify: every recorded Druid body (docs/druid-api.md, all versions)"
       "Capacity",
       "Unavailable",
       "Transient",
+      "Unsupported",
       "BadRequest",
     ]) {
       expect(codes).toContain(code);
