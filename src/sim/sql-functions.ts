@@ -106,7 +106,14 @@ function sqlTimeText(ms: number, zone: Zone, date: boolean): string {
 }
 
 /** Zone ids that name UTC itself (so `resolveZone`'s UTC is not a fallback for them). */
-const isUtcId = (z: string) => /^(?:UTC|GMT|Z|Etc\/UTC|(?:UTC|GMT)?[+-]0{1,2}(?::?00)?)$/i.test(z.trim());
+const isUtcId = (z: string) => /^(?:UTC|GMT|Etc\/UTC|Etc\/GMT|[+-]0{1,2}(?::?00)?)$/.test(z);
+
+/**
+ * Whether Joda's DateTimeZone.forID knows a zone id: UTC, an offset, or a tz id as the database spells it (the
+ * lookup is case-sensitive: a real Druid 33 refused 'utc', which JavaScript's Intl would read).
+ */
+const jodaKnows = (z: string) =>
+  isUtcId(z) || /^[+-]\d/.test(z) || (resolveZone(z) !== UTC && /[A-Z]/.test(z) && z === z.trim());
 
 /**
  * A double as Java's `Double.toString` writes it, which is how Druid turns a DOUBLE into text (`CAST(d AS
@@ -353,7 +360,7 @@ export const SCALARS: Record<string, ScalarFn> = {
       if (t === null || t === undefined) return null;
       // TimestampFormatExprMacro reads its zone with Joda's DateTimeZone.forID, which refuses an unknown id
       // (Druid 33: 500 "The datetime zone id 'Mars/Olympus' is not recognised").
-      if (zone !== undefined && zone !== null && resolveZone(String(zone)) === UTC && !isUtcId(String(zone)))
+      if (zone !== undefined && zone !== null && !jodaKnows(String(zone)))
         throw new SqlRuntimeError(`The datetime zone id '${String(zone)}' is not recognised`);
       return jodaPattern(() =>
         formatTime(

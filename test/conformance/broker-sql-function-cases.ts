@@ -2330,6 +2330,49 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
       ],
     ],
   },
+  {
+    title:
+      "reads zone arguments as Joda does: fixed offsets, GMT and Etc ids; TIME_FORMAT refuses an id Joda does not spell that way",
+    cases: [
+      [
+        "SELECT TIME_FLOOR(TIMESTAMP '2026-03-02 13:45:00', 'P1D', NULL, '+05:30'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:00', 'yyyy-MM-dd HH:mm ZZ', '+05:30'), TIME_SHIFT(TIMESTAMP '2026-03-02 13:45:00', 'P1D', 1, '-08:00'), TIME_EXTRACT(TIMESTAMP '2026-03-02 13:45:00', 'HOUR', '+05:30'), TIME_PARSE('2026-03-02 10', 'yyyy-MM-dd HH', '+05:30')",
+        [
+          ["TIMESTAMP", "VARCHAR", "TIMESTAMP", "BIGINT", "TIMESTAMP"],
+          [
+            "2026-03-01T18:30:00.000Z",
+            "2026-03-02 19:15 +05:30",
+            "2026-03-03T13:45:00.000Z",
+            19,
+            "2026-03-02T04:30:00.000Z",
+          ],
+        ],
+      ],
+      [
+        "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:00', 'HH', 'GMT'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:00', 'HH', 'Etc/GMT+5'), TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:00', 'HH', 'UTC')",
+        [
+          ["VARCHAR", "VARCHAR", "VARCHAR"],
+          ["13", "08", "13"],
+        ],
+      ],
+      [
+        "SELECT TIME_FORMAT(TIMESTAMP '2026-03-02 13:45:00', 'HH', 'utc')",
+        {
+          status: 500,
+          errorCode: "general",
+          persona: "ADMIN",
+          category: "UNCATEGORIZED",
+          errorMessage: "The datetime zone id 'utc' is not recognised",
+        },
+      ],
+      [
+        "SELECT TIME_PARSE('2026-03-02 10', 'yyyy-MM-dd HH', 'Mars/Olympus'), TIME_FLOOR(TIMESTAMP '2026-03-02 13:45:00', 'P1D', NULL, 'utc')",
+        [
+          ["TIMESTAMP", "TIMESTAMP"],
+          ["2026-03-02T10:00:00.000Z", "2026-03-02T00:00:00.000Z"],
+        ],
+      ],
+    ],
+  },
 ];
 
 function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
