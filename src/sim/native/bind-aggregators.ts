@@ -48,6 +48,59 @@ const CORE_AGGREGATORS = [
   "stringLastFold",
 ];
 
+/**
+ * The type ids druid-datasketches adds (`SketchModule`, `HllSketchModule`, `DoublesSketchModule`, `KllSketchModule`,
+ * `ArrayOfDoublesSketchModule`), which the Druid 33 stage loads: a real Druid 33 listed them among the known ones.
+ */
+const SKETCH_AGGREGATORS = [
+  "HLLSketch",
+  "HLLSketchBuild",
+  "HLLSketchMerge",
+  "KllDoublesSketch",
+  "KllDoublesSketchMerge",
+  "KllFloatsSketch",
+  "KllFloatsSketchMerge",
+  "arrayOfDoublesSketch",
+  "quantilesDoublesSketch",
+  "quantilesDoublesSketchMerge",
+  "sketchBuild",
+  "sketchMerge",
+  "thetaSketch",
+];
+const SKETCH_POST_AGGREGATORS = [
+  "HLLSketchEstimate",
+  "HLLSketchEstimateWithBounds",
+  "HLLSketchToString",
+  "HLLSketchUnion",
+  ...["CDF", "Histogram", "Quantile", "Quantiles", "Rank", "String"].flatMap((x) => [
+    `KllDoublesSketchTo${x}`,
+    `KllFloatsSketchTo${x}`,
+    `quantilesDoublesSketchTo${x}`,
+  ]),
+  "arrayOfDoublesSketchConstant",
+  "arrayOfDoublesSketchSetOp",
+  "arrayOfDoublesSketchTTest",
+  ...[
+    "Base64String",
+    "Estimate",
+    "EstimateAndBounds",
+    "Means",
+    "MetricsSumEstimate",
+    "NumEntries",
+    "QuantilesSketch",
+    "String",
+    "Variances",
+  ].map((x) => `arrayOfDoublesSketchTo${x}`),
+  "sketchEstimate",
+  "sketchSetOper",
+  "thetaSketchConstant",
+  "thetaSketchEstimate",
+  "thetaSketchSetOp",
+  "thetaSketchToString",
+];
+/** Jackson lists the known ids in Java's String order (UTF-16 code units, as JavaScript's default sort). */
+const KNOWN_AGGREGATORS = [...CORE_AGGREGATORS, ...SKETCH_AGGREGATORS].sort();
+
 function bindAggregator(a: unknown, b: Binding, pojo: string): Aggregator {
   if (!isObject(a)) throw bindError(CLASSES.mismatch, `an aggregator must be an object${chainText(b)}`);
   const type = a.type;
@@ -81,7 +134,7 @@ function bindAggregator(a: unknown, b: Binding, pojo: string): Aggregator {
     }
     return { kind, name: a.name, fieldName: a.fieldName };
   }
-  if (typeof type === "string" && CORE_AGGREGATORS.includes(type)) {
+  if (typeof type === "string" && KNOWN_AGGREGATORS.includes(type)) {
     throw cannotConstruct(
       b,
       a,
@@ -89,7 +142,7 @@ function bindAggregator(a: unknown, b: Binding, pojo: string): Aggregator {
       `aggregator type [${type}] is not computed by the segops emulator`,
     );
   }
-  throw unknownTypeId(b, a, type, cls("AggregatorFactory"), CORE_AGGREGATORS, pojo);
+  throw unknownTypeId(b, a, type, cls("AggregatorFactory"), KNOWN_AGGREGATORS, pojo);
 }
 
 export function bindAggregators(list: unknown, b: Binding): Aggregator[] {
@@ -142,6 +195,13 @@ function bindPostAggregator(p: unknown, b: Binding, pojo: string): PostAggregato
       return { type: "constant", name, value };
     }
     default:
+      if (typeof p.type === "string" && SKETCH_POST_AGGREGATORS.includes(p.type))
+        throw cannotConstruct(
+          b,
+          p,
+          "org.apache.druid.query.aggregation.PostAggregator",
+          `post-aggregator type [${p.type}] is not computed by the segops emulator`,
+        );
       throw unknownTypeId(
         b,
         p,
@@ -159,7 +219,8 @@ function bindPostAggregator(p: unknown, b: Binding, pojo: string): PostAggregato
           "javascript",
           "longGreatest",
           "longLeast",
-        ],
+          ...SKETCH_POST_AGGREGATORS,
+        ].sort(),
         pojo,
       );
   }
