@@ -11,6 +11,7 @@ import {
   truthy,
 } from "./sql-env.js";
 import { msOf } from "./sql-functions.js";
+import { compileSketchAggregate } from "./sql-sketch-aggregates.js";
 
 /**
  * Druid SQL's aggregators over a group's rows (docs/querying/sql-aggregations.md): COUNT, COUNT(DISTINCT) and
@@ -94,6 +95,11 @@ export function compileAggregate(
     }
     case "ANY_VALUE":
       return { type: arg.type, fn: (env) => nonNull(env.rows)[0] ?? null };
+    case "APPROX_COUNT_DISTINCT_DS_HLL":
+    case "APPROX_COUNT_DISTINCT_DS_THETA":
+    case "DS_HLL":
+    case "DS_THETA":
+      return compileSketchAggregate(e, args, values);
     default:
       return compileLatest(e, ctx, args, scoped);
   }

@@ -79,6 +79,11 @@ export const AGGREGATES = new Set([
   "LATEST_BY",
   "EARLIEST_BY",
   "ANY_VALUE",
+  // DataSketches (sql-sketches.ts).
+  "APPROX_COUNT_DISTINCT_DS_HLL",
+  "APPROX_COUNT_DISTINCT_DS_THETA",
+  "DS_HLL",
+  "DS_THETA",
 ]);
 
 export const INTEGERS = new Set<SqlType>(["BIGINT", "INTEGER", "BOOLEAN", "TIMESTAMP", "DATE"]);

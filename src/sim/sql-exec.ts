@@ -16,6 +16,7 @@ import { type CompileCtx, type Compiled, type Field, hasAggregate, onRow, truthy
 import { canon, compile, resolveColumn, spanOf } from "./sql-eval.js";
 import { orderCompare } from "./sql-functions.js";
 import { parseStatement } from "./sql-parse.js";
+import { refuseSketchCell } from "./sql-sketches.js";
 import type { Zone } from "./sql-time.js";
 
 /**
@@ -528,6 +529,7 @@ class Executor {
 
 /** A result cell: booleans typed BOOLEAN print as true/false. */
 function outCell(v: Value, type: SqlType): OutValue {
+  refuseSketchCell(v);
   if (Array.isArray(v)) return listCell(v as unknown[], type);
   return type === "BOOLEAN" && typeof v === "number" ? v !== 0 : v;
 }

@@ -3,6 +3,7 @@ import { bucketStart, parseGranularity } from "../core/granularity.js";
 import { SqlError, SqlRuntimeError, type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
 import { JSON_SCALARS } from "./sql-json.js";
 import { MULTIVALUE_SCALARS } from "./sql-multivalue.js";
+import { SKETCH_SCALARS } from "./sql-sketches.js";
 import {
   floorInZone,
   formatTime,
@@ -1362,6 +1363,7 @@ SCALARS.STRLEN = SCALARS.CHAR_LENGTH as ScalarFn;
 Object.assign(SCALARS, MULTIVALUE_SCALARS);
 // JSON functions over nested columns (docs/querying/sql-json-functions.md).
 Object.assign(SCALARS, JSON_SCALARS);
+Object.assign(SCALARS, SKETCH_SCALARS);
 
 /**
  * SQL comparison of two values: null when either is null (unknown); timestamps by time; numbers numerically,

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { brokerSqlFunctionSuite } from "./broker-sql-function-cases.js";
 import { brokerSqlJsonSuite } from "./broker-sql-json-cases.js";
+import { brokerSqlSketchSuite } from "./broker-sql-sketch-cases.js";
 import { brokerSqlSyntaxSuite } from "./broker-sql-syntax-cases.js";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -1181,4 +1182,5 @@ GROUP BY TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D'), page ORDER BY "COUNT(*)" 
   });
   brokerSqlFunctionSuite(target);
   brokerSqlJsonSuite(target);
+  brokerSqlSketchSuite(target);
 }

@@ -1,0 +1,82 @@
+import { type SqlType, unsupported, type Value } from "./sql.js";
+
+/**
+ * Druid's DataSketches SQL (the druid-datasketches extension; docs/querying/sql-aggregations.md, "Sketch functions",
+ * and docs/development/extensions-core/datasketches-hll.md / datasketches-theta.md): APPROX_COUNT_DISTINCT_DS_HLL,
+ * APPROX_COUNT_DISTINCT_DS_THETA, DS_HLL and DS_THETA over a group's rows, and HLL_SKETCH_ESTIMATE /
+ * THETA_SKETCH_ESTIMATE of such a sketch. The aggregates are compiled in sql-sketch-aggregates.ts.
+ *
+ * The emulator keeps the distinct values themselves: that is what the sketches hold where they are exact. A Theta
+ * sketch is exact while it retains no more than its nominal entries (`size`, default 16384; Apache DataSketches,
+ * "Theta Sketch Framework": exact mode until the number of distinct items exceeds k). An HLL sketch keeps a list,
+ * then a set, of coupons before it becomes an HLL array (at 2^(lgK−3) coupons, 512 at Druid's default lgK 12;
+ * DataSketches' HllSketch "LIST → SET → HLL"): below that its count is the number of distinct values once rounded
+ * (APPROX_COUNT_DISTINCT_DS_HLL rounds). Past those sizes Druid estimates and the emulator still counts exactly
+ * (docs/emulator.md).
+ *
+ * Observed on a real Druid 33 with druid-datasketches: null and empty strings are not counted (('a'), (''), (NULL),
+ * ('a') → 1); a group with no rows counts 0 (and 0.0 estimated); HLL_SKETCH_ESTIMATE(…, TRUE) rounds but stays a
+ * DOUBLE (10.0). Unrounded, an HLL sketch's estimate comes from the library's coupon-mapping interpolation (3
+ * distinct values → 3.000000014901161): the emulator refuses that rather than answer 3.0.
+ */
+
+/** A sketch as the emulator holds it: its distinct, non-empty input values. */
+export class Sketch {
+  constructor(
+    readonly kind: "HLL" | "THETA",
+    readonly keys: ReadonlySet<string>,
+  ) {}
+}
+
+/** sql-functions.ts' ScalarFn, written out here so that the two modules do not import each other. */
+interface ScalarFn {
+  min: number;
+  max: number;
+  type(args: Array<{ type: SqlType }>): { type: SqlType };
+  run(args: Value[]): Value;
+}
+
+/**
+ * The refusal for a sketch in a result: Druid prints its serialized bytes as base64 (a real Druid 33 answered
+ * `"AgEHDAMIAgATBRwHwmWhBw=="` for a DS_HLL), which the emulator does not produce.
+ */
+export function refuseSketchCell(v: unknown): void {
+  if (v instanceof Sketch)
+    throw unsupported(
+      `A ${v.kind === "HLL" ? "DS_HLL" : "DS_THETA"} sketch in a result (Druid prints its bytes)`,
+    );
+}
+
+function sketchArg(v: Value | undefined, fn: string, kind: Sketch["kind"]): Sketch | null {
+  if (v === null || v === undefined) return null;
+  const s = v as unknown;
+  if (s instanceof Sketch && s.kind === kind) return s;
+  throw unsupported(`${fn} of anything but a ${kind === "HLL" ? "DS_HLL" : "DS_THETA"} aggregate`);
+}
+
+/** HLL_SKETCH_ESTIMATE(sketch[, round]) and THETA_SKETCH_ESTIMATE(sketch), both DOUBLE (observed). */
+export const SKETCH_SCALARS: Record<string, ScalarFn> = {
+  HLL_SKETCH_ESTIMATE: {
+    min: 1,
+    max: 2,
+    type: () => ({ type: "DOUBLE" }),
+    run([v, round]) {
+      const s = sketchArg(v, "HLL_SKETCH_ESTIMATE", "HLL");
+      if (s === null) return null;
+      if (round !== 1 && round !== "true" && s.keys.size > 1)
+        throw unsupported(
+          "HLL_SKETCH_ESTIMATE without rounding (Druid interpolates DataSketches' coupon mapping: 3 distinct values estimate 3.000000014901161); HLL_SKETCH_ESTIMATE(…, TRUE)",
+        );
+      return s.keys.size;
+    },
+  },
+  THETA_SKETCH_ESTIMATE: {
+    min: 1,
+    max: 1,
+    type: () => ({ type: "DOUBLE" }),
+    run([v]) {
+      const s = sketchArg(v, "THETA_SKETCH_ESTIMATE", "THETA");
+      return s === null ? null : s.keys.size;
+    },
+  },
+};
