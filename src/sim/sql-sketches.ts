@@ -1,17 +1,18 @@
 import { type SqlType, unsupported, type Value } from "./sql.js";
 
 /**
- * Druid's DataSketches SQL (the druid-datasketches extension; docs/querying/sql-aggregations.md, "Sketch functions",
- * and docs/development/extensions-core/datasketches-hll.md / datasketches-theta.md): APPROX_COUNT_DISTINCT_DS_HLL,
+ * Druid's DataSketches SQL (the druid-datasketches extension; Druid's docs/querying/sql-aggregations.md, its
+ * sketch functions, and the extension's HLL and Theta pages under docs/development/extensions-core/): APPROX_COUNT_DISTINCT_DS_HLL,
  * APPROX_COUNT_DISTINCT_DS_THETA, DS_HLL and DS_THETA over a group's rows, and HLL_SKETCH_ESTIMATE /
  * THETA_SKETCH_ESTIMATE of such a sketch. The aggregates are compiled in sql-sketch-aggregates.ts.
  *
  * The emulator keeps the distinct values themselves: that is what the sketches hold where they are exact. A Theta
- * sketch is exact while it retains no more than its nominal entries (`size`, default 16384; Apache DataSketches,
- * "Theta Sketch Framework": exact mode until the number of distinct items exceeds k). An HLL sketch keeps a list,
- * then a set, of coupons before it becomes an HLL array (at 2^(lgK−3) coupons, 512 at Druid's default lgK 12;
- * DataSketches' HllSketch "LIST → SET → HLL"): below that its count is the number of distinct values once rounded
- * (APPROX_COUNT_DISTINCT_DS_HLL rounds). Past those sizes Druid estimates and the emulator still counts exactly
+ * sketch is exact while it holds no more than its nominal entries (`size`, Druid's default 16384,
+ * SketchAggregatorFactory; DataSketches' Theta sketch stays in exact mode, theta 1.0, until then). An HLL sketch
+ * keeps a list, then a hash set, of coupons and becomes an HLL array when that set, at its largest 2^(lgK−3) slots,
+ * is more than 3/4 full (DataSketches' CouponHashSet.checkGrowOrPromote): past 384 distinct values at Druid's
+ * default lgK 12. Below that its estimate rounds to the number of distinct values (APPROX_COUNT_DISTINCT_DS_HLL
+ * rounds). Past those sizes Druid estimates and the emulator still counts exactly
  * (docs/emulator.md).
  *
  * Observed on a real Druid 33 with druid-datasketches: null and empty strings are not counted (('a'), (''), (NULL),
