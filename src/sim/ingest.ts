@@ -4,6 +4,7 @@ import { type Interval, overlaps } from "../core/interval.js";
 import type { RawInput } from "./input.js";
 import { jsonCell } from "./json-value.js";
 import type { IngestPlan, MetricSpec } from "./plans.js";
+import { SKETCH_METRICS, type Sketch, sketchMetricInput, unionSketches } from "./sql-sketches.js";
 
 /**
  * The ingestion model: turns input records into per-time-chunk rows the way a native batch task does —
@@ -77,12 +78,15 @@ function javaMap(o: Record<string, unknown>): string {
 function metricInput(m: MetricSpec, value: Record<string, unknown>): number {
   if (m.type === "count") return 1;
   const raw = m.fieldName === null ? null : value[m.fieldName];
+  // A sketch metric's value is a Sketch (sql-sketches.ts), combined by union.
+  if (m.type in SKETCH_METRICS) return sketchMetricInput(m.type, raw) as unknown as number;
   const n = typeof raw === "number" ? raw : Number(raw);
   if (raw === null || raw === undefined || !Number.isFinite(n)) return 0;
   return m.type.startsWith("long") ? Math.trunc(n) : n;
 }
 
 function combine(m: MetricSpec, a: number, b: number): number {
+  if (m.type in SKETCH_METRICS) return unionSketches(a, b) as unknown as number;
   if (m.type.endsWith("Min")) return Math.min(a, b);
   if (m.type.endsWith("Max")) return Math.max(a, b);
   return a + b;
@@ -172,6 +176,8 @@ export function ingestRecords(input: RawInput, plan: IngestPlan): IngestResult {
     .sort((a, b) => a.interval.start - b.interval.start)
     .map((c) => {
       const rows = c.rows instanceof Map ? [...c.rows.values()] : c.rows;
+      for (const m of schema.metrics.filter((x) => x.finalize))
+        for (const r of rows) r[m.name] = (r[m.name] as Sketch).keys.size;
       return { interval: c.interval, rows, numRows: rows.length };
     });
   return {

@@ -51,7 +51,17 @@ const NUMERIC = new Set<SqlType>([
 export const isNumeric = (t: SqlType) => NUMERIC.has(t);
 
 /** Aggregates an ingestion may write as metrics, and what they combine into (`docs/querying/sql-aggregations.md`). */
-export const STORED_AGGREGATES = new Set(["COUNT", "SUM", "MIN", "MAX"]);
+export const STORED_AGGREGATES = new Set([
+  "COUNT",
+  "SUM",
+  "MIN",
+  "MAX",
+  // Sketches (sql-sketches.ts): DS_HLL/DS_THETA stored as sketch metrics, APPROX_COUNT_DISTINCT_DS_* finalized.
+  "APPROX_COUNT_DISTINCT_DS_HLL",
+  "APPROX_COUNT_DISTINCT_DS_THETA",
+  "DS_HLL",
+  "DS_THETA",
+]);
 /** Aggregates Druid has that the emulator does not store (sketches, first/last, AVG): refused as unsupported. */
 const OTHER_AGGREGATES = new Set([
   "AVG",
@@ -61,11 +71,7 @@ const OTHER_AGGREGATES = new Set([
   "LATEST_BY",
   "ANY_VALUE",
   "APPROX_COUNT_DISTINCT",
-  "APPROX_COUNT_DISTINCT_DS_HLL",
-  "APPROX_COUNT_DISTINCT_DS_THETA",
   "APPROX_QUANTILE_DS",
-  "DS_HLL",
-  "DS_THETA",
   "DS_QUANTILES_SKETCH",
   "ARRAY_AGG",
   "STRING_AGG",

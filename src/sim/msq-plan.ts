@@ -305,7 +305,12 @@ function controllerIngest(q: {
       timestamp: { column: "__time", format: "millis", missingValue: null },
       dimensions: q.program.dimensions,
       dimensionExclusions: [],
-      metrics: q.program.metrics.map((m) => ({ name: m.name, type: m.type, fieldName: m.field })),
+      metrics: q.program.metrics.map((m) => ({
+        name: m.name,
+        type: m.type,
+        fieldName: m.field,
+        ...(m.finalize ? { finalize: true } : {}),
+      })),
       segmentGranularity: q.granularity,
       queryGranularity: { kind: "none" },
       // A GROUP BY writes one row per group and time. Druid marks the segments rolled up only with

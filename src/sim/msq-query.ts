@@ -25,6 +25,7 @@ import { children, type Expr, type From, type Query, type Span } from "./sql-ast
 import { type Compiled, hasAggregate, onRow, truthy } from "./sql-env.js";
 import { compile } from "./sql-eval.js";
 import { openFrom, type RunOptions, runQuery, type TableSource } from "./sql-exec.js";
+import { SKETCH_METRICS } from "./sql-sketches.js";
 import { UTC } from "./sql-time.js";
 
 /**
@@ -166,7 +167,7 @@ function checkAggregates(q: Query): void {
     }
     if (!STORED_AGGREGATES.has(e.name))
       throw new MsqPlanError(
-        `The emulator stores no ${e.name} aggregate (sketches, first/last, AVG); it writes COUNT, SUM, MIN and MAX`,
+        `The emulator stores no ${e.name} aggregate (first/last, AVG, other sketches); it writes COUNT, SUM, MIN, MAX and the HLL and Theta sketches`,
         "unsupported",
       );
     if (e.distinct)
@@ -270,6 +271,12 @@ function metricOf(e: Fn, arg: Compiled | null, name: string, n: number): OutputM
   const field = `$m${n}`;
   if (e.name === "COUNT")
     return arg === null ? { name, type: "count", field: null } : { name, type: "longSum", field };
+  // Sketches: DS_HLL/DS_THETA stay sketches (their SQL aggregators do not finalize); APPROX_COUNT_DISTINCT_DS_* is
+  // written as its count under MSQ's default finalizeAggregations (docs/multi-stage-query/reference.md).
+  if (e.name.endsWith("_HLL") || e.name.endsWith("_THETA")) {
+    const type = e.name.endsWith("_HLL") ? "HLLSketchBuild" : "thetaSketch";
+    return e.name.startsWith("APPROX") ? { name, type, field, finalize: true } : { name, type, field };
+  }
   const native = arg && isNumeric(arg.type) ? nativeOf(arg.type) : "double";
   const suffix = e.name === "SUM" ? "Sum" : e.name === "MIN" ? "Min" : "Max";
   return { name, type: `${native}${suffix}`, field };
@@ -400,7 +407,13 @@ export function runProgram(p: MsqProgram, catalog: Catalog, now: number): Progra
     for (const a of aggregates) {
       if (a.metric.field === null || !a.read) continue;
       const v = sqlStep(() => (a.read as (row: Value[]) => Value)(r));
-      row[a.metric.field] = a.count ? (v === null ? 0 : 1) : metricInput(v);
+      row[a.metric.field] = a.count
+        ? v === null
+          ? 0
+          : 1
+        : a.metric.type in SKETCH_METRICS
+          ? stored(v)
+          : metricInput(v);
     }
     const unnested = readers.filter((x) => x.unnest && Array.isArray(row[x.name])).map((x) => x.name);
     for (const out of unnest(row, unnested)) {

@@ -25,6 +25,8 @@ export interface OutputMetric {
   type: string;
   /** The projected input column it aggregates, null for COUNT(*). */
   field: string | null;
+  /** Written as its finalized count (APPROX_COUNT_DISTINCT_DS_HLL/_THETA; plans.ts MetricSpec). */
+  finalize?: boolean;
 }
 
 /** A planned ingestion query: JSON, so it persists with the task (it is run once, on acceptance). */

@@ -19,6 +19,8 @@ export interface MetricSpec {
   name: string;
   type: string;
   fieldName: string | null;
+  /** A sketch metric MSQ writes finalized (its count, a LONG): APPROX_COUNT_DISTINCT_DS_* under finalizeAggregations. */
+  finalize?: boolean;
 }
 
 export interface PartitionsPlan {

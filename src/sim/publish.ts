@@ -57,7 +57,7 @@ export function columnTypes(plan: IngestPlan, result: IngestResult): Record<stri
   for (const m of plan.dataSchema.metrics) {
     const t = m.type;
     out[m.name] =
-      t === "count" || t.startsWith("long")
+      t === "count" || t.startsWith("long") || m.finalize
         ? "BIGINT"
         : t.startsWith("double")
           ? "DOUBLE"

@@ -4,6 +4,7 @@ import { instantText } from "./instant-text.js";
 import { nestedScalar, storedJson } from "./json-value.js";
 import type { Column, SqlRow, SqlType, Value } from "./sql.js";
 import { Timestamp } from "./sql.js";
+import { Sketch } from "./sql-sketches.js";
 import { type SimSegment, shardSpecJson, timelineRows } from "./timeline.js";
 import { versionTraits } from "./versions.js";
 import { statusPlus } from "./views.js";
@@ -108,6 +109,8 @@ function dataSourceColumns(segments: SimSegment[]): Column[] {
 function toValue(v: unknown): SqlRow[string] {
   if (v === undefined || v === null) return null;
   if (typeof v === "number" || typeof v === "string") return v;
+  // A sketch metric's value stays a sketch for the sketch functions (a result refuses it: sql-sketches.ts).
+  if (v instanceof Sketch) return v as unknown as Value;
   // A multi-value string row is its list of values (sql-exec.ts prints it); an empty list is stored as null, as
   // Druid's IncrementalIndex stores it (a real Druid 33 answered null for an ingested `[]`).
   if (Array.isArray(v))

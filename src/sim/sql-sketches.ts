@@ -1,4 +1,4 @@
-import { type SqlType, unsupported, type Value } from "./sql.js";
+import { type SqlType, Timestamp, unsupported, type Value } from "./sql.js";
 
 /**
  * Druid's DataSketches SQL (the druid-datasketches extension; Druid's docs/querying/sql-aggregations.md, its
@@ -35,6 +35,40 @@ interface ScalarFn {
   max: number;
   type(args: Array<{ type: SqlType }>): { type: SqlType };
   run(args: Value[]): Value;
+}
+
+/**
+ * What a sketch counts a value as: numbers by value, text by its characters, each element of a list; null and ''
+ * are not counted (DataSketches' update ignores null and empty input).
+ */
+export function sketchKeys(v: unknown): string[] {
+  if (v === null || v === undefined) return [];
+  if (Array.isArray(v)) return v.flatMap(sketchKeys);
+  if (v instanceof Timestamp) return [`n:${v.ms}`];
+  if (typeof v === "number") return [`n:${v}`];
+  if (typeof v === "string") return v === "" ? [] : [`s:${v}`];
+  if (typeof v === "boolean") return [`n:${v ? 1 : 0}`];
+  throw unsupported("A sketch of a COMPLEX value");
+}
+
+/**
+ * The native metrics that build a sketch from raw input (ingestion's `metricsSpec`, and what MSQ writes for a
+ * sketch aggregate): `HLLSketchBuild` (HllSketchBuildAggregatorFactory) and `thetaSketch` (SketchMergeAggregatorFactory
+ * over raw input). A row's value is a Sketch; rows rolled up together take the union.
+ */
+export const SKETCH_METRICS: Readonly<Record<string, Sketch["kind"]>> = {
+  HLLSketchBuild: "HLL",
+  thetaSketch: "THETA",
+};
+
+export function sketchMetricInput(type: string, raw: unknown): Sketch {
+  return new Sketch(SKETCH_METRICS[type] ?? "THETA", new Set(sketchKeys(raw)));
+}
+
+export function unionSketches(a: unknown, b: unknown): Sketch {
+  const x = a as Sketch;
+  const y = b as Sketch;
+  return new Sketch(x.kind, new Set([...x.keys, ...y.keys]));
 }
 
 /**
