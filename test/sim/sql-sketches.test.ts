@@ -179,3 +179,45 @@ describe("DataSketches metrics of a native ingestion in the emulator", () => {
     ]);
   });
 });
+
+describe("native queries over the emulator's sketch columns", () => {
+  it("are refused as the emulator's gap (501), never read as numbers or objects", async () => {
+    const s = await startTestSim({ handoffDelayMs: 0 });
+    const submit = await s.post("/druid/indexer/v1/task", {
+      type: "index_parallel",
+      id: "sk_native_gap",
+      spec: {
+        dataSchema: {
+          dataSource: "sk_gap",
+          timestampSpec: { column: "time", format: "iso" },
+          dimensionsSpec: { dimensions: ["page"] },
+          metricsSpec: [{ type: "thetaSketch", name: "u", fieldName: "user" }],
+          granularitySpec: { segmentGranularity: "day", queryGranularity: "day", rollup: true },
+        },
+        ioConfig: {
+          type: "index_parallel",
+          inputSource: {
+            type: "inline",
+            data: '{"time":"2026-03-01T00:00:00Z","page":"Main","user":"alice"}',
+          },
+          inputFormat: { type: "json" },
+        },
+      },
+      context: { simDurationMs: 10 },
+    });
+    expect(submit.status).toBe(200);
+    await s.advance(1_000);
+    const interval = ["2026-03-01/2026-03-02"];
+    const sum = await s.post("/druid/v2", {
+      queryType: "timeseries",
+      dataSource: "sk_gap",
+      intervals: interval,
+      granularity: "all",
+      aggregations: [{ type: "longSum", name: "x", fieldName: "u" }],
+    });
+    expect(sum.status).toBe(501);
+    expect(sum.json.errorMessage).toMatch(/^Emulator: native queries do not read the sketch column/);
+    const scan = await s.post("/druid/v2", { queryType: "scan", dataSource: "sk_gap", intervals: interval });
+    expect(scan.status).toBe(501);
+  });
+});

@@ -1,5 +1,5 @@
 import { HISTORICAL } from "../coordinator.js";
-import { json, type Reply } from "../reply.js";
+import { druidError, json, type Reply } from "../reply.js";
 
 /**
  * Druid's answers to a native query it refuses (`QueryResource`; observed on a real Druid 33, see
@@ -25,6 +25,11 @@ export function bindError(errorClass: string, message: string): NativeQueryError
   return new NativeQueryError(
     json(400, { error: "Unknown exception", errorMessage: message, errorClass, host: null }),
   );
+}
+
+/** What the emulator does not compute: its own 501 `Emulator: …`, never a misread. */
+export function emulatorGap(message: string): NativeQueryError {
+  return new NativeQueryError(druidError("general", "USER", "UNSUPPORTED", `Emulator: ${message}`));
 }
 
 /** `UOE` thrown on the Historical while running the query (e.g. an unsupported scan resultFormat). */

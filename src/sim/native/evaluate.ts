@@ -1,4 +1,6 @@
 import type { Row } from "../ingest.js";
+import { Sketch } from "../sql-sketches.js";
+import { emulatorGap } from "./errors.js";
 import type { Aggregator, Filter, PostAggregator } from "./model.js";
 
 /**
@@ -21,6 +23,7 @@ export function asText(v: unknown): string | null {
 export function asNumber(v: unknown): number | null {
   if (v === null || v === undefined) return null;
   if (typeof v === "number") return v;
+  if (v instanceof Sketch) throw emulatorGap("native queries do not read the sketch columns");
   const n = Number(v);
   return v !== "" && Number.isFinite(n) ? n : 0;
 }
@@ -28,6 +31,7 @@ export function asNumber(v: unknown): number | null {
 /** The values of a (possibly multi-value) column in a row. */
 function values(row: Row, column: string): unknown[] {
   const v = column === "__time" ? row.__time : row[column];
+  if (v instanceof Sketch) throw emulatorGap(`native queries do not read the sketch column [${column}]`);
   return Array.isArray(v) ? (v.length === 0 ? [null] : v) : [v];
 }
 

@@ -1,6 +1,7 @@
 import type { Row } from "../ingest.js";
+import { Sketch } from "../sql-sketches.js";
 import { inAny, type SegmentData } from "./data.js";
-import { unsupported } from "./errors.js";
+import { emulatorGap, unsupported } from "./errors.js";
 import { keeps } from "./evaluate.js";
 import type { ScanQuery } from "./model.js";
 
@@ -19,7 +20,12 @@ export function scan(q: ScanQuery, segments: SegmentData[]): unknown[] {
     segment: s,
     rows: s.rows.filter((r) => inAny(q.intervals, r.__time) && keeps(q.filter, r)),
   }));
-  const value = (r: Row, c: string) => (c === "__time" ? r.__time : (r[c] ?? null));
+  const value = (r: Row, c: string) => {
+    const v = c === "__time" ? r.__time : (r[c] ?? null);
+    // Druid prints a sketch's serialized bytes; the emulator holds none.
+    if (v instanceof Sketch) throw emulatorGap(`a scan of the sketch column [${c}]`);
+    return v;
+  };
   const columnsOf = (s: SegmentData | undefined) =>
     q.columns.length > 0 ? q.columns : (s?.columns.map((c) => c.name) ?? ["__time"]);
   const batch = (s: SegmentData | undefined, id: string | null, rows: Row[]) => {
