@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RuleBook } from "./coordinator.js";
 import type { SimEngine } from "./engine.js";
+import { reviveSketch } from "./sql-sketches.js";
 import type { SimTask } from "./task.js";
 import type { SimSegment } from "./timeline.js";
 
@@ -38,7 +39,7 @@ export function loadState(dir: string): SavedState | null {
   } catch {
     return null;
   }
-  const state = JSON.parse(raw) as SavedState;
+  const state = JSON.parse(raw, reviveSketch) as SavedState;
   if (state.format !== FORMAT)
     throw new Error(`${join(dir, FILE)}: unsupported state format ${String(state.format)}`);
   return state;

@@ -27,6 +27,17 @@ export class Sketch {
     readonly kind: "HLL" | "THETA",
     readonly keys: ReadonlySet<string>,
   ) {}
+  /** As the emulator's state file keeps it (persistence.ts reads it back with reviveSketch). */
+  toJSON(): { $sketch: Sketch["kind"]; keys: string[] } {
+    return { $sketch: this.kind, keys: [...this.keys] };
+  }
+}
+
+/** A JSON.parse reviver: a saved sketch back as a Sketch. */
+export function reviveSketch(_key: string, v: unknown): unknown {
+  if (typeof v !== "object" || v === null || !("$sketch" in v)) return v;
+  const o = v as { $sketch: Sketch["kind"]; keys: string[] };
+  return new Sketch(o.$sketch, new Set(o.keys));
 }
 
 /** sql-functions.ts' ScalarFn, written out here so that the two modules do not import each other. */

@@ -1,10 +1,13 @@
 // DataSketches in the emulator's Broker SQL (src/sim/sql-sketches.ts, src/sim/sql-sketch-aggregates.ts): what it
 // refuses rather than answer unlike Druid. test/conformance/broker-sql-sketch-cases.ts holds what it answers to a
 // real Druid 33 with druid-datasketches.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startTestSim, type TestSim } from "../helpers/sim.js";
+import { ManualClock } from "../../src/core/clock.js";
+import { startSim } from "../../src/sim/index.js";
+import { startTestSim, T0, type TestSim } from "../helpers/sim.js";
 
 /** Six rows of `x`: a, b, '', null, a, c (3 distinct non-empty values). */
 const INSERT = `INSERT INTO t
@@ -219,5 +222,54 @@ describe("native queries over the emulator's sketch columns", () => {
     expect(sum.json.errorMessage).toMatch(/^Emulator: native queries do not read the sketch column/);
     const scan = await s.post("/druid/v2", { queryType: "scan", dataSource: "sk_gap", intervals: interval });
     expect(scan.status).toBe(501);
+  });
+});
+
+describe("the emulator's sketch columns across a restart (dataDir)", () => {
+  it("keeps each row's sketch, so the counts after a restart are those before", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "segops-sim-sketch-"));
+    const clock = new ManualClock(T0);
+    const first = await startSim({ clock, dataDir: dir, handoffDelayMs: 0 });
+    const post = async (url: string, path: string, body: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "Content-Type": "application/json" },
+      });
+      return { status: res.status, json: (await res.json()) as unknown };
+    };
+    const data = ["alice", "bob", "alice"]
+      .map((u) => JSON.stringify({ time: "2026-01-01T00:00:00Z", page: "Main", user: u }))
+      .join("\n");
+    const submit = await post(first.url, "/druid/indexer/v1/task", {
+      type: "index_parallel",
+      id: "sk_persist",
+      spec: {
+        dataSchema: {
+          dataSource: "sk_persist",
+          timestampSpec: { column: "time", format: "iso" },
+          dimensionsSpec: { dimensions: ["page"] },
+          metricsSpec: [{ type: "HLLSketchBuild", name: "u", fieldName: "user" }],
+          granularitySpec: { segmentGranularity: "day", queryGranularity: "day", rollup: true },
+        },
+        ioConfig: {
+          type: "index_parallel",
+          inputSource: { type: "inline", data },
+          inputFormat: { type: "json" },
+        },
+      },
+      context: { simDurationMs: 10 },
+    });
+    expect(submit.status).toBe(200);
+    await clock.advance(1_000);
+    const query = { query: "SELECT APPROX_COUNT_DISTINCT_DS_HLL(u) FROM sk_persist", resultFormat: "array" };
+    expect((await post(first.url, "/druid/v2/sql", query)).json).toEqual([[2]]);
+    await first.close();
+    const second = await startSim({ clock: new ManualClock(T0 + 1_000), dataDir: dir, handoffDelayMs: 0 });
+    try {
+      expect((await post(second.url, "/druid/v2/sql", query)).json).toEqual([[2]]);
+    } finally {
+      await second.close();
+    }
   });
 });
