@@ -2,7 +2,8 @@
 // run on a real Druid 33.0.0 and the expectation is what it answered — names, native and SQL types and rows. At
 // these sizes the sketches are exact (src/sim/sql-sketches.ts), so the emulator answers the same. Registered in
 // broker-sql-cases.ts, so they run on a live Druid (broker-sql.conformance.ts) and on the emulator
-// (test/sim/broker-sql-conformance.test.ts). One small datasource of plain columns serves them.
+// (test/sim/broker-sql-conformance.test.ts). Two small datasources of the same rows serve them: plain columns, and
+// rolled up into sketch metrics.
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
 
@@ -22,7 +23,11 @@ const ROWS = [
 ];
 const INTERVAL = "2026-03-01T00:00:00.000Z/2026-03-03T00:00:00.000Z";
 
-function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
+/**
+ * Plain columns, or (`sketches`) rolled up by day and page into `HLLSketchBuild` and `thetaSketch` metrics of
+ * `user` and a count.
+ */
+function spec(id: string, dataSource: string, baseDir: string, sketches = false): Record<string, unknown> {
   return {
     type: "index_parallel",
     id,
@@ -31,9 +36,22 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
         dataSource,
         timestampSpec: { column: "time", format: "iso" },
         dimensionsSpec: {
-          dimensions: ["page", "user", { type: "long", name: "n" }, { type: "double", name: "d" }],
+          dimensions: sketches
+            ? ["page"]
+            : ["page", "user", { type: "long", name: "n" }, { type: "double", name: "d" }],
         },
-        granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
+        ...(sketches
+          ? {
+              metricsSpec: [
+                { type: "count", name: "cnt" },
+                { type: "HLLSketchBuild", name: "user_hll", fieldName: "user" },
+                { type: "thetaSketch", name: "user_theta", fieldName: "user" },
+              ],
+            }
+          : {}),
+        granularitySpec: sketches
+          ? { segmentGranularity: "day", queryGranularity: "day", rollup: true }
+          : { segmentGranularity: "day", queryGranularity: "none", rollup: false },
       },
       ioConfig: {
         type: "index_parallel",
@@ -48,7 +66,8 @@ function spec(id: string, dataSource: string, baseDir: string): Record<string, u
 export function brokerSqlSketchSuite(target: ConformanceTarget): void {
   const post = (path: string, body: unknown) => call(target, "POST", path, body);
   const ds = freshId("sk_sketch");
-  const q = (text: string) => text.replaceAll("$ds", `"${ds}"`);
+  const rolled = freshId("sk_rolled");
+  const q = (text: string) => text.replaceAll("$ds", `"${ds}"`).replaceAll("$rolled", `"${rolled}"`);
 
   async function answer(query: string): Promise<unknown> {
     const ex = await post("/druid/v2/sql", {
@@ -67,27 +86,41 @@ export function brokerSqlSketchSuite(target: ConformanceTarget): void {
   const V = ["STRING", "VARCHAR"];
   const typed = (...pairs: string[][]) => [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
   const id = freshId("sk_sketch_load");
+  const rolledId = freshId("sk_rolled_load");
 
   describe(`Broker SQL with DataSketches (HLL, Theta): ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await post(`${OV}/task`, spec(id, ds, dir));
-      if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
-      await eventually(target, `task ${id} to succeed`, async () => {
-        const ex = await call(target, "GET", `${OV}/task/${id}/status`);
-        const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
-        if (code === "FAILED") throw new Error(`task ${id} failed`);
-        return code === "SUCCESS" ? true : undefined;
-      });
-      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
-      await eventually(target, `${ds} to load`, async () => {
-        const ex = await call(target, "GET", load);
-        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
-      });
-      await eventually(target, `SQL to see ${ds}'s rows`, async () => {
-        const ex = await post("/druid/v2/sql", { query: q("SELECT COUNT(*) AS c FROM $ds") });
-        return ex.status === 200 && JSON.stringify(json(ex)) === '[{"c":8}]' ? true : undefined;
-      });
+      for (const [taskId, dataSource, sketches] of [
+        [id, ds, false],
+        [rolledId, rolled, true],
+      ] as const) {
+        const submit = await post(`${OV}/task`, spec(taskId, dataSource, dir, sketches));
+        if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
+        await eventually(target, `task ${taskId} to succeed`, async () => {
+          const ex = await call(target, "GET", `${OV}/task/${taskId}/status`);
+          const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
+          if (code === "FAILED") throw new Error(`task ${taskId} failed`);
+          return code === "SUCCESS" ? true : undefined;
+        });
+        const load = `${CO}/datasources/${dataSource}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
+        await eventually(target, `${dataSource} to load`, async () => {
+          const ex = await call(target, "GET", load);
+          return ex.status === 200 && (json(ex) as Record<string, number>)[dataSource] === 100
+            ? true
+            : undefined;
+        });
+      }
+      // Rolled up: 2026-03-01 Main, 2026-03-01 Talk, 2026-03-02 Help, 2026-03-02 Main.
+      for (const [table, rows] of [
+        ["$ds", 8],
+        ["$rolled", 4],
+      ] as const) {
+        await eventually(target, `SQL to see ${table}'s rows`, async () => {
+          const ex = await post("/druid/v2/sql", { query: q(`SELECT COUNT(*) AS c FROM ${table}`) });
+          return ex.status === 200 && JSON.stringify(json(ex)) === `[{"c":${rows}}]` ? true : undefined;
+        });
+      }
     });
 
     it("counts distinct text per group with APPROX_COUNT_DISTINCT_DS_HLL and _THETA; null and '' are not counted", async () => {
@@ -149,6 +182,32 @@ export function brokerSqlSketchSuite(target: ConformanceTarget): void {
         ["EXPR$0", "EXPR$1", "EXPR$2", "EXPR$3"],
         ...typed(LONG, LONG, DOUBLE, DOUBLE),
         [0, 0, 0, 0],
+      ]);
+    });
+
+    it("merges stored HLLSketchBuild and thetaSketch metrics, and estimates them row by row", async () => {
+      expect(
+        await answer(
+          "SELECT page, SUM(cnt) AS n, APPROX_COUNT_DISTINCT_DS_HLL(user_hll) AS h, APPROX_COUNT_DISTINCT_DS_THETA(user_theta) AS t FROM $rolled GROUP BY page",
+        ),
+      ).toEqual([
+        ["page", "n", "h", "t"],
+        ...typed(V, LONG, LONG, LONG),
+        ["Help", 1, 1, 1],
+        ["Main", 4, 3, 3],
+        ["Talk", 3, 1, 1],
+      ]);
+      expect(
+        await answer(
+          `SELECT __time, page, THETA_SKETCH_ESTIMATE(user_theta) AS t, HLL_SKETCH_ESTIMATE(user_hll, TRUE) AS h
+           FROM $rolled WHERE page <> 'Help'`,
+        ),
+      ).toEqual([
+        ["__time", "page", "t", "h"],
+        ...typed(["LONG", "TIMESTAMP"], V, DOUBLE, DOUBLE),
+        ["2026-03-01T00:00:00.000Z", "Main", 2, 2],
+        ["2026-03-01T00:00:00.000Z", "Talk", 1, 1],
+        ["2026-03-02T00:00:00.000Z", "Main", 1, 1],
       ]);
     });
   });
