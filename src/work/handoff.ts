@@ -744,16 +744,20 @@ export class HandoffChecker {
    */
   async #served(datasource: string, waiting: readonly Interval[], signal: AbortSignal): Promise<Served> {
     const source = this.options.source;
-    const ranges = hullsOf(coalesceIntervals(waiting), MAX_HULL_SPAN);
+    let ranges = hullsOf(coalesceIntervals(waiting), MAX_HULL_SPAN);
     const servedInInterval = source.servedInInterval?.bind(source);
-    if (!servedInInterval || ranges.length > (this.options.maxServedRanges ?? MAX_SERVED_RANGES)) {
+    const tooMany = ranges.length > (this.options.maxServedRanges ?? MAX_SERVED_RANGES);
+    const clones = servedInInterval ? await this.#cloneHosts(signal) : new Set<string>();
+    if (!servedInInterval || (tooMany && clones.size === 0)) {
       this.stats.requests++;
       this.stats.servedFallbacks++;
       return { ids: await source.servedSegments(datasource, { signal }), intervals: null, failed: [] };
     }
+    // The whole served list does not say which server holds a segment, so a clone's copy would count as served:
+    // with clones set up, one served view over the waiting intervals' whole extent instead (larger, but exact).
+    if (tooMany) ranges = [{ start: ranges[0]?.start ?? 0, end: Math.max(...ranges.map((r) => r.end)) }];
     this.stats.requests += ranges.length;
     this.stats.servedRanges += ranges.length;
-    const clones = await this.#cloneHosts(signal);
     const ids: string[] = [];
     const intervals = new Map<string, Interval>();
     const failed: Array<{ range: Interval; error: unknown }> = [];

@@ -5,7 +5,7 @@ import { flagsFor } from "../../src/druid/capabilities.js";
 import { cloneHostsOf } from "../../src/druid/clones.js";
 import type { DataSegment } from "../../src/druid/types.js";
 import { CLONES_TTL_MS, HandoffChecker } from "../../src/work/handoff.js";
-import { type ServedBy, servedByHistoricals } from "../../src/work/segments.js";
+import { type ServedBy, segmentId, servedByHistoricals } from "../../src/work/segments.js";
 
 /**
  * Cloned Historicals (apache/druid #17863: the Coordinator dynamic config's `cloneServers`, Druid 34; Brokers leave
@@ -83,6 +83,45 @@ describe("cloned Historicals in the served view", () => {
     await clock.advance(1000);
     await third;
     expect(cloneReads).toBe(2);
+    await checker.stop();
+  });
+
+  it("past maxServedRanges with clones set up, reads one served view over the whole extent, not the inventory", async () => {
+    const clock = new ManualClock(0);
+    const asked: string[] = [];
+    let inventoryReads = 0;
+    const checker = new HandoffChecker({
+      clock,
+      tickMs: 1000,
+      maxServedRanges: 1,
+      source: {
+        metadataSegments: async () => [segment],
+        // The Coordinator's inventory lists the clone's copy as served: it knows no servers.
+        servedSegments: async () => {
+          inventoryReads++;
+          return [segmentId(segment)];
+        },
+        servedInInterval: async (_ds, interval) => {
+          asked.push(interval);
+          return [{ segment, servers: [CLONE] }];
+        },
+        cloneServers: async () => new Set(["hist-b:8083"]),
+      },
+    });
+    const ask = (interval: string) =>
+      checker.check("wiki", {
+        interval: parseInterval(interval),
+        mode: "replace",
+        baseline: { versions: [], segmentIds: [] },
+      });
+    const far = ask("2026-06-01/2026-06-02");
+    const ours = ask(DAY);
+    await clock.advance(1000);
+    expect(await ours).toMatchObject({ state: "waiting", missing: [expect.stringMatching(/not served$/)] });
+    await far;
+    expect(inventoryReads).toBe(0);
+    expect(asked).toHaveLength(1);
+    expect(checker.stats.servedFallbacks).toBe(0);
     await checker.stop();
   });
 });
