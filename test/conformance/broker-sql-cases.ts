@@ -3,6 +3,7 @@
 // sqlTypesHeader), or the refusal's status and body. The same cases run against the emulator
 // (test/sim/broker-sql-conformance.test.ts). One datasource, ingested once and waited for, serves every case.
 import { beforeAll, describe, expect, it } from "vitest";
+import { brokerSqlEngineConformanceSuite } from "./broker-sql-engine-cases.js";
 import { brokerSqlFunctionSuite } from "./broker-sql-function-cases.js";
 import { brokerSqlJsonSuite } from "./broker-sql-json-cases.js";
 import { brokerSqlSketchSuite } from "./broker-sql-sketch-cases.js";
@@ -1183,4 +1184,5 @@ GROUP BY TIME_FLOOR(CAST(__time AS TIMESTAMP), 'P1D'), page ORDER BY "COUNT(*)" 
   brokerSqlFunctionSuite(target);
   brokerSqlJsonSuite(target);
   brokerSqlSketchSuite(target);
+  brokerSqlEngineConformanceSuite(target);
 }

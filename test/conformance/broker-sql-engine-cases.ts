@@ -1,7 +1,7 @@
 // The value model the emulator's one SQL engine gives Broker queries and MSQ ingestion alike (src/sim/sql-eval.ts,
-// msq-query.ts): every query below was run on a real Druid 33.0.0 (broker-sql-engine.conformance.ts) and the
-// expectation is what it answered — names, native and SQL types, rows (resultFormat "array" with both type
-// headers), or the refusal. The same cases run against the emulator (test/sim/broker-sql-engine-conformance.test.ts).
+// msq-query.ts): every query below was run on a real Druid 33.0.0 and the expectation is what it answered — names,
+// native and SQL types, rows (resultFormat "array" with both type headers), or the refusal. They run with the Broker
+// SQL cases (broker-sql-cases.ts) on a live Druid and on the emulator.
 // One datasource serves them: text that is and is not a number, a multi-value string dimension (two values, one,
 // an empty list, none) and a long.
 import { beforeAll, describe, expect, it } from "vitest";
