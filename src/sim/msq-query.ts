@@ -9,13 +9,11 @@ import {
   sqlTypeOf,
 } from "./msq-eval.js";
 import type { Extern, MsqProgram, OutputMetric } from "./msq-sql.js";
-import { MsqPlanError } from "./msq-text.js";
+import { asPlanError, MsqPlanError } from "./msq-text.js";
 import {
   type Column,
   SqlError,
-  SqlPlanningError,
   type SqlRow,
-  SqlRuntimeError,
   type SqlType,
   Timestamp,
   UnsupportedSqlError,
@@ -53,23 +51,6 @@ export interface Catalog {
 }
 
 type Fn = Extract<Expr, { k: "fn" }>;
-
-/** The Broker engine's errors as the planner's: Druid's refusals `invalidInput`, the emulator's gaps `unsupported`. */
-function sqlStep<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof SqlError)
-      throw new MsqPlanError(
-        error.message,
-        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
-        error.span?.[0],
-      );
-    if (error instanceof SqlPlanningError || error instanceof SqlRuntimeError)
-      throw new MsqPlanError(error.message, "invalidInput");
-    throw error;
-  }
-}
 
 /** An EXTERN's columns, typed by its signature. */
 function externColumns(from: Extern | Extract<From, { k: "extern" }>): Column[] {
@@ -208,8 +189,8 @@ export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPL
   if (!query.from) throw new MsqPlanError("An ingestion query reads FROM a table or EXTERN");
   checkAggregates(query);
   const options = runOptions({ columns: tables, rows: () => [] }, false, 0);
-  const out = sqlStep(() => runQuery(query, options));
-  const input = sqlStep(() => openFrom(query, options));
+  const out = asPlanError(() => runQuery(query, options));
+  const input = asPlanError(() => openFrom(query, options));
   const dimensions: MsqProgram["dimensions"] = [];
   const metrics: OutputMetric[] = [];
   let time: SqlType | null = null;
@@ -237,7 +218,8 @@ export function planProgram(query: Query, tables: Tables, verb: "INSERT" | "REPL
       dimensions.push({ name, type: nativeOf(type) });
       continue;
     }
-    const arg = e.star || e.args.length === 0 ? null : sqlStep(() => compile(e.args[0] as Expr, input.ctx));
+    const arg =
+      e.star || e.args.length === 0 ? null : asPlanError(() => compile(e.args[0] as Expr, input.ctx));
     metrics.push(metricOf(e, arg, name, metrics.length));
   }
   if (time !== null && time !== "TIMESTAMP" && time !== "BIGINT" && time !== "INTEGER")
@@ -325,7 +307,7 @@ function inputRecords(
   if (from.k === "extern") {
     // The top level's EXTERN is read here, so its unparseable lines are kept; the executor only types it.
     const typing = { ...options, extern: runOptions(catalog, false, now).extern };
-    const { ctx } = sqlStep(() => openFrom(q, typing));
+    const { ctx } = asPlanError(() => openFrom(q, typing));
     const input = readInput(from.inputSource, from.inputFormat);
     if (!input)
       throw new MsqPlanError(
@@ -342,7 +324,7 @@ function inputRecords(
       })),
     };
   }
-  const { ctx, rows, fields } = sqlStep(() => openFrom(q, options));
+  const { ctx, rows, fields } = asPlanError(() => openFrom(q, options));
   return {
     ctx,
     records: rows.map((row) => ({
@@ -360,7 +342,9 @@ function inputRecords(
 export function runProgram(p: MsqProgram, catalog: Catalog, now: number): ProgramOutput {
   const q = p.query;
   const { ctx, records: input } = inputRecords(q, catalog, now);
-  const where = q.where ? onRow(sqlStep(() => compile(q.where as Expr, { ...ctx, clause: "WHERE" }))) : null;
+  const where = q.where
+    ? onRow(asPlanError(() => compile(q.where as Expr, { ...ctx, clause: "WHERE" })))
+    : null;
   // Each output column's reader over an input row: star items read the input's columns.
   const readers: Array<{ name: string; read: (row: Value[]) => Value; unnest?: boolean }> = [];
   const aggregates: Array<{ metric: OutputMetric; count: boolean; read: ((row: Value[]) => Value) | null }> =
@@ -380,11 +364,11 @@ export function runProgram(p: MsqProgram, catalog: Catalog, now: number): Progra
     if (isAggregate(e)) {
       const metric = p.metrics.find((m) => m.name === name) as OutputMetric;
       const arg =
-        e.star || e.args.length === 0 ? null : onRow(sqlStep(() => compile(e.args[0] as Expr, ctx)));
+        e.star || e.args.length === 0 ? null : onRow(asPlanError(() => compile(e.args[0] as Expr, ctx)));
       aggregates.push({ metric, count: e.name === "COUNT", read: arg });
       continue;
     }
-    const c = sqlStep(() => compile(e, ctx));
+    const c = asPlanError(() => compile(e, ctx));
     readers.push({ name, read: onRow(c), unnest: c.type !== "ARRAY" && isGroupKey(q, index, e, ctx.fields) });
   }
   const records: ProgramOutput["records"] = [];
@@ -398,15 +382,15 @@ export function runProgram(p: MsqProgram, catalog: Catalog, now: number): Progra
       records.push({ value: null, raw: rec.raw, bytes: rec.bytes });
       continue;
     }
-    if (where && !truthy(sqlStep(() => where(r)))) {
+    if (where && !truthy(asPlanError(() => where(r)))) {
       filtered++;
       continue;
     }
     const row: Record<string, unknown> = {};
-    for (const { name, read } of readers) row[name] = stored(sqlStep(() => read(r)));
+    for (const { name, read } of readers) row[name] = stored(asPlanError(() => read(r)));
     for (const a of aggregates) {
       if (a.metric.field === null || !a.read) continue;
-      const v = sqlStep(() => (a.read as (row: Value[]) => Value)(r));
+      const v = asPlanError(() => (a.read as (row: Value[]) => Value)(r));
       row[a.metric.field] = a.count
         ? v === null
           ? 0

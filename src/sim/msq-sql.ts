@@ -1,5 +1,4 @@
-import { MsqPlanError } from "./msq-text.js";
-import { SqlError, UnsupportedSqlError } from "./sql.js";
+import { asPlanError, MsqPlanError } from "./msq-text.js";
 import * as Ast from "./sql-ast.js";
 import { parseExpressionPart, parseQueryPart } from "./sql-parse.js";
 
@@ -45,21 +44,6 @@ export interface MsqProgram {
   externs: Extern[];
 }
 
-/** The parser's errors as the planner's: Druid's refusals `invalidInput`, the emulator's gaps `unsupported`. */
-function parsing<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof SqlError)
-      throw new MsqPlanError(
-        error.message,
-        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
-        error.span?.[0],
-      );
-    throw error;
-  }
-}
-
 const gap = (what: string): never => {
   throw new MsqPlanError(`The emulator reads no ${what} in an ingestion query`, "unsupported");
 };
@@ -78,12 +62,12 @@ const childrenOf = (e: Ast.Expr) => (e.k === "fn" ? e.args : Ast.children(e));
 
 /** Parses the query part of a statement (`base`: where `sql` starts in it); the whole text must be read. */
 export function parseQuery(sql: string, base = 0): Ast.Query {
-  const q = parsing(() => parseQueryPart(sql, base));
+  const q = asPlanError(() => parseQueryPart(sql, base));
   checkTopLevel(q);
   return q;
 }
 
 /** Parses one expression (CLUSTERED BY items, OVERWRITE WHERE). */
 export function parseExpr(sql: string, base = 0): Ast.Expr {
-  return parsing(() => parseExpressionPart(sql, base));
+  return asPlanError(() => parseExpressionPart(sql, base));
 }

@@ -1,3 +1,5 @@
+import { SqlError, SqlPlanningError, SqlRuntimeError, UnsupportedSqlError } from "./sql.js";
+
 /**
  * Reading an MSQ statement's text without a SQL parser (msq.ts, msq-select.ts): comments stripped, quoted text
  * masked so keywords are found only in SQL, lists split at top level, identifiers unquoted. And the error a
@@ -12,6 +14,23 @@ export class MsqPlanError extends Error {
     readonly at?: number,
   ) {
     super(message);
+  }
+}
+
+/** The SQL engine's errors as the planner's: Druid's refusals `invalidInput`, the emulator's gaps `unsupported`. */
+export function asPlanError<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof SqlError)
+      throw new MsqPlanError(
+        error.message,
+        error instanceof UnsupportedSqlError ? "unsupported" : "invalidInput",
+        error.span?.[0],
+      );
+    if (error instanceof SqlPlanningError || error instanceof SqlRuntimeError)
+      throw new MsqPlanError(error.message, "invalidInput");
+    throw error;
   }
 }
 
