@@ -194,6 +194,13 @@ export class Driver {
       this.#fail(error);
     }
     await Promise.all([...this.#inFlight.values()].map((f) => f.settled));
+    for (const runner of this.#runners) {
+      try {
+        runner.close?.();
+      } catch (error) {
+        this.#log.warn({ kind: runner.kind, error: reasonOf(error) }, "close failed");
+      }
+    }
     this.#beatStop.abort();
     await heartbeat;
     this.#state = "stopped";

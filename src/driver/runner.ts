@@ -37,6 +37,11 @@ export interface Runner {
    * only to hear no again was most of a blocked backfill's CPU. @default none (the due list is read every poll)
    */
   eligibilityEpoch?(): number;
+  /**
+   * The driver has stopped (every handler settled): end what the runner keeps running between handler runs (loops,
+   * timers, calls waiting on Druid), so the process can exit. Called once. @default nothing to end
+   */
+  close?(): void;
   /** Maximum handlers of this kind in flight in this process (integer ≥ 1). */
   readonly concurrency: number;
   /** Delay after the `retry`-th failure (counts from 1). @default capped exponential with jitter, 1 s … 5 min */

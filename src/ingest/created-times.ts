@@ -42,6 +42,9 @@ export interface CreatedTimesOptions {
 
 export const DEFAULT_LIST_EVERY_MS = 30_000;
 
+/** Lists in a row that leave a watched task out before it is no longer listed for (one may race its insert). */
+const MAX_MISSES = 2;
+
 export interface CreatedTimesStats {
   lists: number;
   /** Tasks whose `createdTime` came from a list. */
@@ -57,13 +60,21 @@ export class CreatedTimes {
   /** Watched task id → its datasource and the watch's number (a list answers only the watch it was sent for). */
   readonly #watched = new Map<
     string,
-    { datasource: string; watch: number; signal?: AbortSignal | undefined; onAbort: () => void }
+    {
+      datasource: string;
+      watch: number;
+      signal?: AbortSignal | undefined;
+      onAbort: () => void;
+      misses: number;
+    }
   >();
   #watches = 0;
   /** Watched task id → `createdTime`, once a list gave it. */
   readonly #known = new Map<string, string>();
   #loop: Promise<void> | null = null;
   #sleep: AbortController | null = null;
+  /** Aborted by `close`: ends a list waiting on Druid (an outage) when the runner stops. */
+  readonly #closing = new AbortController();
   readonly stats: CreatedTimesStats = { lists: 0, fromList: 0, fromStatus: 0 };
 
   constructor(options: CreatedTimesOptions) {
@@ -79,13 +90,14 @@ export class CreatedTimes {
    * ends with `take` or `forget`, or when `signal` (the partition's claim) aborts.
    */
   watch(datasource: string, taskId: string, signal?: AbortSignal): void {
+    if (this.#closing.signal.aborted) return;
     const was = this.#watched.get(taskId);
     if (was?.datasource === datasource && was.signal === signal) return;
     if (was) this.forget(taskId);
     if (signal?.aborted) return;
     const onAbort = () => this.forget(taskId);
     signal?.addEventListener("abort", onAbort, { once: true });
-    this.#watched.set(taskId, { datasource, watch: ++this.#watches, signal, onAbort });
+    this.#watched.set(taskId, { datasource, watch: ++this.#watches, signal, onAbort, misses: 0 });
     this.#loop ??= this.#run().finally(() => {
       this.#loop = null;
     });
@@ -116,6 +128,16 @@ export class CreatedTimes {
     return status?.status?.createdTime ?? null;
   }
 
+  /**
+   * The runner stops: no more lists, the one under way (perhaps waiting out a Druid outage) aborted, every watch
+   * dropped. A `take` afterwards still asks the task's own status.
+   */
+  close(): void {
+    this.#closing.abort();
+    for (const id of [...this.#watched.keys()]) this.forget(id);
+    this.#sleep?.abort();
+  }
+
   /** Watched tasks without a `createdTime` yet, by datasource. */
   #lacking(): Map<string, Map<string, number>> {
     const by = new Map<string, Map<string, number>>();
@@ -129,7 +151,7 @@ export class CreatedTimes {
   }
 
   async #run(): Promise<void> {
-    while (this.#lacking().size > 0) {
+    while (!this.#closing.signal.aborted && this.#lacking().size > 0) {
       this.#sleep = new AbortController();
       try {
         await this.#clock.sleep(this.#listEveryMs, this.#sleep.signal);
@@ -137,7 +159,10 @@ export class CreatedTimes {
         // Nothing lacks a createdTime any more (forget aborted the wait).
       }
       this.#sleep = null;
-      for (const [datasource, ids] of this.#lacking()) await this.#list(datasource, ids);
+      for (const [datasource, ids] of this.#lacking()) {
+        if (this.#closing.signal.aborted) break;
+        await this.#list(datasource, ids);
+      }
     }
   }
 
@@ -146,15 +171,24 @@ export class CreatedTimes {
     this.stats.lists++;
     let active: ReadonlyArray<{ id: string; createdTime?: string | null }>;
     try {
-      active = await this.#source.tasks({ datasource, max: 0 });
+      active = await this.#source.tasks({ datasource, max: 0 }, { signal: this.#closing.signal });
     } catch {
       return; // the status GET at the end still answers
     }
+    const listed = new Set<string>();
     for (const t of active) {
+      listed.add(t.id);
       // Still the watch the list was sent for: a task forgotten and resubmitted meanwhile is a new insert.
       const watch = ids.get(t.id);
       if (watch === undefined || typeof t.createdTime !== "string") continue;
       if (this.#watched.get(t.id)?.watch === watch) this.#known.set(t.id, t.createdTime);
+    }
+    // A watched task that lists keep leaving out has ended (it is stored before its submission answers): stop
+    // listing for it, and its `take` asks its own status. A watch whose partition went elsewhere ends here too.
+    for (const [id, watch] of ids) {
+      const w = this.#watched.get(id);
+      if (listed.has(id) || w?.watch !== watch) continue;
+      if (++w.misses >= MAX_MISSES) this.forget(id);
     }
   }
 }

@@ -124,6 +124,8 @@ export function ingestRunner(options: IngestRunnerOptions): Runner {
           typeof partition === "string" ? partition : undefined,
         );
     },
+    // The driver stopped: the createdTime lists end (one may be waiting out a Druid outage).
+    close: () => io.createdTimes?.close(),
     // Taken over by another host, or handed back: its slots are no longer ours to count.
     abandon: (taskId) => {
       options.admission?.untrack(taskId);

@@ -174,6 +174,50 @@ describe("Druid's createdTime of running tasks", () => {
     expect(o.calls.statuses).toEqual([]);
   });
 
+  it("stops listing for a task two lists in a row leave out (it ended, or its partition went elsewhere)", async () => {
+    const clock = new ManualClock();
+    const o = overlord();
+    const times = new CreatedTimes({ source: o.source, clock, listEveryMs: 30_000 });
+    times.watch("events", "gone");
+    await clock.advance(30_000);
+    await clock.advance(30_000);
+    expect(o.calls.lists).toHaveLength(2);
+    await clock.advance(120_000);
+    expect(o.calls.lists).toHaveLength(2);
+    expect(clock.pendingSleeps).toBe(0);
+    // Its end still gets Druid's createdTime, from its own status.
+    o.active.set("gone", { datasource: "events", createdTime: "2026-01-01T00:00:05.000Z" });
+    expect(await times.take("gone")).toBe("2026-01-01T00:00:05.000Z");
+    expect(o.calls.statuses).toEqual(["gone"]);
+  });
+
+  it("close ends the lists, aborting one that waits on Druid, and watches nothing more", async () => {
+    const clock = new ManualClock();
+    const o = overlord();
+    const signals: Array<AbortSignal | undefined> = [];
+    const source: CreatedTimeSource = {
+      ...o.source,
+      // Druid down behind the outage gate: the list waits until its signal aborts.
+      tasks: (filter, options) => {
+        o.calls.lists.push(filter);
+        signals.push(options?.signal);
+        return new Promise((_, reject) =>
+          options?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
+        );
+      },
+    };
+    const times = new CreatedTimes({ source, clock, listEveryMs: 30_000 });
+    times.watch("events", "t");
+    await clock.advance(30_000);
+    expect(o.calls.lists).toHaveLength(1);
+    times.close();
+    expect(signals[0]?.aborted).toBe(true);
+    times.watch("events", "u");
+    await clock.advance(120_000);
+    expect(o.calls.lists).toHaveLength(1);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
   it("refuses a list period that is not a positive number of ms", () => {
     const o = overlord();
     expect(() => new CreatedTimes({ source: o.source, clock: new ManualClock(), listEveryMs: 0 })).toThrow(
