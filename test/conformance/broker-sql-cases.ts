@@ -8,7 +8,15 @@ import { brokerSqlFunctionSuite } from "./broker-sql-function-cases.js";
 import { brokerSqlJsonSuite } from "./broker-sql-json-cases.js";
 import { brokerSqlSketchSuite } from "./broker-sql-sketch-cases.js";
 import { brokerSqlSyntaxSuite } from "./broker-sql-syntax-cases.js";
-import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
+import {
+  type ConformanceTarget,
+  call,
+  eventually,
+  freshId,
+  indexParallelSpec,
+  json,
+  writeInput,
+} from "./support.js";
 
 const OV = "/druid/indexer/v1";
 const CO = "/druid/coordinator/v1";
@@ -25,29 +33,6 @@ const ROWS = [
   { time: "2026-03-02T23:59:00Z", page: "Main", channel: "#en", added: 6, deleted: 3 },
 ];
 const INTERVAL = "2026-03-01T00:00:00.000Z/2026-03-03T00:00:00.000Z";
-
-function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
-  return {
-    type: "index_parallel",
-    id,
-    spec: {
-      dataSchema: {
-        dataSource,
-        timestampSpec: { column: "time", format: "iso" },
-        dimensionsSpec: {
-          dimensions: ["page", "channel", { type: "long", name: "added" }, { type: "long", name: "deleted" }],
-        },
-        granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
-      },
-      ioConfig: {
-        type: "index_parallel",
-        inputSource: { type: "local", baseDir, filter: "*.json" },
-        inputFormat: { type: "json" },
-      },
-      tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
-    },
-  };
-}
 
 /** A 400 `invalidInput` refusal, with the position context when Druid gave one (1-based, end inclusive). */
 function invalid(errorMessage: string, at?: [number, number]): unknown {
@@ -110,7 +95,15 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
   describe(`Broker SQL as tools write it: ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await post(`${OV}/task`, spec(id, ds, dir));
+      const submit = await post(
+        `${OV}/task`,
+        indexParallelSpec({
+          id,
+          dataSource: ds,
+          baseDir: dir,
+          dimensions: ["page", "channel", { type: "long", name: "added" }, { type: "long", name: "deleted" }],
+        }),
+      );
       if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
       await eventually(target, `task ${id} to succeed`, async () => {
         const ex = await call(target, "GET", `${OV}/task/${id}/status`);

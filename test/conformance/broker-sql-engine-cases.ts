@@ -5,7 +5,15 @@
 // One datasource serves them: text that is and is not a number, a multi-value string dimension (two values, one,
 // an empty list, none) and a long.
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
+import {
+  type ConformanceTarget,
+  call,
+  eventually,
+  freshId,
+  indexParallelSpec,
+  json,
+  writeInput,
+} from "./support.js";
 
 const OV = "/druid/indexer/v1";
 const CO = "/druid/coordinator/v1";
@@ -17,27 +25,6 @@ const ROWS = [
   { time: "2026-03-01T03:00:00Z", name: "d" },
 ];
 const INTERVAL = "2026-03-01T00:00:00.000Z/2026-03-02T00:00:00.000Z";
-
-function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
-  return {
-    type: "index_parallel",
-    id,
-    spec: {
-      dataSchema: {
-        dataSource,
-        timestampSpec: { column: "time", format: "iso" },
-        dimensionsSpec: { dimensions: ["name", "s", "tags", { type: "long", name: "n" }] },
-        granularitySpec: { segmentGranularity: "day", queryGranularity: "none", rollup: false },
-      },
-      ioConfig: {
-        type: "index_parallel",
-        inputSource: { type: "local", baseDir, filter: "*.json" },
-        inputFormat: { type: "json" },
-      },
-      tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
-    },
-  };
-}
 
 export function brokerSqlEngineConformanceSuite(target: ConformanceTarget): void {
   const post = (path: string, body: unknown) => call(target, "POST", path, body);
@@ -78,7 +65,15 @@ export function brokerSqlEngineConformanceSuite(target: ConformanceTarget): void
   describe(`Broker SQL's value model (the engine MSQ shares): ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await post(`${OV}/task`, spec(id, ds, dir));
+      const submit = await post(
+        `${OV}/task`,
+        indexParallelSpec({
+          id,
+          dataSource: ds,
+          baseDir: dir,
+          dimensions: ["name", "s", "tags", { type: "long", name: "n" }],
+        }),
+      );
       if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
       await eventually(target, `task ${id} to succeed`, async () => {
         const ex = await call(target, "GET", `${OV}/task/${id}/status`);

@@ -7,7 +7,15 @@
 // native engine. Left out: forms a real Druid 33 answers with an internal fault (a constant folded to a null
 // TIMESTAMP, NaN or infinity; REPEAT/LPAD folded to NULL; GREATEST with an untyped NULL).
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
+import {
+  type ConformanceTarget,
+  call,
+  eventually,
+  freshId,
+  indexParallelSpec,
+  json,
+  writeInput,
+} from "./support.js";
 
 /** Four rows: `s` text (with an empty and a blank-padded value), `p` a time pattern, `n` long, `d` double. */
 const ROWS = [
@@ -2375,29 +2383,6 @@ const GROUPS: Array<{ title: string; cases: Case[] }> = [
   },
 ];
 
-function spec(id: string, dataSource: string, baseDir: string): Record<string, unknown> {
-  return {
-    type: "index_parallel",
-    id,
-    spec: {
-      dataSchema: {
-        dataSource,
-        timestampSpec: { column: "time", format: "iso" },
-        dimensionsSpec: {
-          dimensions: ["s", "p", { type: "long", name: "n" }, { type: "double", name: "d" }],
-        },
-        granularitySpec: { segmentGranularity: "year", queryGranularity: "none", rollup: false },
-      },
-      ioConfig: {
-        type: "index_parallel",
-        inputSource: { type: "local", baseDir, filter: "*.json" },
-        inputFormat: { type: "json" },
-      },
-      tuningConfig: { type: "index_parallel", partitionsSpec: { type: "dynamic" } },
-    },
-  };
-}
-
 export function brokerSqlFunctionSuite(target: ConformanceTarget): void {
   const ds = freshId("fn_sql");
   const id = freshId("fn_sql_load");
@@ -2419,7 +2404,18 @@ export function brokerSqlFunctionSuite(target: ConformanceTarget): void {
   describe(`Broker SQL scalar functions: ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await call(target, "POST", "/druid/indexer/v1/task", spec(id, ds, dir));
+      const submit = await call(
+        target,
+        "POST",
+        "/druid/indexer/v1/task",
+        indexParallelSpec({
+          id,
+          dataSource: ds,
+          baseDir: dir,
+          dimensions: ["s", "p", { type: "long", name: "n" }, { type: "double", name: "d" }],
+          segmentGranularity: "year",
+        }),
+      );
       if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
       await eventually(target, `SQL to see ${ds}'s rows`, async () => {
         const status = json(await call(target, "GET", `/druid/indexer/v1/task/${id}/status`)) as {

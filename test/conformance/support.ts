@@ -133,6 +133,10 @@ export interface SpecOptions {
    * second each), so many files make a slow task without much data.
    */
   subTasks?: number;
+  /** @default ["page", { type: "long", name: "added" }] */
+  dimensions?: readonly unknown[];
+  /** @default "day" */
+  segmentGranularity?: string;
 }
 
 /** A minimal `index_parallel` spec with a `local` inputSource (docs/druid-api.md §5 skeleton). */
@@ -144,9 +148,9 @@ export function indexParallelSpec(o: SpecOptions): Record<string, unknown> {
       dataSchema: {
         dataSource: o.dataSource,
         timestampSpec: { column: "time", format: "iso" },
-        dimensionsSpec: { dimensions: ["page", { type: "long", name: "added" }] },
+        dimensionsSpec: { dimensions: o.dimensions ?? ["page", { type: "long", name: "added" }] },
         granularitySpec: {
-          segmentGranularity: "day",
+          segmentGranularity: o.segmentGranularity ?? "day",
           queryGranularity: "none",
           rollup: false,
           ...(o.intervals ? { intervals: o.intervals } : {}),
