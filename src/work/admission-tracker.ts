@@ -248,12 +248,7 @@ export class AdmissionTracker {
         : [];
     for (const t of running) if (t.type) types.set(t.id, t.type);
     const runningList: RunningTask[] = running.map((t) => ({ id: t.id, groupId: t.groupId, type: t.type }));
-    // What an MSQ controller and its workers hold is counted as the `/workers` snapshot counts it: the running list
-    // is read after it, and a worker launched in between would otherwise be taken off the controller's budget
-    // without being in the snapshot's used slots (two slots admitted too many, seen beside an MSQ compaction).
-    const inSnapshot = capacity.listed ? new Set(capacity.listed.flatMap((w) => w.runningTasks ?? [])) : null;
-    const heldList = inSnapshot ? runningList.filter((t) => inSnapshot.has(t.id)) : runningList;
-    const launching = await this.#launching(runningList, heldList);
+    const launching = await this.#launching(runningList);
     this.#workers = { ...capacity.snapshot, ...(launching > 0 ? { launching } : {}) };
     this.#typeLimits =
       taskLimits && capacity.listed ? typeLimitsOf(taskLimits, capacity.snapshot, capacity.listed) : null;
@@ -267,7 +262,7 @@ export class AdmissionTracker {
       // Our own MSQ controller counts in `/workers` only with the workers it runs so far.
       const visible =
         runnerState === "RUNNING" && type === "query_controller" && t.slots > 1
-          ? msqSlotsHeld(t.druidTaskId, heldList)
+          ? msqSlotsHeld(t.druidTaskId, runningList)
           : undefined;
       const { visibleSlots: _old, ...rest } = t;
       this.#inFlight.set(id, {
@@ -281,10 +276,10 @@ export class AdmissionTracker {
 
   /**
    * The slots other users' running MSQ controllers are still to take: for each (an MSQ compaction, a SQL query),
-   * its `maxNumTasks` less what it and its running workers hold in the `/workers` snapshot (`held`). Each candidate's payload is read once; one
+   * its `maxNumTasks` less what it and its running workers hold now. Each candidate's payload is read once; one
    * that cannot be read counts as no MSQ one (a worker it launches then shows in `/workers` a tick later).
    */
-  async #launching(running: readonly RunningTask[], held: readonly RunningTask[]): Promise<number> {
+  async #launching(running: readonly RunningTask[]): Promise<number> {
     const ours = new Set(this.#submitted());
     const live = new Set(running.map((t) => t.id));
     for (const id of this.#controllerSlots.keys()) if (!live.has(id)) this.#controllerSlots.delete(id);
@@ -307,7 +302,7 @@ export class AdmissionTracker {
     let launching = 0;
     for (const t of candidates) {
       const total = this.#controllerSlots.get(t.id);
-      if (total) launching += Math.max(0, total - msqSlotsHeld(t.id, held));
+      if (total) launching += Math.max(0, total - msqSlotsHeld(t.id, running));
     }
     return launching;
   }

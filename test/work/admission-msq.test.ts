@@ -72,18 +72,13 @@ describe("slots of MSQ controllers, pure", () => {
   });
 });
 
-function worker(
-  capacity: number,
-  used: number,
-  byType?: Record<string, number>,
-  runningTasks: string[] = [],
-): WorkerInfo {
+function worker(capacity: number, used: number, byType?: Record<string, number>): WorkerInfo {
   return {
     worker: { scheme: "http", host: "mm:8091", ip: "127.0.0.1", capacity, version: "0", category: "c" },
     currCapacityUsed: used,
     ...(byType ? { currCapacityUsedByTaskType: byType } : {}),
     availabilityGroups: [],
-    runningTasks,
+    runningTasks: [],
     lastCompletedTaskTime: "2026-01-01T00:00:00.000Z",
   } as WorkerInfo;
 }
@@ -92,7 +87,7 @@ describe("the admission tracker and a running MSQ compaction", () => {
   const COMPACT = "auto_compact_wiki_2026-01-01T00:00:00.000Z_x";
   function cluster() {
     const state = {
-      workers: [worker(4, 1, { compact: 1 }, [COMPACT])],
+      workers: [worker(4, 1, { compact: 1 })],
       running: [{ id: COMPACT, type: "compact", groupId: COMPACT }] as Array<Partial<TaskStatusPlus>>,
     };
     const calls: string[] = [];
@@ -129,13 +124,7 @@ describe("the admission tracker and a running MSQ compaction", () => {
     expect(tracker.admit("b", 1)).toBe(false);
     expect(tracker.lastDecision).toBe("capacity");
     // Its workers run: Druid counts them now, and nothing changes for segops.
-    state.workers = [
-      worker(4, 3, { compact: 1, query_worker: 2 }, [
-        COMPACT,
-        `${COMPACT}-worker0_0`,
-        `${COMPACT}-worker1_0`,
-      ]),
-    ];
+    state.workers = [worker(4, 3, { compact: 1, query_worker: 2 })];
     state.running.push(
       { id: `${COMPACT}-worker0_0`, type: "query_worker", groupId: COMPACT },
       { id: `${COMPACT}-worker1_0`, type: "query_worker", groupId: COMPACT },
@@ -144,20 +133,6 @@ describe("the admission tracker and a running MSQ compaction", () => {
     await tracker.refresh();
     expect(tracker.admit("b", 1)).toBe(false);
     expect(calls.filter((c) => c.startsWith("payload"))).toEqual([`payload ${COMPACT}`]);
-  });
-
-  it("counts the workers as held only once /workers shows them (the running list is read after it)", async () => {
-    const clock = new ManualClock(0);
-    const { state, client } = cluster();
-    // The workers launched between the two reads: the running list has them, the /workers snapshot not yet.
-    state.running.push(
-      { id: `${COMPACT}-worker0_0`, type: "query_worker", groupId: COMPACT },
-      { id: `${COMPACT}-worker1_0`, type: "query_worker", groupId: COMPACT },
-    );
-    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 10, tickMs: 1000 });
-    await tracker.refresh();
-    // The snapshot's 1 used slot plus the 2 its workers take: one slot is free, not three.
-    expect(["a", "b", "c"].map((id) => tracker.admit(id, 1))).toEqual([true, false, false]);
   });
 
   it("reads no running list while /workers shows no compaction or controller", async () => {
