@@ -11,6 +11,11 @@
  * body Druid answered with), per task and per emulated minute; detection latency is SUCCESS at Druid (the
  * emulator's finish event) to the poller seeing it. Emulated time throughout.
  *
+ * Beside them, two floor rows (not pollers; bench/lib/cost-floor.ts): the least a poller that sees every finish
+ * within 2 s (1 s), reads each report once and submits once could cost on the same run — the segops run's task
+ * run times (the emulator's submission to finish), its report and submission answers, and the smallest per-task
+ * status-answer cost measured (segops' bulk answers per id asked, counted from its requests; the status GETs).
+ *
  *   node --import tsx bench/cost.ts [--quick]       # --quick: the 100-partition backfill only
  *     [--partitions 1000] [--pollers segops]        # one size, one poller (to profile segops' process alone)
  */
@@ -32,9 +37,11 @@ import type { SimStatsSnapshot } from "../src/sim/stats.js";
 import { MAX_CHECK_INTERVAL_TICKS } from "../src/work/handoff.js";
 import { dailyTemplate, writeDailyDataset } from "../test/helpers/dataset.js";
 import { backoffBackfill, pollEvery, pool, type Seen } from "./lib/baselines.js";
+import { countingDispatcher } from "./lib/bulk-ids.js";
+import { type CostFloor, costFloor, type StatusEntryCost } from "./lib/cost-floor.js";
 import { startCostSim } from "./lib/cost-sim.js";
 import { logNormalDurations } from "./lib/durations.js";
-import { RequestMeter } from "./lib/request-meter.js";
+import { type EndpointCost, RequestMeter } from "./lib/request-meter.js";
 import { type BenchResult, Checks } from "./lib/result.js";
 import { eventAt, finishedAt } from "./lib/sim-events.js";
 import type { SimTime } from "./lib/sim-time.js";
@@ -88,6 +95,12 @@ interface CostRun {
   loopDelay: { p99: number; max: number };
   /** Gaps between consecutive status lookups' answers (sim ms). */
   lookupGaps: number[];
+  /** Task ids asked over all bulk `POST /taskStatus` attempts (what their response bytes were spent on). */
+  bulkIdsAsked: number;
+  /** Per task seen to succeed: the emulator's submission to its finish (sim ms), for the cost floor. */
+  runTimes: number[];
+  /** The emulator's first submission to its last finish of those tasks (sim ms). */
+  taskSpanMs: number;
 }
 
 function planBackfill(dataDir: string, durations: readonly number[]): PlannedJob {
@@ -115,6 +128,8 @@ interface CostEnv {
   tasks(): Promise<SimStatsSnapshot["tasks"]>;
   /** When each status lookup's answer came (sim ms), in order. */
   lookups: readonly number[];
+  /** Task ids asked by bulk status requests so far. */
+  bulkIdsAsked(): number;
 }
 
 /**
@@ -137,9 +152,10 @@ async function withCostEnv<T>(
   });
   const meter = new RequestMeter();
   const lookups: number[] = [];
+  const counting = countingDispatcher(16);
   const client = new DruidClient({
     url: sim.url,
-    connections: 16,
+    dispatcher: counting.dispatcher,
     onAttempt: (attempt) => {
       meter.record(attempt);
       if (isStatusLookup(attempt.route)) lookups.push(sim.time.clock.now());
@@ -150,9 +166,10 @@ async function withCostEnv<T>(
     return ((await res.json()) as SimStatsSnapshot).tasks;
   };
   try {
-    return await fn({ client, time: sim.time, tasks, lookups }, meter);
+    return await fn({ client, time: sim.time, tasks, lookups, bulkIdsAsked: counting.idsAsked }, meter);
   } finally {
     await client.close();
+    await counting.close();
     await sim.stop();
   }
 }
@@ -228,6 +245,11 @@ async function runOne(
     const succeeded = seen.filter((s) => s.outcome === "SUCCESS").length;
     checks.equal(succeeded, partitions, `cost ${partitions} ${poller}: successes seen`);
     const tasks = await env.tasks();
+    const spans = seen.flatMap((s) => {
+      const from = eventAt(tasks, s.id, "submitted");
+      const to = finishedAt(tasks, s.id);
+      return from === null || to === null ? [] : [{ from, to }];
+    });
     return {
       poller,
       partitions,
@@ -241,19 +263,94 @@ async function runOne(
       seenSucceeded: succeeded,
       loopDelay: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
       lookupGaps: env.lookups.slice(1).map((t, i) => t - (env.lookups[i] as number)),
+      bulkIdsAsked: env.bulkIdsAsked(),
+      runTimes: spans.map((s) => s.to - s.from),
+      taskSpanMs:
+        spans.length === 0 ? 0 : Math.max(...spans.map((s) => s.to)) - Math.min(...spans.map((s) => s.from)),
     };
   });
 }
 
+const BULK_STATUS = "POST /druid/indexer/v1/taskStatus";
+const STATUS_GET = "GET /druid/indexer/v1/task/:taskId/status";
+const REPORTS = "GET /druid/indexer/v1/task/:taskId/reports";
+const SUBMIT = "POST /druid/indexer/v1/task";
+/** The detection intervals the floor is computed for (D). */
+const FLOOR_INTERVALS_MS = [2000, 1000] as const;
+
+/**
+ * The floor of a run (bench/lib/cost-floor.ts), from segops' run of it: its tasks' run times (the emulator's
+ * submission to finish), its report and submission answers, and the smallest per-task status-answer cost any
+ * of the run's pollers measured (segops' bulk answers per id asked, the baselines' status GETs). Null without
+ * segops' run (the only one that reads reports).
+ */
+function floorsOf(runs: readonly CostRun[]): CostFloor[] | null {
+  const segops = runs.find((r) => r.poller === "segops");
+  if (!segops || segops.runTimes.length === 0) return null;
+  const cost = (r: CostRun, route: string) => r.meter.byEndpoint().find(([e]) => e === route)?.[1];
+  const report = cost(segops, REPORTS);
+  const submit = cost(segops, SUBMIT);
+  if (!report?.requests || !submit?.requests) return null;
+  const candidates: StatusEntryCost[] = [];
+  const bulk = cost(segops, BULK_STATUS);
+  if (bulk?.requests && segops.bulkIdsAsked > 0)
+    candidates.push({
+      source: `segops' bulk \`POST /taskStatus\`: ${num(bulk.bytes, 0)} B ÷ ${num(segops.bulkIdsAsked, 0)} ids asked`,
+      bytes: bulk.bytes / segops.bulkIdsAsked,
+    });
+  for (const r of runs) {
+    const get = cost(r, STATUS_GET);
+    if (get?.requests)
+      candidates.push({
+        source: `${r.poller}'s \`GET /task/{id}/status\`: ${num(get.bytes, 0)} B ÷ ${num(get.requests, 0)}`,
+        bytes: get.bytes / get.requests,
+      });
+  }
+  return FLOOR_INTERVALS_MS.map((intervalMs) =>
+    costFloor({
+      runTimesMs: segops.runTimes,
+      makespanMs: segops.taskSpanMs,
+      statusEntry: candidates,
+      reportBytes: report.bytes / report.requests,
+      submitBytes: submit.bytes / submit.requests,
+      intervalMs,
+    }),
+  );
+}
+
+const floorLabel = (f: CostFloor) =>
+  `floor (not a poller): every finish seen within ${f.intervalMs / 1000} s, report + submission only`;
+
 const perMin = (n: number, ms: number) => (n / ms) * 60_000;
+const meanBytes = (r: CostRun, route: string) => {
+  const c = r.meter.byEndpoint().find(([e]) => e === route)?.[1];
+  return c?.requests ? c.bytes / c.requests : Number.NaN;
+};
 const kib = (bytes: number) => `${num(bytes / 1024, 1)} KiB`;
 const secs = (ms: number) => `${num(ms / 1000, 2)} s`;
 
-function summaryTable(runs: readonly CostRun[]): string {
+function summaryTable(runs: readonly CostRun[], floors: readonly CostFloor[]): string {
   const base = runs.find((r) => r.poller === "segops");
+  const bt = base?.meter.total();
+  const floorRows = floors.map((f) => {
+    const span = base?.taskSpanMs ?? 0;
+    const requests = f.requestsPerTask * f.tasks;
+    const bytes = f.bytesPerTask * f.tasks;
+    return [
+      floorLabel(f),
+      `${num(span / 60_000, 1)} min`,
+      num(requests, 0),
+      num(f.requestsPerTask, 1),
+      num(f.bulkLookups / f.tasks, 1),
+      kib(f.bytesPerTask),
+      num(perMin(requests, span), 0),
+      kib(perMin(bytes, span)),
+      `≤ ${secs(f.intervalMs)}`,
+      bt ? `${num(requests / bt.requests, 2)}× / ${num(bytes / bt.bytes, 2)}×` : "",
+    ];
+  });
   const rows = runs.map((r) => {
     const t = r.meter.total();
-    const bt = base?.meter.total();
     return [
       LABEL[r.poller],
       `${num(r.makespanMs / 60_000, 1)} min`,
@@ -267,6 +364,7 @@ function summaryTable(runs: readonly CostRun[]): string {
       bt ? `${num(t.requests / bt.requests, 2)}× / ${num(t.bytes / bt.bytes, 2)}×` : "",
     ];
   });
+  rows.push(...floorRows);
   return markdownTable(
     [
       "poller",
@@ -330,14 +428,15 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
       const runs: CostRun[] = [];
       for (const poller of options.pollers ?? POLLERS)
         runs.push(await runOne(poller, plan, { timeScale, seed, history }, checks));
-      tables.push(`**${partitions} partitions**`, summaryTable(runs), endpointTable(runs));
+      const floors = floorsOf(runs) ?? [];
+      tables.push(`**${partitions} partitions**`, summaryTable(runs, floors), endpointTable(runs));
       const of = (p: Poller) => runs.find((r) => r.poller === p);
       const [s, b, op] = POLLERS.map((p) => of(p)?.meter.total());
       const segops = of("segops");
       if (!segops) continue;
       const p99 = quantile(segops.detection, 0.99);
-      figures[`cost${partitions}`] = Object.fromEntries(
-        runs.map((r) => [
+      figures[`cost${partitions}`] = Object.fromEntries([
+        ...runs.map((r) => [
           r.poller,
           {
             requestsPerTask: r.meter.total().requests / r.partitions,
@@ -352,7 +451,20 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
               : {}),
           },
         ]),
-      );
+        ...floors.map((f) => [
+          `floor${f.intervalMs / 1000}s`,
+          {
+            intervalMs: f.intervalMs,
+            looksPerTask: f.looksPerTask,
+            statusEntryBytes: f.statusEntry.bytes,
+            statusEntrySource: f.statusEntry.source,
+            bulkLookups: f.bulkLookups,
+            requestsPerTask: f.requestsPerTask,
+            bytesPerTask: f.bytesPerTask,
+            makespanMs: segops.taskSpanMs,
+          },
+        ]),
+      ]);
       const cheapest =
         s &&
         b &&
@@ -364,6 +476,15 @@ export async function runCostBench(options: CostBenchOptions = {}): Promise<Benc
         `${partitions} partitions: segops' process (the emulator is another) had event-loop delays p99 ${num(segops.loopDelay.p99, 0)} ms / max ${num(segops.loopDelay.max, 0)} ms real (× ${timeScale} emulated); gaps between its status lookups p50 ${secs(quantile(segops.lookupGaps, 0.5))} / p99 ${secs(quantile(segops.lookupGaps, 0.99))} / max ${secs(Math.max(0, ...segops.lookupGaps))}.`,
         `${partitions} partitions: segops saw a handoff ${secs(quantile(segops.handoffSeen, 0.5))} (p50) / ${secs(quantile(segops.handoffSeen, 0.99))} (p99) after the emulator served the segments (${segops.handoffSeen.length} partitions; the checks back off to every ${MAX_CHECK_INTERVAL_TICKS} ticks while nothing new is served).`,
       );
+      for (const f of floors) {
+        const vs = (x: EndpointCost | undefined, what: string) =>
+          x
+            ? `${what} ${num(x.requests / partitions, 1)} requests / ${kib(x.bytes / partitions)} a task: the floor is ${num(f.requestsPerTask / (x.requests / partitions), 2)}× / ${num(f.bytesPerTask / (x.bytes / partitions), 2)}× that`
+            : "";
+        notes.push(
+          `${partitions} partitions, ${floorLabel(f)}: ${num(f.looksPerTask, 1)} status entries a task (Σ ⌈run time / ${f.intervalMs / 1000} s⌉, run time the emulator's submission to finish) × ${num(f.statusEntry.bytes, 1)} B (the smallest measured: ${f.statusEntry.source}) + report ${num(meanBytes(segops, REPORTS), 0)} B + submission ${num(meanBytes(segops, SUBMIT), 0)} B = ${kib(f.bytesPerTask)} a task; ${num(f.bulkLookups, 0)} bulk lookups over ${secs(segops.taskSpanMs)} (first submission to last finish) shared by ${f.tasks} tasks + 2 = ${num(f.requestsPerTask, 2)} requests a task. ${[vs(b, "seed-style"), vs(s, "segops")].filter(Boolean).join("; ")}.`,
+        );
+      }
       headline.push([
         `cost: ${partitions}-partition backfill against a production-sized history (emulated)`,
         `${num((s?.requests ?? 0) / partitions, 1)} requests, ${kib((s?.bytes ?? 0) / partitions)} a task; detection p99 ${secs(p99)}`,

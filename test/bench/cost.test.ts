@@ -37,6 +37,17 @@ it("drives a small backfill with segops and both baselines and counts each one's
     expect(figures[poller]?.requestsPerTask).toBeGreaterThanOrEqual(2);
     expect(figures[poller]?.bytesPerTask).toBeGreaterThan(0);
   }
+  // The floor rows (not pollers) sit beside the three, from the same run: the cheapest status entry measured
+  // is a bulk answer's share per id asked (the ids counted from the requests), below a per-task GET's.
+  expect(summary?.match(/\| floor \(not a poller\): every finish seen within (2|1) s/g)).toHaveLength(2);
+  const floors = result.figures?.cost4 as Record<
+    string,
+    { looksPerTask: number; statusEntrySource: string; statusEntryBytes: number; bytesPerTask: number }
+  >;
+  expect(floors.floor2s?.statusEntrySource).toMatch(/^segops' bulk `POST \/taskStatus`: .* ids asked$/);
+  expect(floors.floor2s?.looksPerTask).toBeGreaterThanOrEqual(1);
+  expect(floors.floor1s?.looksPerTask).toBeGreaterThan(floors.floor2s?.looksPerTask ?? Number.NaN);
+  expect(floors.floor1s?.bytesPerTask).toBeGreaterThan(floors.floor2s?.bytesPerTask ?? Number.NaN);
   // segops' handoff gate saw every partition's segments served (a lag measured for each, never negative).
   expect(figures.segops?.handoffSeenP99Ms).toBeGreaterThanOrEqual(0);
   expect(result.notes.join("\n")).toMatch(
