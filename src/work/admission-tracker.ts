@@ -217,17 +217,24 @@ export class AdmissionTracker {
     this.#wanted = false;
     // Only tasks submitted before the snapshot's requests went out can be judged by it: one submitted while they
     // were under way may be missing from `/workers` yet absent from the pending list, and calling it RUNNING would
-    // count its slots nowhere (admitting one task too many).
+    // count its slots nowhere (admitting one task too many). A task is tracked just before its POST, so even one of
+    // these may reach Druid after `/workers` was read: hence RUNNING only where `/workers` lists it (below).
     const before = new Set(this.#submitted());
     const [capacity, taskLimits] = await Promise.all([this.#capacity(), this.#readTaskLimits(now)]);
     // `/workers` names the tasks each worker runs (`runningTasks`, Druid's ImmutableWorkerInfo): ours missing there
     // are queued, with no task list read. The pending and waiting lists are read only where that is not enough: no
     // worker listing (Kubernetes), or per-type limits (the lists give each queued task's type).
+    //
+    // What counts as holding slots comes from that one snapshot: the task lists are read after it, and a task that
+    // started in between (one of ours, or an MSQ worker) is in them but not in the snapshot's used slots. So one of
+    // ours runs only if `/workers` lists it (else it counts in full as still to come), and an MSQ controller holds
+    // only what `/workers` lists of it and its workers (`heldList`). The lists only add what the snapshot cannot
+    // say: which tasks are queued, their types, which are controllers. Either way the count can only err high.
+    const inSnapshot = capacity.listed ? new Set(capacity.listed.flatMap((w) => w.runningTasks ?? [])) : null;
     const queued = new Map<string, "PENDING" | "WAITING">();
     const types = new Map<string, string>();
-    if (capacity.listed && !taskLimits) {
-      const running = new Set(capacity.listed.flatMap((w) => w.runningTasks ?? []));
-      for (const id of before) if (!running.has(id)) queued.set(id, "PENDING");
+    if (inSnapshot && !taskLimits) {
+      for (const id of before) if (!inSnapshot.has(id)) queued.set(id, "PENDING");
     } else {
       const [pending, waiting] = await Promise.all([
         this.options.client.tasks({ state: "pending" }),
@@ -248,7 +255,8 @@ export class AdmissionTracker {
         : [];
     for (const t of running) if (t.type) types.set(t.id, t.type);
     const runningList: RunningTask[] = running.map((t) => ({ id: t.id, groupId: t.groupId, type: t.type }));
-    const launching = await this.#launching(runningList);
+    const heldList = inSnapshot ? runningList.filter((t) => inSnapshot.has(t.id)) : runningList;
+    const launching = await this.#launching(runningList, heldList);
     this.#workers = { ...capacity.snapshot, ...(launching > 0 ? { launching } : {}) };
     this.#typeLimits =
       taskLimits && capacity.listed ? typeLimitsOf(taskLimits, capacity.snapshot, capacity.listed) : null;
@@ -258,11 +266,13 @@ export class AdmissionTracker {
       if (!t.druidTaskId || !before.has(t.druidTaskId)) continue; // not submitted before the snapshot
       const type = t.type ?? types.get(t.druidTaskId);
       if (type && t.group !== undefined) this.#groupType.set(t.group, type);
-      const runnerState = queued.get(t.druidTaskId) ?? "RUNNING";
-      // Our own MSQ controller counts in `/workers` only with the workers it runs so far.
+      // Neither queued nor in the snapshot: it ended, or started after `/workers` was read (not in its used slots).
+      const runnerState =
+        queued.get(t.druidTaskId) ?? (inSnapshot && !inSnapshot.has(t.druidTaskId) ? "UNKNOWN" : "RUNNING");
+      // Our own MSQ controller counts in `/workers` only with the workers it runs there so far.
       const visible =
         runnerState === "RUNNING" && type === "query_controller" && t.slots > 1
-          ? msqSlotsHeld(t.druidTaskId, runningList)
+          ? msqSlotsHeld(t.druidTaskId, heldList)
           : undefined;
       const { visibleSlots: _old, ...rest } = t;
       this.#inFlight.set(id, {
@@ -276,10 +286,11 @@ export class AdmissionTracker {
 
   /**
    * The slots other users' running MSQ controllers are still to take: for each (an MSQ compaction, a SQL query),
-   * its `maxNumTasks` less what it and its running workers hold now. Each candidate's payload is read once; one
-   * that cannot be read counts as no MSQ one (a worker it launches then shows in `/workers` a tick later).
+   * its `maxNumTasks` less what `/workers` counts of it and its workers (`held`: the running list cut to the
+   * snapshot's tasks). Each candidate's payload is read once; one that cannot be read counts as no MSQ one (a worker
+   * it launches then shows in `/workers` a tick later).
    */
-  async #launching(running: readonly RunningTask[]): Promise<number> {
+  async #launching(running: readonly RunningTask[], held: readonly RunningTask[]): Promise<number> {
     const ours = new Set(this.#submitted());
     const live = new Set(running.map((t) => t.id));
     for (const id of this.#controllerSlots.keys()) if (!live.has(id)) this.#controllerSlots.delete(id);
@@ -302,7 +313,7 @@ export class AdmissionTracker {
     let launching = 0;
     for (const t of candidates) {
       const total = this.#controllerSlots.get(t.id);
-      if (total) launching += Math.max(0, total - msqSlotsHeld(t.id, running));
+      if (total) launching += Math.max(0, total - msqSlotsHeld(t.id, held));
     }
     return launching;
   }

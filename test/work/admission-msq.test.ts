@@ -72,13 +72,18 @@ describe("slots of MSQ controllers, pure", () => {
   });
 });
 
-function worker(capacity: number, used: number, byType?: Record<string, number>): WorkerInfo {
+function worker(
+  capacity: number,
+  used: number,
+  byType?: Record<string, number>,
+  runningTasks: string[] = [],
+): WorkerInfo {
   return {
     worker: { scheme: "http", host: "mm:8091", ip: "127.0.0.1", capacity, version: "0", category: "c" },
     currCapacityUsed: used,
     ...(byType ? { currCapacityUsedByTaskType: byType } : {}),
     availabilityGroups: [],
-    runningTasks: [],
+    runningTasks,
     lastCompletedTaskTime: "2026-01-01T00:00:00.000Z",
   } as WorkerInfo;
 }
@@ -87,7 +92,7 @@ describe("the admission tracker and a running MSQ compaction", () => {
   const COMPACT = "auto_compact_wiki_2026-01-01T00:00:00.000Z_x";
   function cluster() {
     const state = {
-      workers: [worker(4, 1, { compact: 1 })],
+      workers: [worker(4, 1, { compact: 1 }, [COMPACT])],
       running: [{ id: COMPACT, type: "compact", groupId: COMPACT }] as Array<Partial<TaskStatusPlus>>,
     };
     const calls: string[] = [];
@@ -124,7 +129,13 @@ describe("the admission tracker and a running MSQ compaction", () => {
     expect(tracker.admit("b", 1)).toBe(false);
     expect(tracker.lastDecision).toBe("capacity");
     // Its workers run: Druid counts them now, and nothing changes for segops.
-    state.workers = [worker(4, 3, { compact: 1, query_worker: 2 })];
+    state.workers = [
+      worker(4, 3, { compact: 1, query_worker: 2 }, [
+        COMPACT,
+        `${COMPACT}-worker0_0`,
+        `${COMPACT}-worker1_0`,
+      ]),
+    ];
     state.running.push(
       { id: `${COMPACT}-worker0_0`, type: "query_worker", groupId: COMPACT },
       { id: `${COMPACT}-worker1_0`, type: "query_worker", groupId: COMPACT },
@@ -133,6 +144,59 @@ describe("the admission tracker and a running MSQ compaction", () => {
     await tracker.refresh();
     expect(tracker.admit("b", 1)).toBe(false);
     expect(calls.filter((c) => c.startsWith("payload"))).toEqual([`payload ${COMPACT}`]);
+  });
+
+  it("counts the workers as held only where /workers lists them: the running list, read after it, may have more", async () => {
+    const clock = new ManualClock(0);
+    const { state, client } = cluster();
+    // The workers started between the two reads: the running list has them, the /workers snapshot not yet.
+    state.running.push(
+      { id: `${COMPACT}-worker0_0`, type: "query_worker", groupId: COMPACT },
+      { id: `${COMPACT}-worker1_0`, type: "query_worker", groupId: COMPACT },
+    );
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 10, tickMs: 1000 });
+    await tracker.refresh();
+    // The snapshot's 1 used slot plus the 2 its workers take: one slot is free, not three.
+    expect(["a", "b", "c"].map((id) => tracker.admit(id, 1))).toEqual([true, false, false]);
+  });
+
+  it("counts our own controller's workers as Druid counts them only where /workers lists them", async () => {
+    const clock = new ManualClock(0);
+    const OURS = "query-ours";
+    // Six slots; another tool's two tasks hold two.
+    const state = {
+      workers: [worker(6, 2, { index_parallel: 2 }, ["o1", "o2"])],
+      running: [
+        { id: "o1", type: "index_parallel" },
+        { id: "o2", type: "index_parallel" },
+      ] as Array<Partial<TaskStatusPlus>>,
+    };
+    const client = {
+      workers: async () => state.workers,
+      tasks: async (filter: { state?: string } = {}) =>
+        (filter.state === "running" ? state.running : []) as TaskStatusPlus[],
+      totalWorkerCapacity: async () => ({
+        currentClusterCapacity: 6,
+        maximumCapacityWithAutoScale: -1,
+        usedClusterCapacity: 2,
+      }),
+    };
+    const tracker = new AdmissionTracker({ client, clock, maxConcurrency: 10, tickMs: 1000 });
+    await tracker.refresh();
+    expect(tracker.admit("q", 3, undefined, "query_controller")).toBe(true);
+    tracker.track("q", 3, OURS);
+    // Our controller runs and /workers counts it; its two workers started after /workers was read.
+    state.workers = [worker(6, 3, { index_parallel: 2, query_controller: 1 }, ["o1", "o2", OURS])];
+    state.running.push(
+      { id: OURS, type: "query_controller", groupId: OURS },
+      { id: `${OURS}-worker0_0`, type: "query_worker", groupId: OURS },
+      { id: `${OURS}-worker1_0`, type: "query_worker", groupId: OURS },
+    );
+    await clock.advance(1000);
+    await tracker.refresh();
+    // Others hold 2 and ours 3 of 6: one slot is free. Taking the workers for counted in the snapshot's 3 used
+    // slots would leave the others' two unseen and admit three.
+    expect(["a", "b", "c"].map((id) => tracker.admit(id, 1))).toEqual([true, false, false]);
   });
 
   it("reads no running list while /workers shows no compaction or controller", async () => {

@@ -275,6 +275,8 @@ describe("Druid's per-type task slot limits", () => {
   function limitedCluster(options: { major?: number; limits?: unknown } = {}) {
     const calls: string[] = [];
     const byType: Record<string, number> = {};
+    /** The tasks `/workers` lists as running (`runningTasks`); the task lists may say otherwise. */
+    const listed: string[] = [];
     const tasks = new Map<string, { type: string; state: "pending" | "running" }>();
     const client = {
       async workers() {
@@ -283,7 +285,7 @@ describe("Druid's per-type task slot limits", () => {
           8,
           Object.values(byType).reduce((a, b) => a + b, 0),
         );
-        return [{ ...w, currCapacityUsedByTaskType: { ...byType } }];
+        return [{ ...w, currCapacityUsedByTaskType: { ...byType }, runningTasks: [...listed] }];
       },
       async tasks(filter: { state?: string } = {}) {
         calls.push(`tasks ${filter.state}`);
@@ -309,7 +311,7 @@ describe("Druid's per-type task slot limits", () => {
         };
       },
     };
-    return { client, calls, byType, tasks };
+    return { client, calls, byType, listed, tasks };
   }
 
   it("admits no more of a type than Druid's limit lets run, and names the limit when it blocks", async () => {
@@ -347,10 +349,49 @@ describe("Druid's per-type task slot limits", () => {
     tracker.track("p1", 1, "druid-p1");
     cluster.tasks.set("druid-p1", { type: "index_parallel", state: "running" });
     cluster.byType.index_parallel = 1;
+    cluster.listed.push("druid-p1");
     await clock.advance(1000);
     await tracker.refresh();
     expect(cluster.calls).toContain("tasks running"); // asked once: p1's type was not known
     expect([tracker.admit("p2", 1, job), tracker.admit("p3", 1, job)]).toEqual([true, true]);
+  });
+
+  it("takes one of ours for running only where /workers lists it: one that started after it was read counts as still to come", async () => {
+    const clock = new ManualClock(0);
+    const cluster = limitedCluster();
+    const tracker = new AdmissionTracker({ client: cluster.client, clock, maxConcurrency: 8, tickMs: 1000 });
+    await tracker.refresh();
+    const job = { id: "J", cap: 8 };
+    expect([
+      tracker.admit("p1", 1, job, "index_parallel"),
+      tracker.admit("p2", 1, job, "index_parallel"),
+    ]).toEqual([true, true]);
+    tracker.track("p1", 1, "druid-p1");
+    tracker.track("p2", 1, "druid-p2");
+    // p1 runs and /workers counts it; p2's submission reached Druid after /workers was read and it started before
+    // the pending list was: in no list of queued tasks, and not in the snapshot's slots either.
+    cluster.tasks.set("druid-p1", { type: "index_parallel", state: "running" });
+    cluster.tasks.set("druid-p2", { type: "index_parallel", state: "running" });
+    cluster.byType.index_parallel = 1;
+    cluster.listed.push("druid-p1");
+    await clock.advance(1000);
+    await tracker.refresh();
+    // Two of ours run: a third would wait PENDING at Druid.
+    expect(tracker.admit("p3", 1, job, "index_parallel")).toBe(false);
+    expect(tracker.lastDecision).toBe("task-limit index_parallel");
+    // The next snapshot counts p2; p1 ends and leaves: room for one.
+    cluster.listed.push("druid-p2");
+    cluster.byType.index_parallel = 2;
+    await clock.advance(1000);
+    await tracker.refresh();
+    expect(tracker.admit("p3", 1, job, "index_parallel")).toBe(false);
+    tracker.untrack("p1");
+    cluster.tasks.delete("druid-p1");
+    cluster.listed.splice(cluster.listed.indexOf("druid-p1"), 1);
+    cluster.byType.index_parallel = 1;
+    await clock.advance(1000);
+    await tracker.refresh();
+    expect(tracker.admit("p3", 1, job, "index_parallel")).toBe(true);
   });
 
   it("reads the worker config at most once a minute, and not at all from a Druid without taskLimits", async () => {
