@@ -64,6 +64,14 @@ export interface KindRequest<R> {
    */
   plan(context: RequestContext, request: R): Promise<PlannedRequest>;
   /**
+   * What names the request, from the request alone (no Druid, no ledger; `requestKeyOf`): stored with the
+   * job it starts (`options.requestKey`). The same request while that job is open resumes it (CLI) or
+   * answers with it (API) before anything is planned again, so a run that crashed is finished by its rerun
+   * even when a new plan would now refuse (the live version not served yet, a chunk between a rollback's
+   * marks): the job's own steps check again what they must before they act.
+   */
+  key(request: R, cluster: ClusterBinding): string;
+  /**
    * Its CLI command (`segops <name> <datasource> …`): flags that fill this request's body. The same object
    * must also be in the CLI's light list of commands (`ops/commands.ts`), which `segops --help` reads
    * without loading the kind.

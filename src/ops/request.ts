@@ -1,6 +1,15 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
+import { canonicalJson, type JsonValue } from "../core/canonical-json.js";
 import { UsageError } from "../core/errors.js";
-import { type Interval, parseInstant, parseInterval, parsePeriodMs } from "../core/interval.js";
+import {
+  formatInterval,
+  type Interval,
+  parseInstant,
+  parseInterval,
+  parsePeriodMs,
+} from "../core/interval.js";
+import type { ClusterBinding } from "../druid/cluster.js";
 
 /** What the segment operations' requests share: their common fields and how a field is refused. */
 
@@ -43,3 +52,24 @@ export function requestField<T>(path: string, parse: () => T): T {
 }
 
 export const intervalField = (text: string): Interval => requestField("interval", () => parseInterval(text));
+
+/**
+ * A request's key (`KindRequest.key`): its fields, normalised by the kind (an interval in one spelling, a
+ * default filled in), and the cluster it is for. Nothing read from Druid: the same command line names the
+ * same key before and after a crash.
+ */
+export function requestKeyOf(
+  kind: string,
+  fields: { [field: string]: JsonValue },
+  cluster: ClusterBinding,
+): string {
+  const identity = {
+    kind,
+    ...fields,
+    cluster: { overlord: cluster.overlord, coordinator: cluster.coordinator },
+  };
+  return createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
+}
+
+/** An interval field in one spelling (`P1D/2026-01-02` and `2026-01-01/2026-01-02` are one request). */
+export const intervalKey = (text: string): string => formatInterval(parseInterval(text));

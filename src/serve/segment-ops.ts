@@ -54,11 +54,18 @@ async function startOp(
   request: KindRequest<unknown>,
   body: { datasource: string; dryRun?: boolean | undefined },
 ): Promise<Response> {
+  const dryRun = body.dryRun ?? request.dryRunByDefault === true;
+  // The same request still open (a retried POST, or one whose job has done part of its work, so that
+  // planning it again gives other inputs or a refusal): that job, not a second one, found before planning.
+  const key = request.key(body, d.cluster);
+  if (!dryRun) {
+    const open = await openJobOfRequest(d.store, kind, key);
+    if (open) return d.json(c, 200, await d.jobView(open), location(open.id));
+  }
   const planned: PlannedRequest = await request.plan(
     { client: d.client, store: d.store, cluster: d.cluster, now: () => d.clock.now() },
     body,
   );
-  const dryRun = body.dryRun ?? request.dryRunByDefault === true;
   const answer = (): SegmentOpPlan => ({
     kind,
     datasource: body.datasource,
@@ -67,13 +74,12 @@ async function startOp(
     tasks: planned.tasks.length,
     items: [...planned.items],
   });
-  if (dryRun) return d.json(c, 200, answer());
-  // The same request still open (a retried POST, or one whose job has done part of its work, so that
-  // planning it again gives other inputs): that job, not a second one.
-  const open = await openJobOfRequest(d.store, planned.job.kind, planned.job.options?.requestKey);
-  if (open) return d.json(c, 200, await d.jobView(open), location(open.id));
-  if (planned.tasks.length === 0) return d.json(c, 200, answer());
-  const { job, created } = await d.store.createJob(planned.job, planned.tasks, "api");
+  if (dryRun || planned.tasks.length === 0) return d.json(c, 200, answer());
+  const { job, created } = await d.store.createJob(
+    { ...planned.job, options: { ...planned.job.options, requestKey: key } },
+    planned.tasks,
+    "api",
+  );
   if (created) await d.started(job);
   return d.json(c, created ? 201 : 200, await d.jobView(job), location(job.id));
 }

@@ -77,6 +77,90 @@ const request = (extra: Partial<Parameters<typeof planKill>[0]["request"]> = {})
   ...extra,
 });
 
+/** A third version of the first day, published and never loaded: the chunk's live version is not served. */
+async function publishUnloaded() {
+  const c = client as DruidClient;
+  (sim as SimHandle).setNeverLoad(DS, true);
+  const spec = planIngestJob({
+    kind: "run",
+    template: { kind: "task", value: dailyTemplate({ datasource: DS }) },
+    templateName: "daily.json",
+    range: parseInterval("2026-06-01/2026-06-02"),
+    vars: { dataDir: writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 8 }) },
+    specVersion: "3",
+  }).tasks[0]?.payload?.spec as Record<string, unknown>;
+  const { taskId } = await c.submitTask({ ...spec, id: "segops_kill_test_unloaded" } as never);
+  await until(
+    "the new version is published",
+    async () => {
+      const st = (await c.taskStatus(taskId)).status;
+      if (st?.statusCode === "FAILED") throw new Error(String(st.errorMsg));
+      return st?.statusCode === "SUCCESS";
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+/**
+ * Two versions of three days (the first unused), then `segops kill --yes` SIGKILLed while a kill task runs,
+ * emulated time frozen from then until `tick(true)`: the crashed run's job is open in the ledger.
+ */
+async function crashedKill() {
+  // Emulated time moves only while `ticking`: frozen, the kill tasks stay RUNNING until the CLI is killed.
+  const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
+  let ticking = true;
+  const ticker = setInterval(() => {
+    if (ticking) clock.advance(1000);
+  }, 5);
+  onTestFinished(() => clearInterval(ticker));
+  sim = await startSim({ clock, timeScale: 1, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
+  client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
+  store = await openStore("sqlite::memory:");
+  await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 4 }), "1");
+  await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 6 }), "2");
+  const c = client;
+  await until("the first version is unused", async () => (await c.unusedSegments(DS, RANGE)).length === 3, {
+    timeoutMs: 30_000,
+  });
+  const ledgerPath = join(mkdtempSync(join(tmpdir(), "segops-kill-")), "ledger.db");
+  const args = [
+    "kill",
+    DS,
+    "--interval",
+    RANGE,
+    "--batch-size",
+    "1",
+    "--yes",
+    "--druid",
+    sim.url,
+    "--ledger",
+    `sqlite:${ledgerPath}`,
+    "--tick",
+    "50",
+    "--lease",
+    "3000",
+    "--json",
+  ];
+  const engine = sim.engine;
+  const first = runCli(args);
+  await until(
+    "a kill task runs",
+    () => [...engine.tasks.values()].some((t) => t.type === "kill" && t.phase === "running"),
+    { timeoutMs: 60_000, whileRunning: first },
+  );
+  ticking = false;
+  first.child.kill("SIGKILL");
+  expect((await first.done).signal).toBe("SIGKILL");
+  return {
+    args,
+    ledgerPath,
+    engine,
+    tick: (on: boolean) => {
+      ticking = on;
+    },
+  };
+}
+
 describe("segops kill on the emulator", () => {
   it("deletes exactly the unused segments; used and served ones stay; a rerun submits nothing new", async () => {
     await replacedTwice();
@@ -136,78 +220,17 @@ describe("segops kill on the emulator", () => {
     );
     expect(young.tasks).toEqual([]);
     // A new version that never loads: its chunks' predecessors are the way back; killing them is refused.
-    (sim as SimHandle).setNeverLoad(DS, true);
-    const spec = planIngestJob({
-      kind: "run",
-      template: { kind: "task", value: dailyTemplate({ datasource: DS }) },
-      templateName: "daily.json",
-      range: parseInterval("2026-06-01/2026-06-02"),
-      vars: { dataDir: writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 8 }) },
-      specVersion: "3",
-    }).tasks[0]?.payload?.spec as Record<string, unknown>;
-    const { taskId } = await c.submitTask({ ...spec, id: "segops_kill_test_unloaded" } as never);
-    await until(
-      "the new version is published",
-      async () => {
-        const st = (await c.taskStatus(taskId)).status;
-        if (st?.statusCode === "FAILED") throw new Error(String(st.errorMsg));
-        return st?.statusCode === "SUCCESS";
-      },
-      { timeoutMs: 30_000 },
-    );
+    await publishUnloaded();
     const facts = await inspectKill(c, request(), (sim as SimHandle).engine.now);
     expect(() => planKill(facts)).toThrow(/the live version of the chunks is not fully served yet/);
   });
 
   it("a kill SIGKILLed while its tasks run finishes on the same command: each kill task submitted once", async () => {
-    // Emulated time moves only while `ticking`: frozen, the kill tasks stay RUNNING until the CLI is killed.
-    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
-    let ticking = true;
-    const ticker = setInterval(() => {
-      if (ticking) clock.advance(1000);
-    }, 5);
-    onTestFinished(() => clearInterval(ticker));
-    sim = await startSim({ clock, timeScale: 1, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
-    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
-    store = await openStore("sqlite::memory:");
-    await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 4 }), "1");
-    await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 6 }), "2");
-    const c = client;
-    await until("the first version is unused", async () => (await c.unusedSegments(DS, RANGE)).length === 3, {
-      timeoutMs: 30_000,
-    });
-    const ledgerPath = join(mkdtempSync(join(tmpdir(), "segops-kill-")), "ledger.db");
-    const args = [
-      "kill",
-      DS,
-      "--interval",
-      RANGE,
-      "--batch-size",
-      "1",
-      "--yes",
-      "--druid",
-      sim.url,
-      "--ledger",
-      `sqlite:${ledgerPath}`,
-      "--tick",
-      "50",
-      "--lease",
-      "3000",
-      "--json",
-    ];
-    const engine = sim.engine;
-    const first = runCli(args);
-    await until(
-      "a kill task runs",
-      () => [...engine.tasks.values()].some((t) => t.type === "kill" && t.phase === "running"),
-      { timeoutMs: 60_000, whileRunning: first },
-    );
-    ticking = false;
-    first.child.kill("SIGKILL");
-    expect((await first.done).signal).toBe("SIGKILL");
+    const { args, ledgerPath, engine, tick } = await crashedKill();
+    const c = client as DruidClient;
     const before = (sim as SimHandle).stats().submissions.filter((s) => s.id?.startsWith("segops_kill_"));
     expect(before.length).toBeGreaterThan(0);
-    ticking = true;
+    tick(true);
 
     const second = await runCli(args).done;
     expect(second.code, second.stderr).toBe(0);
@@ -243,6 +266,36 @@ describe("segops kill on the emulator", () => {
     const ledger = await openStore(`sqlite:${ledgerPath}`);
     expect((await ledger.listJobs({ kind: "kill" })).map((j) => j.state)).toEqual(["done"]);
     await ledger.close();
+  }, 120_000);
+
+  it("a crashed kill is finished by its rerun even when a new plan would now refuse", async () => {
+    const { args, ledgerPath, tick } = await crashedKill();
+    tick(true);
+    // Since the crash another writer published a version that is not served: planned now, this kill
+    // would be refused. The crashed run's job was planned when all was served; its rerun resumes it.
+    await publishUnloaded();
+    const dry = await runCli(args.filter((a) => a !== "--yes")).done;
+    expect(dry.code).toBe(2);
+    expect(dry.stderr).toMatch(/the live version of the chunks is not fully served yet/);
+    const ledger = await openStore(`sqlite:${ledgerPath}`);
+    onTestFinished(() => ledger.close());
+    const [crashed] = await ledger.listJobs({ kind: "kill" });
+    expect(crashed?.state).toBe("open");
+
+    const rerun = await runCli(args).done;
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ job: crashed?.id, state: "done", counts: { done: 3 } });
+    expect((await ledger.listJobs({ kind: "kill" })).map((j) => [j.id, j.state])).toEqual([
+      [crashed?.id, "done"],
+    ]);
+    // What the crashed run planned is gone; what became unused after its cut-off (the second version of
+    // the first day, overshadowed by the third) stays.
+    const planned = (await ledger.listTasks(crashed?.id ?? "")).flatMap(
+      (t) => (t.payload as { segmentIds: string[] }).segmentIds,
+    );
+    expect(planned).toHaveLength(3);
+    const left = (await (client as DruidClient).unusedSegments(DS, RANGE)).map((u) => segmentId(u.segment));
+    expect(left.filter((id) => planned.includes(id))).toEqual([]);
   }, 120_000);
 });
 

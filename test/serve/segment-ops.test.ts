@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DruidClient } from "../../src/druid/client.js";
+import { until } from "../helpers/cli-process.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
-import { type ApiResult, startTestService, type TestService } from "../helpers/serve.js";
+import { type ApiResult, otherUsersTask, startTestService, type TestService } from "../helpers/serve.js";
 
 /**
  * Segment operations through `segops serve` on the emulator: a fragmented datasource compacted, rolled
@@ -117,6 +118,57 @@ describe("segops serve: segment operations", () => {
       );
       expect(overlapping).toEqual([]);
       expect((await client.metadataSegments(DS, [INTERVAL])).length).toBe(8);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
+  it("the same request while its job is open answers with that job, even when a new plan would refuse", async () => {
+    // One worker slot, held by another user's task: the kill job waits for it, open.
+    const t = await startTestService({
+      token: null,
+      sim: { timeScale: 1, capacity: 1, baseDurationMs: 200, handoffDelayMs: 200, unusedDelayMs: 200 },
+    });
+    const client = new DruidClient({ url: t.sim.url, retry: { baseMs: 5, capMs: 50 } });
+    try {
+      const day = "2026-01-01/2026-01-02";
+      for (const specVersion of ["0", "1"]) {
+        const dataDir = writeDailyDataset({ from: "2026-01-01", days: 1, rowsPerDay: 3 });
+        await waitDone(
+          t,
+          await t.call("/api/v1/runs", {
+            json: {
+              template: dailyTemplate({ datasource: DS }),
+              interval: day,
+              vars: { dataDir },
+              specVersion,
+            },
+          }),
+        );
+      }
+      await until(
+        "the first version is unused",
+        async () => (await client.unusedSegments(DS, day)).length === 1,
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      await otherUsersTask(t);
+      const body = { datasource: DS, interval: day, dryRun: false };
+      const first = await t.call("/api/v1/kills", { json: body });
+      expect(first.status, first.text).toBe(201);
+      // Then the chunk's live version is marked unused by hand: planned now, the kill is refused (its
+      // unused versions would be the chunk's only copies)…
+      expect(await client.markSegments(DS, "unused", { interval: day })).toBe(1);
+      const dry = await t.call("/api/v1/kills", { json: { ...body, dryRun: true } });
+      expect(dry.status, dry.text).toBe(400);
+      expect(dry.json.detail ?? dry.text).toMatch(/no version of it is used/);
+      // …but the same request names the job already open: the answer is that job, nothing planned.
+      const count = await jobs(t);
+      const again = await t.call("/api/v1/kills", { json: body });
+      expect(again.status, again.text).toBe(200);
+      expect(again.json).toMatchObject({ id: first.json.id, state: "open" });
+      expect(await jobs(t)).toBe(count);
     } finally {
       await client.close();
     }

@@ -9,6 +9,7 @@ import { TaskProgress } from "../../src/driver/signals.js";
 import { KINDS } from "../../src/jobs/kinds.js";
 import { openStore } from "../../src/ledger/open.js";
 import type { TaskRow } from "../../src/ledger/types.js";
+import { requestKeyOf } from "../../src/ops/request.js";
 import { startSim } from "../../src/sim/server.js";
 import type { DruidServices } from "../../src/work/services.js";
 import { segopsInProcess } from "../helpers/cli-in-process.js";
@@ -65,6 +66,12 @@ const tallyRequest: KindRequest<z.infer<typeof TallyRequest>> = {
     ],
     examples: ["tally toys --label a --label b --target 3"],
   },
+  key: (r, cluster) =>
+    requestKeyOf(
+      "tally",
+      { datasource: r.datasource, labels: [...r.labels].sort(), target: r.target },
+      cluster,
+    ),
   async plan(_context, r) {
     if (r.labels.includes("never"))
       throw new UsageError('labels: "never" is not a label', { path: "labels", problem: "no never" });

@@ -127,8 +127,10 @@ export async function kindCommandAction(
   flags: KindCommandFlags,
   kinds: Kinds = KINDS,
 ): Promise<void> {
-  const request = kinds.find((k) => k.request?.command?.name === command.name)?.request;
-  if (!request) throw new Error(`no kind of work of this build declares the command ${command.name}`);
+  const kind = kinds.find((k) => k.request?.command?.name === command.name);
+  const request = kind?.request;
+  if (!kind || !request)
+    throw new Error(`no kind of work of this build declares the command ${command.name}`);
   const body = bodyOf(command, request, datasource, flags);
   const dryRun = body.dryRun ?? request.dryRunByDefault === true;
   const monitor = new OutageMonitor(systemClock);
@@ -137,37 +139,40 @@ export async function kindCommandAction(
   try {
     const existing = await existingLedger(flags.ledger);
     if (existing) stores.push(existing);
+    const cluster = clusterOf(client);
+    const key = request.key(body, cluster);
+    const drive = (store: Store, jobId: string, total: number) =>
+      driveJob({ store, client, monitor, jobId, total, flags, kinds });
+    const resume = async (store: Store, open: JobRow) => {
+      const total = Object.values(await store.countTasks(open.id)).reduce((a, b) => a + b, 0);
+      if (!flags.json)
+        process.stderr.write(`resuming job ${open.id}: ${total} partition(s), ledger ${flags.ledger}\n`);
+      process.exitCode = await drive(store, open.id, total);
+    };
+    // The same request's job still open (a run that crashed or was stopped): resumed before anything is
+    // planned again, so its Druid tasks in flight keep their ids and a plan that would refuse now (its
+    // steps check again before they act) cannot strand it.
+    const open = existing && !dryRun ? await openJobOfRequest(existing, kind.name, key) : null;
+    if (existing && open) return await resume(existing, open);
     const planning = existing ?? (await openStore("sqlite::memory:"));
     if (!existing) stores.push(planning);
-    const context = { client, store: planning, cluster: clusterOf(client), now: () => systemClock.now() };
+    const context = { client, store: planning, cluster, now: () => systemClock.now() };
     const planned = await planOf(command, () => request.plan(context, body));
     if (dryRun) return printPlan(command, datasource, planned, true, flags.json === true);
     const store = existing ?? (await openLedger(flags.ledger));
     if (!existing) stores.push(store);
-    const drive = (jobId: string, total: number) =>
-      driveJob({ store, client, monitor, jobId, total, flags, kinds });
-    // The same request's job still open (a run that crashed or was stopped): resumed, not planned again,
-    // so its Druid tasks in flight keep their ids. It is found by the request key its plan stores, or, for
-    // a kind whose job id the request alone names, by that id (planned again, its work done so far is
-    // nothing left to do).
-    const open =
-      (await openJobOfRequest(store, planned.job.kind, planned.job.options?.requestKey)) ??
-      (await openJob(store, planned.job.id));
-    if (open) {
-      const total = Object.values(await store.countTasks(open.id)).reduce((a, b) => a + b, 0);
-      if (!flags.json)
-        process.stderr.write(`resuming job ${open.id}: ${total} partition(s), ledger ${flags.ledger}\n`);
-      process.exitCode = await drive(open.id, total);
-      return;
-    }
+    // A job stored before requests carried their key, found by the id the request alone names (a rollback).
+    const named = await openJob(store, planned.job.id);
+    if (named) return await resume(store, named);
     if (planned.tasks.length === 0)
       return printPlan(command, datasource, planned, false, flags.json === true);
-    const { created } = await store.createJob(planned.job, planned.tasks, "cli");
+    const job = { ...planned.job, options: { ...planned.job.options, requestKey: key } };
+    const { created } = await store.createJob(job, planned.tasks, "cli");
     if (!flags.json)
       process.stderr.write(
         `${created ? "job" : "resuming job"} ${planned.job.id}: ${datasource}, ${planned.tasks.length} ${command.unit}\n${planLines(planned, false)}`,
       );
-    process.exitCode = await drive(planned.job.id, planned.tasks.length);
+    process.exitCode = await drive(store, planned.job.id, planned.tasks.length);
   } finally {
     for (const store of stores) await store.close();
     await client.close();

@@ -163,7 +163,7 @@ export function planCompaction(facts: CompactFacts): CompactPlan {
     else chunks.push(v);
   }
   const range = formatInterval(request.interval);
-  const requestKey = hashOf({
+  const identity = hashOf({
     datasource: ds,
     range,
     all: request.all === true,
@@ -175,7 +175,7 @@ export function planCompaction(facts: CompactFacts): CompactPlan {
   });
   // The job is named by what it compacts: after a crash a new plan of the same request leaves out the
   // chunks already compacted, while a chunk still in flight keeps its inputs and so its Druid task id.
-  const jobId = `compact_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hashOf({ requestKey, chunks: chunks.map((c) => c.inputs) })}`;
+  const jobId = `compact_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hashOf({ identity, chunks: chunks.map((c) => c.inputs) })}`;
   const tasks = chunks.map((c): NewTask => {
     const chunk = parseInterval(c.interval);
     const payload: CompactPayload = {
@@ -204,7 +204,6 @@ export function planCompaction(facts: CompactFacts): CompactPlan {
         datasource: ds,
         range,
         all: request.all === true,
-        requestKey,
         baseId: jobId,
         ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
       },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { UsageError } from "../../core/errors.js";
 import type { KindRequest } from "../../driver/kind.js";
-import { Datasource, IntervalText, intervalField, MB } from "../request.js";
+import { Datasource, IntervalText, intervalField, intervalKey, MB, requestKeyOf } from "../request.js";
 import { compactCommand } from "./command.js";
 import { inspectCompaction, planCompaction } from "./plan.js";
 
@@ -30,6 +30,20 @@ export const compactRequest: KindRequest<CompactionRequest> = {
     "Compact a datasource's fragmented time chunks (one compact task per chunk, data checked unchanged)",
   schema: CompactionRequest,
   command: compactCommand,
+  // The size band and rows cap as asked: what the datasource's compaction config fills in is the plan's.
+  key: (r, cluster) =>
+    requestKeyOf(
+      "compact",
+      {
+        datasource: r.datasource,
+        interval: intervalKey(r.interval),
+        all: r.all === true,
+        minSegmentMb: r.minSegmentMb ?? 300,
+        maxSegmentMb: r.maxSegmentMb ?? 700,
+        maxRowsPerSegment: r.maxRowsPerSegment ?? null,
+      },
+      cluster,
+    ),
   async plan(context, r) {
     const band = { min: r.minSegmentMb ?? 300, max: r.maxSegmentMb ?? 700 };
     if (band.min >= band.max) {

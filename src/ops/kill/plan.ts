@@ -154,7 +154,6 @@ export function planKill(facts: KillFacts): { job: NewJob; tasks: NewTask[]; bat
         range: formatInterval(request.interval),
         cutoff,
         versions: names.versions,
-        requestKey: names.requestKey,
         baseId: names.jobId,
         ...(request.cluster ? { cluster: { ...request.cluster } } : {}),
       },
@@ -251,7 +250,7 @@ function refuseUnserved(facts: KillFacts, chunks: Map<string, UnusedSegment[]>) 
   );
 }
 
-/** The job's id and request key, and the hash its kill task ids carry: named by what the kill deletes. */
+/** The job's id and the hash its kill task ids carry: named by what the kill deletes. */
 function killNames(request: KillRequest, cutoff: number) {
   const ds = request.datasource;
   const identity = {
@@ -264,17 +263,8 @@ function killNames(request: KillRequest, cutoff: number) {
       : null,
   };
   const hash = createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 10);
-  // The request without its cut-off (which moves with the clock): a rerun of the same command finds the
-  // open job of a run that crashed by it and resumes it instead of submitting new kill tasks.
-  const { cutoff: _moving, ...request_ } = identity;
-  const requestKey = createHash("sha256")
-    .update(
-      canonicalJson({ ...request_, olderThanMs: request.olderThanMs ?? 0, batchSize: batchSizeOf(request) }),
-    )
-    .digest("hex")
-    .slice(0, 10);
   const jobId = `kill_${datasourcePart(ds)}_${intervalSlug(request.interval)}_${hash}`;
-  return { hash, requestKey, jobId, versions: identity.versions };
+  return { hash, jobId, versions: identity.versions };
 }
 
 const batchSizeOf = (request: KillRequest) => request.batchSize ?? 100;

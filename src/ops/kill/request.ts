@@ -2,7 +2,15 @@ import { z } from "zod";
 import { parsePeriodMs } from "../../core/interval.js";
 import type { KindRequest } from "../../driver/kind.js";
 import { segmentId } from "../../work/segments.js";
-import { Datasource, IntervalText, intervalField, PeriodText, requestField } from "../request.js";
+import {
+  Datasource,
+  IntervalText,
+  intervalField,
+  intervalKey,
+  PeriodText,
+  requestField,
+  requestKeyOf,
+} from "../request.js";
 import { killCommand } from "./command.js";
 import { druidAutoKills } from "./druid-kills.js";
 import { inspectKill, planKill } from "./plan.js";
@@ -29,6 +37,18 @@ export const killRequest: KindRequest<KillRequest> = {
   schema: KillRequest,
   dryRunByDefault: true,
   command: killCommand,
+  key: (r, cluster) =>
+    requestKeyOf(
+      "kill",
+      {
+        datasource: r.datasource,
+        interval: intervalKey(r.interval),
+        versions: r.versions && r.versions.length > 0 ? [...r.versions].sort() : null,
+        olderThanMs: r.olderThan !== undefined ? parsePeriodMs(r.olderThan) : 0,
+        batchSize: r.batchSize ?? 100,
+      },
+      cluster,
+    ),
   async plan(context, r) {
     const facts = await inspectKill(
       context.client,

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { parseInstant } from "../../core/interval.js";
 import type { KindRequest } from "../../driver/kind.js";
-import { Datasource, InstantText, IntervalText, intervalField, requestField } from "../request.js";
+import {
+  Datasource,
+  InstantText,
+  IntervalText,
+  intervalField,
+  intervalKey,
+  requestField,
+  requestKeyOf,
+} from "../request.js";
 import { rollbackCommand } from "./command.js";
 import { inspectRollback, planRollback } from "./plan.js";
 
@@ -29,11 +37,14 @@ export const rollbackRequest: KindRequest<RollbackRequest> = {
   summary: "Roll time chunks back to an earlier version (markUsed / markUnused, checked served)",
   schema: RollbackRequest,
   command: rollbackCommand,
+  key: (r, cluster) =>
+    requestKeyOf(
+      "rollback",
+      { datasource: r.datasource, interval: intervalKey(r.interval), ...targetOf(r) },
+      cluster,
+    ),
   async plan(context, r) {
-    const target =
-      r.toVersion !== undefined
-        ? { version: r.toVersion }
-        : { before: new Date(requestField("before", () => parseInstant(r.before ?? ""))).toISOString() };
+    const target = targetOf(r);
     const plan = planRollback(
       await inspectRollback(context.client, {
         datasource: r.datasource,
@@ -53,3 +64,10 @@ export const rollbackRequest: KindRequest<RollbackRequest> = {
     };
   },
 };
+
+/** The version to restore, or the instant to go back before (in one spelling). */
+function targetOf(r: RollbackRequest): { version: string } | { before: string } {
+  return r.toVersion !== undefined
+    ? { version: r.toVersion }
+    : { before: new Date(requestField("before", () => parseInstant(r.before ?? ""))).toISOString() };
+}
