@@ -1,7 +1,8 @@
 // Admission against the emulator speaking the Druid releases teams run (docs/druid-versions.md).
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
-import { DruidClient } from "../../src/druid/client.js";
+import { ManualClock, systemClock } from "../../src/core/clock.js";
+import { DruidClient, type TaskSpec } from "../../src/druid/client.js";
+import type { TaskListFilter } from "../../src/druid/types.js";
 import { planIngestJob } from "../../src/ingest/plan.js";
 import { runIngestJob } from "../../src/jobs/engine.js";
 import { openStore } from "../../src/ledger/open.js";
@@ -9,7 +10,7 @@ import type { Store } from "../../src/ledger/store.js";
 import { type SimHandle, startSim } from "../../src/sim/server.js";
 import { AdmissionTracker } from "../../src/work/admission-tracker.js";
 import { dailyTemplate, writeDailyDataset } from "../helpers/dataset.js";
-import { startTestSim } from "../helpers/sim.js";
+import { parallelTask, startTestSim } from "../helpers/sim.js";
 
 const clients: DruidClient[] = [];
 const stores: Store[] = [];
@@ -140,4 +141,54 @@ describe("a backfill beside a per-type limit on another type", () => {
     const result = await backfill(client, "beside", "2026-02-01", 4);
     expect(result.counts.done).toBe(4);
   }, 120_000);
+});
+
+describe("one of ours reaching Druid after /workers was read, under per-type limits", () => {
+  it("on an emulated Druid 37 with index_parallel limited to 2: is not taken for counted by that snapshot", async () => {
+    const sim = await startSim({ druidVersion: 37, timeScale: 1, capacity: 8, seed: 5 });
+    opened.push(sim);
+    const client = clientOf(sim.url);
+    await setTaskLimits(sim.url, { maxSlotCountByType: { index_parallel: 2 } });
+    const submit = async (id: string, day: string) => {
+      const spec = parallelTask({
+        id,
+        dataSource: "late",
+        intervals: [day],
+        context: { simDurationMs: 600_000 },
+      });
+      expect((await client.submitTask(spec as TaskSpec)).outcome).toBe("accepted");
+    };
+    // A partition is tracked just before its POST: here the POST goes out once `/workers` has answered, and the
+    // task starts before the task lists are read.
+    let afterWorkers: (() => Promise<void>) | null = null;
+    const racing = {
+      workers: async () => {
+        const answer = await client.workers();
+        const then = afterWorkers;
+        afterWorkers = null;
+        await then?.();
+        return answer;
+      },
+      tasks: (filter?: TaskListFilter) => client.tasks(filter),
+      totalWorkerCapacity: () => client.totalWorkerCapacity(),
+      capabilities: () => client.capabilities(),
+      workerConfig: () => client.workerConfig(),
+    };
+    const clock = new ManualClock(0);
+    const tracker = new AdmissionTracker({ client: racing, clock, maxConcurrency: 8, tickMs: 1000 });
+    await tracker.refresh();
+    expect(tracker.admit("p1", 1, undefined, "index_parallel")).toBe(true);
+    tracker.track("p1", 1, "late-p1");
+    await submit("late-p1", "2026-03-01/2026-03-02");
+    expect(tracker.admit("p2", 1, undefined, "index_parallel")).toBe(true);
+    tracker.track("p2", 1, "late-p2");
+    afterWorkers = () => submit("late-p2", "2026-03-02/2026-03-03");
+    await clock.advance(1000);
+    await tracker.refresh();
+    // Both run at Druid now: a third index_parallel would wait PENDING for the limit.
+    const running = await client.tasks({ state: "running" });
+    expect(running.map((t) => t.id).sort()).toEqual(["late-p1", "late-p2"]);
+    expect(tracker.admit("p3", 1, undefined, "index_parallel")).toBe(false);
+    expect(tracker.lastDecision).toBe("task-limit index_parallel");
+  }, 60_000);
 });
