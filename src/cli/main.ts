@@ -27,7 +27,7 @@ export async function buildProgram(options: ProgramOptions = {}): Promise<Comman
     .enablePositionalOptions()
     .configureHelp(helpConfiguration)
     .exitOverride();
-  registerCommands(program, options.kinds);
+  await registerCommands(program, options.kinds);
   // After every command is registered: each gets its own usage line.
   shortUsageAfterErrors(program);
   return program;

@@ -72,9 +72,9 @@ export interface KindRequest<R> {
    */
   key(request: R, cluster: ClusterBinding): string;
   /**
-   * Its CLI command (`segops <name> <datasource> …`): flags that fill this request's body. The same object
-   * must also be in the CLI's light list of commands (`ops/commands.ts`), which `segops --help` reads
-   * without loading the kind.
+   * Its CLI command (`segops <name> <datasource> …`): flags that fill this request's body. The kind's
+   * registry entry (jobs/registry.ts) loads the same object alone, so `segops --help` lists it without
+   * loading the kind.
    */
   readonly command?: KindCommand;
 }

@@ -1,19 +1,20 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { KINDS } from "../../src/jobs/kinds.js";
-import { KIND_COMMANDS } from "../../src/ops/commands.js";
+import { registeredCommands } from "../../src/jobs/registry.js";
 
 /**
- * The kinds' commands are listed twice, for a reason: in the registry (each kind's request names its
- * command) and in the light list `segops --help` reads without loading any kind. The two must agree, and
- * each flag must fill a field the request takes.
+ * Each registry entry names its kind's command twice, for a reason: through the kind (its request's
+ * command) and alone, which `segops --help` loads without loading any kind. The two must be the same
+ * object, and each flag must fill a field the request takes.
  */
 describe("the kinds' commands", () => {
-  it("the light list is the commands the registry's kinds declare, in the same order", () => {
+  it("the commands loaded alone are the ones the registry's kinds declare, in the same order", async () => {
     const declared = KINDS.flatMap((k) => k.request?.command ?? []);
     expect(declared.map((c) => c.name)).toEqual(["rollback", "kill", "compact"]);
-    expect(KIND_COMMANDS).toHaveLength(declared.length);
-    for (const [i, command] of declared.entries()) expect(KIND_COMMANDS[i]).toBe(command);
+    const alone = await registeredCommands();
+    expect(alone).toHaveLength(declared.length);
+    for (const [i, command] of declared.entries()) expect(alone[i]).toBe(command);
   });
 
   it("each flag fills a field of its kind's request body; exactly-one groups name its flags", () => {

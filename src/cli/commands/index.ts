@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { KIND_COMMANDS } from "../../ops/commands.js";
+import { registeredCommands } from "../../jobs/registry.js";
 import { registerAudit } from "./audit.js";
 import { registerBackfill } from "./backfill.js";
 import { registerConvert } from "./convert.js";
@@ -25,7 +25,7 @@ import { registerWait } from "./wait.js";
  * `./render.js`); the command's implementation (the emulator, undici, the ledger drivers, the spec
  * toolkit …) is in its `*-action.ts` (or `ingest-common.ts`) and imported by its action, when it runs.
  * The kinds' commands (rollback, kill, compact, and any kind whose request declares one) are their flag
- * tables (`ops/<kind>/command.ts`, listed in `ops/commands.ts`) with one action for all (kind-action.ts).
+ * tables (`ops/<kind>/command.ts`, which the registry loads alone) with one action for all (kind-action.ts).
  * `segops --help` therefore loads only what it uses (test/cli/startup.test.ts checks the module graph,
  * bench/startup.ts the wall time).
  */
@@ -57,11 +57,12 @@ const AFTER_KINDS: readonly RegisterCommand[] = [
 
 /**
  * Every command. `kinds`: the kinds of work the program runs, each with its command if its request
- * declares one (tests register a kind this way); by default this build's, from the light list.
+ * declares one (tests register a kind this way); by default this build's, their commands read from the
+ * registry without loading any kind.
  */
-export function registerCommands(program: Command, kinds?: Kinds): void {
+export async function registerCommands(program: Command, kinds?: Kinds): Promise<void> {
   for (const register of BEFORE_KINDS) register(program, kinds);
-  const commands = kinds ? kinds.flatMap((k) => k.request?.command ?? []) : KIND_COMMANDS;
+  const commands = kinds ? kinds.flatMap((k) => k.request?.command ?? []) : await registeredCommands();
   for (const command of commands) registerKindCommand(program, command, kinds);
   for (const register of AFTER_KINDS) register(program);
 }
