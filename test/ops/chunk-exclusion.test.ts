@@ -129,7 +129,9 @@ describe("kill planning refuses what only a finished rollback may touch", () => 
     // Day 1 is between a rollback's marks: V2 already unused, V1 not yet used again.
     const facts = killFacts([seg(D2, V2)], [seg(D1, V1), seg(D1, V2), seg(D2, V1)]);
     expect(() => planKill(facts)).toThrow(
-      new RegExp(`cannot kill in ${D1.replace(/[.]/g, "\\.")}: no version of it is used.*--version V`),
+      new RegExp(
+        `cannot kill in ${D1.replace(/[.]/g, "\\.")}: no version of it is used.*--version V; "versions" in an API request`,
+      ),
     );
     try {
       planKill(facts);

@@ -223,7 +223,7 @@ function refuseBareChunks(used: readonly DataSegment[], chunks: Map<string, Unus
     ...new Set(bare.flatMap((c) => (chunks.get(c) ?? []).map((u) => u.segment.version))),
   ].sort();
   throw new UsageError(
-    `cannot kill in ${listed(bare)}: no version of it is used, so its unused versions (${listed(versions)}) are its only copies (a rollback between its marks leaves a chunk so); finish the rollback, or name the versions to delete with --version V`,
+    `cannot kill in ${listed(bare)}: no version of it is used, so its unused versions (${listed(versions)}) are its only copies (a rollback between its marks leaves a chunk so); finish the rollback, or name the versions to delete (--version V; "versions" in an API request)`,
     { path: "interval", intervals: bare, versions },
   );
 }

@@ -70,7 +70,7 @@ async function refuseBareChunk(part: KillPart, io: TaskIO): Promise<void> {
   const chunk = parseInterval(interval);
   if (!used.some((s) => overlaps(parseInterval(s.interval), chunk)))
     throw new TaskAbort(
-      `refused to kill in ${interval}: no version of it is used any more (a rollback between its marks?), so its unused versions are its only copies; finish the rollback, or name the versions with --version V`,
+      `refused to kill in ${interval}: no version of it is used any more (a rollback between its marks?), so its unused versions are its only copies; finish the rollback, or name the versions to delete (--version V; "versions" in an API request)`,
     );
 }
 
