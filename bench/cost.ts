@@ -101,6 +101,8 @@ interface CostRun {
   runTimes: number[];
   /** The emulator's first submission to its last finish of those tasks (sim ms). */
   taskSpanMs: number;
+  /** The machine's 1-min load average when this poller's run started and ended (the load moves run to run). */
+  load: { before: number; after: number };
 }
 
 function planBackfill(dataDir: string, durations: readonly number[]): PlannedJob {
@@ -188,6 +190,7 @@ async function runOne(
   checks: Checks,
 ): Promise<CostRun> {
   const partitions = plan.tasks.length;
+  const loadBefore = loadavg()[0] ?? Number.NaN;
   return withCostEnv(o, async (env, meter) => {
     const clock = env.time.clock;
     const start = clock.now();
@@ -264,6 +267,7 @@ async function runOne(
       loopDelay: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
       lookupGaps: env.lookups.slice(1).map((t, i) => t - (env.lookups[i] as number)),
       bulkIdsAsked: env.bulkIdsAsked(),
+      load: { before: loadBefore, after: loadavg()[0] ?? Number.NaN },
       runTimes: spans.map((s) => s.to - s.from),
       taskSpanMs:
         spans.length === 0 ? 0 : Math.max(...spans.map((s) => s.to)) - Math.min(...spans.map((s) => s.from)),
@@ -346,6 +350,7 @@ function summaryTable(runs: readonly CostRun[], floors: readonly CostFloor[]): s
       num(perMin(requests, span), 0),
       kib(perMin(bytes, span)),
       `≤ ${secs(f.intervalMs)}`,
+      "",
       bt ? `${num(requests / bt.requests, 2)}× / ${num(bytes / bt.bytes, 2)}×` : "",
     ];
   });
@@ -361,6 +366,7 @@ function summaryTable(runs: readonly CostRun[], floors: readonly CostFloor[]): s
       num(perMin(t.requests, r.makespanMs), 0),
       kib(perMin(t.bytes, r.makespanMs)),
       `${secs(quantile(r.detection, 0.5))} / ${secs(quantile(r.detection, 0.99))}`,
+      `${num(r.load.before, 1)} → ${num(r.load.after, 1)}`,
       bt ? `${num(t.requests / bt.requests, 2)}× / ${num(t.bytes / bt.bytes, 2)}×` : "",
     ];
   });
@@ -376,6 +382,7 @@ function summaryTable(runs: readonly CostRun[], floors: readonly CostFloor[]): s
       "requests / min",
       "bytes / min",
       "detection p50 / p99",
+      "1-min load",
       "requests / bytes vs segops",
     ],
     rows,
