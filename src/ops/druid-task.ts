@@ -10,7 +10,7 @@ import { type OpsIO, opsIO } from "./step-table.js";
  * Segment operations that run as pinned Druid tasks (compact, kill) under one of Druid's own budgets
  * (slots.ts): how many of this process's tasks of the kind may be at Druid at once, each also admitted to a
  * worker slot like an ingestion task. A partition holds its place from just before its submission until its
- * task ends; one waiting for its segments to load holds none.
+ * task ends or the partition leaves this host; one waiting for its segments to load holds none.
  */
 export class BudgetedTasks {
   readonly #atDruid = new Set<string>();
@@ -66,7 +66,10 @@ export class BudgetedTasks {
     druidTaskId: string,
     signal: AbortSignal,
   ): Promise<{ state: "SUCCESS" | "FAILED"; errorMsg: string | null }> {
-    this.#atDruid.add(taskId); // also after a restart, for a task submitted by the run that crashed
+    // Its place and its worker slot are taken again each time: after a restart, for a task submitted by the run
+    // that crashed, and after the partition left this host (abandon) and came back while its task still runs.
+    this.#atDruid.add(taskId);
+    this.o.admission?.track(taskId, 1, druidTaskId);
     const status = await this.o.batcher.get(druidTaskId, signal);
     if (status.state === "RUNNING" || status.state === "UNKNOWN")
       throw new TaskProgress(`${this.o.taskType} task ${druidTaskId} ${status.state}`, this.o.tickMs);
@@ -98,11 +101,12 @@ export class BudgetedTasks {
       // its place in the budget; admission keeps submitted tasks and drops only bare reservations.
       release: (taskId) => this.o.admission?.release(taskId),
       onFinish: (task) => this.#free(task.id),
-      // Another host holds it now, or it was handed back: its place in the budget is no longer this host's
-      // (one put back to wait keeps it: its Druid task may still run).
-      abandon: (taskId, why) => {
-        if (why !== "waiting") this.#free(taskId);
-      },
+      // It left this host (taken over, handed back, or put back to wait, when any host may claim it next): its
+      // place in the budget and its worker slot are no longer this host's to count. Kept for a partition put
+      // back to wait, they leaked for good once another host ended its task (admission then took the task,
+      // gone from /workers, for one still pending, and refused everything). One that comes back here while its
+      // task still runs takes them again (`ended`).
+      abandon: (taskId) => this.#free(taskId),
     };
   }
 }

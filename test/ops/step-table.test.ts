@@ -153,14 +153,15 @@ describe("Druid tasks under a budget", () => {
     expect(tracked.get("a")).toBe("druid-a");
   });
 
-  it("takes its place again for a task a crashed run submitted", async () => {
+  it("takes its place and its worker slot again for a task a crashed run submitted", async () => {
     const running: StatusResult = { id: "druid-a", state: "RUNNING", duration: -1, errorMsg: null };
-    const { tasks } = fakeTaskIO(client, { budget: 1, statuses: new Map([["druid-a", running]]) });
+    const { admission, tracked } = fakeAdmission();
+    const { tasks } = fakeTaskIO(client, { budget: 1, admission, statuses: new Map([["druid-a", running]]) });
     await thrown(tasks.ended("a", "druid-a", new AbortController().signal));
-    expect(tasks.holds("a")).toBe(true);
+    expect([tasks.holds("a"), tracked.get("a")]).toEqual([true, "druid-a"]);
   });
 
-  it("is not claimed to submit while the budget is known to be in use; one put back to wait keeps its place", async () => {
+  it("is not claimed to submit while the budget is known to be in use; one that leaves this host holds nothing here", async () => {
     const { admission, tracked } = fakeAdmission();
     const { tasks } = fakeTaskIO(client, { budget: 1, admission });
     const hooks = tasks.hooks("submit", "measure");
@@ -172,8 +173,11 @@ describe("Druid tasks under a budget", () => {
     expect(hooks.isEligible?.(row("a", "submit"))).toBe(true);
     expect(hooks.isEligible?.(row("b"))).toBe(true); // measure first: holds no place
     expect(hooks.isEligible?.(row("b", "running"))).toBe(true);
+    // Put back to wait, any host may claim it next: kept here, its place and slot would outlive its task
+    // when another host ends it.
     hooks.abandon?.("a", "waiting");
-    expect(tasks.holds("a")).toBe(true);
+    expect([tasks.holds("a"), tracked.has("a")]).toEqual([false, false]);
+    await tasks.submit("a", "druid-a", new AbortController().signal, send("druid-a"));
     hooks.abandon?.("a", "lost");
     expect([tasks.holds("a"), tracked.has("a")]).toEqual([false, false]);
     await tasks.submit("a", "druid-a", new AbortController().signal, send("druid-a"));
