@@ -102,11 +102,10 @@ async function publishUnloaded() {
 }
 
 /**
- * Two versions of three days (the first unused), then `segops kill --yes` SIGKILLed while a kill task runs,
- * emulated time frozen from then until `tick(true)`: the crashed run's job is open in the ledger.
+ * The emulator (and the client and ledger of the test) on a clock that moves only while `tick(true)`: frozen,
+ * its tasks stay RUNNING however slow the machine.
  */
-async function crashedKill() {
-  // Emulated time moves only while `ticking`: frozen, the kill tasks stay RUNNING until the CLI is killed.
+async function startTickingSim(): Promise<(on: boolean) => void> {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
   let ticking = true;
   const ticker = setInterval(() => {
@@ -116,12 +115,25 @@ async function crashedKill() {
   sim = await startSim({ clock, timeScale: 1, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
   client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
   store = await openStore("sqlite::memory:");
+  return (on) => {
+    ticking = on;
+  };
+}
+
+/**
+ * Two versions of three days (the first unused), then `segops kill --yes` SIGKILLed while a kill task runs,
+ * emulated time frozen from then until `tick(true)`: the crashed run's job is open in the ledger.
+ */
+async function crashedKill() {
+  // Frozen, the kill tasks stay RUNNING until the CLI is killed.
+  const tick = await startTickingSim();
   await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 4 }), "1");
   await backfill(writeDailyDataset({ from: "2026-06-01", days: 3, rowsPerDay: 6 }), "2");
-  const c = client;
+  const c = client as DruidClient;
   await until("the first version is unused", async () => (await c.unusedSegments(DS, RANGE)).length === 3, {
     timeoutMs: 30_000,
   });
+  const { url, engine } = sim as SimHandle;
   const ledgerPath = join(mkdtempSync(join(tmpdir(), "segops-kill-")), "ledger.db");
   const args = [
     "kill",
@@ -132,7 +144,7 @@ async function crashedKill() {
     "1",
     "--yes",
     "--druid",
-    sim.url,
+    url,
     "--ledger",
     `sqlite:${ledgerPath}`,
     "--tick",
@@ -141,24 +153,16 @@ async function crashedKill() {
     "3000",
     "--json",
   ];
-  const engine = sim.engine;
   const first = runCli(args);
   await until(
     "a kill task runs",
     () => [...engine.tasks.values()].some((t) => t.type === "kill" && t.phase === "running"),
     { timeoutMs: 60_000, whileRunning: first },
   );
-  ticking = false;
+  tick(false);
   first.child.kill("SIGKILL");
   expect((await first.done).signal).toBe("SIGKILL");
-  return {
-    args,
-    ledgerPath,
-    engine,
-    tick: (on: boolean) => {
-      ticking = on;
-    },
-  };
+  return { args, ledgerPath, engine, tick };
 }
 
 describe("segops kill on the emulator", () => {
@@ -386,32 +390,23 @@ describe("segops kill beside a rollback of the same chunk", () => {
 
 describe("segops kill beside another writer's ingestion of the chunk", () => {
   it("a kill whose lock an ingestion revokes runs again under a new id: the planned segments go, the ingestion's data stays live", async () => {
-    // Emulated time moves only while `ticking`: frozen, the kill task stays RUNNING until the ingestion
-    // that overtakes it has been submitted, however slow the machine.
-    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12));
-    let ticking = true;
-    const ticker = setInterval(() => {
-      if (ticking) clock.advance(1000);
-    }, 5);
-    onTestFinished(() => clearInterval(ticker));
-    sim = await startSim({ clock, timeScale: 1, handoffDelayMs: 1000, unusedDelayMs: 2000, seed: 9 });
-    client = new DruidClient({ url: sim.url, retry: { baseMs: 5, capMs: 50 } });
-    store = await openStore("sqlite::memory:");
+    // Frozen, the kill task stays RUNNING until the ingestion that overtakes it has been submitted.
+    const tick = await startTickingSim();
     const DAY = "2026-06-01/2026-06-02";
     const DAY_ISO = "2026-06-01T00:00:00.000Z/2026-06-02T00:00:00.000Z";
     await backfill(writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 4 }), "1");
     await backfill(writeDailyDataset({ from: "2026-06-01", days: 1, rowsPerDay: 6 }), "2");
-    const c = client;
+    const c = client as DruidClient;
     await until("the first version is unused", async () => (await c.unusedSegments(DS, DAY)).length === 1, {
       timeoutMs: 30_000,
     });
-    const engine = sim.engine;
+    const engine = (sim as SimHandle).engine;
     const plan = planKill(await inspectKill(c, request({ interval: parseInterval(DAY) }), engine.now));
     const [planned] = plan.batches.map((b) => b.segmentIds);
     expect(planned).toHaveLength(1);
     const keptVersion = (await c.metadataSegments(DS, [DAY])).map(segmentId);
 
-    ticking = false;
+    tick(false);
     await (store as Store).createJob(plan.job, plan.tasks);
     const job = runJob({
       store: store as Store,
@@ -436,7 +431,7 @@ describe("segops kill beside another writer's ingestion of the chunk", () => {
       timeoutMs: 30_000,
     });
     expect(engine.tasks.get(firstId)?.errorMsg).toMatch(/^Lock revoked: /);
-    ticking = true;
+    tick(true);
 
     const r = await job;
     expect(r.job.state).toBe("done");
