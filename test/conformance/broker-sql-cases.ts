@@ -14,12 +14,10 @@ import {
   eventually,
   freshId,
   indexParallelSpec,
+  ingestServed,
   json,
   writeInput,
 } from "./support.js";
-
-const OV = "/druid/indexer/v1";
-const CO = "/druid/coordinator/v1";
 
 /** Eight rows over two days; `channel` and `deleted` are missing (null) on one row each. */
 const ROWS = [
@@ -95,27 +93,17 @@ export function brokerSqlConformanceSuite(target: ConformanceTarget): void {
   describe(`Broker SQL as tools write it: ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await post(
-        `${OV}/task`,
+      await ingestServed(
+        target,
         indexParallelSpec({
           id,
           dataSource: ds,
           baseDir: dir,
           dimensions: ["page", "channel", { type: "long", name: "added" }, { type: "long", name: "deleted" }],
         }),
+        ds,
+        INTERVAL,
       );
-      if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
-      await eventually(target, `task ${id} to succeed`, async () => {
-        const ex = await call(target, "GET", `${OV}/task/${id}/status`);
-        const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
-        if (code === "FAILED") throw new Error(`task ${id} failed`);
-        return code === "SUCCESS" ? true : undefined;
-      });
-      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
-      await eventually(target, `${ds} to load`, async () => {
-        const ex = await call(target, "GET", load);
-        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
-      });
       // The Broker's view of the datasource lags the Coordinator's load status.
       await eventually(target, `SQL to see ${ds}'s rows`, async () => {
         const r = await sql("SELECT COUNT(*) FROM $ds");

@@ -11,12 +11,10 @@ import {
   eventually,
   freshId,
   indexParallelSpec,
+  ingestServed,
   json,
   writeInput,
 } from "./support.js";
-
-const OV = "/druid/indexer/v1";
-const CO = "/druid/coordinator/v1";
 
 const ROWS = [
   { time: "2026-03-01T00:00:00Z", name: "a", s: "7", tags: ["x", "y"], n: 2 },
@@ -65,27 +63,17 @@ export function brokerSqlEngineConformanceSuite(target: ConformanceTarget): void
   describe(`Broker SQL's value model (the engine MSQ shares): ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await post(
-        `${OV}/task`,
+      await ingestServed(
+        target,
         indexParallelSpec({
           id,
           dataSource: ds,
           baseDir: dir,
           dimensions: ["name", "s", "tags", { type: "long", name: "n" }],
         }),
+        ds,
+        INTERVAL,
       );
-      if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
-      await eventually(target, `task ${id} to succeed`, async () => {
-        const ex = await call(target, "GET", `${OV}/task/${id}/status`);
-        const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
-        if (code === "FAILED") throw new Error(`task ${id} failed`);
-        return code === "SUCCESS" ? true : undefined;
-      });
-      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
-      await eventually(target, `${ds} to load`, async () => {
-        const ex = await call(target, "GET", load);
-        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
-      });
       await eventually(target, `SQL to see ${ds}'s rows`, async () => {
         const r = await sql("SELECT COUNT(*) FROM $ds");
         return r.status === 200 && JSON.stringify((r.body as unknown[])[3]) === "[4]" ? true : undefined;

@@ -4,10 +4,15 @@
 // cases run: on a live Druid (broker-sql.conformance.ts) and on the emulator (test/sim/broker-sql-conformance.test.ts).
 // One datasource with `json` and `auto` dimensions serves them.
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
-
-const OV = "/druid/indexer/v1";
-const CO = "/druid/coordinator/v1";
+import {
+  type ConformanceTarget,
+  call,
+  eventually,
+  freshId,
+  ingestServed,
+  json,
+  writeInput,
+} from "./support.js";
 
 /** `obj` holds objects (one row none, one `{}`); `sval` a string, a number, an object and JSON text as a string. */
 const ROWS = [
@@ -123,19 +128,7 @@ export function brokerSqlJsonSuite(target: ConformanceTarget): void {
   describe(`Broker SQL over nested JSON columns: ${target.name}`, () => {
     beforeAll(async () => {
       const dir = writeInput(target.dataDir(), { "rows.json": ROWS });
-      const submit = await post(`${OV}/task`, spec(id, ds, dir));
-      if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
-      await eventually(target, `task ${id} to succeed`, async () => {
-        const ex = await call(target, "GET", `${OV}/task/${id}/status`);
-        const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
-        if (code === "FAILED") throw new Error(`task ${id} failed`);
-        return code === "SUCCESS" ? true : undefined;
-      });
-      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
-      await eventually(target, `${ds} to load`, async () => {
-        const ex = await call(target, "GET", load);
-        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
-      });
+      await ingestServed(target, spec(id, ds, dir), ds, INTERVAL);
       await eventually(target, `SQL to see ${ds}'s rows`, async () => {
         const r = await sql("SELECT COUNT(*) FROM $ds");
         return r.status === 200 && JSON.stringify((r.body as unknown[])[3]) === "[4]" ? true : undefined;

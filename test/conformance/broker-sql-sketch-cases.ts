@@ -5,10 +5,15 @@
 // (test/sim/broker-sql-conformance.test.ts). Two small datasources of the same rows serve them: plain columns, and
 // rolled up into sketch metrics.
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
-
-const OV = "/druid/indexer/v1";
-const CO = "/druid/coordinator/v1";
+import {
+  type ConformanceTarget,
+  call,
+  eventually,
+  freshId,
+  ingestServed,
+  json,
+  writeInput,
+} from "./support.js";
 
 /** Eight rows over two days; one `user` is empty text and one missing (null), two rows have no `n` or `d`. */
 const ROWS = [
@@ -95,21 +100,7 @@ export function brokerSqlSketchSuite(target: ConformanceTarget): void {
         [id, ds, false],
         [rolledId, rolled, true],
       ] as const) {
-        const submit = await post(`${OV}/task`, spec(taskId, dataSource, dir, sketches));
-        if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
-        await eventually(target, `task ${taskId} to succeed`, async () => {
-          const ex = await call(target, "GET", `${OV}/task/${taskId}/status`);
-          const code = (json(ex) as { status: { statusCode: string } }).status.statusCode;
-          if (code === "FAILED") throw new Error(`task ${taskId} failed`);
-          return code === "SUCCESS" ? true : undefined;
-        });
-        const load = `${CO}/datasources/${dataSource}/loadstatus?forceMetadataRefresh=true&interval=${INTERVAL.replace("/", "_")}`;
-        await eventually(target, `${dataSource} to load`, async () => {
-          const ex = await call(target, "GET", load);
-          return ex.status === 200 && (json(ex) as Record<string, number>)[dataSource] === 100
-            ? true
-            : undefined;
-        });
+        await ingestServed(target, spec(taskId, dataSource, dir, sketches), dataSource, INTERVAL);
       }
       // Rolled up: 2026-03-01 Main, 2026-03-01 Talk, 2026-03-02 Help, 2026-03-02 Main.
       for (const [table, rows] of [

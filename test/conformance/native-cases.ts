@@ -8,9 +8,16 @@
 import { readFileSync } from "node:fs";
 import { request } from "undici";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ConformanceTarget, call, eventually, freshId, json, writeInput } from "./support.js";
+import {
+  type ConformanceTarget,
+  call,
+  eventually,
+  freshId,
+  ingestServed,
+  json,
+  writeInput,
+} from "./support.js";
 
-const CO = "/druid/coordinator/v1";
 const INTERVAL = "2026-01-01T00:00:00.000Z/2026-01-03T00:00:00.000Z";
 
 /** The rows: two days of eight rows, every third hour; channel null every fourth row; long and double columns. */
@@ -717,21 +724,7 @@ export function nativeConformanceSuite(target: ConformanceTarget): void {
 
     /** Submits a task and waits until its rows are served and the Broker counts `rows` rows. */
     async function ingest(ds: string, task: Record<string, unknown>, interval: string, rows: number) {
-      const id = task.id as string;
-      const submitted = await call(target, "POST", "/druid/indexer/v1/task", task);
-      if (submitted.status !== 200) throw new Error(`submit: ${submitted.status} ${submitted.text}`);
-      await eventually(target, `task ${id} to succeed`, async () => {
-        const s = json(await call(target, "GET", `/druid/indexer/v1/task/${id}/status`)) as {
-          status: { statusCode: string; errorMsg: string | null };
-        };
-        if (s.status.statusCode === "FAILED") throw new Error(`task failed: ${s.status.errorMsg}`);
-        return s.status.statusCode === "SUCCESS" ? true : undefined;
-      });
-      const load = `${CO}/datasources/${ds}/loadstatus?forceMetadataRefresh=true&interval=${interval.replace("/", "_")}`;
-      await eventually(target, `the segments of ${ds} to load`, async () => {
-        const ex = await call(target, "GET", load);
-        return ex.status === 200 && (json(ex) as Record<string, number>)[ds] === 100 ? true : undefined;
-      });
+      await ingestServed(target, task, ds, interval);
       // The Broker learns of loaded segments a moment after the Coordinator does.
       await eventually(target, `the Broker to see every row of ${ds}`, async () => {
         const a = await nativeQuery(

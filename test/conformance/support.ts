@@ -95,6 +95,35 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * Submits an ingestion task to the Overlord and waits until Druid serves it: the task's SUCCESS (a FAILED one
+ * is the error `eventually` reports, with Druid's errorMsg), then the Coordinator's load status of `interval`
+ * at 100 %. The Broker may see the rows a moment later.
+ */
+export async function ingestServed(
+  target: ConformanceTarget,
+  task: Record<string, unknown>,
+  dataSource: string,
+  interval: string,
+): Promise<void> {
+  const id = task.id as string;
+  const submit = await call(target, "POST", "/druid/indexer/v1/task", task);
+  if (submit.status !== 200) throw new Error(`submit: ${submit.status} ${submit.text}`);
+  await eventually(target, `task ${id} to succeed`, async () => {
+    const ex = await call(target, "GET", `/druid/indexer/v1/task/${id}/status`);
+    const { statusCode, errorMsg } = (
+      json(ex) as { status: { statusCode: string; errorMsg?: string | null } }
+    ).status;
+    if (statusCode === "FAILED") throw new Error(`task ${id} failed: ${errorMsg ?? "no errorMsg"}`);
+    return statusCode === "SUCCESS" ? true : undefined;
+  });
+  const load = `/druid/coordinator/v1/datasources/${dataSource}/loadstatus?forceMetadataRefresh=true&interval=${interval.replace("/", "_")}`;
+  await eventually(target, `the segments of ${dataSource} to load`, async () => {
+    const ex = await call(target, "GET", load);
+    return ex.status === 200 && (json(ex) as Record<string, number>)[dataSource] === 100 ? true : undefined;
+  });
+}
+
 /** A fresh task id or datasource name; Druid keeps every task id forever, so each run needs new ones. */
 export function freshId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
