@@ -38,17 +38,16 @@ export const compactRequest: KindRequest<CompactionRequest> = {
         datasource: r.datasource,
         interval: intervalKey(r.interval),
         all: r.all === true,
-        minSegmentMb: r.minSegmentMb ?? 300,
-        maxSegmentMb: r.maxSegmentMb ?? 700,
+        ...bandMbOf(r),
         maxRowsPerSegment: r.maxRowsPerSegment ?? null,
       },
       cluster,
     ),
   async plan(context, r) {
-    const band = { min: r.minSegmentMb ?? 300, max: r.maxSegmentMb ?? 700 };
-    if (band.min >= band.max) {
-      const problem = `must be below maxSegmentMb (${band.max})`;
-      throw new UsageError(`minSegmentMb (${band.min}) ${problem}`, { path: "minSegmentMb", problem });
+    const { minSegmentMb: min, maxSegmentMb: max } = bandMbOf(r);
+    if (min >= max) {
+      const problem = `must be below maxSegmentMb (${max})`;
+      throw new UsageError(`minSegmentMb (${min}) ${problem}`, { path: "minSegmentMb", problem });
     }
     // Without the flag, the datasource's auto-compaction config may set the rows cap (planCompaction).
     const maxRows = r.maxRowsPerSegment;
@@ -57,7 +56,7 @@ export const compactRequest: KindRequest<CompactionRequest> = {
         datasource: r.datasource,
         interval: intervalField(r.interval),
         all: r.all === true,
-        sizeBand: { minBytes: band.min * MB, maxBytes: band.max * MB, maxRows: maxRows ?? 5_000_000 },
+        sizeBand: { minBytes: min * MB, maxBytes: max * MB, maxRows: maxRows ?? 5_000_000 },
         ...(maxRows !== undefined ? { maxRowsPerSegment: maxRows } : {}),
         cluster: context.cluster,
       }),
@@ -79,3 +78,8 @@ export const compactRequest: KindRequest<CompactionRequest> = {
     };
   },
 };
+
+/** The size band the request asks for, in MiB, its defaults filled in. */
+function bandMbOf(r: CompactionRequest): { minSegmentMb: number; maxSegmentMb: number } {
+  return { minSegmentMb: r.minSegmentMb ?? 300, maxSegmentMb: r.maxSegmentMb ?? 700 };
+}
